@@ -1,0 +1,132 @@
+// What a kind is, as data. The server's routes, discovery, OpenAPI and Table
+// output, and the SPA's lists, forms and YAML schema, all derive from these
+// definitions; nothing else switches on a kind's name.
+import type { z } from 'zod';
+import type { FieldError } from '../lib/field.ts';
+
+/** Any Kubernetes object as JSON. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMetaJSON;
+  [key: string]: unknown;
+}
+
+export interface ObjectMetaJSON {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReferenceJSON[];
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface OwnerReferenceJSON {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export type Scope = 'Cluster' | 'Namespaced';
+
+/** What the form engine and the UI show next to a field (set with `.meta({ maturity })`). */
+export type Maturity = 'deprecated' | 'beta' | 'alpha';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: 'name' | string;
+  description: string;
+  /** 0 = always shown, 1 = `-o wide` only. */
+  priority: 0 | 1;
+  /** The cell, computed from the object (`now` for ages). */
+  cell: (obj: any, now: Date) => string | number | boolean;
+}
+
+export interface ValidationContext {
+  /** The stored object on update; absent on create. */
+  old?: any;
+  /** Set when the write came through a subresource such as `status`. */
+  subresource?: string;
+}
+
+/**
+ * The per-kind strategy, after kube-apiserver's generic registry: the
+ * variation between kinds lives here and nowhere else.
+ */
+export interface KindStrategy {
+  /** Top-level fields a write to the main resource may not change (taken from the stored object). */
+  mainResetsFields: string[];
+  /** Top-level fields a write to `/status` may not change; `metadata` keeps only what `statusKeepsMetadata` says. */
+  statusResetsFields: string[];
+  /** On a status write, reset these metadata fields from the stored object (VolumeAttachment resets labels etc.). */
+  statusResetsMetadata: string[];
+  /** What create does with a supplied status. */
+  statusOnCreate: 'keep' | 'reset';
+  /** Bump metadata.generation on spec change and set 1 on create. */
+  generation: boolean;
+  /** A PUT without metadata.resourceVersion is allowed (last write wins). */
+  allowUnconditionalUpdate: boolean;
+  /** DELETE answers with the deleted object instead of a Status. */
+  returnDeletedObject: boolean;
+  /** Adjustments on create, after defaults (e.g. dropping removed fields). Mutates. */
+  prepareForCreate?: (obj: any) => void;
+  /** Adjustments on update through the main resource, after defaults. Mutates `obj`. */
+  prepareForUpdate?: (obj: any, old: any) => void;
+  /** Warnings for the `Warning` header on create and update. */
+  warnings?: (obj: any, old?: any) => string[];
+}
+
+export interface FieldSelectorSpec {
+  /** Field path -> value as a string, as the server's field selectors see it. */
+  fields: Record<string, (obj: any) => string>;
+  /** How an unsupported field is reported (wording differs between kinds upstream). */
+  unsupported: 'field-label' | 'known-fields';
+}
+
+export interface KindDefinition {
+  group: string; // '' for core
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  scope: Scope;
+  description: string;
+  /** Shape of the object (types, descriptions, maturity marks). Unknown keys are stripped. */
+  schema: z.ZodType;
+  /** Subresources beyond the main resource, with their verbs. */
+  subresources: Record<string, { verbs: string[] }>;
+  /** Verbs of the main resource, sorted. */
+  verbs: string[];
+  /** Defaulting, applied on every decode (create, update, patch result). Mutates. */
+  defaults: (obj: any) => void;
+  /** Semantic validation with Kubernetes paths and messages. */
+  validate: (obj: any, ctx: ValidationContext) => FieldError[];
+  strategy: KindStrategy;
+  printerColumns: PrinterColumn[];
+  fieldSelector: FieldSelectorSpec;
+}
+
+/** `apps/v1`, or `v1` for the core group. */
+export const apiVersionOf = (k: Pick<KindDefinition, 'group' | 'version'>) => (k.group ? `${k.group}/${k.version}` : k.version);
+
+/** `daemonsets.apps`, or `nodes` for the core group (the resource in error messages). */
+export const groupResourceOf = (k: Pick<KindDefinition, 'group' | 'plural'>) => (k.group ? `${k.plural}.${k.group}` : k.plural);
+
+/** `DaemonSet.apps`, or `Node` for the core group (the kind in Invalid messages). */
+export const groupKindOf = (k: Pick<KindDefinition, 'group' | 'kind'>) => (k.group ? `${k.kind}.${k.group}` : k.kind);

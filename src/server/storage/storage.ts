@@ -1,0 +1,86 @@
+// The one storage interface. SQLite (embedded default) implements it today and
+// etcd v3 (several API server replicas) will implement it next; the registry
+// and the watch cache know nothing else about where objects live.
+//
+// Keys are strings like `/registry/apps/daemonsets/<namespace>/<name>`; values
+// are the object's JSON without `metadata.resourceVersion`, which is the
+// store's modification revision and is filled in on the way out.
+
+export interface StoredObject {
+  key: string;
+  value: string;
+  /** The revision that last wrote this key: the object's resourceVersion. */
+  modRevision: number;
+  /** The revision that created this incarnation of the key. */
+  createRevision: number;
+}
+
+export interface StorageEvent {
+  type: 'create' | 'update' | 'delete';
+  key: string;
+  /** The new value; for a delete, the last value before deletion. */
+  value: string;
+  /** The value before this event, for update and delete. */
+  prevValue?: string;
+  /** The revision of this event. */
+  revision: number;
+}
+
+export interface ListOptions {
+  /** Read at this revision (0 or absent: latest). Older than the compacted revision -> Expired. */
+  revision?: number;
+  /** First key to return (inclusive), for paging. */
+  startKey?: string;
+  /** At most this many items (0 or absent: all). */
+  limit?: number;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** More items exist after the last one returned. */
+  more: boolean;
+  /** How many items remain after this page (when `more`). */
+  remaining: number;
+}
+
+export type StorageErrorCode = 'AlreadyExists' | 'Conflict' | 'NotFound' | 'Expired' | 'TooLarge';
+
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    message: string,
+    /** For Conflict/NotFound: the current object, when known. */
+    readonly current?: StoredObject,
+  ) {
+    super(message);
+  }
+}
+
+export interface Storage {
+  /** The newest revision written (0 for an empty store). */
+  currentRevision(): Promise<number>;
+  /** Revisions at or below this one are gone; reading or watching from them gives Expired. */
+  compactedRevision(): Promise<number>;
+
+  get(key: string): Promise<StoredObject | undefined>;
+  /** Keys under `prefix`, in key order. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+
+  /** Fails with AlreadyExists when the key exists. Returns the new revision. */
+  create(key: string, value: string): Promise<number>;
+  /** Fails with NotFound, or Conflict when the stored modRevision differs. */
+  update(key: string, value: string, expectedModRevision: number): Promise<number>;
+  /** Fails with NotFound, or Conflict when the stored modRevision differs. Returns the deletion revision. */
+  delete(key: string, expectedModRevision: number): Promise<number>;
+
+  /** Every event after `revision`, in order; Expired when `revision` is older than the compacted one. */
+  eventsSince(revision: number): Promise<StorageEvent[]>;
+  /** Live events, in revision order, delivered after they are durable. Returns an unsubscribe function. */
+  subscribe(listener: (events: StorageEvent[]) => void): () => void;
+
+  /** Forget history at or below `revision` (the latest value of each live key is always kept). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,21 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// The SPA is built into dist/ and served by our API server on the same origin.
+// `npm run dev` proxies the Kubernetes paths to a server started with `npm start`.
+const apiPaths = ['/api', '/apis', '/openapi', '/version', '/healthz', '/livez', '/readyz'];
+
+export default defineConfig({
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false },
+  server: {
+    proxy: Object.fromEntries(apiPaths.map((p) => [p, { target: 'http://127.0.0.1:8080', ws: true }])),
+  },
+  test: {
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
