@@ -11,6 +11,7 @@ import {
   nameIsDNSLabel,
   nameIsDNSSubdomain,
   pathSegmentNameErrors,
+  pathSegmentPrefixErrors,
 } from '../lib/names.ts';
 import { canonicalQuantity, parseQuantity, quantityToNumber } from '../lib/quantity.ts';
 import { percentErrors } from '../lib/intorstring.ts';
@@ -372,9 +373,7 @@ function validateNames(m: ObjectMetaJSON, path: Path, fn: (name: string, prefix:
  * segment. A generateName prefix may be `.`/`..` (a suffix follows).
  */
 export function validateNameSegments(meta: ObjectMetaJSON | undefined, path: Path = new Path(['metadata'])): FieldError[] {
-  return validateNames(meta ?? {}, path, (name, prefix) =>
-    pathSegmentNameErrors(name).filter((msg) => !prefix || !/^may not be '\.\.?'$/.test(msg)),
-  );
+  return validateNames(meta ?? {}, path, (name, prefix) => (prefix ? pathSegmentPrefixErrors(name) : pathSegmentNameErrors(name)));
 }
 
 // ---------------------------------------------------------------------------
