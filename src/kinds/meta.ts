@@ -520,3 +520,11 @@ export function validateNotMoreThan100Percent(value: number | string | undefined
   if (typeof value !== 'string' || !/^[0-9]+%$/.test(value)) return [];
   return Number(value.slice(0, -1)) > 100 ? [fieldErrors.invalid(path, value, 'must not be greater than 100%')] : [];
 }
+
+// ---------------------------------------------------------------------------
+// Printer columns every kind shares (descriptions are upstream's swagger docs)
+
+export const NameColumnDescription =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+export const AgeColumnDescription =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
