@@ -1,0 +1,552 @@
+// The embedded storage backend: a log-structured revision store in one SQLite
+// file (the k3s kine design).
+//
+// Every write appends a row to `kine`; the row's AUTOINCREMENT id is the global
+// revision (the Kubernetes resourceVersion). A row records the key (`name`),
+// whether it created the key or deleted it, the revision that created this
+// incarnation of the key, the revision it supersedes (`prev_revision`) and the
+// value. The latest row of a key is its current state; a key whose latest row
+// is a deletion tombstone does not exist.
+//
+// Optimistic concurrency: each write checks, inside an IMMEDIATE transaction,
+// that the key's latest row is the one the caller expected, and the UNIQUE
+// index on (name, prev_revision) makes it impossible for two writers (even in
+// different processes) to both append a successor of the same row.
+//
+// Compaction deletes history at or below a revision while keeping, for every
+// key, the row that was current at that revision; the compacted revision is
+// remembered in `kine_meta`. Reads and event streams older than it are Expired.
+//
+// better-sqlite3 is synchronous; the async methods only wrap it to satisfy the
+// Storage interface (the etcd backend is genuinely async).
+
+import Database from 'better-sqlite3';
+import {
+  StorageError,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type StoredObject,
+} from './storage.ts';
+
+export interface SqliteStorageOptions {
+  /** How many revisions of history `compactHistory()` keeps (default 10000). */
+  historyRevisions?: number;
+  /** Values larger than this many UTF-8 bytes are rejected with TooLarge (default 1.5 MiB, etcd's request limit). */
+  maxValueBytes?: number;
+  /** How often to look for writes by other processes while subscribers exist, in ms (default 100). */
+  pollIntervalMs?: number;
+  /** SQLite busy timeout in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** Synchronous writes for `batch()`: each returns the new revision or throws a StorageError. */
+export interface BatchWriter {
+  create(key: string, value: string): number;
+  update(key: string, value: string, expectedModRevision: number): number;
+  delete(key: string, expectedModRevision: number): number;
+}
+
+/** better-sqlite3's transaction wrapper, typed for any function's result. */
+interface TxRunner {
+  <T>(fn: () => T): T;
+  immediate<T>(fn: () => T): T;
+}
+
+type Listener = (events: StorageEvent[]) => void;
+
+interface Row {
+  id: number;
+  name: string;
+  created: number;
+  deleted: number;
+  create_revision: number;
+  prev_revision: number;
+  value: string;
+}
+
+interface EventRow {
+  id: number;
+  name: string;
+  created: number;
+  deleted: number;
+  value: string;
+  prev_value: string | null;
+}
+
+const SCHEMA_VERSION = 1;
+const DEFAULT_MAX_VALUE_BYTES = 1572864;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kine (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  name            TEXT    NOT NULL,
+  created         INTEGER NOT NULL,
+  deleted         INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision   INTEGER NOT NULL,
+  value           TEXT    NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision ON kine (name, prev_revision);
+CREATE INDEX IF NOT EXISTS kine_name_id ON kine (name, id);
+CREATE TABLE IF NOT EXISTS kine_meta (
+  name  TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO kine_meta (name, value) VALUES ('compact_revision', 0);
+`;
+
+// The latest row of each key in [@lo, @hi) at or below @rev, live keys only, in
+// key order. SQLite takes the bare columns of a MAX() aggregate from the row that
+// holds the maximum, so this is one ordered walk of the (name, id) index: no
+// sort, and a LIMIT stops it early.
+const LATEST_IN_RANGE = (upper: boolean, columns = 'name, created, deleted, create_revision, prev_revision, value') => `
+  SELECT MAX(id) AS id, ${columns}
+  FROM kine
+  WHERE name >= @lo ${upper ? 'AND name < @hi' : ''} AND id <= @rev
+  GROUP BY name
+  HAVING deleted = 0`;
+
+export class SqliteStorage implements Storage {
+  private readonly db: Database.Database;
+  private readonly historyRevisions: number;
+  private readonly maxValueBytes: number;
+  private readonly pollIntervalMs: number;
+
+  private readonly stmt: ReturnType<SqliteStorage['prepare']>;
+  /** Runs a function in a transaction: `.immediate(fn)` for writes, `(fn)` (deferred) for snapshot reads. */
+  private readonly tx: TxRunner;
+  private readonly writer: BatchWriter;
+
+  /** Listeners, each with the revision it was subscribed at (it only gets later events). */
+  private readonly listeners = new Map<Listener, number>();
+  /** Highest revision handed to listeners (or skipped because there were none). */
+  private lastDelivered = 0;
+  private readonly queue: StorageEvent[][] = [];
+  private delivering = false;
+  private poller: ReturnType<typeof setInterval> | undefined;
+  /** Events of the write transaction in progress; delivered after it commits. */
+  private txEvents: StorageEvent[] | undefined;
+  private closed = false;
+
+  private constructor(db: Database.Database, opts: SqliteStorageOptions) {
+    this.db = db;
+    this.historyRevisions = opts.historyRevisions ?? 10000;
+    this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 100;
+    this.stmt = this.prepare();
+    this.tx = db.transaction((fn: () => unknown) => fn()) as unknown as TxRunner;
+    this.writer = {
+      create: (key, value) => this.doCreate(key, value),
+      update: (key, value, expected) => this.doUpdate(key, value, expected),
+      delete: (key, expected) => this.doDelete(key, expected),
+    };
+  }
+
+  /** Opens (creating if needed) the store in `file`. The directory must exist. */
+  static open(file: string, opts: SqliteStorageOptions = {}): SqliteStorage {
+    const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 5000 });
+    try {
+      db.pragma('journal_mode = WAL');
+      // FULL: a commit is fsynced before it returns, so an acknowledged write survives power loss.
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = OFF');
+      db.transaction(() => {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > SCHEMA_VERSION) {
+          throw new Error(`${file}: storage schema version ${version} is newer than this server understands (${SCHEMA_VERSION})`);
+        }
+        db.exec(SCHEMA);
+        if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }).immediate();
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new SqliteStorage(db, opts);
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      currentRevision: db
+        .prepare<[], { rev: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'kine'), 0) AS rev`),
+      compactRevision: db.prepare<[], { rev: number }>(
+        `SELECT value AS rev FROM kine_meta WHERE name = 'compact_revision'`,
+      ),
+      setCompactRevision: db.prepare<[number]>(`UPDATE kine_meta SET value = ? WHERE name = 'compact_revision'`),
+      latest: db.prepare<[string], Row>(`SELECT * FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
+      insert: db.prepare<[string, number, number, number, number, string]>(
+        `INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      setCreateRevision: db.prepare<[number]>(`UPDATE kine SET create_revision = id WHERE id = ?`),
+      listBounded: db.prepare<{ lo: string; hi: string; rev: number; limit: number }, Row>(
+        `${LATEST_IN_RANGE(true)} ORDER BY name LIMIT @limit`,
+      ),
+      listUnbounded: db.prepare<{ lo: string; rev: number; limit: number }, Row>(
+        `${LATEST_IN_RANGE(false)} ORDER BY name LIMIT @limit`,
+      ),
+      countBounded: db.prepare<{ lo: string; hi: string; rev: number }, { n: number }>(
+        `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(true, 'deleted')})`,
+      ),
+      countUnbounded: db.prepare<{ lo: string; rev: number }, { n: number }>(
+        `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(false, 'deleted')})`,
+      ),
+      events: db.prepare<[number, number], EventRow>(
+        `SELECT k.id, k.name, k.created, k.deleted, k.value, p.value AS prev_value
+         FROM kine AS k LEFT JOIN kine AS p ON p.id = k.prev_revision
+         WHERE k.id > ? AND k.id <= ? ORDER BY k.id`,
+      ),
+      // Rows at or below @rev superseded by a newer row at or below @rev. Only rows
+      // written after the previous compaction (@old) can newly supersede something.
+      compactSuperseded: db.prepare<{ old: number; rev: number }>(
+        `DELETE FROM kine WHERE id IN (
+           SELECT older.id FROM kine AS newer
+           JOIN kine AS older ON older.name = newer.name AND older.id < newer.id
+           WHERE newer.id > @old AND newer.id <= @rev)`,
+      ),
+      compactTombstones: db.prepare<{ old: number; rev: number }>(
+        `DELETE FROM kine WHERE deleted = 1 AND id > @old AND id <= @rev`,
+      ),
+    };
+  }
+
+  // ---- reads ----
+
+  async currentRevision(): Promise<number> {
+    return this.currentRev();
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compactRev();
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    const row = this.stmt.latest.get(key);
+    return row && !row.deleted ? toObject(row) : undefined;
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    // A deferred transaction: everything below reads one snapshot.
+    return this.tx((): ListResult => {
+      const current = this.currentRev();
+      const compacted = this.compactRev();
+      const requested = opts.revision ?? 0;
+      if (requested > 0 && requested < compacted) {
+        throw new StorageError('Expired', `revision ${requested} has been compacted (compacted revision ${compacted})`);
+      }
+      const rev = requested > 0 && requested < current ? requested : current;
+      const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+      const lo = opts.startKey && compareKeys(opts.startKey, prefix) > 0 ? opts.startKey : prefix;
+      const hi = prefixEnd(prefix);
+      const sqlLimit = limit ? limit + 1 : -1;
+      const rows =
+        hi === undefined
+          ? this.stmt.listUnbounded.all({ lo, rev, limit: sqlLimit })
+          : this.stmt.listBounded.all({ lo, hi, rev, limit: sqlLimit });
+      const more = limit > 0 && rows.length > limit;
+      if (more) rows.length = limit;
+      let remaining = 0;
+      if (more) {
+        // Keys after the last one returned: from its successor in key order.
+        const after = rows[rows.length - 1].name + '\0';
+        remaining =
+          hi === undefined
+            ? this.stmt.countUnbounded.get({ lo: after, rev })!.n
+            : this.stmt.countBounded.get({ lo: after, hi, rev })!.n;
+      }
+      return { items: rows.map(toObject), revision: rev, more, remaining };
+    });
+  }
+
+  async eventsSince(revision: number): Promise<StorageEvent[]> {
+    return this.tx((): StorageEvent[] => {
+      const compacted = this.compactRev();
+      if (revision < compacted) {
+        throw new StorageError('Expired', `revision ${revision} has been compacted (compacted revision ${compacted})`);
+      }
+      return this.stmt.events.all(revision, Number.MAX_SAFE_INTEGER).map(toEvent);
+    });
+  }
+
+  // ---- writes ----
+
+  async create(key: string, value: string): Promise<number> {
+    return this.write(() => this.doCreate(key, value));
+  }
+
+  async update(key: string, value: string, expectedModRevision: number): Promise<number> {
+    return this.write(() => this.doUpdate(key, value, expectedModRevision));
+  }
+
+  async delete(key: string, expectedModRevision: number): Promise<number> {
+    return this.write(() => this.doDelete(key, expectedModRevision));
+  }
+
+  /**
+   * Runs several writes in one transaction: one fsync for all of them (group
+   * commit). `fn` gets synchronous writers that return the new revision or
+   * throw a StorageError; catch inside `fn` to let the other writes proceed.
+   * If `fn` throws, nothing is written. Subscribers see the events after commit.
+   */
+  async batch<T>(fn: (w: BatchWriter) => T): Promise<T> {
+    return this.write(() => fn(this.writer));
+  }
+
+  private write<T>(fn: () => T): T {
+    if (this.txEvents) {
+      // A listener writing from inside delivery is fine; a write inside `batch`'s own fn is not.
+      throw new Error('SqliteStorage: nested write transaction');
+    }
+    const events: StorageEvent[] = [];
+    this.txEvents = events;
+    let result: T;
+    try {
+      result = this.tx.immediate(fn);
+    } finally {
+      this.txEvents = undefined;
+    }
+    try {
+      this.pump(events);
+    } catch (err) {
+      // The write is committed whatever happens here; the poller delivers later.
+      console.error('SqliteStorage: delivering events failed, will retry:', err);
+    }
+    return result;
+  }
+
+  private doCreate(key: string, value: string): number {
+    this.checkSize(key, value);
+    const latest = this.stmt.latest.get(key);
+    if (latest && !latest.deleted) {
+      throw new StorageError('AlreadyExists', `${key} already exists`, toObject(latest));
+    }
+    const rev = this.append(key, 1, 0, 0, latest?.id ?? 0, value);
+    this.stmt.setCreateRevision.run(rev);
+    this.txEvents?.push({ type: 'create', key, value, revision: rev });
+    return rev;
+  }
+
+  private doUpdate(key: string, value: string, expected: number): number {
+    this.checkSize(key, value);
+    const latest = this.current(key, expected);
+    const rev = this.append(key, 0, 0, latest.create_revision, latest.id, value);
+    this.txEvents?.push({ type: 'update', key, value, prevValue: latest.value, revision: rev });
+    return rev;
+  }
+
+  private doDelete(key: string, expected: number): number {
+    const latest = this.current(key, expected);
+    const rev = this.append(key, 0, 1, latest.create_revision, latest.id, latest.value);
+    this.txEvents?.push({ type: 'delete', key, value: latest.value, prevValue: latest.value, revision: rev });
+    return rev;
+  }
+
+  /** The key's live latest row, which must be at `expected`. */
+  private current(key: string, expected: number): Row {
+    const latest = this.stmt.latest.get(key);
+    if (!latest || latest.deleted) throw new StorageError('NotFound', `${key} not found`);
+    if (latest.id !== expected) {
+      throw new StorageError(
+        'Conflict',
+        `${key} has been modified: expected revision ${expected}, current ${latest.id}`,
+        toObject(latest),
+      );
+    }
+    return latest;
+  }
+
+  private append(key: string, created: number, deleted: number, createRev: number, prevRev: number, value: string): number {
+    try {
+      return Number(this.stmt.insert.run(key, created, deleted, createRev, prevRev, value).lastInsertRowid);
+    } catch (err) {
+      // Unreachable while every writer checks inside an IMMEDIATE transaction; the
+      // index is the backstop against a writer that does not.
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const latest = this.stmt.latest.get(key);
+        throw new StorageError(
+          'Conflict',
+          `${key} has been modified concurrently`,
+          latest && !latest.deleted ? toObject(latest) : undefined,
+        );
+      }
+      throw err;
+    }
+  }
+
+  private checkSize(key: string, value: string): void {
+    const size = Buffer.byteLength(value) + Buffer.byteLength(key);
+    if (size > this.maxValueBytes) {
+      throw new StorageError('TooLarge', `${key}: object is ${size} bytes, the limit is ${this.maxValueBytes}`);
+    }
+  }
+
+  // ---- compaction ----
+
+  async compact(revision: number): Promise<void> {
+    this.compactTo(revision);
+  }
+
+  /**
+   * Compacts to `currentRevision - historyRevisions` when that is ahead of the
+   * compacted revision; the server calls this on a timer. Returns the compacted revision.
+   */
+  async compactHistory(): Promise<number> {
+    return this.compactTo(this.currentRev() - this.historyRevisions);
+  }
+
+  private compactTo(revision: number): number {
+    return this.tx.immediate((): number => {
+        const old = this.compactRev();
+        const rev = Math.min(revision, this.currentRev());
+        if (rev <= old) return old;
+        this.stmt.compactSuperseded.run({ old, rev });
+        this.stmt.compactTombstones.run({ old, rev });
+        this.stmt.setCompactRevision.run(rev);
+        return rev;
+      });
+  }
+
+  // ---- events ----
+
+  /**
+   * The listener receives, in revision order and exactly once, every event with
+   * a revision above `currentRevision()` as of this call: synchronously after
+   * each commit made through this instance, and within `pollIntervalMs` for
+   * commits made by other processes on the same file.
+   */
+  subscribe(listener: Listener): () => void {
+    if (this.closed) throw new Error('SqliteStorage is closed');
+    if (this.listeners.size === 0) {
+      this.lastDelivered = this.currentRev();
+      this.poller = setInterval(() => this.poll(), this.pollIntervalMs);
+      this.poller.unref?.();
+    } else {
+      this.pump();
+    }
+    // Events already queued for delivery but at or below this revision are not for it.
+    this.listeners.set(listener, this.lastDelivered);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.poller) {
+        clearInterval(this.poller);
+        this.poller = undefined;
+      }
+    };
+  }
+
+  private poll(): void {
+    if (this.closed || this.listeners.size === 0) return;
+    try {
+      if (this.currentRev() > this.lastDelivered) this.pump();
+    } catch (err) {
+      // SQLITE_BUSY and the like: try again on the next tick.
+      console.error('SqliteStorage: polling for new revisions failed:', err);
+    }
+  }
+
+  /**
+   * Hands every revision after `lastDelivered` to the listeners. `known` are the
+   * events of a transaction that just committed; when they follow on directly
+   * from `lastDelivered` they are used as they are, otherwise (another process
+   * wrote in between) the log is read.
+   */
+  private pump(known?: StorageEvent[]): void {
+    if (this.listeners.size === 0 || this.closed) return;
+    if (known && known.length > 0 && known[0].revision === this.lastDelivered + 1) {
+      this.lastDelivered = known[known.length - 1].revision;
+      this.emit(known);
+      return;
+    }
+    const { events, rev, compacted } = this.tx(() => {
+      const rev = this.currentRev();
+      const compacted = this.compactRev();
+      const events = rev > this.lastDelivered ? this.stmt.events.all(this.lastDelivered, rev).map(toEvent) : [];
+      return { events, rev, compacted };
+    });
+    if (rev <= this.lastDelivered) return;
+    if (compacted > this.lastDelivered) {
+      console.warn(
+        `SqliteStorage: revisions ${this.lastDelivered + 1}..${compacted} were compacted by another process before they could be delivered`,
+      );
+    }
+    this.lastDelivered = rev;
+    if (events.length > 0) this.emit(events);
+  }
+
+  /** Delivers in order even when a listener writes (and so emits) while being called. */
+  private emit(events: StorageEvent[]): void {
+    this.queue.push(events);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let batch = this.queue.shift(); batch; batch = this.queue.shift()) {
+        for (const [listener, from] of [...this.listeners]) {
+          if (!this.listeners.has(listener)) continue;
+          const mine = batch[0].revision > from ? batch : batch.filter((e) => e.revision > from);
+          if (mine.length === 0) continue;
+          try {
+            listener(mine);
+          } catch (err) {
+            console.error('SqliteStorage: a storage event listener threw:', err);
+          }
+        }
+      }
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = undefined;
+    this.listeners.clear();
+    this.queue.length = 0;
+    this.db.close();
+  }
+
+  private currentRev(): number {
+    return this.stmt.currentRevision.get()!.rev;
+  }
+
+  private compactRev(): number {
+    return this.stmt.compactRevision.get()?.rev ?? 0;
+  }
+}
+
+function toObject(row: Row): StoredObject {
+  return { key: row.name, value: row.value, modRevision: row.id, createRevision: row.create_revision };
+}
+
+function toEvent(row: EventRow): StorageEvent {
+  const type = row.created ? 'create' : row.deleted ? 'delete' : 'update';
+  const event: StorageEvent = { type, key: row.name, value: row.value, revision: row.id };
+  if (type !== 'create' && row.prev_value !== null) event.prevValue = row.prev_value;
+  return event;
+}
+
+/** Orders keys as SQLite's BINARY collation does (UTF-8 bytes, i.e. code points). */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * The least string greater than every string starting with `prefix` (in code
+ * point order, which is SQLite's UTF-8 byte order), or undefined when there is
+ * none (the empty prefix). Keys under the prefix are exactly [prefix, end).
+ */
+export function prefixEnd(prefix: string): string | undefined {
+  const points = Array.from(prefix, (c) => c.codePointAt(0)!);
+  while (points.length > 0) {
+    let last = points.pop()! + 1;
+    if (last === 0xd800) last = 0xe000; // surrogates are not characters
+    if (last <= 0x10ffff) {
+      points.push(last);
+      return String.fromCodePoint(...points);
+    }
+  }
+  return undefined;
+}
