@@ -85,8 +85,25 @@ export interface KindStrategy {
   prepareForCreate?: (obj: any) => void;
   /** Adjustments on update through the main resource, after defaults. Mutates `obj`. */
   prepareForUpdate?: (obj: any, old: any) => void;
+  /** Adjustments on a `/status` write, after the resets (VolumeAttachment drops a new alpha errorCode). Mutates `obj`. */
+  prepareForStatusUpdate?: (obj: any, old: any) => void;
   /** Warnings for the `Warning` header on create and update. */
   warnings?: (obj: any, old?: any) => string[];
+  /** Why this object may not be deleted at all (answered 403), e.g. the `default` namespace. */
+  forbidDelete?: (obj: any) => string | undefined;
+  /**
+   * Deletion waits while this is true, as it does for metadata.finalizers
+   * (a Namespace waits for its spec.finalizers). Called on the object being deleted.
+   */
+  deletionPending?: (obj: any) => boolean;
+  /** Changes made when deletion starts (a Namespace turns Terminating). Mutates. */
+  onDeletionStart?: (obj: any) => void;
+  /**
+   * Subresources other than `status` that write only some fields: the dotted
+   * paths taken from the request, everything else from the stored object
+   * (a Namespace's `finalize` writes `spec.finalizers`).
+   */
+  subresourceWrites?: Record<string, string[]>;
 }
 
 export interface FieldSelectorSpec {

@@ -1,0 +1,88 @@
+// Walking the kinds' Zod schemas: unknown-field detection for the server's
+// fieldValidation, and (later) the form engine's field tree. Only the schema
+// constructs src/kinds uses are handled.
+import { z } from 'zod';
+import type { Maturity } from './kind.ts';
+
+type AnySchema = z.ZodType;
+const def = (s: AnySchema) => (s as any)._zod.def as { type: string; [k: string]: any };
+
+/** Field metadata set with `.meta({...})` anywhere along the wrappers. */
+export interface FieldMeta {
+  description?: string;
+  maturity?: Maturity;
+  enum?: string[];
+  format?: string;
+  [k: string]: unknown;
+}
+
+/** The schema under optional/nullable/default/pipe/lazy wrappers, with the metadata met on the way. */
+export function unwrap(schema: AnySchema): { schema: AnySchema; meta: FieldMeta } {
+  let s = schema;
+  const meta: FieldMeta = {};
+  for (;;) {
+    Object.assign(meta, { ...(z.globalRegistry.get(s) ?? {}), ...meta });
+    const d = def(s);
+    if (d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault' || d.type === 'readonly') s = d.innerType;
+    else if (d.type === 'pipe') s = d.in;
+    else if (d.type === 'lazy') s = d.getter();
+    else return { schema: s, meta };
+  }
+}
+
+export function schemaType(schema: AnySchema): string {
+  return def(unwrap(schema).schema).type;
+}
+
+/** Properties of an object schema (after unwrapping), or undefined. */
+export function shapeOf(schema: AnySchema): Record<string, AnySchema> | undefined {
+  const u = unwrap(schema).schema;
+  return def(u).type === 'object' ? (def(u).shape as Record<string, AnySchema>) : undefined;
+}
+
+const fieldPath = (base: string, name: string) => (base ? `${base}.${name}` : name);
+
+/**
+ * Paths of the fields in `value` that the schema does not declare, in the
+ * form kube-apiserver reports them: `spec.foo`, `spec.containers[0].bar`.
+ */
+export function unknownFields(schema: AnySchema, value: unknown, path = ''): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const u = unwrap(schema).schema;
+  const d = def(u);
+  switch (d.type) {
+    case 'object': {
+      if (Array.isArray(value)) return [];
+      const out: string[] = [];
+      for (const [k, v] of Object.entries(value)) {
+        const child = d.shape[k] as AnySchema | undefined;
+        if (!child) {
+          if (!d.catchall || def(d.catchall).type === 'never') out.push(fieldPath(path, k));
+        } else out.push(...unknownFields(child, v, fieldPath(path, k)));
+      }
+      return out;
+    }
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((v, i) => unknownFields(d.element, v, `${path}[${i}]`)) : [];
+    case 'record':
+      return Array.isArray(value) ? [] : Object.entries(value).flatMap(([k, v]) => unknownFields(d.valueType, v, fieldPath(path, k)));
+    case 'union': {
+      // The first option that accepts the value's shape decides.
+      const option = (d.options as AnySchema[]).find((o) => o.safeParse(value).success) ?? d.options[0];
+      return unknownFields(option, value, path);
+    }
+    default:
+      return [];
+  }
+}
+
+/** JSON `null` means "unset" to the Go decoder; drop such keys (recursively) before parsing. */
+export function stripNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(stripNulls) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = stripNulls(v);
+    return out as T;
+  }
+  return value;
+}

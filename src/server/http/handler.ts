@@ -1,0 +1,430 @@
+// The request pipeline. Every API request passes the same ordered steps:
+// resolve -> authenticate -> authorize -> negotiate -> decode -> (admit,
+// validate, store: in the registry) -> respond. Every failure is a Status.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYAML } from 'yaml';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { apiVersionOf } from '../../kinds/kind.ts';
+import { kindFor } from '../../kinds/registry.ts';
+import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
+import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
+import { fieldErrors } from '../../lib/field.ts';
+import type { Authenticator } from '../auth/authn.ts';
+import type { Authorizer } from '../auth/authz.ts';
+import { jsonOf, type CachedObject } from '../watch/cache.ts';
+import type { Store, WriteContext } from '../registry/store.ts';
+import { decodeObject, parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
+import { parseDeleteOptions, parseDryRun, parseListQuery } from '../registry/options.ts';
+import { parseIncludeObject, partialObjectMetadata, tableRow, columnDefinitions, toTable } from '../table.ts';
+import * as discovery from '../discovery.ts';
+import type { OpenAPIDocs } from '../openapi.ts';
+import { negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
+import { ApiError, errors, successStatus } from './status.ts';
+import { resolveRequest, type RequestInfo } from './request.ts';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const BODY_TYPES = ['application/json', 'application/yaml'];
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
+
+export interface HandlerContext {
+  kinds: readonly KindDefinition[];
+  stores: Map<KindDefinition, Store>;
+  openapi: OpenAPIDocs;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  version: Record<string, string>;
+  /** Serves anything that is not API (the SPA); answers 404 when absent. */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Extra response headers on every answer (CORS). */
+  corsHeaders?: (req: IncomingMessage) => Record<string, string> | undefined;
+  /** Tells watchers to end (server shutdown). */
+  onClose: (fn: () => void) => void;
+}
+
+/** Go's plain-text answer for a path no route serves; clients build their own message from it. */
+class NoRoute extends Error {}
+
+const notFoundText = (res: ServerResponse) => {
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end('404 page not found\n');
+};
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      req.resume();
+      reject(errors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`));
+      return;
+    }
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(errors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`));
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const mediaType = (req: IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+
+/** Parses a create/update body per Content-Type (JSON when absent). */
+function parseBody(kind: KindDefinition, req: IncomingMessage, buf: Buffer): unknown {
+  const type = mediaType(req) || 'application/json';
+  if (!BODY_TYPES.includes(type)) throw errors.unsupportedMediaType(BODY_TYPES);
+  const text = buf.toString('utf8');
+  try {
+    return type === 'application/yaml' ? parseYAML(text) : JSON.parse(text);
+  } catch (e) {
+    throw errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${(e as Error).message}`);
+  }
+}
+
+export function createHandler(ctx: HandlerContext) {
+  const gvs = discovery.groupVersions(ctx.kinds);
+
+  return async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const query = url.searchParams;
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const cors = ctx.corsHeaders?.(req);
+    if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (req.method === 'OPTIONS' && cors) {
+      res.writeHead(204).end();
+      return;
+    }
+    const pretty = wantsPretty(req, query);
+    try {
+      if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
+        return;
+      }
+      const isApi = path === '/api' || path === '/apis' || path === '/version' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi');
+      if (!isApi) {
+        if (ctx.fallback) ctx.fallback(req, res);
+        else notFoundText(res);
+        return;
+      }
+      // authenticate
+      const user = ctx.authenticator.authenticate(req);
+      if (!user) throw errors.unauthorized();
+
+      if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
+      if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
+      const info = resolveRequest(path);
+      if (!info) return serveDiscovery(path, req, res, pretty);
+
+      const kind = kindFor(info.group, info.version, info.resource);
+      if (!kind) return notFoundText(res);
+      const store = ctx.stores.get(kind)!;
+      const verb = verbOf(req.method ?? 'GET', info, query);
+      if (!verb) throw errors.methodNotAllowed(kind, req.method ?? '');
+      checkScope(kind, info, verb);
+
+      // authorize
+      const denied = ctx.authorizer.authorize(user, {
+        verb,
+        group: kind.group,
+        resource: kind.plural,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+      });
+      if (denied) {
+        const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+        throw errors.forbidden(kind, info.name ?? '', `User "${user.name}" cannot ${verb} resource "${kind.plural}${info.subresource ? `/${info.subresource}` : ''}" in API group "${kind.group}" ${scope}${denied === 'denied' ? '' : `: ${denied}`}`);
+      }
+
+      const rep = negotiate(req);
+      await serveResource(verb, kind, store, info, req, res, query, rep, pretty);
+    } catch (e) {
+      writeError(res, e, pretty);
+    }
+  };
+
+  function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
+    if (e instanceof NoRoute) return notFoundText(res);
+    const err = e instanceof ApiError ? e : errors.internal((e as Error)?.message ?? String(e));
+    if (!(e instanceof ApiError)) console.error(e);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    writeBody(res, err.code, err.toStatus(), { pretty });
+  }
+
+  function serveOpenAPI(path: string, res: ServerResponse) {
+    if (path === '/openapi/v3') return writeBody(res, 200, ctx.openapi.index);
+    const doc = ctx.openapi.byPath.get(path.slice('/openapi/v3/'.length));
+    if (!doc) return notFoundText(res);
+    writeBody(res, 200, doc.json, { headers: { 'Cache-Control': 'public, immutable', ETag: `"${doc.hash}"` } });
+  }
+
+  function serveDiscovery(path: string, req: IncomingMessage, res: ServerResponse, pretty: boolean) {
+    if (path === '/api' || path === '/apis') {
+      const rep = negotiate(req, true);
+      if (rep.type === 'aggregatedDiscovery') {
+        const body = JSON.stringify(discovery.aggregatedDiscovery(ctx.kinds, path === '/api'));
+        const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
+        const headers = { ETag: etag, Vary: 'Accept', 'Cache-Control': 'public' };
+        if (req.headers['if-none-match'] === etag) {
+          res.writeHead(304, headers).end();
+          return;
+        }
+        return writeBody(res, 200, body, { pretty, contentType: discovery.AGGREGATED_DISCOVERY_TYPE, headers });
+      }
+      const host = req.headers.host ?? '127.0.0.1';
+      return writeBody(res, 200, path === '/api' ? discovery.apiVersions(host) : discovery.apiGroupList(ctx.kinds), { pretty, yaml: rep.type === 'yaml' });
+    }
+    const parts = path.split('/').filter(Boolean);
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const doc = discovery.apiGroupDoc(ctx.kinds, parts[1]);
+      return doc ? writeBody(res, 200, doc, { pretty }) : notFoundText(res);
+    }
+    const gv = parts[0] === 'api' && parts.length === 2 ? gvs.find((g) => !g.group && g.version === parts[1])
+      : parts[0] === 'apis' && parts.length === 3 ? gvs.find((g) => g.group === parts[1] && g.version === parts[2]) : undefined;
+    if (!gv) return notFoundText(res);
+    writeBody(res, 200, discovery.apiResourceList(gv), { pretty });
+  }
+
+  function writeObject(res: ServerResponse, code: number, kind: KindDefinition, obj: KubeObject | CachedObject, rep: Representation, pretty: boolean, query: URLSearchParams, warnings: string[] = []) {
+    const headers = warningHeaders(warnings);
+    const o = 'key' in obj && 'object' in obj ? (obj as CachedObject).object : (obj as KubeObject);
+    if (rep.type === 'table') {
+      if (o.kind === 'Status') return writeBody(res, code, o, { pretty, headers });
+      return writeBody(res, code, toTable(kind, [o], parseIncludeObject(query.get('includeObject')), { resourceVersion: o.metadata.resourceVersion }), { pretty, headers });
+    }
+    if (rep.type === 'partial') return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
+    if (rep.type === 'partialList') {
+      throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${apiVersionOf(kind)}, Kind=${kind.kind})`);
+    }
+    const body = 'key' in obj && 'object' in obj ? jsonOf(obj as CachedObject) : o;
+    writeBody(res, code, body, { pretty, yaml: rep.type === 'yaml', headers });
+  }
+
+  async function serveResource(
+    verb: string,
+    kind: KindDefinition,
+    store: Store,
+    info: RequestInfo,
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: URLSearchParams,
+    rep: Representation,
+    pretty: boolean,
+  ) {
+    const ns = info.namespace;
+    const warnings: string[] = [];
+    switch (verb) {
+      case 'get':
+        return writeObject(res, 200, kind, store.getCached(ns, info.name!), rep, pretty, query);
+      case 'list': {
+        const q = parseListQuery(kind, query);
+        if (rep.type === 'partial') {
+          throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${apiVersionOf(kind)}, Kind=${kind.listKind})`);
+        }
+        const page = await store.list(ns, q);
+        if (rep.type === 'json' && !pretty) return writeBody(res, 200, store.listJSON(page));
+        const listMeta: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
+        if (page.continueToken) listMeta.continue = page.continueToken;
+        if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
+        if (rep.type === 'table') {
+          return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), parseIncludeObject(query.get('includeObject')), listMeta), { pretty });
+        }
+        if (rep.type === 'partialList') {
+          return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: page.items.map((i) => partialObjectMetadata(i.object)) }, { pretty });
+        }
+        return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });
+      }
+      case 'watch':
+        return serveWatch(kind, store, info, req, res, query, rep);
+      case 'create': {
+        const write = writeContext(query, 'CreateOptions', warnings);
+        const body = parseBody(kind, req, await readBody(req));
+        const obj = decodeObject(kind, body, { fieldValidation: write.fieldValidation, warnings });
+        const created = await store.create(ns, obj, write);
+        return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
+      }
+      case 'update': {
+        const write = writeContext(query, 'UpdateOptions', warnings);
+        const body = parseBody(kind, req, await readBody(req));
+        const obj = decodeObject(kind, body, { fieldValidation: write.fieldValidation, warnings });
+        const updated = await store.update(ns, info.name!, obj, write, info.subresource);
+        return writeObject(res, 200, kind, updated, rep, pretty, query, warnings);
+      }
+      case 'patch': {
+        const type = mediaType(req);
+        if (!SUPPORTED_PATCH_TYPES.includes(type)) {
+          throw errors.unsupportedMediaType(PATCH_TYPES.includes(type) ? SUPPORTED_PATCH_TYPES : PATCH_TYPES);
+        }
+        if (query.get('force') !== null) {
+          throw errors.invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
+        }
+        const write = writeContext(query, 'PatchOptions', warnings);
+        const buf = await readBody(req);
+        let patch: unknown;
+        try {
+          patch = JSON.parse(buf.toString('utf8'));
+        } catch {
+          throw errors.badRequest(type === 'application/json-patch+json' ? 'invalid JSON patch' : 'invalid JSON document');
+        }
+        if (type === 'application/json-patch+json' && Array.isArray(patch) && patch.length > 10000) {
+          throw errors.tooLarge(`Request entity too large: The allowed maximum operations in a JSON patch is 10000, got ${patch.length}`);
+        }
+        const patched = await store.guaranteedUpdate(ns, info.name!, (current) => {
+          let raw: unknown;
+          if (type === 'application/json-patch+json') {
+            try {
+              raw = applyJsonPatch(current, patch);
+            } catch (e) {
+              if (e instanceof JsonPatchFormatError) throw errors.badRequest(e.message);
+              if (e instanceof JsonPatchError) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+              throw e;
+            }
+          } else raw = applyMergePatch(current, patch);
+          const obj = decodeObject(kind, raw, { fieldValidation: write.fieldValidation, warnings, patch: true });
+          if (obj.metadata.name !== info.name) {
+            throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
+          }
+          return obj;
+        }, write, info.subresource);
+        return writeObject(res, 200, kind, patched, rep, pretty, query, warnings);
+      }
+      case 'delete': {
+        const buf = await readBody(req);
+        let body: unknown;
+        if (buf.length) {
+          try {
+            body = JSON.parse(buf.toString('utf8'));
+          } catch {
+            throw errors.badRequest('invalid DeleteOptions body');
+          }
+        }
+        const opts = parseDeleteOptions(body, query);
+        const { object, deleted } = await store.delete(ns, info.name!, opts, { dryRun: opts.dryRun, warnings });
+        if (!deleted) return writeObject(res, opts.orphanDependents === false ? 202 : 200, kind, object, rep, pretty, query, warnings);
+        if (kind.strategy.returnDeletedObject) return writeObject(res, 200, kind, object, rep, pretty, query, warnings);
+        return writeBody(res, 200, successStatus(kind, object.metadata.name!, object.metadata.uid), { pretty, headers: warningHeaders(warnings) });
+      }
+      case 'deletecollection': {
+        const q = parseListQuery(kind, query);
+        const buf = await readBody(req);
+        const opts = parseDeleteOptions(buf.length ? JSON.parse(buf.toString('utf8')) : undefined, query);
+        const items = await store.deleteCollection(ns, q, opts, { dryRun: opts.dryRun, warnings });
+        return writeBody(res, 200, store.listJSON({ items, resourceVersion: store.currentRevision() }), { pretty, headers: warningHeaders(warnings) });
+      }
+    }
+  }
+
+  function writeContext(query: URLSearchParams, optionsKind: string, warnings: string[]): WriteContext & { fieldValidation: FieldValidation } {
+    return {
+      dryRun: parseDryRun(query, optionsKind),
+      fieldValidation: parseFieldValidation(query.get('fieldValidation'), optionsKind),
+      warnings,
+    };
+  }
+
+  async function serveWatch(kind: KindDefinition, store: Store, info: RequestInfo, req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rep: Representation) {
+    const q = parseListQuery(kind, query);
+    if (info.name) q.fieldSelector = [...q.fieldSelector, { field: 'metadata.name', operator: '=', value: info.name }];
+    const include = rep.type === 'table' ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
+    let first = true;
+    const now = () => new Date();
+    const encode = (type: string, o: KubeObject | string): string => {
+      if (rep.type === 'table' && typeof o !== 'string' && o.kind !== 'Status') {
+        const table = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion }, columnDefinitions: first ? columnDefinitions(kind) : null, rows: [tableRow(kind, o, include, now())] };
+        first = false;
+        return JSON.stringify({ type, object: table });
+      }
+      return `{"type":"${type}","object":${typeof o === 'string' ? o : JSON.stringify(o)}}`;
+    };
+    let open = true;
+    let stop = () => {};
+    const timers: NodeJS.Timeout[] = [];
+    const end = () => {
+      if (!open) return;
+      open = false;
+      stop();
+      for (const t of timers) clearTimeout(t);
+      res.end();
+    };
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    const write = (line: string) => open && res.write(line + '\n');
+    let lastRevision = 0;
+    const bookmarkObject = (rv: number, initialEnd: boolean) => {
+      const meta: Record<string, unknown> = { resourceVersion: String(rv) };
+      if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
+      return JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta });
+    };
+    req.on('close', end);
+    ctx.onClose(end);
+    stop = await store.watch(info.namespace, q, {
+      event: (type, c) => {
+        lastRevision = Math.max(lastRevision, c.revision);
+        write(rep.type === 'table' ? encode(type, c.object) : encode(type, jsonOf(c)));
+      },
+      bookmark: (rv, initialEnd) => {
+        lastRevision = Math.max(lastRevision, rv);
+        write(`{"type":"BOOKMARK","object":${bookmarkObject(rv, initialEnd)}}`);
+      },
+      error: (err) => {
+        write(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`);
+        end();
+      },
+    });
+    if (!open) stop();
+    const timeout = q.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
+    timers.push(setTimeout(end, timeout * 1000));
+    if (q.allowWatchBookmarks) {
+      const interval = setInterval(() => {
+        const rv = Math.max(lastRevision, store.currentRevision());
+        write(`{"type":"BOOKMARK","object":${bookmarkObject(rv, false)}}`);
+      }, 60_000);
+      timers.push(interval);
+    }
+  }
+}
+
+function verbOf(method: string, info: RequestInfo, query: URLSearchParams): string | undefined {
+  const watch = info.legacyWatch || query.get('watch') === 'true' || query.get('watch') === '1';
+  if (info.subresource) {
+    if (method === 'GET') return 'get';
+    if (method === 'PUT') return 'update';
+    if (method === 'PATCH') return 'patch';
+    if (method === 'POST') return 'create';
+    return undefined;
+  }
+  switch (method) {
+    case 'GET':
+      if (info.legacyWatch) return 'watch';
+      return info.name ? 'get' : watch ? 'watch' : 'list';
+    case 'POST':
+      return info.name ? undefined : 'create';
+    case 'PUT':
+      return info.name ? 'update' : undefined;
+    case 'PATCH':
+      return info.name ? 'patch' : undefined;
+    case 'DELETE':
+      return info.name ? 'delete' : 'deletecollection';
+  }
+  return undefined;
+}
+
+function checkScope(kind: KindDefinition, info: RequestInfo, verb: string) {
+  if (kind.scope === 'Cluster' && info.namespace !== undefined) throw new NoRoute();
+  if (kind.scope === 'Namespaced' && info.namespace === undefined && verb !== 'list' && verb !== 'watch') {
+    throw errors.methodNotAllowed(kind, verb);
+  }
+  if (info.subresource && !kind.subresources[info.subresource]) throw new NoRoute();
+  if (info.subresource && !kind.subresources[info.subresource].verbs.includes(verb)) throw errors.methodNotAllowed(kind, verb);
+  if (!info.subresource && !kind.verbs.includes(verb)) throw errors.methodNotAllowed(kind, verb);
+}

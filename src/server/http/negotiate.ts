@@ -1,0 +1,85 @@
+// Content negotiation: which representation a client asked for (JSON, YAML,
+// Table, metadata only, aggregated discovery) and how bodies are written.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stringify as toYAML } from 'yaml';
+import { errors } from './status.ts';
+
+export type Representation =
+  | { type: 'json' }
+  | { type: 'yaml' }
+  | { type: 'table' }
+  | { type: 'partial' }
+  | { type: 'partialList' }
+  | { type: 'aggregatedDiscovery' };
+
+interface Clause {
+  mediaType: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(header: string | undefined): Clause[] {
+  if (!header) return [{ mediaType: '*/*', params: {} }];
+  return header.split(',').map((part) => {
+    const [type, ...rest] = part.split(';').map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const p of rest) {
+      const i = p.indexOf('=');
+      if (i > 0) params[p.slice(0, i).trim()] = p.slice(i + 1).trim();
+    }
+    return { mediaType: type.toLowerCase(), params };
+  });
+}
+
+/** The first clause the server can produce wins; 406 when none. */
+export function negotiate(req: IncomingMessage, allowAggregated = false): Representation {
+  for (const c of parseAccept(req.headers.accept)) {
+    const { mediaType, params } = c;
+    if (mediaType === 'application/yaml') return { type: 'yaml' };
+    if (mediaType !== 'application/json' && mediaType !== '*/*' && mediaType !== 'application/*') continue;
+    if (!params.as) return { type: 'json' };
+    if (params.as === 'Table' && params.g === 'meta.k8s.io' && (params.v === 'v1' || params.v === 'v1beta1')) return { type: 'table' };
+    if (params.as === 'PartialObjectMetadata' && params.g === 'meta.k8s.io') return { type: 'partial' };
+    if (params.as === 'PartialObjectMetadataList' && params.g === 'meta.k8s.io') return { type: 'partialList' };
+    if (allowAggregated && params.as === 'APIGroupDiscoveryList' && params.g === 'apidiscovery.k8s.io' && params.v === 'v2') {
+      return { type: 'aggregatedDiscovery' };
+    }
+  }
+  throw errors.notAcceptable();
+}
+
+/** Indented output for ?pretty=true and for people using curl or a browser. */
+export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
+  const p = query.get('pretty');
+  if (p !== null) return p === 'true' || p === '1';
+  const ua = req.headers['user-agent'] ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
+export interface WriteOptions {
+  pretty?: boolean;
+  yaml?: boolean;
+  headers?: Record<string, string | string[]>;
+  contentType?: string;
+}
+
+/** Writes a JSON (or YAML) body; `body` may be a pre-serialised JSON string. */
+export function writeBody(res: ServerResponse, code: number, body: unknown, opts: WriteOptions = {}) {
+  let text: string;
+  let type = opts.contentType ?? 'application/json';
+  if (opts.yaml) {
+    text = toYAML(typeof body === 'string' ? JSON.parse(body) : body, { lineWidth: 0 });
+    type = 'application/yaml';
+  } else if (typeof body === 'string') {
+    text = opts.pretty ? JSON.stringify(JSON.parse(body), null, 2) + '\n' : body + '\n';
+  } else {
+    text = (opts.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body)) + '\n';
+  }
+  res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), ...opts.headers });
+  res.end(text);
+}
+
+/** `Warning: 299 - "text"` headers, one per warning, as kube-apiserver sends them. */
+export function warningHeaders(warnings: readonly string[]): Record<string, string[]> {
+  if (!warnings.length) return {};
+  return { Warning: [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w)}`) };
+}

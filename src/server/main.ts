@@ -1,0 +1,54 @@
+// `npm start`: the API server with its embedded SQLite store, the built SPA
+// on the same port, and the in-process controllers.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { startServer } from './server.ts';
+
+const { values } = parseArgs({
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8080' },
+    'data-dir': { type: 'string', default: './data' },
+    'static-dir': { type: 'string', default: './dist' },
+    'token-file': { type: 'string' },
+    'cors-allowed-origins': { type: 'string' },
+    'no-demo': { type: 'boolean', default: false },
+    'no-controllers': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(`Usage: npm start -- [flags]
+  --host HOST                   address to listen on (default 127.0.0.1)
+  --port PORT                   port to listen on (default 8080; 0 picks a free one)
+  --data-dir DIR                where the SQLite store lives (default ./data)
+  --static-dir DIR              the built web app (default ./dist)
+  --token-file FILE             bearer tokens, kube-apiserver CSV format (default: no authentication)
+  --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS
+  --no-demo                     start with an empty cluster
+  --no-controllers              do not run the in-process controllers`);
+  process.exit(0);
+}
+
+const server = await startServer({
+  host: values.host,
+  port: Number(values.port),
+  dataDir: resolve(values['data-dir']!),
+  staticDir: resolve(values['static-dir']!),
+  tokenFile: values['token-file'],
+  corsAllowedOrigins: values['cors-allowed-origins']?.split(',').filter(Boolean).map((o) => new RegExp(o)),
+  controllers: !values['no-controllers'],
+});
+
+console.log(`Kubernetes API and web app: ${server.url}`);
+console.log(`  kubectl --server ${server.url} get nodes`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    void server.close().then(() => process.exit(0));
+  });
+}

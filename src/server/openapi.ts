@@ -1,0 +1,163 @@
+// /openapi/v3: one OpenAPI 3.0 document per group-version, generated from the
+// kinds' Zod schemas. kubectl uses it for `explain` and to learn that the
+// server supports fieldValidation (so `kubectl create` validates server-side).
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
+import { groupVersions, type GroupVersion } from './discovery.ts';
+
+const SAFE_INT = 9007199254740991;
+
+/** Adjusts Zod's JSON Schema to OpenAPI 3.0 as Kubernetes writes it. */
+function toOpenAPI(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toOpenAPI);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema' || k === 'propertyNames' || k === 'id') continue;
+    if ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)) continue;
+    if (k === 'maturity') {
+      out['x-maturity'] = v;
+      if (v === 'deprecated') out.deprecated = true;
+      continue;
+    }
+    out[k] = toOpenAPI(v);
+  }
+  // IntOrString and Quantity are written as Kubernetes does.
+  const any = out.anyOf as Record<string, unknown>[] | undefined;
+  if (any?.length === 2 && any.some((s) => s.type === 'string') && any.some((s) => s.type === 'integer' || s.type === 'number')) {
+    delete out.anyOf;
+    out['x-kubernetes-int-or-string'] = true;
+  }
+  return out;
+}
+
+const schemaName = (k: KindDefinition, kind = k.kind) =>
+  `io.k8s.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}.${kind}`;
+
+function kindSchemas(k: KindDefinition): Record<string, unknown> {
+  const gvk = [{ group: k.group, version: k.version, kind: k.kind }];
+  const obj = toOpenAPI(z.toJSONSchema(k.schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' })) as Record<string, unknown>;
+  obj.description ??= k.description;
+  obj['x-kubernetes-group-version-kind'] = gvk;
+  const list = {
+    description: `${k.listKind} is a list of ${k.kind} objects.`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      metadata: { type: 'object', description: 'Standard list metadata.' },
+      items: { type: 'array', items: { $ref: `#/components/schemas/${schemaName(k)}` } },
+    },
+    'x-kubernetes-group-version-kind': [{ group: k.group, version: k.version, kind: k.listKind }],
+  };
+  return { [schemaName(k)]: obj, [schemaName(k, k.listKind)]: list };
+}
+
+const param = (name: string, type: string, description: string, where: 'query' | 'path' = 'query') => ({
+  name,
+  in: where,
+  description,
+  ...(where === 'path' ? { required: true } : {}),
+  schema: { type, uniqueItems: true },
+});
+
+const writeParams = [
+  param('dryRun', 'string', 'When present, indicates that modifications should not be persisted. Valid value: All.'),
+  param('fieldManager', 'string', 'A name associated with the actor or entity that is making these changes.'),
+  param('fieldValidation', 'string', 'How the server treats unknown and duplicate fields: Ignore, Warn (default) or Strict.'),
+  param('pretty', 'string', "If 'true', then the output is pretty printed."),
+];
+const listParams = [
+  'allowWatchBookmarks:boolean', 'continue:string', 'fieldSelector:string', 'labelSelector:string', 'limit:integer',
+  'pretty:string', 'resourceVersion:string', 'resourceVersionMatch:string', 'sendInitialEvents:boolean', 'timeoutSeconds:integer', 'watch:boolean',
+].map((p) => param(p.split(':')[0], p.split(':')[1], p.split(':')[0]));
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
+
+function kindPaths(k: KindDefinition): Record<string, unknown> {
+  const prefix = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
+  const gvk = { group: k.group, version: k.version, kind: k.kind };
+  const ref = { $ref: `#/components/schemas/${schemaName(k)}` };
+  const listRef = { $ref: `#/components/schemas/${schemaName(k, k.listKind)}` };
+  const json = (schema: unknown) => ({ 'application/json': { schema }, 'application/yaml': { schema } });
+  const op = (action: string, id: string, extra: Record<string, unknown>) => ({
+    operationId: id,
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    responses: { '200': { description: 'OK', content: json(action === 'list' ? listRef : ref) } },
+    ...extra,
+  });
+  const Kind = k.kind;
+  const ns = k.scope === 'Namespaced';
+  const base = ns ? `${prefix}/namespaces/{namespace}/${k.plural}` : `${prefix}/${k.plural}`;
+  const nsParam = ns ? [param('namespace', 'string', 'object name and auth scope', 'path')] : [];
+  const nameParam = [param('name', 'string', `name of the ${Kind}`, 'path')];
+  const paths: Record<string, unknown> = {
+    [base]: {
+      parameters: nsParam,
+      get: op('list', `list${Kind}`, { parameters: listParams }),
+      post: op('post', `create${Kind}`, { parameters: writeParams, requestBody: { required: true, content: json(ref) } }),
+      ...(k.verbs.includes('deletecollection') ? { delete: op('deletecollection', `deleteCollection${Kind}`, { parameters: listParams }) } : {}),
+    },
+    [`${base}/{name}`]: {
+      parameters: [...nameParam, ...nsParam],
+      get: op('get', `read${Kind}`, {}),
+      put: op('put', `replace${Kind}`, { parameters: writeParams, requestBody: { required: true, content: json(ref) } }),
+      patch: op('patch', `patch${Kind}`, {
+        parameters: [...writeParams, param('force', 'boolean', 'Force is going to "force" Apply requests.')],
+        requestBody: { required: true, content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: 'object' } }])) },
+      }),
+      delete: op('delete', `delete${Kind}`, {
+        parameters: ['dryRun:string', 'gracePeriodSeconds:integer', 'propagationPolicy:string', 'pretty:string'].map((p) => param(p.split(':')[0], p.split(':')[1], p.split(':')[0])),
+      }),
+    },
+  };
+  if (ns) paths[`${prefix}/${k.plural}`] = { get: op('list', `list${Kind}ForAllNamespaces`, { parameters: listParams }) };
+  if (k.subresources.status) {
+    paths[`${base}/{name}/status`] = {
+      parameters: [...nameParam, ...nsParam],
+      get: op('get', `read${Kind}Status`, {}),
+      put: op('put', `replace${Kind}Status`, { parameters: writeParams, requestBody: { required: true, content: json(ref) } }),
+      patch: op('patch', `patch${Kind}Status`, {
+        parameters: [...writeParams, param('force', 'boolean', 'Force is going to "force" Apply requests.')],
+        requestBody: { required: true, content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: 'object' } }])) },
+      }),
+    };
+  }
+  return paths;
+}
+
+export interface OpenAPIDocs {
+  /** `api/v1`, `apis/apps/v1` -> document JSON and its hash. */
+  byPath: Map<string, { json: string; hash: string }>;
+  index: string;
+}
+
+export function buildOpenAPI(kinds: readonly KindDefinition[]): OpenAPIDocs {
+  const byPath = new Map<string, { json: string; hash: string }>();
+  for (const gv of groupVersions(kinds)) {
+    const doc = gvDocument(gv);
+    const json = JSON.stringify(doc);
+    const hash = createHash('sha512').update(json).digest('hex').slice(0, 128).toUpperCase();
+    byPath.set(gv.group ? `apis/${apiVersionOf(gv)}` : `api/${gv.version}`, { json, hash });
+  }
+  const paths = Object.fromEntries([...byPath].map(([p, d]) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` }]));
+  return { byPath, index: JSON.stringify({ paths }) };
+}
+
+function gvDocument(gv: GroupVersion) {
+  const schemas: Record<string, unknown> = {};
+  const paths: Record<string, unknown> = {};
+  for (const k of gv.kinds) {
+    Object.assign(schemas, kindSchemas(k));
+    Object.assign(paths, kindPaths(k));
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.32.0' },
+    paths,
+    components: { schemas },
+  };
+}

@@ -1,0 +1,91 @@
+// Decoding a request body into a typed object, as the Go decoder would:
+// wrong JSON types are 400s, unknown fields follow fieldValidation, and
+// defaults are applied on the way in.
+import { apiVersionOf, type KindDefinition, type KubeObject } from '../../kinds/kind.ts';
+import { stripNulls, unknownFields } from '../../kinds/schema.ts';
+import { ApiError, errors } from '../http/status.ts';
+import { fieldErrors } from '../../lib/field.ts';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export interface DecodeOptions {
+  fieldValidation: FieldValidation;
+  /** Collected `Warning` header texts. */
+  warnings: string[];
+  /** The body is the result of a patch: errors are 422s about `patch`, not 400s. */
+  patch?: boolean;
+}
+
+const cannotHandle = (kind: KindDefinition, why: string) =>
+  errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${why}`);
+
+const patchInvalid = (raw: unknown, why: string) =>
+  new ApiError(422, 'Invalid', ` "" is invalid: patch: Invalid value: ${JSON.stringify(JSON.stringify(raw))}: ${why}`, {
+    causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(JSON.stringify(raw))}: ${why}`, field: 'patch' }],
+  });
+
+function typeName(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+/** Top-level and metadata keys in the order kube-apiserver writes them. */
+const topOrder = ['kind', 'apiVersion', 'metadata', 'spec', 'status'];
+const metaOrder = [
+  'name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
+  'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+];
+function ordered<T extends Record<string, unknown>>(o: T, order: string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const k of order) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of Object.keys(o)) if (!(k in out) && o[k] !== undefined) out[k] = o[k];
+  return out as T;
+}
+export function canonicalOrder(obj: KubeObject): KubeObject {
+  const o = ordered(obj, topOrder);
+  o.metadata = ordered(o.metadata ?? {}, metaOrder);
+  return o;
+}
+
+export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOptions): KubeObject {
+  const fail = (why: string) => (opts.patch ? patchInvalid(raw, why) : cannotHandle(kind, why));
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw fail(`json: cannot unmarshal ${typeName(raw)} into Go value of type ${kind.group || 'core'}.${kind.kind}`);
+  }
+  const body = stripNulls(raw as Record<string, unknown>);
+  const apiVersion = apiVersionOf(kind);
+  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+    throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  }
+  if (body.kind !== undefined && body.kind !== kind.kind) {
+    throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${kind.kind})`);
+  }
+  if (opts.fieldValidation !== 'Ignore') {
+    const unknown = unknownFields(kind.schema, body).filter((f) => f !== 'apiVersion' && f !== 'kind');
+    if (unknown.length && opts.fieldValidation === 'Strict') {
+      throw fail(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+    }
+    for (const f of unknown) opts.warnings.push(`unknown field "${f}"`);
+  }
+  const parsed = kind.schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue.path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${String(s)}`)).join('');
+    const got = issue.path.reduce<any>((v, s) => (v == null ? v : v[s as any]), body);
+    const expected = (issue as { expected?: string }).expected ?? 'value';
+    throw fail(`json: cannot unmarshal ${typeName(got)} into Go struct field ${kind.kind}${path} of type ${expected}`);
+  }
+  const obj = parsed.data as KubeObject;
+  obj.apiVersion = apiVersion;
+  obj.kind = kind.kind;
+  obj.metadata ??= {};
+  kind.defaults(obj);
+  return canonicalOrder(obj);
+}
+
+export function parseFieldValidation(v: string | null, optionsKind = 'CreateOptions'): FieldValidation {
+  if (v === null || v === '' || v === 'Warn') return 'Warn';
+  if (v === 'Strict' || v === 'Ignore') return v;
+  throw errors.invalidOptions(optionsKind, [fieldErrors.notSupported('fieldValidation', v, ['Ignore', 'Strict', 'Warn'])]);
+}

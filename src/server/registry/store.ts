@@ -1,0 +1,485 @@
+// The generic store (kube-apiserver's registry pattern): one implementation of
+// create, get, list, update, patch, delete and watch for every kind, with the
+// per-kind variation read from the kind's strategy.
+import { randomUUID } from 'node:crypto';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { apiVersionOf } from '../../kinds/kind.ts';
+import { matchesRequirements } from '../../lib/labels.ts';
+import { matchesFieldRequirements } from '../../lib/fieldselector.ts';
+import { deepEqual, clone } from '../../lib/json.ts';
+import { rfc3339 } from '../../lib/duration.ts';
+import { fieldErrors, type FieldError } from '../../lib/field.ts';
+import { StorageError, type Storage } from '../storage/storage.ts';
+import { jsonOf, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
+import { ApiError, errors } from '../http/status.ts';
+import { canonicalOrder } from './decode.ts';
+import { encodeContinue, type DeleteOptions, type ListQuery } from './options.ts';
+
+export interface WriteContext {
+  dryRun: boolean;
+  /** Texts for `Warning` headers. */
+  warnings: string[];
+}
+
+export interface ListPage {
+  items: CachedObject[];
+  resourceVersion: number;
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchSink {
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: CachedObject): void;
+  bookmark(resourceVersion: number, initialEventsEnd: boolean): void;
+  error(err: ApiError): void;
+}
+
+/** Answers whether a namespace may receive new objects: undefined, or the error to answer. */
+export type NamespaceAdmission = (namespace: string, kind: KindDefinition, name: string) => ApiError | undefined;
+
+const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const randomSuffix = () => Array.from({ length: 5 }, () => GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)]).join('');
+
+const stripRV = (o: KubeObject) => {
+  const c = clone(o);
+  delete c.metadata.resourceVersion;
+  return c;
+};
+
+function getPath(o: any, path: string): unknown {
+  return path.split('.').reduce((v, k) => (v == null ? undefined : v[k]), o);
+}
+function setPath(o: any, path: string, value: unknown) {
+  const parts = path.split('.');
+  let cur = o;
+  for (const p of parts.slice(0, -1)) cur = cur[p] ??= {};
+  if (value === undefined) delete cur[parts.at(-1)!];
+  else cur[parts.at(-1)!] = clone(value);
+}
+
+export class Store {
+  readonly resourcePrefix: string;
+
+  constructor(
+    readonly kind: KindDefinition,
+    private readonly storage: Storage,
+    private readonly cache: WatchCache,
+    private readonly admitNamespace: NamespaceAdmission,
+  ) {
+    this.resourcePrefix = `/registry/${kind.group || 'core'}/${kind.plural}/`;
+  }
+
+  /** The newest revision this server has applied. */
+  currentRevision(): number {
+    return this.cache.revision;
+  }
+
+  get namespaced() {
+    return this.kind.scope === 'Namespaced';
+  }
+
+  keyFor(namespace: string | undefined, name: string): string {
+    return this.namespaced ? `${this.resourcePrefix}${namespace}/${name}` : `${this.resourcePrefix}${name}`;
+  }
+
+  prefixFor(namespace: string | undefined): string {
+    return this.namespaced && namespace ? `${this.resourcePrefix}${namespace}/` : this.resourcePrefix;
+  }
+
+  // ---- reads ---------------------------------------------------------------
+
+  getCached(namespace: string | undefined, name: string): CachedObject {
+    const c = this.cache.get(this.keyFor(namespace, name));
+    if (!c) throw errors.notFound(this.kind, name);
+    return c;
+  }
+
+  get(namespace: string | undefined, name: string): KubeObject {
+    return this.getCached(namespace, name).object;
+  }
+
+  matcher(q: Pick<ListQuery, 'labelSelector' | 'fieldSelector'>): (o: KubeObject) => boolean {
+    const { labelSelector, fieldSelector } = q;
+    if (!labelSelector.length && !fieldSelector.length) return () => true;
+    const fields = this.kind.fieldSelector.fields;
+    return (o) =>
+      matchesRequirements(labelSelector, o.metadata.labels) &&
+      matchesFieldRequirements(fieldSelector, (f) => (f === 'metadata.name' && !fields[f] ? o.metadata.name : fields[f]?.(o)));
+  }
+
+  /** Waits (up to ~3 s) for a resourceVersion the client has seen but this server has not; 504 after. */
+  private async awaitRevision(rv: number | undefined) {
+    if (rv === undefined || rv <= this.cache.revision) return;
+    if (!(await this.cache.waitFor(rv, 3000))) {
+      throw errors.timeout(`Timeout: Too large resource version: ${rv}, current: ${this.cache.revision}`, [
+        { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+      ]);
+    }
+  }
+
+  async list(namespace: string | undefined, q: ListQuery): Promise<ListPage> {
+    const match = this.matcher(q);
+    const prefix = this.prefixFor(namespace);
+    let atRevision: number | undefined;
+    let start = '';
+    if (q.continueToken) {
+      atRevision = q.continueToken.rv;
+      start = prefix + q.continueToken.start;
+    } else if (q.resourceVersion !== undefined && q.resourceVersion !== 0) {
+      await this.awaitRevision(q.resourceVersion);
+      // With a limit (or Exact) the list must be exactly at that revision.
+      if (q.resourceVersionMatch === 'Exact' || (q.limit > 0 && q.resourceVersionMatch !== 'NotOlderThan')) atRevision = q.resourceVersion;
+    }
+    if (atRevision === undefined || atRevision === this.cache.revision) {
+      return this.pageFromCache(prefix, start, q, match);
+    }
+    return this.pageFromStorage(prefix, start, atRevision, q, match);
+  }
+
+  private pageFromCache(prefix: string, start: string, q: ListQuery, match: (o: KubeObject) => boolean): ListPage {
+    const all = this.cache.list(prefix);
+    const revision = this.cache.revision;
+    let i = 0;
+    if (start) {
+      let lo = 0;
+      let hi = all.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (all[mid].key < start) lo = mid + 1;
+        else hi = mid;
+      }
+      i = lo;
+    }
+    const items: CachedObject[] = [];
+    for (; i < all.length; i++) {
+      if (q.limit > 0 && items.length === q.limit) break;
+      if (match(all[i].object)) items.push(all[i]);
+    }
+    const page: ListPage = { items, resourceVersion: revision };
+    if (q.limit > 0 && i < all.length) {
+      page.continueToken = encodeContinue(revision, all[i].key.slice(prefix.length));
+      if (!q.hasSelectors) page.remainingItemCount = all.length - i;
+    }
+    return page;
+  }
+
+  private async pageFromStorage(prefix: string, start: string, revision: number, q: ListQuery, match: (o: KubeObject) => boolean): Promise<ListPage> {
+    const items: CachedObject[] = [];
+    let startKey = start;
+    try {
+      for (;;) {
+        const want = q.limit > 0 ? q.limit - items.length : 0;
+        const res = await this.storage.list(prefix, { revision, startKey: startKey || undefined, limit: want });
+        for (const s of res.items) {
+          const o = JSON.parse(s.value) as KubeObject;
+          o.metadata.resourceVersion = String(s.modRevision);
+          if (match(o)) items.push({ key: s.key, object: o, revision: s.modRevision });
+        }
+        if (!res.more) return { items, resourceVersion: revision };
+        const last = res.items[res.items.length - 1].key;
+        startKey = last + '\x00';
+        if (q.limit > 0 && items.length >= q.limit) {
+          const page: ListPage = { items, resourceVersion: revision, continueToken: encodeContinue(revision, startKey.slice(prefix.length)) };
+          if (!q.hasSelectors) page.remainingItemCount = res.remaining;
+          return page;
+        }
+      }
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'Expired') {
+        if (q.continueToken) {
+          throw errors.expired(
+            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+            encodeContinue(-1, startKey.slice(prefix.length)),
+          );
+        }
+        throw errors.expired('The resourceVersion for the provided list is too old.');
+      }
+      throw e;
+    }
+  }
+
+  // ---- watch ---------------------------------------------------------------
+
+  /** Starts a watch; returns the function that stops it. Errors after the start arrive as sink.error. */
+  async watch(namespace: string | undefined, q: ListQuery, sink: WatchSink): Promise<() => void> {
+    const match = this.matcher(q);
+    const prefix = this.prefixFor(namespace);
+    const rv = q.resourceVersion;
+    const initial = rv === undefined || rv === 0 || q.sendInitialEvents === true;
+    if (rv !== undefined && rv > this.cache.revision && !(await this.cache.waitFor(rv, 3000))) {
+      sink.error(errors.timeout(`Timeout: Too large resource version: ${rv}, current: ${this.cache.revision}`, [
+        { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+      ]));
+      return () => {};
+    }
+    const deliver = (e: CacheEvent) => {
+      const now = e.type !== 'DELETED' && match(e.object.object);
+      const before = e.previous !== undefined && match(e.previous);
+      if (e.type === 'ADDED') {
+        if (now) sink.event('ADDED', e.object);
+      } else if (e.type === 'MODIFIED') {
+        if (now && before) sink.event('MODIFIED', e.object);
+        else if (now) sink.event('ADDED', e.object);
+        else if (before) sink.event('DELETED', this.withRevision(e.previous!, e.revision, e.key));
+      } else if (before || (e.previous === undefined && match(e.object.object))) {
+        sink.event('DELETED', e.object);
+      }
+    };
+    if (initial) {
+      // Snapshot and subscription in one tick: nothing can slip in between.
+      const from = this.cache.revision;
+      for (const c of this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
+      if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
+      return this.cache.watchFrom(from, { prefix, deliver });
+    }
+    try {
+      return await this.cache.watchFrom(rv!, { prefix, deliver });
+    } catch (e) {
+      if (e instanceof TooOldError) {
+        sink.error(new ApiError(410, 'Expired', e.message));
+        return () => {};
+      }
+      throw e;
+    }
+  }
+
+  private withRevision(o: KubeObject, revision: number, key: string): CachedObject {
+    const c = clone(o);
+    c.metadata.resourceVersion = String(revision);
+    return { key, object: c, revision };
+  }
+
+  // ---- writes --------------------------------------------------------------
+
+  async create(namespace: string | undefined, obj: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    const kind = this.kind;
+    const meta = obj.metadata;
+    if (this.namespaced) {
+      if (meta.namespace && namespace && meta.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace ?? meta.namespace;
+    } else delete meta.namespace;
+    for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete meta[f];
+    if (this.namespaced && meta.namespace) {
+      const denied = this.admitNamespace(meta.namespace, kind, meta.name ?? meta.generateName ?? '');
+      if (denied) throw denied;
+    }
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339(new Date());
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = (meta.generateName!.slice(0, 58)) + randomSuffix();
+    if (kind.strategy.statusOnCreate === 'reset' && 'status' in obj) delete obj.status;
+    if (kind.strategy.generation) meta.generation = 1;
+    kind.strategy.prepareForCreate?.(obj);
+    ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
+    const problems = kind.validate(obj, {});
+    if (problems.length) throw errors.invalid(kind, meta.name ?? '', problems);
+    if (meta.resourceVersion) throw errors.internal('resourceVersion should not be set on objects to be created');
+    const stored = canonicalOrder(obj);
+    if (ctx.dryRun) {
+      if (this.cache.get(this.keyFor(meta.namespace, meta.name!))) throw errors.alreadyExists(kind, meta.name!);
+      return stored;
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const revision = await this.storage.create(this.keyFor(meta.namespace, stored.metadata.name!), JSON.stringify(stored));
+        await this.cache.waitFor(revision);
+        stored.metadata.resourceVersion = String(revision);
+        return stored;
+      } catch (e) {
+        if (!(e instanceof StorageError) || e.code !== 'AlreadyExists') throw e;
+        if (generated && attempt < 7) {
+          stored.metadata.name = meta.generateName!.slice(0, 58) + randomSuffix();
+          continue;
+        }
+        if (generated) {
+          const err = errors.alreadyExists(kind, stored.metadata.name!);
+          throw new ApiError(409, 'AlreadyExists', `${err.message}, the server was not able to generate a unique name for the object`, {
+            ...err.details,
+            retryAfterSeconds: 1,
+          });
+        }
+        const existing = this.cache.get(this.keyFor(meta.namespace, stored.metadata.name!));
+        throw errors.alreadyExists(kind, stored.metadata.name!, !!existing?.object.metadata.deletionTimestamp);
+      }
+    }
+  }
+
+  /**
+   * The optimistic update loop: `tryUpdate` gets a private copy of the current
+   * object and returns the desired one; a write that loses a race to another
+   * writer is retried against the new current state.
+   */
+  async guaranteedUpdate(
+    namespace: string | undefined,
+    name: string,
+    tryUpdate: (current: KubeObject) => KubeObject,
+    ctx: WriteContext,
+    subresource?: string,
+  ): Promise<KubeObject> {
+    const key = this.keyFor(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = this.cache.get(key);
+      if (!current) throw errors.notFound(this.kind, name);
+      const desired = tryUpdate(clone(current.object));
+      const next = this.prepareUpdate(desired, current.object, ctx, subresource);
+      if (deepEqual(stripRV(next), stripRV(current.object))) return current.object;
+      if (ctx.dryRun) return next;
+      const finishing = next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && !this.kind.strategy.deletionPending?.(next);
+      try {
+        const body = stripRV(next);
+        const revision = finishing
+          ? await this.storage.delete(key, current.revision)
+          : await this.storage.update(key, JSON.stringify(body), current.revision);
+        await this.cache.waitFor(revision);
+        body.metadata.resourceVersion = String(revision);
+        return body;
+      } catch (e) {
+        if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
+          await this.cache.waitFor((e.current?.modRevision ?? current.revision + 1), 1000);
+          continue;
+        }
+        if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(this.kind, name);
+        throw e;
+      }
+    }
+  }
+
+  /** What PrepareForUpdate, BeforeUpdate and ValidateUpdate do to a desired object. */
+  private prepareUpdate(desired: KubeObject, old: KubeObject, ctx: WriteContext, subresource?: string): KubeObject {
+    const kind = this.kind;
+    const s = kind.strategy;
+    const name = old.metadata.name!;
+    if (desired.metadata.resourceVersion !== undefined && desired.metadata.resourceVersion !== '' && desired.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      throw errors.conflict(kind, name);
+    }
+    if (!desired.metadata.resourceVersion && !s.allowUnconditionalUpdate) {
+      // Upstream names the resource (not the kind) in this one message.
+      const err = errors.invalid(kind, name, [fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+      const gr = kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
+      throw new ApiError(422, 'Invalid', err.message.replace(/^\S+/, gr), err.details);
+    }
+    if (desired.metadata.uid && desired.metadata.uid !== old.metadata.uid) {
+      throw errors.conflict(kind, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${old.metadata.uid}`);
+    }
+    let next = desired;
+    if (subresource === 'status') {
+      next = clone(desired);
+      for (const f of s.statusResetsFields) setPath(next, f, getPath(old, f));
+      for (const f of s.statusResetsMetadata) setPath(next.metadata, f, getPath(old.metadata, f));
+    } else if (subresource) {
+      next = clone(old);
+      for (const f of s.subresourceWrites?.[subresource] ?? []) setPath(next, f, getPath(desired, f));
+    } else {
+      for (const f of s.mainResetsFields) setPath(next, f, getPath(old, f));
+    }
+    const meta = next.metadata;
+    meta.name = old.metadata.name;
+    if (this.namespaced) meta.namespace = old.metadata.namespace;
+    for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+      if (old.metadata[f] === undefined) delete meta[f];
+      else meta[f] = old.metadata[f] as never;
+    }
+    meta.resourceVersion = old.metadata.resourceVersion;
+    if (!subresource) {
+      s.prepareForUpdate?.(next, old);
+      if (s.generation && !deepEqual(next.spec, old.spec)) meta.generation = (old.metadata.generation ?? 0) + 1;
+      ctx.warnings.push(...(s.warnings?.(next, old) ?? []));
+    }
+    if (old.metadata.deletionTimestamp) {
+      const added = (meta.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
+      if (added.length) {
+        throw errors.invalid(kind, name, [
+          fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`),
+        ]);
+      }
+    }
+    const problems: FieldError[] = kind.validate(next, { old, subresource });
+    if (problems.length) throw errors.invalid(kind, name, problems);
+    return canonicalOrder(next);
+  }
+
+  /** PUT: the body replaces the object (subject to the strategy's resets). */
+  update(namespace: string | undefined, name: string, obj: KubeObject, ctx: WriteContext, subresource?: string) {
+    if (obj.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    if (this.namespaced && obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    return this.guaranteedUpdate(namespace, name, () => clone(obj), ctx, subresource);
+  }
+
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions, ctx: WriteContext): Promise<{ object: KubeObject; deleted: boolean }> {
+    const key = this.keyFor(namespace, name);
+    const kind = this.kind;
+    for (let attempt = 0; ; attempt++) {
+      const current = this.cache.get(key);
+      if (!current) throw errors.notFound(kind, name);
+      const obj = current.object;
+      const pre = opts.preconditions;
+      const gk = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
+      if (pre?.uid && pre.uid !== obj.metadata.uid) {
+        throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`, { name, group: kind.group || undefined, kind: kind.plural });
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+        throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`, { name, group: kind.group || undefined, kind: kind.plural });
+      }
+      const forbidden = kind.strategy.forbidDelete?.(obj);
+      if (forbidden) throw errors.forbidden(kind, name, forbidden);
+      const waits = (obj.metadata.finalizers?.length ?? 0) > 0 || !!kind.strategy.deletionPending?.(obj);
+      if (waits) {
+        if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
+        const next = clone(obj);
+        next.metadata.deletionTimestamp = rfc3339(new Date());
+        next.metadata.deletionGracePeriodSeconds = 0;
+        if ((next.metadata.generation ?? 0) > 0) next.metadata.generation! += 1;
+        kind.strategy.onDeletionStart?.(next);
+        if (ctx.dryRun) return { object: next, deleted: false };
+        const body = stripRV(next);
+        try {
+          const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
+          await this.cache.waitFor(revision);
+          body.metadata.resourceVersion = String(revision);
+          return { object: body, deleted: false };
+        } catch (e) {
+          if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
+          throw e;
+        }
+      }
+      if (ctx.dryRun) return { object: obj, deleted: true };
+      try {
+        const revision = await this.storage.delete(key, current.revision);
+        await this.cache.waitFor(revision);
+        const last = clone(obj);
+        last.metadata.resourceVersion = String(revision);
+        return { object: last, deleted: true };
+      } catch (e) {
+        if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
+        if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(kind, name);
+        throw e;
+      }
+    }
+  }
+
+  async deleteCollection(namespace: string | undefined, q: ListQuery, opts: DeleteOptions, ctx: WriteContext): Promise<CachedObject[]> {
+    const page = await this.list(namespace, { ...q, limit: 0, continueToken: undefined });
+    for (const item of page.items) {
+      try {
+        await this.delete(item.object.metadata.namespace, item.object.metadata.name!, opts, ctx);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
+    }
+    return page.items;
+  }
+
+  /** Serialised list body, concatenating each object's cached JSON. */
+  listJSON(page: ListPage): string {
+    const meta: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
+    if (page.continueToken) meta.continue = page.continueToken;
+    if (page.remainingItemCount !== undefined) meta.remainingItemCount = page.remainingItemCount;
+    return `{"kind":${JSON.stringify(this.kind.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(this.kind))},"metadata":${JSON.stringify(meta)},"items":[${page.items.map(jsonOf).join(',')}]}`;
+  }
+}

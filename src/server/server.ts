@@ -1,0 +1,141 @@
+// Assembles the API server: storage -> watch cache -> one store per kind ->
+// the HTTP pipeline, plus the SPA and the in-process controllers.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { kinds as allKinds } from '../kinds/registry.ts';
+import type { KindDefinition } from '../kinds/kind.ts';
+import { SqliteStorage } from './storage/sqlite.ts';
+import type { Storage } from './storage/storage.ts';
+import { WatchCache } from './watch/cache.ts';
+import { Store, type NamespaceAdmission } from './registry/store.ts';
+import { buildOpenAPI } from './openapi.ts';
+import { createHandler } from './http/handler.ts';
+import { errors } from './http/status.ts';
+import { tokenAuthenticator } from './auth/authn.ts';
+import { allowAll } from './auth/authz.ts';
+import { staticFiles } from './http/static.ts';
+import { startNamespaceController } from './controllers/namespace.ts';
+import { Client } from './client.ts';
+
+export interface ServerOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  dataDir: string;
+  /** Directory of the built SPA (served at `/`); none serves only the API. */
+  staticDir?: string;
+  tokenFile?: string;
+  corsAllowedOrigins?: RegExp[];
+  /** Revisions of history kept for watches to resume from. */
+  historyRevisions?: number;
+  /** Run the in-process controllers (namespace lifecycle, later DaemonSet and the simulators). */
+  controllers?: boolean;
+}
+
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+export const VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-23T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+export interface ApiServer {
+  url: string;
+  server: Server;
+  storage: Storage;
+  cache: WatchCache;
+  stores: Map<KindDefinition, Store>;
+  /** An in-process client that acts through the stores, for controllers and bootstrap. */
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions): Promise<ApiServer> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions });
+  const cache = await WatchCache.start(storage);
+  const stores = new Map<KindDefinition, Store>();
+  const namespaceKind = allKinds.find((k) => k.group === '' && k.plural === 'namespaces')!;
+  const admitNamespace: NamespaceAdmission = (namespace, kind, name) => {
+    const ns = cache.get(stores.get(namespaceKind)!.keyFor(undefined, namespace));
+    if (!ns) return errors.namespaceNotFound(namespace);
+    if (ns.object.metadata.deletionTimestamp) {
+      const err = errors.forbidden(kind, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      err.details!.causes = [{ reason: 'NamespaceTerminating', field: 'metadata.namespace', message: `namespace ${namespace} is being terminated` }];
+      return err;
+    }
+    return undefined;
+  };
+  for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace));
+  const client = new Client(stores);
+
+  for (const name of SYSTEM_NAMESPACES) {
+    if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
+      await client.create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+  }
+
+  const closers = new Set<() => void>();
+  const origins = opts.corsAllowedOrigins ?? [];
+  const handler = createHandler({
+    kinds: allKinds,
+    stores,
+    openapi: buildOpenAPI(allKinds),
+    authenticator: tokenAuthenticator(opts.tokenFile),
+    authorizer: allowAll,
+    version: VERSION,
+    fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
+    corsHeaders: origins.length ? (req) => corsFor(req, origins) : undefined,
+    onClose: (fn) => closers.add(fn),
+  });
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+
+  const stopControllers: (() => void)[] = [];
+  if (opts.controllers !== false) stopControllers.push(startNamespaceController(client, stores, cache));
+  const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
+  compactor.unref();
+
+  return {
+    url: `http://${host}:${addr.port}`,
+    server,
+    storage,
+    cache,
+    stores,
+    client,
+    async close() {
+      clearInterval(compactor);
+      for (const stop of stopControllers) stop();
+      for (const fn of closers) fn();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      cache.stop();
+      await storage.close();
+    },
+  };
+}
+
+function corsFor(req: IncomingMessage, origins: RegExp[]): Record<string, string> | undefined {
+  const origin = req.headers.origin;
+  if (!origin || !origins.some((o) => o.test(origin))) return undefined;
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, X-Requested-With',
+    'Access-Control-Expose-Headers': 'Date, Warning',
+    Vary: 'Origin',
+  };
+}
+
+export type { IncomingMessage, ServerResponse };

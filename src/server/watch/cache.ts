@@ -1,0 +1,215 @@
+// The watch cache: the current state of every object and a window of recent
+// events, fed by one storage subscription. GETs, LISTs at the latest revision
+// and every watcher are served from here, so many watchers cost one store
+// subscription (kube-apiserver's cacher).
+import type { KubeObject } from '../../kinds/kind.ts';
+import { StorageError, type Storage, type StorageEvent } from '../storage/storage.ts';
+
+export interface CachedObject {
+  key: string;
+  object: KubeObject;
+  revision: number;
+  /** Serialised JSON of `object`, made on first use and shared by every response. */
+  json?: string;
+}
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface CacheEvent {
+  type: EventType;
+  key: string;
+  /** The new state; for DELETED the last state, with the deletion revision. */
+  object: CachedObject;
+  /** The state before this event (MODIFIED and DELETED). */
+  previous?: KubeObject;
+  revision: number;
+}
+
+export interface CacheWatcher {
+  /** Only keys under this prefix are delivered. */
+  prefix: string;
+  deliver(event: CacheEvent): void;
+}
+
+export class TooOldError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
+    super(`too old resource version: ${requested} (${oldest})`);
+  }
+}
+
+/** `/registry/apps/daemonsets/ns/name` -> `/registry/apps/daemonsets/` */
+export const resourcePrefixOf = (key: string) => {
+  let slashes = 0;
+  for (let i = 0; i < key.length; i++) if (key[i] === '/' && ++slashes === 4) return key.slice(0, i + 1);
+  return key;
+};
+
+export function toCached(key: string, value: string, revision: number): CachedObject {
+  const object = JSON.parse(value) as KubeObject;
+  object.metadata.resourceVersion = String(revision);
+  return { key, object, revision };
+}
+
+export function jsonOf(c: CachedObject): string {
+  return (c.json ??= JSON.stringify(c.object));
+}
+
+class Bucket {
+  readonly objects = new Map<string, CachedObject>();
+  private sorted: CachedObject[] | undefined;
+  set(c: CachedObject) {
+    if (!this.objects.has(c.key)) this.sorted = undefined;
+    else if (this.sorted) this.sorted = undefined;
+    this.objects.set(c.key, c);
+  }
+  delete(key: string) {
+    if (this.objects.delete(key)) this.sorted = undefined;
+  }
+  /** Objects in key order (the order LIST returns). */
+  list(): CachedObject[] {
+    return (this.sorted ??= [...this.objects.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+  }
+}
+
+export class WatchCache {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly history: CacheEvent[] = [];
+  private readonly watchers = new Set<CacheWatcher>();
+  private readonly waiting: { revision: number; resolve: () => void }[] = [];
+  private unsubscribe: (() => void) | undefined;
+  /** The newest revision applied. */
+  revision = 0;
+  /** The cache's history covers events after this revision. */
+  private historyStart = 0;
+
+  private constructor(
+    private readonly storage: Storage,
+    private readonly historySize: number,
+  ) {}
+
+  static async start(storage: Storage, opts: { historySize?: number } = {}): Promise<WatchCache> {
+    const cache = new WatchCache(storage, opts.historySize ?? 10_000);
+    // Subscribe before listing so nothing written in between is lost; events at
+    // or below the listed revision are skipped in apply().
+    const early: StorageEvent[] = [];
+    let ready = false;
+    cache.unsubscribe = storage.subscribe((events) => (ready ? cache.apply(events) : early.push(...events)));
+    const all = await storage.list('/registry/');
+    for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
+    cache.revision = cache.historyStart = all.revision;
+    ready = true;
+    cache.apply(early);
+    return cache;
+  }
+
+  stop() {
+    this.unsubscribe?.();
+  }
+
+  private bucket(key: string): Bucket {
+    const prefix = resourcePrefixOf(key);
+    let b = this.buckets.get(prefix);
+    if (!b) this.buckets.set(prefix, (b = new Bucket()));
+    return b;
+  }
+
+  private apply(events: StorageEvent[]) {
+    for (const e of events) {
+      if (e.revision <= this.revision) continue;
+      const bucket = this.bucket(e.key);
+      const previous = bucket.objects.get(e.key)?.object;
+      const object = toCached(e.key, e.value, e.revision);
+      let type: EventType;
+      if (e.type === 'delete') {
+        bucket.delete(e.key);
+        type = 'DELETED';
+      } else {
+        bucket.set(object);
+        type = e.type === 'create' || !previous ? 'ADDED' : 'MODIFIED';
+      }
+      const event: CacheEvent = { type, key: e.key, object, previous, revision: e.revision };
+      this.history.push(event);
+      if (this.history.length > this.historySize) {
+        const dropped = this.history.splice(0, this.history.length - this.historySize);
+        this.historyStart = dropped[dropped.length - 1].revision;
+      }
+      this.revision = e.revision;
+      for (const w of this.watchers) if (e.key.startsWith(w.prefix)) w.deliver(event);
+    }
+    while (this.waiting.length && this.waiting[0].revision <= this.revision) this.waiting.shift()!.resolve();
+    this.waiting.sort((a, b) => a.revision - b.revision);
+  }
+
+  /** Resolves once the cache has applied `revision` (a write's own revision, for read-your-writes). */
+  waitFor(revision: number, timeoutMs = 3000): Promise<boolean> {
+    if (revision <= this.revision) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), timeoutMs);
+      this.waiting.push({ revision, resolve: () => (clearTimeout(t), resolve(true)) });
+      this.waiting.sort((a, b) => a.revision - b.revision);
+    });
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.buckets.get(resourcePrefixOf(key))?.objects.get(key);
+  }
+
+  /** Objects under `prefix` in key order. `prefix` is a resource prefix or a namespace within one. */
+  list(prefix: string): CachedObject[] {
+    const all = this.buckets.get(resourcePrefixOf(prefix))?.list() ?? [];
+    if (prefix.endsWith('/') && resourcePrefixOf(prefix) === prefix) return all;
+    return all.filter((c) => c.key.startsWith(prefix));
+  }
+
+  /**
+   * Registers a watcher that first receives every event after `fromRevision`
+   * under its prefix, then live events, with nothing missed or repeated.
+   * Throws TooOldError when neither the cache nor the store still holds them.
+   */
+  async watchFrom(fromRevision: number, watcher: CacheWatcher): Promise<() => void> {
+    if (fromRevision >= this.historyStart) {
+      for (const e of this.history) if (e.revision > fromRevision && e.key.startsWith(watcher.prefix)) watcher.deliver(e);
+      this.watchers.add(watcher);
+      return () => this.watchers.delete(watcher);
+    }
+    // Older than our window: replay from the store's history while buffering live events.
+    const buffered: CacheEvent[] = [];
+    const buffering: CacheWatcher = { prefix: watcher.prefix, deliver: (e) => buffered.push(e) };
+    this.watchers.add(buffering);
+    let stored: StorageEvent[];
+    try {
+      stored = await this.storage.eventsSince(fromRevision);
+    } catch (err) {
+      this.watchers.delete(buffering);
+      if (err instanceof StorageError && err.code === 'Expired') {
+        throw new TooOldError(fromRevision, (await this.storage.compactedRevision()));
+      }
+      throw err;
+    }
+    // The store's events are complete up to the newest one it returned; the
+    // buffer holds everything the cache applied since we subscribed.
+    const last = new Map<string, KubeObject>();
+    let upTo = fromRevision;
+    for (const s of stored) {
+      upTo = s.revision;
+      if (!s.key.startsWith(watcher.prefix)) continue;
+      const object = toCached(s.key, s.value, s.revision);
+      const previous = s.prevValue ? (JSON.parse(s.prevValue) as KubeObject) : last.get(s.key);
+      const type: EventType = s.type === 'create' ? 'ADDED' : s.type === 'delete' ? 'DELETED' : 'MODIFIED';
+      watcher.deliver({ type, key: s.key, object, previous, revision: s.revision });
+      last.set(s.key, object.object);
+    }
+    for (const e of buffered) if (e.revision > upTo) watcher.deliver(e);
+    this.watchers.delete(buffering);
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /** The oldest revision a watch can resume from without the store (for `too old` messages). */
+  get oldestRevision(): number {
+    return this.historyStart;
+  }
+}
