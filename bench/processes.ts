@@ -1,0 +1,53 @@
+// Starting the servers a bench compares, each in its own process so that the
+// load generator does not share their CPU.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Proc {
+  url: string;
+  child: ChildProcess;
+  stop(): void;
+}
+
+function waitForUrl(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = out.match(pattern);
+      if (m) resolve(m[1]);
+    });
+    child.stderr!.on('data', (d) => process.stderr.write(d));
+    child.on('exit', (code) => reject(new Error(`process exited with ${code}: ${out}`)));
+  });
+}
+
+/** Our API server on a fresh data dir, without the web app and controllers. */
+export async function startApiServer(extra: string[] = []): Promise<Proc> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-'));
+  const child = spawn('npx', ['tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await waitForUrl(child, /web app: (http:\/\/\S+)/);
+  return { url, child, stop: () => child.kill('SIGTERM') };
+}
+
+/** A bare node:http server answering every request with the same bytes. */
+export async function startBareServer(body: string): Promise<Proc> {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-bare-'));
+  const bodyFile = join(dir, 'body.json');
+  writeFileSync(bodyFile, body);
+  const script = `
+    const http = require('node:http');
+    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
+    const s = http.createServer({ keepAliveTimeout: 65000 }, (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
+    });
+    s.listen(0, '127.0.0.1', () => console.log('bare: http://127.0.0.1:' + s.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await waitForUrl(child, /bare: (http:\/\/\S+)/);
+  return { url, child, stop: () => child.kill('SIGTERM') };
+}

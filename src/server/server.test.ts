@@ -1,0 +1,432 @@
+// The API server over real HTTP on a temporary SQLite file.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readWatch, startTestServer, type TestServer } from './testing.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.stop();
+});
+
+const node = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, labels },
+  spec: {},
+  status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] },
+});
+
+const netpol = (name: string, spec: unknown = { podSelector: {} }) => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name },
+  spec,
+});
+
+const daemonSet = (name: string, image = 'nginx:1.27') => ({
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  metadata: { name },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }] } },
+  },
+});
+
+const volumeAttachment = (name: string) => ({
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'VolumeAttachment',
+  metadata: { name },
+  spec: { attacher: 'csi.example.com', nodeName: 'node-a', source: { persistentVolumeName: 'pv-1' } },
+});
+
+describe('health, version, discovery', () => {
+  it('answers health checks and /version', async () => {
+    for (const p of ['/healthz', '/livez', '/readyz']) expect((await s.api(p)).body).toBe('ok');
+    const v = await s.api('/version');
+    expect(v.body.gitVersion).toMatch(/^v1\.\d+\.\d+$/);
+  });
+
+  it('serves legacy discovery for every group', async () => {
+    expect((await s.api('/api')).body.versions).toEqual(['v1']);
+    const groups = (await s.api('/apis')).body.groups.map((g: any) => g.name);
+    expect(groups).toEqual(expect.arrayContaining(['apps', 'networking.k8s.io', 'storage.k8s.io']));
+    const core = (await s.api('/api/v1')).body;
+    const nodes = core.resources.find((r: any) => r.name === 'nodes');
+    expect(nodes).toMatchObject({ kind: 'Node', namespaced: false, shortNames: ['no'], storageVersionHash: 'XwShjMxG9Fs=' });
+    expect(core.resources.find((r: any) => r.name === 'nodes/status')).toMatchObject({ verbs: ['get', 'patch', 'update'], singularName: '' });
+    const apps = (await s.api('/apis/apps/v1')).body;
+    expect(apps.resources.find((r: any) => r.name === 'daemonsets')).toMatchObject({ shortNames: ['ds'], categories: ['all'], storageVersionHash: 'dd7pWHUlMKQ=' });
+    const storage = (await s.api('/apis/storage.k8s.io/v1')).body;
+    const va = storage.resources.find((r: any) => r.name === 'volumeattachments');
+    expect(va.shortNames).toBeUndefined();
+    expect(va.storageVersionHash).toBe('tJx/ezt6UDU=');
+  });
+
+  it('serves aggregated discovery with its content type', async () => {
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+    const r = await s.api('/apis', { headers: { Accept: accept } });
+    expect(r.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    const apps = r.body.items.find((i: any) => i.metadata.name === 'apps');
+    expect(apps.versions[0].resources.find((x: any) => x.resource === 'daemonsets').subresources[0].subresource).toBe('status');
+    const etag = r.headers.get('etag')!;
+    const again = await fetch(s.url + '/apis', { headers: { Accept: accept, 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  it('answers unknown paths with the plain 404 text', async () => {
+    const r = await s.api('/apis/apps/v1/nonsense');
+    expect(r.status).toBe(404);
+    expect(r.body).toBe('404 page not found\n');
+  });
+
+  it('serves OpenAPI v3 with fieldValidation on every PATCH', async () => {
+    const index = (await s.api('/openapi/v3')).body;
+    const url = index.paths['apis/apps/v1'].serverRelativeURL;
+    const doc = (await s.api(url)).body;
+    const patches = Object.values<any>(doc.paths).filter((p) => p.patch).map((p) => p.patch);
+    expect(patches.length).toBeGreaterThan(0);
+    for (const p of patches) expect(p.parameters.some((x: any) => x.name === 'fieldValidation' && x.in === 'query')).toBe(true);
+    const ds = Object.values<any>(doc.components.schemas).find((x) => x['x-kubernetes-group-version-kind']?.[0]?.kind === 'DaemonSet');
+    expect(ds.properties.spec.properties.updateStrategy).toBeDefined();
+  });
+});
+
+describe('create, get, update, delete', () => {
+  it('creates a node with server-set metadata and reads it back', async () => {
+    const r = await s.api('/api/v1/nodes', { method: 'POST', body: node('n1', { zone: 'a' }) });
+    expect(r.status).toBe(201);
+    const m = r.body.metadata;
+    expect(m.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(m.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(m.resourceVersion).toMatch(/^\d+$/);
+    expect(r.body.status.allocatable).toEqual(r.body.status.capacity);
+    const g = await s.api('/api/v1/nodes/n1');
+    expect(g.body.metadata.uid).toBe(m.uid);
+    expect(Object.keys(g.body).slice(0, 3)).toEqual(['kind', 'apiVersion', 'metadata']);
+  });
+
+  it('rejects a duplicate with AlreadyExists and a missing object with NotFound', async () => {
+    const dup = await s.api('/api/v1/nodes', { method: 'POST', body: node('n1') });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toMatchObject({ kind: 'Status', reason: 'AlreadyExists', message: 'nodes "n1" already exists', details: { name: 'n1', kind: 'nodes' } });
+    const missing = await s.api('/apis/apps/v1/namespaces/default/daemonsets/nope');
+    expect(missing.body).toMatchObject({ code: 404, reason: 'NotFound', message: 'daemonsets.apps "nope" not found', details: { group: 'apps', kind: 'daemonsets' } });
+  });
+
+  it('generates names from generateName', async () => {
+    const r = await s.api('/api/v1/nodes', { method: 'POST', body: { ...node(''), metadata: { generateName: 'gen-' } } });
+    expect(r.status).toBe(201);
+    expect(r.body.metadata.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  });
+
+  it('updates with optimistic concurrency', async () => {
+    const cur = (await s.api('/api/v1/nodes/n1')).body;
+    cur.spec.unschedulable = true;
+    const ok = await s.api('/api/v1/nodes/n1', { method: 'PUT', body: cur });
+    expect(ok.status).toBe(200);
+    expect(ok.body.spec.unschedulable).toBe(true);
+    expect(ok.body.metadata.resourceVersion).not.toBe(cur.metadata.resourceVersion);
+    const stale = await s.api('/api/v1/nodes/n1', { method: 'PUT', body: cur });
+    expect(stale.status).toBe(409);
+    expect(stale.body.message).toBe('Operation cannot be fulfilled on nodes "n1": the object has been modified; please apply your changes to the latest version and try again');
+  });
+
+  it('does not bump resourceVersion for a no-op update', async () => {
+    const cur = (await s.api('/api/v1/nodes/n1')).body;
+    const same = await s.api('/api/v1/nodes/n1', { method: 'PUT', body: cur });
+    expect(same.body.metadata.resourceVersion).toBe(cur.metadata.resourceVersion);
+  });
+
+  it('keeps the stored status on a main-resource write and the spec on a status write', async () => {
+    const cur = (await s.api('/api/v1/nodes/n1')).body;
+    const viaMain = { ...cur, status: { ...cur.status, capacity: { cpu: '64' } } };
+    const r1 = await s.api('/api/v1/nodes/n1', { method: 'PUT', body: viaMain });
+    expect(r1.body.status.capacity.cpu).toBe('4');
+    const viaStatus = { ...r1.body, spec: { unschedulable: false }, status: { ...r1.body.status, capacity: { cpu: '8' } } };
+    delete viaStatus.metadata.resourceVersion;
+    const r2 = await s.api('/api/v1/nodes/n1/status', { method: 'PUT', body: viaStatus });
+    expect(r2.status).toBe(200);
+    expect(r2.body.status.capacity.cpu).toBe('8');
+    expect(r2.body.spec.unschedulable).toBe(true);
+  });
+
+  it('rejects a name mismatch, a wrong apiVersion and malformed JSON with 400', async () => {
+    const cur = (await s.api('/api/v1/nodes/n1')).body;
+    const mismatch = await s.api('/api/v1/nodes/other', { method: 'PUT', body: cur });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.message).toBe('the name of the object (n1) does not match the name on the URL (other)');
+    const wrongVersion = await s.api('/api/v1/nodes', { method: 'POST', body: { ...node('n9'), apiVersion: 'apps/v1' } });
+    expect(wrongVersion.status).toBe(400);
+    expect(wrongVersion.body.message).toBe('the API version in the data (apps/v1) does not match the expected API version (v1)');
+    const bad = await s.api('/api/v1/nodes', { method: 'POST', body: '{"kind":' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.kind).toBe('Status');
+    const wrongType = await s.api('/api/v1/nodes', { method: 'POST', body: { ...node('n9'), spec: { unschedulable: 'yes' } } });
+    expect(wrongType.status).toBe(400);
+  });
+
+  it('answers 415 for unknown content types and 413 for bodies over 3 MiB', async () => {
+    const r = await s.api('/api/v1/nodes', { method: 'POST', body: JSON.stringify(node('n8')), headers: { 'Content-Type': 'text/plain' } });
+    expect(r.status).toBe(415);
+    expect(r.body.reason).toBe('UnsupportedMediaType');
+    const big = node('n7') as any;
+    big.metadata.annotations = { big: 'x'.repeat(3 * 1024 * 1024 + 10) };
+    const tooBig = await s.api('/api/v1/nodes', { method: 'POST', body: big });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body).toMatchObject({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 3145728' });
+  });
+
+  it('answers 422 with Kubernetes field paths', async () => {
+    const r = await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', {
+      method: 'POST',
+      body: netpol('bad', { podSelector: {}, ingress: [{ ports: [{ port: 9000, endPort: 8000 }] }] }),
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.reason).toBe('Invalid');
+    expect(r.body.details.kind).toBe('NetworkPolicy');
+    expect(r.body.details.causes[0].field).toBe('spec.ingress[0].ports[0].endPort');
+    expect(r.body.message).toMatch(/^NetworkPolicy\.networking\.k8s\.io "bad" is invalid: spec\.ingress\[0\]\.ports\[0\]\.endPort: Invalid value: 9000: must be greater than or equal to `port`$/);
+  });
+
+  it('honours fieldValidation Strict and Warn', async () => {
+    const body = { ...netpol('fv'), spec: { podSelector: {}, bogus: 1 } };
+    const strict = await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies?fieldValidation=Strict', { method: 'POST', body });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toContain('strict decoding error: unknown field "spec.bogus"');
+    const warn = await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', { method: 'POST', body });
+    expect(warn.status).toBe(201);
+    expect(warn.headers.get('warning')).toBe('299 - "unknown field \\"spec.bogus\\""');
+    expect(warn.body.spec.bogus).toBeUndefined();
+  });
+
+  it('creates nothing on dryRun=All but answers as if it had', async () => {
+    const r = await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies?dryRun=All', { method: 'POST', body: netpol('dry') });
+    expect(r.status).toBe(201);
+    expect(r.body.metadata.uid).toBeDefined();
+    expect(r.body.metadata.resourceVersion).toBeUndefined();
+    expect(r.body.spec.policyTypes).toEqual(['Ingress']);
+    expect((await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/dry')).status).toBe(404);
+    const bad = await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies?dryRun=Yes', { method: 'POST', body: netpol('dry') });
+    expect(bad.status).toBe(422);
+  });
+
+  it('refuses writes into a namespace that does not exist', async () => {
+    const r = await s.api('/apis/networking.k8s.io/v1/namespaces/nowhere/networkpolicies', { method: 'POST', body: netpol('x') });
+    expect(r.status).toBe(404);
+    expect(r.body.message).toBe('namespaces "nowhere" not found');
+    const l = await s.api('/apis/networking.k8s.io/v1/namespaces/nowhere/networkpolicies');
+    expect(l.status).toBe(200);
+    expect(l.body.items).toEqual([]);
+  });
+
+  it('creates the system namespaces at start', async () => {
+    const names = (await s.api('/api/v1/namespaces')).body.items.map((n: any) => n.metadata.name);
+    expect(names).toEqual(expect.arrayContaining(['default', 'kube-system', 'kube-public', 'kube-node-lease']));
+  });
+
+  it('defaults and versions a DaemonSet', async () => {
+    const r = await s.api('/apis/apps/v1/namespaces/default/daemonsets', { method: 'POST', body: daemonSet('ds1') });
+    expect(r.status).toBe(201);
+    expect(r.body.metadata.generation).toBe(1);
+    expect(r.body.spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    expect(r.body.spec.revisionHistoryLimit).toBe(10);
+    expect(r.body.status).toMatchObject({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 });
+    const cur = r.body;
+    cur.spec.template.spec.containers[0].image = 'nginx:1.28';
+    const u = await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1', { method: 'PUT', body: cur });
+    expect(u.body.metadata.generation).toBe(2);
+    const labelsOnly = { ...u.body, metadata: { ...u.body.metadata, labels: { x: 'y' } } };
+    const u2 = await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1', { method: 'PUT', body: labelsOnly });
+    expect(u2.body.metadata.generation).toBe(2);
+  });
+
+  it('rejects a VolumeAttachment update without resourceVersion and returns the object on delete', async () => {
+    const c = await s.api('/apis/storage.k8s.io/v1/volumeattachments', { method: 'POST', body: volumeAttachment('va1') });
+    expect(c.status).toBe(201);
+    expect(c.body.status).toEqual({ attached: false });
+    const body = { ...c.body, metadata: { name: 'va1' } };
+    const u = await s.api('/apis/storage.k8s.io/v1/volumeattachments/va1', { method: 'PUT', body });
+    expect(u.status).toBe(422);
+    expect(u.body.message).toBe('volumeattachments.storage.k8s.io "va1" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
+    const d = await s.api('/apis/storage.k8s.io/v1/volumeattachments/va1', { method: 'DELETE' });
+    expect(d.status).toBe(200);
+    expect(d.body.kind).toBe('VolumeAttachment');
+  });
+
+  it('deletes with a Success Status', async () => {
+    await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', { method: 'POST', body: netpol('gone') });
+    const d = await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/gone', { method: 'DELETE' });
+    expect(d.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'gone', group: 'networking.k8s.io', kind: 'networkpolicies' } });
+    expect((await s.api('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/gone')).status).toBe(404);
+  });
+
+  it('keeps an object with finalizers until they are removed', async () => {
+    const n = node('fin') as any;
+    n.metadata.finalizers = ['example.com/hold'];
+    await s.api('/api/v1/nodes', { method: 'POST', body: n });
+    const d = await s.api('/api/v1/nodes/fin', { method: 'DELETE' });
+    expect(d.status).toBe(200);
+    expect(d.body.kind).toBe('Node');
+    expect(d.body.metadata.deletionTimestamp).toBeDefined();
+    const again = await s.api('/api/v1/nodes/fin', { method: 'DELETE' });
+    expect(again.body.metadata.deletionTimestamp).toBe(d.body.metadata.deletionTimestamp);
+    const addMore = await s.api('/api/v1/nodes/fin', { method: 'PATCH', body: { metadata: { finalizers: ['example.com/hold', 'example.com/more'] } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(addMore.status).toBe(422);
+    const release = await s.api('/api/v1/nodes/fin', { method: 'PATCH', body: [{ op: 'remove', path: '/metadata/finalizers' }], headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(release.status).toBe(200);
+    expect((await s.api('/api/v1/nodes/fin')).status).toBe(404);
+  });
+
+  it('deletes a namespace with its contents', async () => {
+    await s.api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } } });
+    await s.api('/apis/networking.k8s.io/v1/namespaces/doomed/networkpolicies', { method: 'POST', body: netpol('p') });
+    const d = await s.api('/api/v1/namespaces/doomed', { method: 'DELETE' });
+    expect(d.status).toBe(200);
+    expect(d.body.status.phase).toBe('Terminating');
+    const refused = await s.api('/apis/networking.k8s.io/v1/namespaces/doomed/networkpolicies', { method: 'POST', body: netpol('q') });
+    expect(refused.status).toBe(403);
+    for (let i = 0; i < 100 && (await s.api('/api/v1/namespaces/doomed')).status !== 404; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await s.api('/api/v1/namespaces/doomed')).status).toBe(404);
+    expect((await s.api('/apis/networking.k8s.io/v1/namespaces/doomed/networkpolicies')).body.items).toEqual([]);
+    const protectedNs = await s.api('/api/v1/namespaces/default', { method: 'DELETE' });
+    expect(protectedNs.status).toBe(403);
+  });
+});
+
+describe('patch', () => {
+  it('applies JSON merge patch and JSON patch', async () => {
+    await s.api('/api/v1/nodes', { method: 'POST', body: node('p1') });
+    const m = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: { metadata: { labels: { role: 'edge' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(m.status).toBe(200);
+    expect(m.body.metadata.labels.role).toBe('edge');
+    const j = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: [{ op: 'add', path: '/spec/taints', value: [{ key: 'k', effect: 'NoSchedule' }] }], headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(j.body.spec.taints).toEqual([{ key: 'k', effect: 'NoSchedule' }]);
+    const failedTest = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: [{ op: 'test', path: '/spec/unschedulable', value: true }], headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(failedTest.status).toBe(422);
+    expect(failedTest.body.message).toBe('the server rejected our request due to an error in our request');
+  });
+
+  it('conflicts when a patch carries a stale resourceVersion', async () => {
+    const r = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: { metadata: { resourceVersion: '1' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(r.status).toBe(409);
+  });
+
+  it('answers 415 for strategic merge patch until it is supported', async () => {
+    const r = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: {}, headers: { 'Content-Type': 'application/strategic-merge-patch+json' } });
+    expect(r.status).toBe(415);
+  });
+});
+
+describe('list', () => {
+  it('filters by label and field selectors', async () => {
+    for (const [n, zone] of [['l1', 'east'], ['l2', 'west'], ['l3', 'east']]) {
+      await s.api('/api/v1/nodes', { method: 'POST', body: node(n, { zone, tier: n === 'l3' ? 'gpu' : 'cpu' }) });
+    }
+    const names = async (q: string) => (await s.api(`/api/v1/nodes?${q}`)).body.items.map((i: any) => i.metadata.name);
+    expect(await names('labelSelector=' + encodeURIComponent('zone=east'))).toEqual(['l1', 'l3']);
+    expect(await names('labelSelector=' + encodeURIComponent('zone in (east,west),tier!=gpu'))).toEqual(['l1', 'l2']);
+    expect(await names('labelSelector=' + encodeURIComponent('!tier'))).not.toContain('l1');
+    expect(await names('fieldSelector=metadata.name%3Dl2')).toEqual(['l2']);
+    const badField = await s.api('/api/v1/nodes?fieldSelector=metadata.namespace%3Dx');
+    expect(badField.status).toBe(400);
+    expect(badField.body.message).toBe('field label not supported: metadata.namespace');
+    const badLabel = await s.api('/api/v1/nodes?labelSelector=' + encodeURIComponent('a in ('));
+    expect(badLabel.status).toBe(400);
+  });
+
+  it('pages with limit and continue at one consistent revision', async () => {
+    const first = (await s.api('/api/v1/nodes?limit=2')).body;
+    expect(first.items).toHaveLength(2);
+    expect(first.metadata.continue).toBeTruthy();
+    expect(first.metadata.remainingItemCount).toBeGreaterThan(0);
+    await s.api('/api/v1/nodes', { method: 'POST', body: node('aaa-late') });
+    const seen = [...first.items.map((i: any) => i.metadata.name)];
+    let token = first.metadata.continue;
+    while (token) {
+      const page = (await s.api(`/api/v1/nodes?limit=2&continue=${encodeURIComponent(token)}`)).body;
+      expect(page.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+      seen.push(...page.items.map((i: any) => i.metadata.name));
+      token = page.metadata.continue;
+    }
+    expect(seen).not.toContain('aaa-late');
+    expect(seen).toEqual([...seen].sort());
+    expect((await s.api('/api/v1/nodes?continue=garbage')).status).toBe(400);
+  });
+
+  it('serves an empty list as items: []', async () => {
+    const r = await s.api('/apis/apps/v1/namespaces/kube-public/daemonsets');
+    expect(r.body).toMatchObject({ kind: 'DaemonSetList', apiVersion: 'apps/v1', items: [] });
+  });
+
+  it('validates list options', async () => {
+    const r = await s.api('/api/v1/nodes?resourceVersionMatch=Exact');
+    expect(r.status).toBe(422);
+    expect(r.body.message).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+  });
+
+  it('answers Table output with the kind\'s columns', async () => {
+    const r = await s.api('/api/v1/nodes/l1', { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } });
+    expect(r.body.kind).toBe('Table');
+    expect(r.body.columnDefinitions.map((c: any) => c.name)).toEqual(expect.arrayContaining(['Name', 'Status', 'Roles', 'Age', 'Version']));
+    expect(r.body.rows[0].cells[0]).toBe('l1');
+    expect(r.body.rows[0].object.kind).toBe('PartialObjectMetadata');
+  });
+});
+
+describe('watch', () => {
+  it('streams initial events, then changes, with the initial-events-end bookmark', async () => {
+    const url = `${s.url}/api/v1/nodes?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&labelSelector=w%3D1`;
+    await s.api('/api/v1/nodes', { method: 'POST', body: node('w-existing', { w: '1' }) });
+    const done = readWatch(url, (ev) => ev.some((e) => e.type === 'MODIFIED'));
+    await new Promise((r) => setTimeout(r, 200));
+    await s.api('/api/v1/nodes/w-existing', { method: 'PATCH', body: { spec: { unschedulable: true } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const events = await done;
+    expect(events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w-existing' } } });
+    expect(events[1].type).toBe('BOOKMARK');
+    expect(events[1].object.metadata.annotations['k8s.io/initial-events-end']).toBe('true');
+    expect(events[2]).toMatchObject({ type: 'MODIFIED', object: { spec: { unschedulable: true } } });
+  });
+
+  it('resumes from a resourceVersion and reports selector transitions', async () => {
+    const created = await s.api('/api/v1/nodes', { method: 'POST', body: node('w2', { w: '2' }) });
+    const rv = created.body.metadata.resourceVersion;
+    await s.api('/api/v1/nodes/w2', { method: 'PATCH', body: { metadata: { labels: { w: 'no' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    await s.api('/api/v1/nodes/w2', { method: 'PATCH', body: { metadata: { labels: { w: '2' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    await s.api('/api/v1/nodes/w2', { method: 'DELETE' });
+    const events = await readWatch(`${s.url}/api/v1/nodes?watch=1&resourceVersion=${rv}&labelSelector=w%3D2`, (ev) => ev.length >= 3);
+    expect(events.map((e) => e.type)).toEqual(['DELETED', 'ADDED', 'DELETED']);
+    expect(events[0].object.metadata.labels.w).toBe('2');
+    expect(Number(events[0].object.metadata.resourceVersion)).toBeGreaterThan(Number(rv));
+  });
+
+  it('sends a 410 ERROR event for a compacted resourceVersion', async () => {
+    await s.storage.compact(s.cache.revision - 1);
+    const events = await readWatch(`${s.url}/api/v1/nodes?watch=1&resourceVersion=1`, (ev) => ev.length >= 1);
+    expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+    expect(events[0].object.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
+  });
+
+  it('closes the stream after timeoutSeconds', async () => {
+    // The body ends only when the server closes the stream.
+    const res = await fetch(`${s.url}/apis/apps/v1/daemonsets?watch=1&timeoutSeconds=1&resourceVersion=${s.cache.revision}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+  });
+});
+
+describe('durability', () => {
+  it('keeps every acknowledged write across a restart', async () => {
+    const other = await startTestServer();
+    await other.api('/api/v1/nodes', { method: 'POST', body: node('persisted') });
+    const rv = (await other.api('/api/v1/nodes/persisted')).body.metadata.resourceVersion;
+    await other.close();
+    const again = await startTestServer({ dataDir: other.dataDir });
+    const r = await again.api('/api/v1/nodes/persisted');
+    expect(r.status).toBe(200);
+    expect(r.body.metadata.resourceVersion).toBe(rv);
+    await again.stop();
+  });
+});

@@ -1,0 +1,81 @@
+// Test support: a real server on an ephemeral port over a temporary SQLite file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type ApiServer, type ServerOptions } from './server.ts';
+
+export interface TestServer extends ApiServer {
+  dataDir: string;
+  /** fetch against the server, JSON in and out. */
+  api(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kw-server-'));
+  const server = await startServer({ port: 0, controllers: true, ...opts, dataDir });
+  const api: TestServer['api'] = async (path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(server.url + path, { method: init.method ?? 'GET', headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* plain text answers stay text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  return {
+    ...server,
+    dataDir,
+    api,
+    async stop() {
+      await server.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads newline-delimited watch events from a streaming response until `until` says stop. */
+export async function readWatch(
+  url: string,
+  until: (events: any[]) => boolean,
+  opts: { signal?: AbortSignal; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<any[]> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), opts.timeoutMs ?? 10_000);
+  const events: any[] = [];
+  try {
+    const res = await fetch(url, { signal: ac.signal, headers: opts.headers });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) events.push(JSON.parse(line));
+        if (until(events)) {
+          ac.abort();
+          return events;
+        }
+      }
+    }
+    return events;
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') return events;
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
