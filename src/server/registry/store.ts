@@ -368,6 +368,7 @@ export class Store {
       next = clone(desired);
       for (const f of s.statusResetsFields) setPath(next, f, getPath(old, f));
       for (const f of s.statusResetsMetadata) setPath(next.metadata, f, getPath(old.metadata, f));
+      s.prepareForStatusUpdate?.(next, old);
     } else if (subresource) {
       next = clone(old);
       for (const f of s.subresourceWrites?.[subresource] ?? []) setPath(next, f, getPath(desired, f));
