@@ -13,7 +13,7 @@ import {
   pathSegmentNameErrors,
   pathSegmentPrefixErrors,
 } from '../lib/names.ts';
-import { canonicalQuantity, parseQuantity, quantityToNumber } from '../lib/quantity.ts';
+import { QuantityParseError, canonicalQuantity, parseQuantity, quantityToNumber } from '../lib/quantity.ts';
 import { percentErrors } from '../lib/intorstring.ts';
 import type { ObjectMetaJSON } from './kind.ts';
 
@@ -492,8 +492,8 @@ export function validateQuantity(value: string | number | undefined, path: Path 
   if (value === undefined) return [];
   try {
     parseQuantity(value as any);
-  } catch {
-    return [fieldErrors.invalid(path, value, QuantityFormatMsg)];
+  } catch (e) {
+    return [fieldErrors.invalid(path, value, e instanceof QuantityParseError ? e.message : QuantityFormatMsg)];
   }
   if ((opts.nonNegative ?? true) && quantityToNumber(value as any) < 0) {
     return [fieldErrors.invalid(path, canonicalQuantity(value), IsNegativeErrorMsg)];
