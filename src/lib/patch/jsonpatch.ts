@@ -1,0 +1,176 @@
+// JSON Patch (RFC 6902) over JSON values. Two error classes because the server
+// answers them differently: a malformed patch document (JsonPatchFormatError)
+// is the client's syntax error, while an operation that cannot be applied to
+// this object (JsonPatchError) is a 422.
+
+import { clone, deepEqual } from '../json.ts';
+
+export class JsonPatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonPatchError';
+  }
+}
+
+export class JsonPatchFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonPatchFormatError';
+  }
+}
+
+type Json = unknown;
+type Container = Record<string, Json> | Json[];
+
+interface Op {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  path: string;
+  from?: string;
+  value?: Json;
+}
+
+const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isContainer = (v: Json): v is Container => typeof v === 'object' && v !== null;
+
+/** Assigns an own property even for `__proto__`, which a plain assignment would treat as the prototype. */
+export function setKey(obj: Record<string, Json>, key: string, value: Json): void {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** Checks the shape of the patch document (RFC 6902 §4) before anything is applied. */
+function validateOps(ops: unknown): Op[] {
+  if (!Array.isArray(ops)) throw new JsonPatchFormatError('a JSON patch must be an array of operation objects');
+  return ops.map((raw, i) => {
+    if (!isObject(raw)) throw new JsonPatchFormatError(`operation ${i} is not an object`);
+    const { op, path } = raw;
+    if (typeof op !== 'string') throw new JsonPatchFormatError(`operation ${i} is missing "op"`);
+    if (!OPS.has(op)) throw new JsonPatchFormatError(`operation ${i} has an unknown op ${JSON.stringify(op)}`);
+    if (typeof path !== 'string') throw new JsonPatchFormatError(`operation ${i} (${op}) is missing "path"`);
+    if ((op === 'move' || op === 'copy') && typeof raw.from !== 'string') throw new JsonPatchFormatError(`operation ${i} (${op}) is missing "from"`);
+    if ((op === 'add' || op === 'replace' || op === 'test') && !Object.hasOwn(raw, 'value')) {
+      throw new JsonPatchFormatError(`operation ${i} (${op}) is missing "value"`);
+    }
+    return raw as unknown as Op;
+  });
+}
+
+/** RFC 6901 pointer → reference tokens (`~1` is `/`, `~0` is `~`). */
+export function parsePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw new JsonPatchError(`invalid JSON pointer ${JSON.stringify(pointer)}: must start with '/'`);
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => {
+      if (/~[^01]|~$/.test(t)) throw new JsonPatchError(`invalid JSON pointer ${JSON.stringify(pointer)}: bad escape in ${JSON.stringify(t)}`);
+      return t.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
+}
+
+/** An array index token: digits without leading zeros. */
+function arrayIndex(token: string, pointer: string): number {
+  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new JsonPatchError(`invalid array index ${JSON.stringify(token)} in ${JSON.stringify(pointer)}`);
+  return Number(token);
+}
+
+function child(node: Json, token: string, pointer: string): Json {
+  if (Array.isArray(node)) {
+    const i = arrayIndex(token, pointer);
+    if (i >= node.length) throw new JsonPatchError(`array index ${i} out of bounds in ${JSON.stringify(pointer)}`);
+    return node[i];
+  }
+  if (isObject(node) && Object.hasOwn(node, token)) return node[token];
+  throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist`);
+}
+
+function get(doc: Json, pointer: string): Json {
+  return parsePointer(pointer).reduce((node, t) => child(node, t, pointer), doc);
+}
+
+/** The container holding the pointer's last token, plus that token. */
+function parentOf(doc: Json, pointer: string): { parent: Container; token: string } {
+  const tokens = parsePointer(pointer);
+  const token = tokens.pop()!;
+  const parent = tokens.reduce((node, t) => child(node, t, pointer), doc);
+  if (!isContainer(parent)) throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist: parent is not an object or array`);
+  return { parent, token };
+}
+
+function add(doc: Json, pointer: string, value: Json): Json {
+  if (pointer === '') return value;
+  const { parent, token } = parentOf(doc, pointer);
+  if (Array.isArray(parent)) {
+    const i = token === '-' ? parent.length : arrayIndex(token, pointer);
+    if (i > parent.length) throw new JsonPatchError(`array index ${i} out of bounds in ${JSON.stringify(pointer)}`);
+    parent.splice(i, 0, value);
+  } else {
+    setKey(parent, token, value);
+  }
+  return doc;
+}
+
+function remove(doc: Json, pointer: string): Json {
+  if (pointer === '') throw new JsonPatchError('cannot remove the whole document');
+  const { parent, token } = parentOf(doc, pointer);
+  if (Array.isArray(parent)) {
+    const i = arrayIndex(token, pointer);
+    if (i >= parent.length) throw new JsonPatchError(`array index ${i} out of bounds in ${JSON.stringify(pointer)}`);
+    parent.splice(i, 1);
+  } else {
+    if (!Object.hasOwn(parent, token)) throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist`);
+    delete parent[token];
+  }
+  return doc;
+}
+
+function replace(doc: Json, pointer: string, value: Json): Json {
+  if (pointer === '') return value;
+  const { parent, token } = parentOf(doc, pointer);
+  if (Array.isArray(parent)) {
+    const i = arrayIndex(token, pointer);
+    if (i >= parent.length) throw new JsonPatchError(`array index ${i} out of bounds in ${JSON.stringify(pointer)}`);
+    parent[i] = value;
+  } else {
+    if (!Object.hasOwn(parent, token)) throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist`);
+    setKey(parent, token, value);
+  }
+  return doc;
+}
+
+/** Applies the operations in order to a copy of doc; the input is never modified. */
+export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
+  const operations = validateOps(ops);
+  let out = clone(doc);
+  for (const op of operations) {
+    switch (op.op) {
+      case 'add':
+        out = add(out, op.path, clone(op.value));
+        break;
+      case 'remove':
+        out = remove(out, op.path);
+        break;
+      case 'replace':
+        out = replace(out, op.path, clone(op.value));
+        break;
+      case 'move': {
+        const from = op.from!;
+        if (op.path !== from && op.path.startsWith(`${from}/`)) {
+          throw new JsonPatchError(`cannot move ${JSON.stringify(from)} into its own child ${JSON.stringify(op.path)}`);
+        }
+        const value = get(out, from);
+        if (op.path === from) break;
+        out = add(remove(out, from), op.path, value);
+        break;
+      }
+      case 'copy':
+        out = add(out, op.path, clone(get(out, op.from!)));
+        break;
+      case 'test':
+        if (!deepEqual(get(out, op.path), op.value)) throw new JsonPatchError(`test operation for path ${JSON.stringify(op.path)} failed`);
+        break;
+    }
+  }
+  return out;
+}
