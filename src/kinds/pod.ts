@@ -21,6 +21,7 @@ import {
   objectSchema,
   validateLabelName,
   validateLabelSelector,
+  validateAnnotations,
   validateLabels,
   validateNodeSelector,
   validateNodeSelectorTerm,
@@ -927,6 +928,16 @@ export function validatePodSpec(spec: any, path: Path, _opts: PodSpecValidationO
     errs.push(fieldErrors.notSupported(path.child('preemptionPolicy'), s.preemptionPolicy, preemption));
   }
   return errs;
+}
+
+/** ValidatePodTemplateSpec: template labels/annotations (paths without `metadata`), then the PodSpec. */
+export function validatePodTemplateSpec(template: any, path: Path): FieldError[] {
+  const t = template ?? {};
+  return [
+    ...validateLabels(t.metadata?.labels, path.child('labels')),
+    ...validateAnnotations(t.metadata?.annotations, path.child('annotations')),
+    ...validatePodSpec(t.spec, path.child('spec')),
+  ];
 }
 
 // ---------------------------------------------------------------------------
