@@ -8,6 +8,9 @@ import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, Time, objectSchema, validateObjectMeta } from './meta.ts';
 
+/** Namespaces the cluster cannot do without. */
+const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
+
 export const NamespaceSpec = z
   .object({
     finalizers: z.array(z.string()).optional().describe('Must be empty before the namespace is removed; changed through /finalize.'),
@@ -109,6 +112,14 @@ export const namespaceKind: KindDefinition = {
       obj.spec = { ...obj.spec, finalizers: old.spec?.finalizers };
       if (obj.spec.finalizers === undefined) delete obj.spec.finalizers;
     },
+    forbidDelete: (obj) => (IMMORTAL.has(obj.metadata?.name) ? 'this namespace may not be deleted' : undefined),
+    // A namespace is removed only once the namespace controller has emptied it
+    // and released its `kubernetes` finalizer.
+    deletionPending: (obj) => (obj.spec?.finalizers?.length ?? 0) > 0,
+    onDeletionStart(obj) {
+      obj.status = { ...obj.status, phase: 'Terminating' };
+    },
+    subresourceWrites: { finalize: ['spec.finalizers'] },
   },
   printerColumns: [
     { name: 'Name', type: 'string', format: 'name', description: NameColumnDescription, priority: 0, cell: (o) => o.metadata?.name ?? '' },

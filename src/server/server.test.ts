@@ -402,11 +402,21 @@ describe('watch', () => {
     expect(Number(events[0].object.metadata.resourceVersion)).toBeGreaterThan(Number(rv));
   });
 
-  it('sends a 410 ERROR event for a compacted resourceVersion', async () => {
-    await s.storage.compact(s.cache.revision - 1);
-    const events = await readWatch(`${s.url}/api/v1/nodes?watch=1&resourceVersion=1`, (ev) => ev.length >= 1);
-    expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
-    expect(events[0].object.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
+  it('resumes from the store beyond the cache window, and sends a 410 ERROR once compacted', async () => {
+    const small = await startTestServer({ watchCacheSize: 2 });
+    try {
+      const first = await small.api('/api/v1/nodes', { method: 'POST', body: node('c1') });
+      const rv = first.body.metadata.resourceVersion;
+      for (const n of ['c2', 'c3', 'c4']) await small.api('/api/v1/nodes', { method: 'POST', body: node(n) });
+      const replay = await readWatch(`${small.url}/api/v1/nodes?watch=1&resourceVersion=${rv}`, (ev) => ev.length >= 3);
+      expect(replay.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED c2', 'ADDED c3', 'ADDED c4']);
+      await small.storage.compact(small.cache.revision - 1);
+      const events = await readWatch(`${small.url}/api/v1/nodes?watch=1&resourceVersion=${rv}`, (ev) => ev.length >= 1);
+      expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+      expect(events[0].object.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+    } finally {
+      await small.stop();
+    }
   });
 
   it('closes the stream after timeoutSeconds', async () => {

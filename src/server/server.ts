@@ -28,8 +28,10 @@ export interface ServerOptions {
   staticDir?: string;
   tokenFile?: string;
   corsAllowedOrigins?: RegExp[];
-  /** Revisions of history kept for watches to resume from. */
+  /** Revisions of history the store keeps for watches to resume from. */
   historyRevisions?: number;
+  /** Events the watch cache keeps in memory (older resumes are served from the store). */
+  watchCacheSize?: number;
   /** Run the in-process controllers (namespace lifecycle, later DaemonSet and the simulators). */
   controllers?: boolean;
 }
@@ -61,7 +63,7 @@ export interface ApiServer {
 export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   mkdirSync(opts.dataDir, { recursive: true });
   const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions });
-  const cache = await WatchCache.start(storage);
+  const cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
   const stores = new Map<KindDefinition, Store>();
   const namespaceKind = allKinds.find((k) => k.group === '' && k.plural === 'namespaces')!;
   const admitNamespace: NamespaceAdmission = (namespace, kind, name) => {
