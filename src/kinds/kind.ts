@@ -89,6 +89,12 @@ export interface KindStrategy {
   prepareForStatusUpdate?: (obj: any, old: any) => void;
   /** Warnings for the `Warning` header on create and update. */
   warnings?: (obj: any, old?: any) => string[];
+  /**
+   * Graceful deletion (Pods): the seconds the object is given before it is
+   * removed, from the requested grace period (DeleteOptions) and the object.
+   * 0 or absent deletes at once.
+   */
+  gracePeriod?: (obj: any, requested: number | undefined) => number;
   /** Why this object may not be deleted at all (answered 403), e.g. the `default` namespace. */
   forbidDelete?: (obj: any) => string | undefined;
   /**

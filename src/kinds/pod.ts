@@ -1134,6 +1134,12 @@ export const podKind: KindDefinition = {
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
     },
+    // A pod that never ran, or has finished, goes at once; a running one is
+    // given its grace period and the kubelet removes it (K/pkg/registry/core/pod/strategy.go).
+    gracePeriod(obj, requested) {
+      if (!obj.spec?.nodeName || obj.status?.phase === 'Succeeded' || obj.status?.phase === 'Failed') return 0;
+      return Math.max(0, requested ?? obj.spec?.terminationGracePeriodSeconds ?? 30);
+    },
   },
   printerColumns: podColumns,
   fieldSelector: {

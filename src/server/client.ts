@@ -1,16 +1,34 @@
-// The in-process client the controllers and the bootstrap use. It goes
-// through the same decode, defaulting, validation and storage path as an HTTP
-// request, so a controller's write is checked like anyone else's.
+// The in-process client the controllers and the bootstrap use. Each client
+// acts as one user: its requests are authorized like an HTTP request and go
+// through the same decode, defaulting, validation and storage path.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { decodeObject } from './registry/decode.ts';
 import type { Store } from './registry/store.ts';
-import type { DeleteOptions } from './registry/options.ts';
+import type { DeleteOptions, ListQuery } from './registry/options.ts';
+import { ADMIN, type UserInfo } from './auth/authn.ts';
+import { allowAll, type Attributes, type Authorizer } from './auth/authz.ts';
+import { errors } from './http/status.ts';
+import type { CachedObject } from './watch/cache.ts';
 
 export class Client {
-  constructor(private readonly stores: Map<KindDefinition, Store>) {}
+  constructor(
+    private readonly stores: Map<KindDefinition, Store>,
+    private readonly authorizer: Authorizer = allowAll,
+    readonly user: UserInfo = ADMIN,
+  ) {}
+
+  /** The same client acting as another user (a controller's own identity). */
+  as(user: UserInfo): Client {
+    return new Client(this.stores, this.authorizer, user);
+  }
 
   store(kind: KindDefinition): Store {
     return this.stores.get(kind)!;
+  }
+
+  private authorize(kind: KindDefinition, attrs: Omit<Attributes, 'group' | 'resource'>) {
+    const denied = this.authorizer.authorize(this.user, { ...attrs, group: kind.group, resource: kind.plural });
+    if (denied) throw errors.forbidden(kind, attrs.name ?? '', `User "${this.user.name}" cannot ${attrs.verb} resource "${kind.plural}"`);
   }
 
   private decode(kind: KindDefinition, obj: unknown): KubeObject {
@@ -19,15 +37,33 @@ export class Client {
 
   create(kind: KindDefinition, obj: unknown): Promise<KubeObject> {
     const o = this.decode(kind, obj);
+    this.authorize(kind, { verb: 'create', namespace: o.metadata.namespace });
     return this.store(kind).create(o.metadata.namespace, o, { dryRun: false, warnings: [] });
   }
 
   get(kind: KindDefinition, namespace: string | undefined, name: string): KubeObject {
+    this.authorize(kind, { verb: 'get', namespace, name });
     return this.store(kind).get(namespace, name);
+  }
+
+  /** The current objects (from the watch cache), optionally filtered. */
+  async list(kind: KindDefinition, namespace?: string, q: Partial<ListQuery> = {}): Promise<CachedObject[]> {
+    this.authorize(kind, { verb: 'list', namespace });
+    const page = await this.store(kind).list(namespace, {
+      labelSelector: [],
+      fieldSelector: [],
+      limit: 0,
+      watch: false,
+      allowWatchBookmarks: false,
+      hasSelectors: false,
+      ...q,
+    });
+    return page.items;
   }
 
   /** Read-modify-write with retries on conflict; `mutate` edits a private copy. */
   update(kind: KindDefinition, namespace: string | undefined, name: string, mutate: (o: KubeObject) => void, subresource?: string) {
+    this.authorize(kind, { verb: 'update', namespace, name, subresource });
     return this.store(kind).guaranteedUpdate(
       namespace,
       name,
@@ -42,6 +78,7 @@ export class Client {
   }
 
   delete(kind: KindDefinition, namespace: string | undefined, name: string, opts: Partial<DeleteOptions> = {}) {
+    this.authorize(kind, { verb: 'delete', namespace, name });
     return this.store(kind).delete(namespace, name, { dryRun: false, ...opts }, { dryRun: false, warnings: [] });
   }
 }

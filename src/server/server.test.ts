@@ -280,6 +280,30 @@ describe('create, get, update, delete', () => {
     expect((await s.api('/api/v1/nodes/fin')).status).toBe(404);
   });
 
+  it('deletes a scheduled pod gracefully and an unscheduled one at once', async () => {
+    const pod = (name: string, nodeName?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { nodeName, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox:1.36' }] },
+    });
+    await s.api('/api/v1/namespaces/default/pods', { method: 'POST', body: pod('bound', 'n1') });
+    const d = await s.api('/api/v1/namespaces/default/pods/bound', { method: 'DELETE' });
+    expect(d.status).toBe(200);
+    expect(d.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(Date.parse(d.body.metadata.deletionTimestamp) - Date.now()).toBeGreaterThan(20_000);
+    // A status write during the grace period must not remove it.
+    const st = await s.api('/api/v1/namespaces/default/pods/bound/status', { method: 'PATCH', body: { status: { phase: 'Running' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(st.status).toBe(200);
+    expect((await s.api('/api/v1/namespaces/default/pods/bound')).status).toBe(200);
+    const now = await s.api('/api/v1/namespaces/default/pods/bound?gracePeriodSeconds=0', { method: 'DELETE' });
+    expect(now.body.kind).toBe('Status');
+    expect((await s.api('/api/v1/namespaces/default/pods/bound')).status).toBe(404);
+    await s.api('/api/v1/namespaces/default/pods', { method: 'POST', body: pod('unbound') });
+    const d2 = await s.api('/api/v1/namespaces/default/pods/unbound', { method: 'DELETE' });
+    expect(d2.body).toMatchObject({ kind: 'Status', status: 'Success' });
+  });
+
   it('deletes a namespace with its contents', async () => {
     await s.api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } } });
     await s.api('/apis/networking.k8s.io/v1/namespaces/doomed/networkpolicies', { method: 'POST', body: netpol('p') });

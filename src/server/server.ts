@@ -16,7 +16,7 @@ import { errors } from './http/status.ts';
 import { tokenAuthenticator } from './auth/authn.ts';
 import { allowAll } from './auth/authz.ts';
 import { staticFiles } from './http/static.ts';
-import { startNamespaceController } from './controllers/namespace.ts';
+import { startControllers } from './controllers/index.ts';
 import { Client } from './client.ts';
 
 export interface ServerOptions {
@@ -77,7 +77,8 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     return undefined;
   };
   for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace));
-  const client = new Client(stores);
+  const authorizer = allowAll;
+  const client = new Client(stores, authorizer);
 
   for (const name of SYSTEM_NAMESPACES) {
     if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
@@ -92,7 +93,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     stores,
     openapi: buildOpenAPI(allKinds),
     authenticator: tokenAuthenticator(opts.tokenFile),
-    authorizer: allowAll,
+    authorizer,
     version: VERSION,
     fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
     corsHeaders: origins.length ? (req) => corsFor(req, origins) : undefined,
@@ -103,8 +104,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 
-  const stopControllers: (() => void)[] = [];
-  if (opts.controllers !== false) stopControllers.push(startNamespaceController(client, stores, cache));
+  const stopControllers = startControllers({ client, stores, cache }, { enabled: opts.controllers !== false });
   const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
   compactor.unref();
 
@@ -117,7 +117,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     client,
     async close() {
       clearInterval(compactor);
-      for (const stop of stopControllers) stop();
+      stopControllers();
       for (const fn of closers) fn();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

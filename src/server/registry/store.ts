@@ -326,7 +326,11 @@ export class Store {
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
       if (deepEqual(stripRV(next), stripRV(current.object))) return current.object;
       if (ctx.dryRun) return next;
-      const finishing = next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && !this.kind.strategy.deletionPending?.(next);
+      const finishing =
+        next.metadata.deletionTimestamp &&
+        !next.metadata.deletionGracePeriodSeconds &&
+        !next.metadata.finalizers?.length &&
+        !this.kind.strategy.deletionPending?.(next);
       try {
         const body = stripRV(next);
         const revision = finishing
@@ -429,24 +433,33 @@ export class Store {
       }
       const forbidden = kind.strategy.forbidDelete?.(obj);
       if (forbidden) throw errors.forbidden(kind, name, forbidden);
+      const grace = kind.strategy.gracePeriod?.(obj, opts.gracePeriodSeconds) ?? 0;
+      const deadline = new Date(Date.now() + grace * 1000);
       const waits = (obj.metadata.finalizers?.length ?? 0) > 0 || !!kind.strategy.deletionPending?.(obj);
-      if (waits) {
-        if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
+      if (waits || grace > 0) {
+        const started = obj.metadata.deletionTimestamp;
+        // A repeated delete may only shorten a grace period already running.
+        const shortens = started && grace < (obj.metadata.deletionGracePeriodSeconds ?? 0);
+        if (started && !shortens && (waits || grace > 0)) return { object: obj, deleted: false };
         const next = clone(obj);
-        next.metadata.deletionTimestamp = rfc3339(new Date());
-        next.metadata.deletionGracePeriodSeconds = 0;
-        if ((next.metadata.generation ?? 0) > 0) next.metadata.generation! += 1;
-        kind.strategy.onDeletionStart?.(next);
-        if (ctx.dryRun) return { object: next, deleted: false };
-        const body = stripRV(next);
-        try {
-          const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
-          await this.cache.waitFor(revision);
-          body.metadata.resourceVersion = String(revision);
-          return { object: body, deleted: false };
-        } catch (e) {
-          if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
-          throw e;
+        next.metadata.deletionTimestamp = rfc3339(grace > 0 || !started ? deadline : new Date(started));
+        next.metadata.deletionGracePeriodSeconds = grace;
+        if (!started && (next.metadata.generation ?? 0) > 0) next.metadata.generation! += 1;
+        if (!started) kind.strategy.onDeletionStart?.(next);
+        if (!waits && grace === 0) {
+          // The grace period was cut to zero: fall through to removal below.
+        } else {
+          if (ctx.dryRun) return { object: next, deleted: false };
+          const body = stripRV(next);
+          try {
+            const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
+            await this.cache.waitFor(revision);
+            body.metadata.resourceVersion = String(revision);
+            return { object: body, deleted: false };
+          } catch (e) {
+            if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
+            throw e;
+          }
         }
       }
       if (ctx.dryRun) return { object: obj, deleted: true };
