@@ -86,3 +86,20 @@ export function stripNulls<T>(value: T): T {
   }
   return value;
 }
+
+/** Fields present in `value` whose schema marks a maturity (deprecated, beta, alpha), with their paths. */
+export function fieldsWithMaturity(schema: AnySchema, value: unknown, path = ''): { path: string; maturity: Maturity }[] {
+  if (value === undefined) return [];
+  const { schema: u, meta } = unwrap(schema);
+  const here = meta.maturity && path ? [{ path, maturity: meta.maturity }] : [];
+  if (value === null || typeof value !== 'object') return here;
+  const d = def(u);
+  if (d.type === 'object' && !Array.isArray(value)) {
+    return [
+      ...here,
+      ...Object.entries(value).flatMap(([k, v]) => (d.shape[k] ? fieldsWithMaturity(d.shape[k], v, fieldPath(path, k)) : [])),
+    ];
+  }
+  if (d.type === 'array' && Array.isArray(value)) return [...here, ...value.flatMap((v, i) => fieldsWithMaturity(d.element, v, `${path}[${i}]`))];
+  return here;
+}

@@ -1,38 +1,106 @@
-// The one client every request from the app goes through: base URL and bearer
-// token from the connection settings, Kubernetes Status errors as exceptions.
+// The one client every request from the app goes through: the base URL and
+// bearer token of the connection settings, Kubernetes paths built from the
+// kind definitions, and Kubernetes Status errors as exceptions.
+import { apiVersionOf, type KindDefinition, type KubeObject } from '../../kinds/kind.ts';
+
 export interface Connection {
   baseUrl: string;
   token?: string;
 }
 
+export interface StatusCause {
+  field?: string;
+  message?: string;
+  reason?: string;
+}
+
 export interface KubeStatus {
   kind: 'Status';
+  status?: string;
   message?: string;
   reason?: string;
   code?: number;
-  details?: { causes?: { field?: string; message?: string; reason?: string }[] };
+  details?: { name?: string; kind?: string; causes?: StatusCause[] };
 }
 
 export class KubeError extends Error {
   constructor(
     readonly code: number,
     readonly status: KubeStatus | undefined,
+    fallback?: string,
   ) {
-    super(status?.message ?? `HTTP ${code}`);
+    super(status?.message ?? fallback ?? `HTTP ${code}`);
+  }
+  get reason() {
+    return this.status?.reason;
   }
 }
 
-export function defaultConnection(): Connection {
-  return { baseUrl: window.location.origin };
+export interface KubeList<T = KubeObject> {
+  kind: string;
+  apiVersion: string;
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export const apiBase = (conn: Connection) => conn.baseUrl.replace(/\/+$/, '');
+
+/** `/apis/apps/v1/namespaces/ns/daemonsets/name/status` from a kind and its coordinates. */
+export function kindPath(kind: KindDefinition, namespace?: string, name?: string, subresource?: string): string {
+  let p = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+  if (kind.scope === 'Namespaced' && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${kind.plural}`;
+  if (name) p += `/${encodeURIComponent(name)}`;
+  if (subresource) p += `/${subresource}`;
+  return p;
+}
+
+export function authHeaders(conn: Connection): Record<string, string> {
+  return conn.token ? { Authorization: `Bearer ${conn.token}` } : {};
 }
 
 export async function kubeFetch<T>(conn: Connection, path: string, init: RequestInit = {}): Promise<T> {
   const headers = new Headers(init.headers);
-  headers.set('Accept', headers.get('Accept') ?? 'application/json');
-  if (conn.token) headers.set('Authorization', `Bearer ${conn.token}`);
-  const res = await fetch(conn.baseUrl.replace(/\/$/, '') + path, { ...init, headers });
+  if (!headers.has('Accept')) headers.set('Accept', 'application/json');
+  for (const [k, v] of Object.entries(authHeaders(conn))) headers.set(k, v);
+  let res: Response;
+  try {
+    res = await fetch(apiBase(conn) + path, { ...init, headers });
+  } catch (e) {
+    throw new KubeError(0, undefined, `cannot reach ${apiBase(conn)}: ${(e as Error).message}`);
+  }
   const text = await res.text();
-  const body = text ? JSON.parse(text) : undefined;
-  if (!res.ok) throw new KubeError(res.status, body?.kind === 'Status' ? body : undefined);
+  let body: any;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) throw new KubeError(res.status, body?.kind === 'Status' ? body : undefined, text.trim() || res.statusText);
   return body as T;
 }
+
+const json = (method: string, body: unknown, contentType = 'application/json'): RequestInit => ({
+  method,
+  headers: { 'Content-Type': contentType },
+  body: JSON.stringify(body),
+});
+
+/** Typed verbs over kubeFetch for one kind. */
+export const api = {
+  list: (conn: Connection, kind: KindDefinition, namespace?: string, query = '') =>
+    kubeFetch<KubeList>(conn, kindPath(kind, namespace) + (query ? `?${query}` : '')),
+  get: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string) =>
+    kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name)),
+  create: (conn: Connection, kind: KindDefinition, obj: KubeObject, dryRun = false) =>
+    kubeFetch<KubeObject>(conn, kindPath(kind, obj.metadata.namespace) + (dryRun ? '?dryRun=All' : ''), json('POST', { apiVersion: apiVersionOf(kind), kind: kind.kind, ...obj })),
+  replace: (conn: Connection, kind: KindDefinition, obj: KubeObject, subresource?: string, dryRun = false) =>
+    kubeFetch<KubeObject>(conn, kindPath(kind, obj.metadata.namespace, obj.metadata.name, subresource) + (dryRun ? '?dryRun=All' : ''), json('PUT', obj)),
+  mergePatch: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, patch: unknown, subresource?: string) =>
+    kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name, subresource), json('PATCH', patch, 'application/merge-patch+json')),
+  delete: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, options: Record<string, unknown> = {}) =>
+    kubeFetch<unknown>(conn, kindPath(kind, namespace, name), json('DELETE', { kind: 'DeleteOptions', apiVersion: 'v1', ...options })),
+  /** POST to an action subresource such as `eviction`. */
+  action: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, subresource: string, body: unknown) =>
+    kubeFetch<unknown>(conn, kindPath(kind, namespace, name, subresource), json('POST', body)),
+};

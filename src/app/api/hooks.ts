@@ -1,0 +1,160 @@
+// The data hooks of the app: one list query per kind and namespace kept live
+// by its shared watch, objects read from those lists, discovery, and the
+// overall connection health. Query keys are built here and nowhere else.
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { kinds } from '../../kinds/registry.ts';
+import { api, kubeFetch, type Connection, type KubeList } from './client.ts';
+import { connectionKey, useConnection } from './connection.ts';
+import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
+
+export const queryKeys = {
+  list: (conn: Connection, kind: KindDefinition, namespace?: string) => ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? ''] as const,
+  discovery: (conn: Connection) => ['discovery', connectionKey(conn)] as const,
+  version: (conn: Connection) => ['version', connectionKey(conn)] as const,
+};
+
+async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
+  const items = new Map<string, KubeObject>();
+  let resourceVersion = '';
+  let token = '';
+  // Pages of 500, as kubectl reads them, so large clusters do not answer one huge list.
+  do {
+    const q = new URLSearchParams({ limit: '500' });
+    if (token) q.set('continue', token);
+    const page: KubeList = await api.list(conn, kind, namespace, q.toString());
+    for (const o of page.items) items.set(o.metadata.uid!, o);
+    if (!token) resourceVersion = page.metadata.resourceVersion ?? '';
+    token = page.metadata.continue ?? '';
+  } while (token);
+  return { items, resourceVersion, changedAt: new Map() };
+}
+
+// ---- watches and their health --------------------------------------------
+
+const watches = new Map<string, ListWatch>();
+const healthListeners = new Set<() => void>();
+let lastListError = false;
+const notifyHealth = () => healthListeners.forEach((l) => l());
+
+function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string): ListWatch {
+  const key = queryKeys.list(conn, kind, namespace);
+  const id = JSON.stringify(key);
+  let w = watches.get(id);
+  if (!w) watches.set(id, (w = new ListWatch(qc, key, conn, kind, namespace, notifyHealth)));
+  return w;
+}
+
+/** The worst health of the watches in use: one dead watch is worth showing. */
+export function overallHealth(): WatchHealth {
+  const active = [...watches.values()].filter((w) => w.inUse);
+  if (lastListError || active.some((w) => w.health === 'offline')) return 'offline';
+  if (active.some((w) => w.health === 'reconnecting')) return 'reconnecting';
+  if (active.some((w) => w.health === 'live')) return 'live';
+  return 'connecting';
+}
+
+export function useWatchHealth(): WatchHealth {
+  return useSyncExternalStore((l) => (healthListeners.add(l), () => healthListeners.delete(l)), overallHealth);
+}
+
+/** Stops every watch (when the connection settings change). */
+export function stopAllWatches() {
+  for (const w of watches.values()) w.stop();
+  watches.clear();
+  lastListError = false;
+  notifyHealth();
+}
+
+// ---- hooks -----------------------------------------------------------------
+
+/** The live list of a kind, in one namespace or all (namespace undefined). */
+export function useList(kind: KindDefinition, namespace?: string) {
+  const conn = useConnection();
+  const qc = useQueryClient();
+  const ns = kind.scope === 'Namespaced' ? namespace : undefined;
+  const query = useQuery({
+    queryKey: queryKeys.list(conn, kind, ns),
+    queryFn: async () => {
+      try {
+        const s = await fetchList(conn, kind, ns);
+        if (lastListError) ((lastListError = false), notifyHealth());
+        return s;
+      } catch (e) {
+        if (!lastListError) ((lastListError = true), notifyHealth());
+        throw e;
+      }
+    },
+    staleTime: Infinity,
+    gcTime: 60_000,
+    refetchOnWindowFocus: false,
+    retry: 1,
+  });
+  useEffect(() => {
+    const w = watchFor(qc, conn, kind, ns);
+    w.acquire();
+    return () => w.release();
+  }, [qc, conn, kind, ns]);
+  const items = useMemo(() => (query.data ? [...query.data.items.values()] : []), [query.data]);
+  return { ...query, items, changedAt: query.data?.changedAt };
+}
+
+/**
+ * One object, read from a live list: the all-namespaces list when one is
+ * already cached, else the list of its own namespace.
+ */
+export function useObject(kind: KindDefinition, namespace: string | undefined, name: string) {
+  const conn = useConnection();
+  const qc = useQueryClient();
+  const all = kind.scope === 'Namespaced' && qc.getQueryData(queryKeys.list(conn, kind, undefined)) !== undefined;
+  const list = useList(kind, all ? undefined : namespace);
+  const object = useMemo(
+    () => list.items.find((o) => o.metadata.name === name && (kind.scope === 'Cluster' || o.metadata.namespace === namespace)),
+    [list.items, name, namespace, kind.scope],
+  );
+  return { ...list, object };
+}
+
+export interface Discovery {
+  /** `group/version/plural` of every resource the server serves. */
+  resources: Set<string>;
+}
+
+export const servedKey = (k: KindDefinition) => `${k.group}/${k.version}/${k.plural}`;
+
+/** Which of our kinds the server offers; a missing kind is shown as unavailable. */
+export function useDiscovery() {
+  const conn = useConnection();
+  return useQuery({
+    queryKey: queryKeys.discovery(conn),
+    queryFn: async (): Promise<Discovery> => {
+      const groupVersions = [...new Set(kinds.map((k) => (k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`)))];
+      const resources = new Set<string>();
+      await Promise.all(
+        groupVersions.map(async (path) => {
+          try {
+            const list = await kubeFetch<{ groupVersion: string; resources: { name: string }[] }>(conn, path);
+            const [group, version] = list.groupVersion.includes('/') ? list.groupVersion.split('/') : ['', list.groupVersion];
+            for (const r of list.resources) if (!r.name.includes('/')) resources.add(`${group}/${version}/${r.name}`);
+          } catch (e) {
+            if ((e as { code?: number }).code !== 404) throw e;
+          }
+        }),
+      );
+      return { resources };
+    },
+    staleTime: 5 * 60_000,
+    retry: 1,
+  });
+}
+
+export function useVersion() {
+  const conn = useConnection();
+  return useQuery({
+    queryKey: queryKeys.version(conn),
+    queryFn: () => kubeFetch<{ gitVersion: string; platform?: string }>(conn, '/version'),
+    staleTime: 5 * 60_000,
+    retry: 1,
+  });
+}

@@ -1,0 +1,259 @@
+// One shared watch per list query. A list (React Query) gives the starting
+// resourceVersion; the watch then applies ADDED/MODIFIED/DELETED to the cached
+// list once per animation frame, keyed by uid; it resumes from the last
+// resourceVersion (BOOKMARKs move it on), re-lists on 410 Expired, reconnects
+// with backoff, and stops a little after the last observer leaves.
+import type { QueryClient, QueryKey } from '@tanstack/react-query';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
+
+export interface ListState {
+  /** Objects by uid. A new Map each time the list changes, so React sees the change. */
+  items: Map<string, KubeObject>;
+  resourceVersion: string;
+  /** uid -> when it last changed through the watch (for the brief row highlight). */
+  changedAt: Map<string, number>;
+}
+
+export type WatchHealth = 'live' | 'connecting' | 'reconnecting' | 'offline';
+
+interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject & Partial<KubeStatus>;
+}
+
+/** Where the transport ends up: an event, or the end of the stream (with the reason). */
+interface StreamHandlers {
+  onOpen(): void;
+  onEvent(e: WatchEvent): void;
+  onClose(error?: unknown): void;
+}
+
+interface Stream {
+  close(): void;
+}
+
+const wsSupport = new Map<string, boolean>();
+
+function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stream {
+  const ac = new AbortController();
+  (async () => {
+    const res = await fetch(apiBase(conn) + url, { headers: { Accept: 'application/json', ...authHeaders(conn) }, signal: ac.signal });
+    if (!res.ok || !res.body) throw Object.assign(new Error(`watch failed: HTTP ${res.status}`), { code: res.status });
+    h.onOpen();
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim()) h.onEvent(JSON.parse(line));
+      }
+    }
+  })().then(
+    () => h.onClose(),
+    (e) => h.onClose(ac.signal.aborted ? undefined : e),
+  );
+  return { close: () => ac.abort() };
+}
+
+function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, onUnsupported: () => void): Stream {
+  const base = new URL(apiBase(conn));
+  const wsUrl = `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}${base.pathname.replace(/\/$/, '')}${url}`;
+  const protocols = conn.token ? [`base64url.bearer.authorization.k8s.io.${btoa(conn.token).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`] : [];
+  let opened = false;
+  let closed = false;
+  const ws = new WebSocket(wsUrl, protocols);
+  ws.onopen = () => {
+    opened = true;
+    wsSupport.set(apiBase(conn), true);
+    h.onOpen();
+  };
+  ws.onmessage = (m) => {
+    if (typeof m.data === 'string') h.onEvent(JSON.parse(m.data));
+  };
+  ws.onclose = () => {
+    if (closed) return;
+    closed = true;
+    if (!opened && !wsSupport.get(apiBase(conn))) onUnsupported();
+    else h.onClose();
+  };
+  return {
+    close: () => {
+      closed = true;
+      ws.close();
+    },
+  };
+}
+
+export class ListWatch {
+  private refs = 0;
+  private stream: Stream | undefined;
+  private pending: WatchEvent[] = [];
+  private flushScheduled = false;
+  private retry = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private lingerTimer: ReturnType<typeof setTimeout> | undefined;
+  private running = false;
+  health: WatchHealth = 'connecting';
+
+  constructor(
+    private readonly queryClient: QueryClient,
+    readonly key: QueryKey,
+    private readonly conn: Connection,
+    private readonly kind: KindDefinition,
+    private readonly namespace: string | undefined,
+    private readonly onHealth: () => void,
+  ) {}
+
+  /** Some view uses this list now (or did a moment ago). */
+  get inUse(): boolean {
+    return this.running;
+  }
+
+  acquire() {
+    this.refs++;
+    clearTimeout(this.lingerTimer);
+    if (!this.running) {
+      this.running = true;
+      this.connect();
+    }
+  }
+
+  release() {
+    if (--this.refs > 0) return;
+    // Linger so that moving between views that share the list does not re-list.
+    this.lingerTimer = setTimeout(() => this.stop(), 5000);
+  }
+
+  stop() {
+    this.running = false;
+    clearTimeout(this.retryTimer);
+    this.stream?.close();
+    this.stream = undefined;
+    this.setHealth('connecting');
+  }
+
+  private setHealth(h: WatchHealth) {
+    if (this.health !== h) {
+      this.health = h;
+      this.onHealth();
+    }
+  }
+
+  private state(): ListState | undefined {
+    return this.queryClient.getQueryData<ListState>(this.key);
+  }
+
+  private async connect() {
+    if (!this.running) return;
+    let state = this.state();
+    if (!state) {
+      try {
+        state = await this.queryClient.fetchQuery<ListState>({ queryKey: this.key });
+      } catch {
+        return this.scheduleReconnect(true);
+      }
+    }
+    if (!this.running) return;
+    const q = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: state.resourceVersion });
+    const url = `${kindPath(this.kind, this.namespace)}?${q}`;
+    const handlers: StreamHandlers = {
+      onOpen: () => {
+        this.retry = 0;
+        this.setHealth('live');
+      },
+      onEvent: (e) => this.receive(e),
+      onClose: (error) => {
+        this.stream = undefined;
+        if (!this.running) return;
+        this.flush();
+        this.scheduleReconnect(!!error);
+      },
+    };
+    const base = apiBase(this.conn);
+    const useWs = typeof WebSocket !== 'undefined' && wsSupport.get(base) !== false;
+    this.stream = useWs
+      ? openWebSocketStream(this.conn, url, handlers, () => {
+          wsSupport.set(base, false);
+          this.stream = openFetchStream(this.conn, url, handlers);
+        })
+      : openFetchStream(this.conn, url, handlers);
+  }
+
+  private scheduleReconnect(failed: boolean) {
+    if (!this.running) return;
+    // A stream the server ended cleanly (timeoutSeconds) resumes at once.
+    if (!failed) {
+      this.retry = 0;
+      this.connect();
+      return;
+    }
+    this.retry++;
+    this.setHealth(this.retry > 2 ? 'offline' : 'reconnecting');
+    const delay = Math.min(30_000, 500 * 2 ** Math.min(this.retry, 6)) * (0.8 + Math.random() * 0.4);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private receive(e: WatchEvent) {
+    if (e.type === 'ERROR') {
+      // 410 Expired: our resourceVersion is gone; list again and watch from there.
+      this.stream?.close();
+      this.stream = undefined;
+      this.pending = [];
+      void this.queryClient.fetchQuery({ queryKey: this.key, staleTime: 0 }).then(
+        () => this.connect(),
+        () => this.scheduleReconnect(true),
+      );
+      return;
+    }
+    this.retry = 0;
+    this.setHealth('live');
+    this.pending.push(e);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      if (typeof document !== 'undefined' && !document.hidden && typeof requestAnimationFrame !== 'undefined') requestAnimationFrame(() => this.flush());
+      else setTimeout(() => this.flush(), 50);
+    }
+  }
+
+  /** Applies every pending event in one cache update. */
+  private flush() {
+    this.flushScheduled = false;
+    if (!this.pending.length) return;
+    const events = this.pending;
+    this.pending = [];
+    const state = this.state();
+    if (!state) return;
+    let items: Map<string, KubeObject> | undefined;
+    let changedAt: Map<string, number> | undefined;
+    let resourceVersion = state.resourceVersion;
+    const now = Date.now();
+    for (const e of events) {
+      const rv = e.object?.metadata?.resourceVersion;
+      if (rv) resourceVersion = rv;
+      if (e.type === 'BOOKMARK') continue;
+      const uid = e.object.metadata.uid!;
+      items ??= new Map(state.items);
+      changedAt ??= new Map(state.changedAt);
+      if (e.type === 'DELETED') {
+        items.delete(uid);
+        changedAt.delete(uid);
+      } else {
+        items.set(uid, e.object);
+        changedAt.set(uid, now);
+      }
+    }
+    if (!items) {
+      // Only bookmarks: remember where to resume without re-rendering anyone.
+      state.resourceVersion = resourceVersion;
+      return;
+    }
+    this.queryClient.setQueryData<ListState>(this.key, { items, changedAt: changedAt!, resourceVersion });
+  }
+}

@@ -1,0 +1,148 @@
+// The list of a kind: kubectl's columns (from the kind's printer columns),
+// sorting, virtualised rows so thousands stay smooth, and a brief highlight
+// on rows a watch event just changed.
+import { memo, useMemo, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
+import { icons } from './icons.tsx';
+import { useNow } from './common.tsx';
+
+export interface Column {
+  name: string;
+  width: string;
+  cell: (o: KubeObject, now: Date) => string | number | boolean;
+  sortValue: (o: KubeObject) => string | number;
+}
+
+const ROW_HEIGHT = 37;
+
+function toColumn(c: PrinterColumn): Column {
+  if (c.name === 'Age') {
+    return { name: c.name, width: '90px', cell: c.cell, sortValue: (o) => -Date.parse(o.metadata.creationTimestamp ?? '') || 0 };
+  }
+  const numeric = c.type === 'integer' || c.type === 'number';
+  return {
+    name: c.name,
+    width: c.format === 'name' ? 'minmax(180px, 2fr)' : numeric ? 'minmax(80px, .6fr)' : 'minmax(110px, 1fr)',
+    cell: c.cell,
+    sortValue: (o) => {
+      const v = c.cell(o, new Date());
+      return typeof v === 'number' ? v : String(v);
+    },
+  };
+}
+
+/** Columns for a kind: printer columns (wide ones on request), with NAMESPACE when listing across namespaces. */
+export function columnsFor(kind: KindDefinition, wide: boolean, allNamespaces: boolean): Column[] {
+  const cols = kind.printerColumns.filter((c) => wide || c.priority === 0).map(toColumn);
+  if (kind.scope === 'Namespaced' && allNamespaces) {
+    cols.unshift({ name: 'Namespace', width: 'minmax(110px, 1fr)', cell: (o) => o.metadata.namespace ?? '', sortValue: (o) => o.metadata.namespace ?? '' });
+  }
+  return cols;
+}
+
+const BAD = /^(NotReady|Unknown|Failed|Error|CrashLoopBackOff|ImagePullBackOff|ErrImagePull|Terminating|false)/;
+const GOOD = /^(Ready|Running|Active|Succeeded|Completed|true)$/;
+function tone(col: string, v: string | number | boolean): string {
+  if (col !== 'Status' && col !== 'Attached') return '';
+  const s = String(v);
+  return BAD.test(s) ? 'bad' : GOOD.test(s) ? 'ok' : s.includes('SchedulingDisabled') ? 'warn' : '';
+}
+
+interface RowProps {
+  object: KubeObject;
+  columns: Column[];
+  template: string;
+  top: number;
+  flash: boolean;
+  now: number;
+  onOpen(o: KubeObject): void;
+}
+
+const Row = memo(function Row({ object, columns, template, top, flash, now, onOpen }: RowProps) {
+  const date = new Date(now);
+  return (
+    <div
+      className="trow"
+      style={{ gridTemplateColumns: template, transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
+      role="row"
+      data-name={object.metadata.name}
+      data-rv={object.metadata.resourceVersion}
+      tabIndex={0}
+      onClick={() => onOpen(object)}
+      onKeyDown={(e) => e.key === 'Enter' && onOpen(object)}
+    >
+      {/* Remounted per resourceVersion, so every change replays the highlight. */}
+      {flash && <span className="row-flash" key={object.metadata.resourceVersion} aria-hidden="true" />}
+      {columns.map((c, i) => {
+        const v = c.cell(object, date);
+        const t = tone(c.name, v);
+        return (
+          <div className={`cell${i === 0 || c.name === 'Name' ? ' name' : ''}`} role="cell" key={c.name}>
+            {t ? <span className={`badge ${t}`}>{String(v)}</span> : typeof v === 'boolean' ? String(v) : v === '' ? '' : String(v)}
+          </div>
+        );
+      })}
+    </div>
+  );
+});
+
+export function ResourceTable(props: {
+  items: KubeObject[];
+  columns: Column[];
+  sort: string;
+  onSort(sort: string): void;
+  changedAt?: Map<string, number>;
+  onOpen(o: KubeObject): void;
+  empty: string;
+  footer?: string;
+}) {
+  const { columns, sort } = props;
+  const now = useNow();
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const desc = sort.startsWith('-');
+  const sortCol = columns.find((c) => c.name === sort.replace(/^-/, '')) ?? columns.find((c) => c.name === 'Name') ?? columns[0];
+  const rows = useMemo(() => {
+    const keyed = props.items.map((o) => [sortCol.sortValue(o), o] as const);
+    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) || ((a[1].metadata.name ?? '') < (b[1].metadata.name ?? '') ? -1 : 1));
+    if (desc) keyed.reverse();
+    return keyed.map((k) => k[1]);
+  }, [props.items, sortCol, desc]);
+  const template = columns.map((c) => c.width).join(' ');
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const recent = now - 1600;
+
+  return (
+    <div className="table-wrap" role="table" aria-rowcount={rows.length}>
+      <div className="table-scroll" ref={scrollRef}>
+        <div className="thead" role="row" style={{ gridTemplateColumns: template }}>
+          {columns.map((c) => {
+            const active = c === sortCol;
+            return (
+              <div role="columnheader" key={c.name} aria-sort={active ? (desc ? 'descending' : 'ascending') : 'none'}>
+                <button onClick={() => props.onSort(active && !desc ? `-${c.name}` : c.name)}>
+                  {c.name}
+                  {active && (desc ? icons.sortDown : icons.sortUp)}
+                </button>
+              </div>
+            );
+          })}
+        </div>
+        {rows.length === 0 ? (
+          <div className="empty">{props.empty}</div>
+        ) : (
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((v) => {
+              const o = rows[v.index];
+              const changed = props.changedAt?.get(o.metadata.uid!) ?? 0;
+              return (
+                <Row key={o.metadata.uid} object={o} columns={columns} template={template} top={v.start} flash={changed > recent} now={now} onOpen={props.onOpen} />
+              );
+            })}
+          </div>
+        )}
+      </div>
+      {props.footer && <div className="table-foot">{props.footer}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+// A DaemonSet readably: how far its pods are against desired, its update
+// strategy, selector and template, and its status conditions.
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { formatLabelSelector, formatLabels } from '../../../lib/labels.ts';
+import { Age, Badge, Meter } from '../../components/common.tsx';
+
+interface DaemonSetStatus {
+  desiredNumberScheduled?: number;
+  currentNumberScheduled?: number;
+  numberReady?: number;
+  numberAvailable?: number;
+  numberUnavailable?: number;
+  updatedNumberScheduled?: number;
+  numberMisscheduled?: number;
+  observedGeneration?: number;
+  collisionCount?: number;
+  conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+}
+
+export function DaemonSetDetails({ object }: { object: KubeObject }) {
+  const spec = (object.spec ?? {}) as any;
+  const status = (object.status ?? {}) as DaemonSetStatus;
+  const desired = status.desiredNumberScheduled ?? 0;
+  const strategy = spec.updateStrategy ?? {};
+  const observed = (status.observedGeneration ?? 0) >= (object.metadata.generation ?? 0);
+  const counts: [string, number | undefined][] = [
+    ['Up to date', status.updatedNumberScheduled],
+    ['Ready', status.numberReady],
+    ['Available', status.numberAvailable],
+    ['Scheduled', status.currentNumberScheduled],
+  ];
+  return (
+    <>
+      <section className="panel">
+        <h2>
+          Pods on nodes{' '}
+          {!observed && <Badge tone="warn">spec change not yet observed by the controller</Badge>}
+        </h2>
+        <div className="body">
+          <div className="cards" style={{ marginBottom: 0 }}>
+            {counts.map(([label, value]) => (
+              <div className="card" key={label}>
+                <h3>{label}</h3>
+                <div className="big">
+                  {value ?? 0}
+                  <span className="muted" style={{ fontSize: 16 }}>
+                    {' '}
+                    / {desired}
+                  </span>
+                </div>
+                <Meter value={value ?? 0} max={desired} label={`${label} pods`} />
+              </div>
+            ))}
+          </div>
+          {(status.numberMisscheduled ?? 0) > 0 && <p className="alert warn">{status.numberMisscheduled} pod(s) run on nodes that should not run this daemon.</p>}
+        </div>
+      </section>
+      <div className="grid2">
+        <section className="panel">
+          <h2>Update strategy</h2>
+          <div className="body">
+            <dl className="kv">
+              <dt>Type</dt>
+              <dd>{strategy.type ?? 'RollingUpdate'}</dd>
+              {strategy.type !== 'OnDelete' && (
+                <>
+                  <dt>Max unavailable</dt>
+                  <dd>{String(strategy.rollingUpdate?.maxUnavailable ?? 1)}</dd>
+                  <dt>Max surge</dt>
+                  <dd>{String(strategy.rollingUpdate?.maxSurge ?? 0)}</dd>
+                </>
+              )}
+              <dt>Min ready seconds</dt>
+              <dd>{spec.minReadySeconds ?? 0}</dd>
+              <dt>Revision history</dt>
+              <dd>{spec.revisionHistoryLimit ?? 10}</dd>
+              <dt>Generation</dt>
+              <dd>
+                {object.metadata.generation ?? '—'} <span className="muted">(observed {status.observedGeneration ?? '—'})</span>
+              </dd>
+            </dl>
+          </div>
+        </section>
+        <section className="panel">
+          <h2>Template</h2>
+          <div className="body">
+            <dl className="kv">
+              <dt>Selector</dt>
+              <dd className="mono">{formatLabelSelector(spec.selector)}</dd>
+              <dt>Node selector</dt>
+              <dd className="mono">{formatLabels(spec.template?.spec?.nodeSelector)}</dd>
+              <dt>Containers</dt>
+              <dd>
+                {(spec.template?.spec?.containers ?? []).map((c: any) => (
+                  <div key={c.name}>
+                    <strong>{c.name}</strong> <span className="mono">{c.image}</span>
+                  </div>
+                ))}
+              </dd>
+              <dt>Tolerations</dt>
+              <dd className="mono">
+                {(spec.template?.spec?.tolerations ?? []).map((t: any) => `${t.key ?? '*'}${t.operator === 'Exists' ? '' : `=${t.value ?? ''}`}:${t.effect ?? '*'}`).join(', ') || '—'}
+              </dd>
+            </dl>
+          </div>
+        </section>
+      </div>
+      {status.conditions?.length ? (
+        <section className="panel">
+          <h2>Conditions</h2>
+          <div className="body">
+            <table className="simple">
+              <tbody>
+                {status.conditions.map((c) => (
+                  <tr key={c.type}>
+                    <td>{c.type}</td>
+                    <td>{c.status}</td>
+                    <td>{c.reason}</td>
+                    <td>{c.message}</td>
+                    <td>
+                      <Age time={c.lastTransitionTime} suffix=" ago" />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,80 @@
+// Cordon, uncordon and drain, as kubectl does them: drain cordons, then
+// evicts the node's pods through the eviction subresource, leaving
+// DaemonSet-owned pods alone (kubectl drain --ignore-daemonsets).
+import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { nodeKind } from '../../../kinds/node.ts';
+import { podKind } from '../../../kinds/pod.ts';
+import { api, type Connection } from '../../api/client.ts';
+import { useConnection } from '../../api/connection.ts';
+import { ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
+
+const cordon = (conn: Connection, name: string, unschedulable: boolean) =>
+  api.mergePatch(conn, nodeKind, undefined, name, { spec: { unschedulable: unschedulable || null } });
+
+interface DrainResult {
+  evicted: string[];
+  skipped: string[];
+}
+
+async function drain(conn: Connection, name: string): Promise<DrainResult> {
+  await cordon(conn, name, true);
+  const pods = await api.list(conn, podKind, undefined, new URLSearchParams({ fieldSelector: `spec.nodeName=${name}` }).toString());
+  const result: DrainResult = { evicted: [], skipped: [] };
+  for (const p of pods.items) {
+    const id = `${p.metadata.namespace}/${p.metadata.name}`;
+    const daemon = p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet');
+    const phase = (p.status as { phase?: string } | undefined)?.phase;
+    if (daemon || phase === 'Succeeded' || phase === 'Failed') {
+      result.skipped.push(id);
+      continue;
+    }
+    await api.action(conn, podKind, p.metadata.namespace, p.metadata.name!, 'eviction', {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: p.metadata.name, namespace: p.metadata.namespace },
+    });
+    result.evicted.push(id);
+  }
+  return result;
+}
+
+export function NodeActions({ object }: { object: KubeObject }) {
+  const conn = useConnection();
+  const name = object.metadata.name!;
+  const unschedulable = !!(object.spec as { unschedulable?: boolean } | undefined)?.unschedulable;
+  const [draining, setDraining] = useState(false);
+  const toggle = useMutation({ mutationFn: () => cordon(conn, name, !unschedulable) });
+  const drainMutation = useMutation({ mutationFn: () => drain(conn, name) });
+  return (
+    <>
+      <button className="btn" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
+        {unschedulable ? 'Uncordon' : 'Cordon'}
+      </button>
+      <button className="btn" onClick={() => (drainMutation.reset(), setDraining(true))}>
+        Drain
+      </button>
+      {toggle.error && <ErrorAlert error={toggle.error} />}
+      <ConfirmDialog
+        open={draining}
+        title={`Drain node ${name}?`}
+        confirmLabel={drainMutation.isSuccess ? 'Done' : `Drain ${name}`}
+        busy={drainMutation.isPending}
+        onConfirm={() => (drainMutation.isSuccess ? setDraining(false) : drainMutation.mutate())}
+        onCancel={() => setDraining(false)}
+      >
+        <p>
+          The node is cordoned, then every pod on it is evicted except those owned by a DaemonSet (as <code>kubectl drain --ignore-daemonsets</code>).
+        </p>
+        {drainMutation.data && (
+          <div className="alert info">
+            Evicted {drainMutation.data.evicted.length} pod(s){drainMutation.data.evicted.length ? `: ${drainMutation.data.evicted.join(', ')}` : ''}. Left{' '}
+            {drainMutation.data.skipped.length} DaemonSet or finished pod(s) in place.
+          </div>
+        )}
+        <ErrorAlert error={drainMutation.error} />
+      </ConfirmDialog>
+    </>
+  );
+}

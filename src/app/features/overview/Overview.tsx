@@ -1,0 +1,145 @@
+// The cluster at a glance: counts, nodes that are not Ready, rollouts in
+// progress, and volumes that failed to attach.
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { nodeKind } from '../../../kinds/node.ts';
+import { daemonSetKind } from '../../../kinds/daemonset.ts';
+import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
+import { volumeAttachmentKind } from '../../../kinds/volumeattachment.ts';
+import { useList } from '../../api/hooks.ts';
+import { Age, Badge, Meter } from '../../components/common.tsx';
+import { Link, withSearch } from '../../routes/router.tsx';
+
+const isReady = (n: KubeObject) => ((n.status as any)?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+
+/** Not finished by kubectl's rule: generation observed, all updated and available. */
+export function rolloutInProgress(ds: KubeObject): boolean {
+  const s = (ds.status ?? {}) as any;
+  const desired = s.desiredNumberScheduled ?? 0;
+  if ((s.observedGeneration ?? 0) < (ds.metadata.generation ?? 0)) return true;
+  return (s.updatedNumberScheduled ?? 0) < desired || (s.numberAvailable ?? 0) < desired;
+}
+
+export function Overview({ namespace }: { namespace?: string }) {
+  const nodes = useList(nodeKind);
+  const daemonSets = useList(daemonSetKind, namespace);
+  const policies = useList(networkPolicyKind, namespace);
+  const attachments = useList(volumeAttachmentKind);
+  const notReady = nodes.items.filter((n) => !isReady(n));
+  const cordoned = nodes.items.filter((n) => (n.spec as any)?.unschedulable);
+  const rolling = daemonSets.items.filter(rolloutInProgress);
+  const failing = attachments.items.filter((v) => (v.status as any)?.attachError || (v.status as any)?.detachError);
+  const cards = [
+    { title: 'Nodes', value: nodes.items.length, note: `${notReady.length} not ready · ${cordoned.length} cordoned`, to: '/nodes', bad: notReady.length > 0 },
+    { title: 'Daemon sets', value: daemonSets.items.length, note: `${rolling.length} rolling out`, to: '/daemonsets', bad: false },
+    { title: 'Network policies', value: policies.items.length, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
+    { title: 'Volume attachments', value: attachments.items.length, note: `${failing.length} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
+  ];
+  return (
+    <>
+      <div className="page-head">
+        <h1>Overview</h1>
+      </div>
+      <div className="cards">
+        {cards.map((c) => (
+          <Link key={c.title} to={withSearch(c.to)} className="card" style={{ color: 'inherit', textDecoration: 'none' }}>
+            <h3>{c.title}</h3>
+            <div className="big">{c.value}</div>
+            <div className="note" style={c.bad ? { color: 'var(--bad)' } : undefined}>
+              {c.note}
+            </div>
+          </Link>
+        ))}
+      </div>
+      <div className="grid2">
+        <section className="panel">
+          <h2>Nodes not ready {notReady.length > 0 && <Badge tone="bad">{notReady.length}</Badge>}</h2>
+          <div className="body">
+            {notReady.length === 0 ? (
+              <p className="muted">Every node is Ready.</p>
+            ) : (
+              <table className="simple">
+                <tbody>
+                  {notReady.slice(0, 20).map((n) => {
+                    const ready = ((n.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready');
+                    return (
+                      <tr key={n.metadata.uid}>
+                        <td>
+                          <Link to={withSearch(`/nodes/${n.metadata.name}`)}>{n.metadata.name}</Link>
+                        </td>
+                        <td>
+                          <Badge tone="bad">{ready ? ready.status : 'no status'}</Badge>
+                        </td>
+                        <td className="muted">{ready?.reason ?? 'no kubelet has reported'}</td>
+                        <td>{ready && <Age time={ready.lastTransitionTime} suffix=" ago" />}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            )}
+          </div>
+        </section>
+        <section className="panel">
+          <h2>Rollouts in progress {rolling.length > 0 && <Badge tone="info">{rolling.length}</Badge>}</h2>
+          <div className="body">
+            {rolling.length === 0 ? (
+              <p className="muted">No daemon set is rolling out.</p>
+            ) : (
+              <table className="simple">
+                <tbody>
+                  {rolling.map((ds) => {
+                    const s = (ds.status ?? {}) as any;
+                    return (
+                      <tr key={ds.metadata.uid}>
+                        <td>
+                          <Link to={withSearch(`/daemonsets/${ds.metadata.namespace}/${ds.metadata.name}`)}>
+                            {ds.metadata.namespace}/{ds.metadata.name}
+                          </Link>
+                        </td>
+                        <td style={{ width: '40%' }}>
+                          <Meter value={s.updatedNumberScheduled ?? 0} max={s.desiredNumberScheduled ?? 0} label="updated" />
+                        </td>
+                        <td className="muted">
+                          {s.updatedNumberScheduled ?? 0}/{s.desiredNumberScheduled ?? 0} updated, {s.numberAvailable ?? 0} available
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            )}
+          </div>
+        </section>
+      </div>
+      <section className="panel">
+        <h2>Attach and detach errors {failing.length > 0 && <Badge tone="bad">{failing.length}</Badge>}</h2>
+        <div className="body">
+          {failing.length === 0 ? (
+            <p className="muted">No volume attachment reports an error.</p>
+          ) : (
+            <table className="simple">
+              <tbody>
+                {failing.map((v) => {
+                  const s = (v.status ?? {}) as any;
+                  const err = s.attachError ?? s.detachError;
+                  return (
+                    <tr key={v.metadata.uid}>
+                      <td>
+                        <Link to={withSearch(`/volumeattachments/${v.metadata.name}`)}>{v.metadata.name}</Link>
+                      </td>
+                      <td className="mono">{(v.spec as any)?.nodeName}</td>
+                      <td>{err?.message}</td>
+                      <td>
+                        <Age time={err?.time} suffix=" ago" />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,168 @@
+// The detail page of any kind: what the kind's view renders readably, the
+// metadata, a read-only YAML tab, and deletion with a confirmation that
+// names the object.
+import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { fieldsWithMaturity } from '../../../kinds/schema.ts';
+import { api } from '../../api/client.ts';
+import { useConnection } from '../../api/connection.ts';
+import { useObject } from '../../api/hooks.ts';
+import { Age, ConfirmDialog, ErrorAlert, KeyValues, MaturityBadge, YamlView } from '../../components/common.tsx';
+import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
+import type { KindView } from './types.ts';
+
+export function DetailPage({ view, namespace, name, ownerLink }: { view: KindView; namespace?: string; name: string; ownerLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
+  const { kind } = view;
+  const { object, isPending, error } = useObject(kind, namespace, name);
+  const [tab, setTab] = useSearchParam('tab');
+  const listHref = withSearch(`/${kind.plural}`);
+
+  return (
+    <>
+      <div className="breadcrumb">
+        <Link to={listHref}>{view.label}</Link>
+        {namespace && <> / {namespace}</>} / {name}
+      </div>
+      <div className="page-head">
+        <h1>{name}</h1>
+        <span className="badge">{kind.kind}</span>
+        {object?.metadata.deletionTimestamp && <span className="badge bad">Terminating</span>}
+        <span className="spacer" style={{ flex: 1 }} />
+        {object && view.Actions && <view.Actions object={object} />}
+        {object && <DeleteButton view={view} object={object} onDeleted={() => navigate(listHref)} />}
+      </div>
+      <ErrorAlert error={error} />
+      {!object ? (
+        <div className="alert info">{isPending ? 'Loading…' : `${kind.kind} "${name}" does not exist${namespace ? ` in namespace ${namespace}` : ''}.`}</div>
+      ) : (
+        <>
+          <div className="tabs" role="tablist">
+            {['Overview', 'YAML'].map((t) => (
+              <button key={t} role="tab" aria-selected={(tab || 'Overview') === t} onClick={() => setTab(t === 'Overview' ? '' : t)}>
+                {t}
+              </button>
+            ))}
+          </div>
+          {tab === 'YAML' ? (
+            <YamlView value={object} />
+          ) : (
+            <>
+              {view.Details && <view.Details object={object} />}
+              <Maturity object={object} view={view} />
+              <Metadata object={object} ownerLink={ownerLink} />
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function Maturity({ object, view }: { object: KubeObject; view: KindView }) {
+  const marked = fieldsWithMaturity(view.kind.schema, object);
+  if (!marked.length) return null;
+  return (
+    <section className="panel">
+      <h2>Deprecated and pre-release fields in use</h2>
+      <div className="body">
+        <table className="simple">
+          <tbody>
+            {marked.map((m) => (
+              <tr key={m.path}>
+                <td className="mono">{m.path}</td>
+                <td>
+                  <MaturityBadge maturity={m.maturity} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Metadata({ object, ownerLink }: { object: KubeObject; ownerLink: (kind: string, apiVersion: string, ns: string | undefined, name: string) => string | undefined }) {
+  const m = object.metadata;
+  return (
+    <section className="panel">
+      <h2>Metadata</h2>
+      <div className="body">
+        <dl className="kv">
+          <dt>Created</dt>
+          <dd>
+            <Age time={m.creationTimestamp} suffix=" ago" /> <span className="muted">({m.creationTimestamp})</span>
+          </dd>
+          <dt>Labels</dt>
+          <dd>
+            <KeyValues map={m.labels} />
+          </dd>
+          <dt>Annotations</dt>
+          <dd>
+            <KeyValues map={m.annotations} />
+          </dd>
+          {m.ownerReferences?.length ? (
+            <>
+              <dt>Owned by</dt>
+              <dd className="row">
+                {m.ownerReferences.map((r) => {
+                  const href = ownerLink(r.kind, r.apiVersion, m.namespace, r.name);
+                  return (
+                    <span key={r.uid}>
+                      {r.kind} {href ? <Link to={href}>{r.name}</Link> : r.name}
+                      {r.controller && <span className="muted"> (controller)</span>}
+                    </span>
+                  );
+                })}
+              </dd>
+            </>
+          ) : null}
+          {m.finalizers?.length ? (
+            <>
+              <dt>Finalizers</dt>
+              <dd className="chips">
+                {m.finalizers.map((f) => (
+                  <span className="chip" key={f}>
+                    {f}
+                  </span>
+                ))}
+              </dd>
+            </>
+          ) : null}
+          <dt>UID</dt>
+          <dd className="mono">{m.uid}</dd>
+          <dt>Resource version</dt>
+          <dd className="mono">{m.resourceVersion}</dd>
+        </dl>
+      </div>
+    </section>
+  );
+}
+
+function DeleteButton({ view, object, onDeleted }: { view: KindView; object: KubeObject; onDeleted(): void }) {
+  const conn = useConnection();
+  const [open, setOpen] = useState(false);
+  const del = useMutation({
+    mutationFn: () => api.delete(conn, view.kind, object.metadata.namespace, object.metadata.name!, { propagationPolicy: 'Background' }),
+    onSuccess: () => {
+      setOpen(false);
+      onDeleted();
+    },
+  });
+  const what = `${view.kind.kind.toLowerCase()} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
+  return (
+    <>
+      <button className="btn danger" onClick={() => (del.reset(), setOpen(true))}>
+        Delete
+      </button>
+      <ConfirmDialog open={open} title={`Delete ${what}?`} confirmLabel={`Delete ${object.metadata.name}`} danger busy={del.isPending} onConfirm={() => del.mutate()} onCancel={() => setOpen(false)}>
+        <p>
+          The {view.kind.kind} <strong>{object.metadata.name}</strong> will be deleted
+          {object.metadata.finalizers?.length ? ' once its finalizers are released' : ''}. This cannot be undone.
+        </p>
+        <ErrorAlert error={del.error} />
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,91 @@
+// The list page of any kind: text and label-selector filters, wide columns,
+// sorting, all kept in the URL.
+import { useMemo, useState } from 'react';
+import { parseSelector, matchesRequirements, SelectorParseError, type Requirement } from '../../../lib/labels.ts';
+import { useList } from '../../api/hooks.ts';
+import { ErrorAlert } from '../../components/common.tsx';
+import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
+import { navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
+import { detailPath, type KindView } from './types.ts';
+
+export function ListPage({ view, namespace }: { view: KindView; namespace?: string }) {
+  const { kind } = view;
+  const [q, setQ] = useSearchParam('q');
+  const [labels, setLabels] = useSearchParam('l');
+  const [sort, setSort] = useSearchParam('sort');
+  const [wide, setWide] = useSearchParam('wide');
+  const [labelDraft, setLabelDraft] = useState(labels);
+  const list = useList(kind, namespace);
+  const allNamespaces = kind.scope === 'Namespaced' && !namespace;
+
+  const selector = useMemo((): { reqs: Requirement[]; error?: string } => {
+    try {
+      return { reqs: parseSelector(labelDraft) };
+    } catch (e) {
+      return { reqs: [], error: e instanceof SelectorParseError ? e.message : String(e) };
+    }
+  }, [labelDraft]);
+
+  const items = useMemo(() => {
+    const text = q.trim().toLowerCase();
+    const reqs = selector.error ? [] : selector.reqs;
+    return list.items.filter(
+      (o) =>
+        (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) &&
+        matchesRequirements(reqs, o.metadata.labels),
+    );
+  }, [list.items, q, selector]);
+
+  const columns = useMemo(() => columnsFor(kind, wide === '1', allNamespaces), [kind, wide, allNamespaces]);
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>{view.label}</h1>
+        <span className="sub">
+          {list.isPending ? 'loading…' : `${items.length}${items.length !== list.items.length ? ` of ${list.items.length}` : ''}`}
+          {kind.scope === 'Namespaced' && (namespace ? ` in ${namespace}` : ' in all namespaces')}
+        </span>
+      </div>
+      <div className="toolbar">
+        <input
+          className="input"
+          data-search
+          type="search"
+          placeholder="Filter by name  ( / )"
+          aria-label="Filter by name"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          style={{ width: 240 }}
+        />
+        <div className="grow">
+          <input
+            className={`input mono${selector.error ? ' invalid' : ''}`}
+            style={{ width: '100%' }}
+            placeholder="Label selector, e.g. zone in (a,b),!gpu"
+            aria-label="Label selector"
+            aria-invalid={!!selector.error}
+            value={labelDraft}
+            onChange={(e) => setLabelDraft(e.target.value)}
+            onBlur={() => !selector.error && setLabels(labelDraft)}
+            onKeyDown={(e) => e.key === 'Enter' && !selector.error && setLabels(labelDraft)}
+          />
+          {selector.error && <div className="field-error">{selector.error}</div>}
+        </div>
+        <label className="check">
+          <input type="checkbox" checked={wide === '1'} onChange={(e) => setWide(e.target.checked ? '1' : '')} /> Wide
+        </label>
+      </div>
+      <ErrorAlert error={list.error} />
+      <ResourceTable
+        items={items}
+        columns={columns}
+        sort={sort}
+        onSort={setSort}
+        changedAt={list.changedAt}
+        onOpen={(o) => navigate(withSearch(detailPath(kind, o)))}
+        empty={list.isPending ? 'Loading…' : list.items.length ? 'Nothing matches the filters.' : `No ${view.label.toLowerCase()}${namespace ? ` in ${namespace}` : ''}.`}
+      />
+    </>
+  );
+}

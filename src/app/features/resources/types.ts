@@ -1,0 +1,17 @@
+import type { ComponentType, ReactNode } from 'react';
+import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
+
+/** How the app shows one kind: the routes table maps kinds to these. */
+export interface KindView {
+  kind: KindDefinition;
+  /** Plural label for navigation and headings. */
+  label: string;
+  icon: ReactNode;
+  /** The readable rendering of spec and status on the detail page. */
+  Details?: ComponentType<{ object: KubeObject }>;
+  /** Extra buttons on the detail page (cordon, drain…). */
+  Actions?: ComponentType<{ object: KubeObject }>;
+}
+
+export const detailPath = (kind: KindDefinition, o: { metadata: { namespace?: string; name?: string } }) =>
+  kind.scope === 'Namespaced' ? `/${kind.plural}/${o.metadata.namespace}/${o.metadata.name}` : `/${kind.plural}/${o.metadata.name}`;

@@ -1,0 +1,41 @@
+// Routes: `/` overview, `/settings`, `/<plural>` lists and
+// `/<plural>[/<namespace>]/<name>` details, for every kind the app shows.
+import { Layout } from '../components/Layout.tsx';
+import { Overview } from '../features/overview/Overview.tsx';
+import { Settings } from '../features/settings/Settings.tsx';
+import { ListPage } from '../features/resources/ListPage.tsx';
+import { DetailPage } from '../features/resources/DetailPage.tsx';
+import { useLocation } from './router.tsx';
+import { ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+
+function usePage() {
+  const { pathname, search } = useLocation();
+  const namespace = search.get('ns') || undefined;
+  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts.length === 0) return { fill: false, node: <Overview namespace={namespace} /> };
+  if (parts[0] === 'settings') return { fill: false, node: <Settings /> };
+  const view = viewForPlural(parts[0]);
+  if (view) {
+    const namespaced = view.kind.scope === 'Namespaced';
+    if (parts.length === 1) return { fill: true, node: <ListPage key={view.kind.plural} view={view} namespace={namespace} /> };
+    if (namespaced && parts.length === 3) return { fill: false, node: <DetailPage view={view} namespace={parts[1]} name={parts[2]} ownerLink={ownerLink} /> };
+    if (!namespaced && parts.length === 2) return { fill: false, node: <DetailPage view={view} name={parts[1]} ownerLink={ownerLink} /> };
+  }
+  return {
+    fill: false,
+    node: (
+      <div className="alert info">
+        Nothing lives at <code>{pathname}</code>.
+      </div>
+    ),
+  };
+}
+
+export function App() {
+  const page = usePage();
+  return (
+    <Layout primary={primaryViews} supporting={supportingViews} fill={page.fill}>
+      {page.node}
+    </Layout>
+  );
+}

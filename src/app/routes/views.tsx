@@ -1,0 +1,40 @@
+// Which kinds the app shows and how: the one place that pairs a kind
+// definition with its feature components.
+import { nodeKind } from '../../kinds/node.ts';
+import { networkPolicyKind } from '../../kinds/networkpolicy.ts';
+import { daemonSetKind } from '../../kinds/daemonset.ts';
+import { volumeAttachmentKind } from '../../kinds/volumeattachment.ts';
+import { namespaceKind } from '../../kinds/namespace.ts';
+import { podKind } from '../../kinds/pod.ts';
+import { apiVersionOf } from '../../kinds/kind.ts';
+import { icons } from '../components/icons.tsx';
+import type { KindView } from '../features/resources/types.ts';
+import { detailPath } from '../features/resources/types.ts';
+import { NodeDetails } from '../features/nodes/NodeDetails.tsx';
+import { NodeActions } from '../features/nodes/NodeActions.tsx';
+import { DaemonSetDetails } from '../features/daemonsets/DaemonSetDetails.tsx';
+import { VolumeAttachmentDetails } from '../features/volumeattachments/VolumeAttachmentDetails.tsx';
+import { NetworkPolicyDetails } from '../features/networkpolicies/NetworkPolicyDetails.tsx';
+import { PodDetails } from '../features/namespaces/PodDetails.tsx';
+
+export const primaryViews: KindView[] = [
+  { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions },
+  { kind: networkPolicyKind, label: 'Network policies', icon: icons.networkpolicy, Details: NetworkPolicyDetails },
+  { kind: daemonSetKind, label: 'Daemon sets', icon: icons.daemonset, Details: DaemonSetDetails },
+  { kind: volumeAttachmentKind, label: 'Volume attachments', icon: icons.volumeattachment, Details: VolumeAttachmentDetails },
+];
+
+export const supportingViews: KindView[] = [
+  { kind: namespaceKind, label: 'Namespaces', icon: icons.namespace },
+  { kind: podKind, label: 'Pods', icon: icons.pod, Details: PodDetails },
+];
+
+export const allViews = [...primaryViews, ...supportingViews];
+
+export const viewForPlural = (plural: string) => allViews.find((v) => v.kind.plural === plural);
+
+/** The detail page of an owner reference, when the app has a view for its kind. */
+export function ownerLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined {
+  const v = allViews.find((x) => x.kind.kind === kind && apiVersionOf(x.kind) === apiVersion);
+  return v ? detailPath(v.kind, { metadata: { namespace, name } }) : undefined;
+}
