@@ -1,0 +1,83 @@
+import { expect, test } from '@playwright/test';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiRequest, kubectl, nodeManifest } from './helpers.ts';
+
+test.beforeAll(async () => {
+  for (const [name, zone] of [['e2e-a', 'east'], ['e2e-b', 'west'], ['e2e-c', 'east']]) {
+    await apiRequest('/api/v1/nodes', 'POST', nodeManifest(name, { 'topology.kubernetes.io/zone': zone, 'node-role.kubernetes.io/worker': '' }, name !== 'e2e-c'));
+  }
+});
+
+test('the node list shows the nodes with kubectl-like columns', async ({ page }) => {
+  await page.goto('/nodes');
+  await expect(page.getByRole('heading', { name: 'Nodes' })).toBeVisible();
+  for (const name of ['e2e-a', 'e2e-b', 'e2e-c']) await expect(page.locator(`[role=row][data-name="${name}"]`)).toBeVisible();
+  const row = page.locator('[role=row][data-name="e2e-c"]');
+  await expect(row).toContainText('NotReady');
+  await expect(row).toContainText('worker');
+  await expect(page.getByTestId('connection')).toHaveText(/Live/);
+});
+
+test('a label selector filters the list and lives in the URL', async ({ page }) => {
+  await page.goto('/nodes');
+  const selector = page.getByLabel('Label selector');
+  await selector.fill('topology.kubernetes.io/zone in (west)');
+  await selector.press('Enter');
+  await expect(page.locator('[role=row][data-name]')).toHaveCount(1);
+  await expect(page).toHaveURL(/l=topology/);
+  await page.reload();
+  await expect(page.locator('[role=row][data-name]')).toHaveCount(1);
+  await selector.fill('zone in (');
+  await expect(page.locator('.field-error')).toBeVisible();
+});
+
+test('a node created with kubectl appears without a reload', async ({ page }) => {
+  await page.goto('/nodes');
+  await expect(page.locator('[role=row][data-name="e2e-a"]')).toBeVisible();
+  const dir = mkdtempSync(join(tmpdir(), 'kw-e2e-'));
+  const file = join(dir, 'node.json');
+  writeFileSync(file, JSON.stringify(nodeManifest('from-kubectl')));
+  const r = await kubectl('create', '-f', file);
+  expect(r.code, r.stderr).toBe(0);
+  await expect(page.locator('[role=row][data-name="from-kubectl"]')).toBeVisible();
+});
+
+test('a node deleted in the UI is gone for kubectl', async ({ page }) => {
+  await apiRequest('/api/v1/nodes', 'POST', nodeManifest('doomed-node'));
+  await page.goto('/nodes/doomed-node');
+  await expect(page.getByRole('heading', { name: 'doomed-node' })).toBeVisible();
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('Delete node doomed-node?');
+  await dialog.getByRole('button', { name: 'Delete doomed-node' }).click();
+  await expect(page).toHaveURL(/\/nodes$/);
+  const r = await kubectl('get', 'node', 'doomed-node');
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain('NotFound');
+});
+
+test('cordon from the detail page shows SchedulingDisabled', async ({ page }) => {
+  await page.goto('/nodes/e2e-b');
+  await page.getByRole('button', { name: 'Cordon' }).click();
+  await expect(page.getByRole('button', { name: 'Uncordon' })).toBeVisible();
+  const r = await kubectl('get', 'node', 'e2e-b', '-o', 'jsonpath={.spec.unschedulable}');
+  expect(r.stdout).toBe('true');
+  await page.getByRole('button', { name: 'Uncordon' }).click();
+  await expect(page.getByRole('button', { name: 'Cordon' })).toBeVisible();
+});
+
+test('a dead API base URL shows offline, and the app recovers', async ({ page }) => {
+  await page.goto('/settings');
+  await page.getByLabel('API base URL').fill('http://127.0.0.1:9');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('link', { name: 'Nodes' }).click();
+  await expect(page.getByTestId('connection')).toHaveText(/Offline/);
+  await expect(page.getByRole('alert').first()).toContainText('cannot reach');
+  await page.goto('/settings');
+  await page.getByRole('button', { name: 'Use this server' }).click();
+  await page.getByRole('link', { name: 'Nodes' }).click();
+  await expect(page.locator('[role=row][data-name="e2e-a"]')).toBeVisible();
+  await expect(page.getByTestId('connection')).toHaveText(/Live/);
+});
