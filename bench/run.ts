@@ -1,5 +1,8 @@
 // `npm run bench`: every benchmark, each printing ratios against a baseline measured in the same run.
 import { benchServer } from './server.ts';
+import { benchUI } from './ui.ts';
 
-await benchServer();
+const only = process.argv[2];
+if (!only || only === 'server') await benchServer();
+if (!only || only === 'ui') await benchUI();
 process.exit(0);

@@ -6,7 +6,7 @@ import { startApiServer, startBareServer } from './processes.ts';
 
 const NODES = 5000;
 
-function nodeManifest(i: number) {
+export function nodeManifest(i: number) {
   const name = `node-${String(i).padStart(5, '0')}`;
   return {
     apiVersion: 'v1',

@@ -33,7 +33,9 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
 
 // ---- watches and their health --------------------------------------------
 
-const watches = new Map<string, ListWatch>();
+/** Watches by query client, then by query key: each cache has its own. */
+const watchesByClient = new WeakMap<QueryClient, Map<string, ListWatch>>();
+const watches = new Set<ListWatch>();
 const healthListeners = new Set<() => void>();
 let lastListError = false;
 const notifyHealth = () => healthListeners.forEach((l) => l());
@@ -41,14 +43,32 @@ const notifyHealth = () => healthListeners.forEach((l) => l());
 function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string): ListWatch {
   const key = queryKeys.list(conn, kind, namespace);
   const id = JSON.stringify(key);
-  let w = watches.get(id);
-  if (!w) watches.set(id, (w = new ListWatch(qc, key, conn, kind, namespace, notifyHealth)));
+  let byKey = watchesByClient.get(qc);
+  if (!byKey) watchesByClient.set(qc, (byKey = new Map()));
+  let w = byKey.get(id);
+  if (!w) {
+    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace), notifyHealth);
+    byKey.set(id, w);
+    watches.add(w);
+  }
   return w;
+}
+
+/** Lists, and tells the connection indicator whether the server answered. */
+async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
+  try {
+    const s = await fetchList(conn, kind, namespace);
+    if (lastListError) ((lastListError = false), notifyHealth());
+    return s;
+  } catch (e) {
+    if (!lastListError) ((lastListError = true), notifyHealth());
+    throw e;
+  }
 }
 
 /** The worst health of the watches in use: one dead watch is worth showing. */
 export function overallHealth(): WatchHealth {
-  const active = [...watches.values()].filter((w) => w.inUse);
+  const active = [...watches].filter((w) => w.inUse);
   if (lastListError || active.some((w) => w.health === 'offline')) return 'offline';
   if (active.some((w) => w.health === 'reconnecting')) return 'reconnecting';
   if (active.some((w) => w.health === 'live')) return 'live';
@@ -60,9 +80,10 @@ export function useWatchHealth(): WatchHealth {
 }
 
 /** Stops every watch (when the connection settings change). */
-export function stopAllWatches() {
-  for (const w of watches.values()) w.stop();
+export function stopAllWatches(qc?: QueryClient) {
+  for (const w of watches) w.stop();
   watches.clear();
+  if (qc) watchesByClient.delete(qc);
   lastListError = false;
   notifyHealth();
 }
@@ -76,16 +97,7 @@ export function useList(kind: KindDefinition, namespace?: string) {
   const ns = kind.scope === 'Namespaced' ? namespace : undefined;
   const query = useQuery({
     queryKey: queryKeys.list(conn, kind, ns),
-    queryFn: async () => {
-      try {
-        const s = await fetchList(conn, kind, ns);
-        if (lastListError) ((lastListError = false), notifyHealth());
-        return s;
-      } catch (e) {
-        if (!lastListError) ((lastListError = true), notifyHealth());
-        throw e;
-      }
-    },
+    queryFn: () => listAndReport(conn, kind, ns),
     staleTime: Infinity,
     gcTime: 60_000,
     refetchOnWindowFocus: false,

@@ -100,6 +100,8 @@ export class ListWatch {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private lingerTimer: ReturnType<typeof setTimeout> | undefined;
   private running = false;
+  /** Bumped whenever the current stream is abandoned, so its late callbacks are ignored. */
+  private generation = 0;
   health: WatchHealth = 'connecting';
 
   constructor(
@@ -108,8 +110,14 @@ export class ListWatch {
     private readonly conn: Connection,
     private readonly kind: KindDefinition,
     private readonly namespace: string | undefined,
+    /** Lists the kind afresh (the list query's own function). */
+    private readonly list: () => Promise<ListState>,
     private readonly onHealth: () => void,
   ) {}
+
+  private relist(): Promise<ListState> {
+    return this.queryClient.fetchQuery<ListState>({ queryKey: this.key, queryFn: this.list, staleTime: 0 });
+  }
 
   /** Some view uses this list now (or did a moment ago). */
   get inUse(): boolean {
@@ -131,11 +139,16 @@ export class ListWatch {
     this.lingerTimer = setTimeout(() => this.stop(), 5000);
   }
 
+  private dropStream() {
+    this.generation++;
+    this.stream?.close();
+    this.stream = undefined;
+  }
+
   stop() {
     this.running = false;
     clearTimeout(this.retryTimer);
-    this.stream?.close();
-    this.stream = undefined;
+    this.dropStream();
     this.setHealth('connecting');
   }
 
@@ -155,7 +168,7 @@ export class ListWatch {
     let state = this.state();
     if (!state) {
       try {
-        state = await this.queryClient.fetchQuery<ListState>({ queryKey: this.key });
+        state = await this.relist();
       } catch {
         return this.scheduleReconnect(true);
       }
@@ -163,15 +176,18 @@ export class ListWatch {
     if (!this.running) return;
     const q = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: state.resourceVersion });
     const url = `${kindPath(this.kind, this.namespace)}?${q}`;
+    const generation = ++this.generation;
+    const current = () => generation === this.generation && this.running;
     const handlers: StreamHandlers = {
       onOpen: () => {
+        if (!current()) return;
         this.retry = 0;
         this.setHealth('live');
       },
-      onEvent: (e) => this.receive(e),
+      onEvent: (e) => current() && this.receive(e),
       onClose: (error) => {
+        if (!current()) return;
         this.stream = undefined;
-        if (!this.running) return;
         this.flush();
         this.scheduleReconnect(!!error);
       },
@@ -181,7 +197,7 @@ export class ListWatch {
     this.stream = useWs
       ? openWebSocketStream(this.conn, url, handlers, () => {
           wsSupport.set(base, false);
-          this.stream = openFetchStream(this.conn, url, handlers);
+          if (current()) this.stream = openFetchStream(this.conn, url, handlers);
         })
       : openFetchStream(this.conn, url, handlers);
   }
@@ -203,10 +219,9 @@ export class ListWatch {
   private receive(e: WatchEvent) {
     if (e.type === 'ERROR') {
       // 410 Expired: our resourceVersion is gone; list again and watch from there.
-      this.stream?.close();
-      this.stream = undefined;
+      this.dropStream();
       this.pending = [];
-      void this.queryClient.fetchQuery({ queryKey: this.key, staleTime: 0 }).then(
+      void this.relist().then(
         () => this.connect(),
         () => this.scheduleReconnect(true),
       );

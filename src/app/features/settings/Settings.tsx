@@ -47,7 +47,7 @@ export function Settings() {
   const { errors, isSubmitting } = form.formState;
 
   const apply = (c: Connection) => {
-    stopAllWatches();
+    stopAllWatches(qc);
     qc.clear();
     setConnection(c);
     setSaved(true);
@@ -109,7 +109,7 @@ export function Settings() {
               className="btn"
               type="button"
               onClick={() => {
-                stopAllWatches();
+                stopAllWatches(qc);
                 qc.clear();
                 resetConnection();
                 form.reset({ baseUrl: window.location.origin, token: '' });

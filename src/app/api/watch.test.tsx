@@ -1,0 +1,99 @@
+// @vitest-environment jsdom
+// The data layer against the real server: a list query kept live by its
+// watch, a re-list after 410 Expired, and reconnection after the server
+// went away.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { act, render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { nodeKind } from '../../kinds/node.ts';
+import { SqliteStorage } from '../../server/storage/sqlite.ts';
+import { startTestServer, type TestServer } from '../../server/testing.ts';
+import { setConnection } from './connection.ts';
+import { stopAllWatches, useList, useWatchHealth } from './hooks.ts';
+import { join } from 'node:path';
+
+let s: TestServer;
+let port: number;
+
+const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: {} });
+
+function NodeNames() {
+  const { items } = useList(nodeKind);
+  const health = useWatchHealth();
+  return (
+    <div>
+      <p data-testid="health">{health}</p>
+      <ul>
+        {items
+          .map((n) => `${n.metadata.name}${(n.spec as any)?.unschedulable ? ' (cordoned)' : ''}`)
+          .sort()
+          .map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+      </ul>
+    </div>
+  );
+}
+
+function renderList() {
+  const qc = new QueryClient();
+  return render(
+    <QueryClientProvider client={qc}>
+      <NodeNames />
+    </QueryClientProvider>,
+  );
+}
+
+const names = () => screen.queryAllByRole('listitem').map((li) => li.textContent);
+
+beforeAll(async () => {
+  s = await startTestServer({ watchCacheSize: 5 });
+  port = Number(new URL(s.url).port);
+  setConnection({ baseUrl: s.url });
+});
+afterAll(async () => {
+  stopAllWatches();
+  await s.stop();
+});
+
+describe('useList with its watch', () => {
+  it('applies ADDED, MODIFIED and DELETED from the watch', async () => {
+    await s.api('/api/v1/nodes', { method: 'POST', body: node('first') });
+    const view = renderList();
+    await waitFor(() => expect(names()).toEqual(['first']));
+    await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+    await act(async () => {
+      await s.api('/api/v1/nodes', { method: 'POST', body: node('second') });
+      await s.api('/api/v1/nodes/first', { method: 'PATCH', body: { spec: { unschedulable: true } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    });
+    await waitFor(() => expect(names()).toEqual(['first (cordoned)', 'second']));
+    await act(async () => {
+      await s.api('/api/v1/nodes/second', { method: 'DELETE' });
+    });
+    await waitFor(() => expect(names()).toEqual(['first (cordoned)']));
+    view.unmount();
+  });
+
+  it('reconnects after the server restarts and re-lists when its resourceVersion was compacted', async () => {
+    const view = renderList();
+    await waitFor(() => expect(names()).toEqual(['first (cordoned)']));
+    await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+    await s.close();
+    await waitFor(() => expect(['reconnecting', 'offline']).toContain(screen.getByTestId('health').textContent), { timeout: 10_000 });
+    // While the server is down, history moves on and is compacted away.
+    const storage = SqliteStorage.open(join(s.dataDir, 'state.db'));
+    for (const n of ['third', 'fourth']) {
+      await storage.create(`/registry/core/nodes/${n}`, JSON.stringify({ ...node(n), metadata: { name: n, uid: `uid-${n}` } }));
+    }
+    await storage.compact(await storage.currentRevision());
+    await storage.close();
+    s = await startTestServer({ dataDir: s.dataDir, port, watchCacheSize: 5 });
+    await waitFor(() => expect(names()).toEqual(['first (cordoned)', 'fourth', 'third']), { timeout: 20_000 });
+    await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+    await act(async () => {
+      await s.api('/api/v1/nodes', { method: 'POST', body: node('fifth') });
+    });
+    await waitFor(() => expect(names()).toContain('fifth'));
+    view.unmount();
+  }, 40_000);
+});
