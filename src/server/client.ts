@@ -68,8 +68,10 @@ export class Client {
       namespace,
       name,
       (current) => {
+        // `current` is the cached object the store is about to compare against, so
+        // keeping its resourceVersion costs nothing and satisfies kinds that
+        // reject unconditional updates (VolumeAttachment).
         mutate(current);
-        delete current.metadata.resourceVersion;
         return this.decode(kind, current);
       },
       { dryRun: false, warnings: [] },

@@ -14,6 +14,9 @@ const { values } = parseArgs({
     'cors-allowed-origins': { type: 'string' },
     'no-demo': { type: 'boolean', default: false },
     'no-controllers': { type: 'boolean', default: false },
+    'sim-nodes': { type: 'string', default: '0' },
+    'simulate-nodes': { type: 'string' },
+    'heartbeat-seconds': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -27,7 +30,10 @@ if (values.help) {
   --token-file FILE             bearer tokens, kube-apiserver CSV format (default: no authentication)
   --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS
   --no-demo                     start with an empty cluster
-  --no-controllers              do not run the in-process controllers`);
+  --no-controllers              do not run the in-process controllers (nor the simulated kubelets and attacher)
+  --sim-nodes N                 register N extra simulated nodes (sim-node-00001 ...)
+  --simulate-nodes SELECTOR     simulate the kubelets of the nodes matching this label selector (default: all nodes)
+  --heartbeat-seconds S         seconds between simulated node status heartbeats (default 10)`);
   process.exit(0);
 }
 
@@ -39,6 +45,12 @@ const server = await startServer({
   tokenFile: values['token-file'],
   corsAllowedOrigins: values['cors-allowed-origins']?.split(',').filter(Boolean).map((o) => new RegExp(o)),
   controllers: !values['no-controllers'],
+  demo: !values['no-demo'],
+  simulation: {
+    nodes: values['simulate-nodes'],
+    extraNodes: Number(values['sim-nodes']),
+    heartbeatSeconds: values['heartbeat-seconds'] ? Number(values['heartbeat-seconds']) : undefined,
+  },
 });
 
 console.log(`Kubernetes API and web app: ${server.url}`);

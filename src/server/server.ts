@@ -17,6 +17,8 @@ import { tokenAuthenticator } from './auth/authn.ts';
 import { allowAll } from './auth/authz.ts';
 import { staticFiles } from './http/static.ts';
 import { startControllers } from './controllers/index.ts';
+import type { SimulationOptions } from './controllers/simulation.ts';
+import { createDemoCluster } from './controllers/demo.ts';
 import { Client } from './client.ts';
 
 export interface ServerOptions {
@@ -34,6 +36,10 @@ export interface ServerOptions {
   watchCacheSize?: number;
   /** Run the in-process controllers (namespace lifecycle, later DaemonSet and the simulators). */
   controllers?: boolean;
+  /** Scope and delays of the simulated kubelets and CSI attacher (they run with the controllers); false turns them off. */
+  simulation?: SimulationOptions | false;
+  /** Create the demo cluster when the data dir is fresh (`npm start` does unless `--no-demo`). */
+  demo?: boolean;
 }
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -79,6 +85,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace));
   const authorizer = allowAll;
   const client = new Client(stores, authorizer);
+  const fresh = cache.revision === 0;
 
   for (const name of SYSTEM_NAMESPACES) {
     if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
@@ -104,7 +111,8 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 
-  const stopControllers = startControllers({ client, stores, cache }, { enabled: opts.controllers !== false });
+  const stopControllers = startControllers({ client, stores, cache }, { enabled: opts.controllers !== false, simulation: opts.simulation });
+  if (fresh && opts.demo) await createDemoCluster(client);
   const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
   compactor.unref();
 

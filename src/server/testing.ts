@@ -13,7 +13,9 @@ export interface TestServer extends ApiServer {
 
 export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kw-server-'));
-  const server = await startServer({ port: 0, controllers: true, ...opts, dataDir });
+  // The simulated kubelets and attacher only when a test asks for them (`simulation: {…}`),
+  // so that tests of the bare API see only their own writes.
+  const server = await startServer({ port: 0, controllers: true, simulation: false, ...opts, dataDir });
   const api: TestServer['api'] = async (path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     let body: string | undefined;

@@ -5,6 +5,9 @@ import type { Client } from '../client.ts';
 import type { Store } from '../registry/store.ts';
 import type { WatchCache } from '../watch/cache.ts';
 import { startNamespaceController } from './namespace.ts';
+import { startNodeAgents } from './nodeagent.ts';
+import { startAttacher } from './attacher.ts';
+import type { SimulationOptions } from './simulation.ts';
 
 export interface ControllerContext {
   /** An admin client; call `.as(user)` for a controller's own identity. */
@@ -16,6 +19,8 @@ export interface ControllerContext {
 export interface ControllerOptions {
   /** Whether to run them at all (`--no-controllers` turns them off). */
   enabled: boolean;
+  /** Delays and scope of the simulated kubelets and CSI attacher; false leaves them out. */
+  simulation?: SimulationOptions | false;
 }
 
 export const controllerIdentity = (name: string) => ({
@@ -27,5 +32,6 @@ export const controllerIdentity = (name: string) => ({
 export function startControllers(ctx: ControllerContext, opts: ControllerOptions): () => void {
   if (!opts.enabled) return () => {};
   const stops = [startNamespaceController(ctx.client.as(controllerIdentity('namespace-controller')), ctx.stores, ctx.cache)];
+  if (opts.simulation !== false) stops.push(startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
   return () => stops.forEach((stop) => stop());
 }

@@ -1,0 +1,473 @@
+// Simulated node agents in the style of KWOK: for each simulated node a
+// kubelet that registers the node (for `--sim-nodes`), posts its status as
+// `system:node:<name>` with heartbeats spread over the interval, runs the pods
+// bound to it (Pending -> Running -> Ready, crash loops and failing readiness
+// on request), deletes terminating pods once their containers have stopped,
+// and reports the deprecated dynamic configuration. Beside them runs the part
+// of the node lifecycle controller that reacts to what they report: the
+// not-ready / unreachable NoSchedule taints and pods marked not Ready on a
+// node that is not Ready. Everything is driven by watch-cache events plus
+// timers for the simulated delays; nothing polls the store.
+import { nodeKind } from '../../kinds/node.ts';
+import { podKind } from '../../kinds/pod.ts';
+import { configMapKind } from '../../kinds/configmap.ts';
+import type { KubeObject } from '../../kinds/kind.ts';
+import { parseSelector, matchesRequirements } from '../../lib/labels.ts';
+import { parseCIDR } from '../../lib/cidr.ts';
+import { clone, deepEqual } from '../../lib/json.ts';
+import { rfc3339 } from '../../lib/duration.ts';
+import type { Client } from '../client.ts';
+import type { CacheEvent } from '../watch/cache.ts';
+import type { UserInfo } from '../auth/authn.ts';
+import { controllerIdentity, type ControllerContext } from './index.ts';
+import { Annotations, hex, isTrue, timingOf, WorkQueue, type SimulationOptions, type Timing } from './simulation.ts';
+import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
+import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
+
+export const nodeIdentity = (name: string): UserInfo => ({ name: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] });
+
+export const SIMULATED_LABEL = 'sim.k8s.io/simulated';
+export const TaintNotReady = 'node.kubernetes.io/not-ready';
+export const TaintUnreachable = 'node.kubernetes.io/unreachable';
+
+const KUBELET_VERSION = 'v1.32.0';
+const DEFAULT_CAPACITY = { cpu: '8', 'ephemeral-storage': '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '32Gi', pods: '110' };
+const DEFAULT_ALLOCATABLE = { cpu: '7910m', 'ephemeral-storage': '95Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '31Gi', pods: '110' };
+const BASE_IMAGES = ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v1.32.0', 'registry.k8s.io/coredns/coredns:v1.11.3'];
+/** The kubelet reports at most this many images (nodeStatusMaxImages). */
+const MAX_IMAGES = 50;
+
+/** Heartbeat write latencies (ms) of every agent in this process, for the bench. */
+const heartbeatLatencies: number[] = [];
+export function heartbeatStats() {
+  const sorted = [...heartbeatLatencies].sort((a, b) => a - b);
+  const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}
+export function resetHeartbeatStats() {
+  heartbeatLatencies.length = 0;
+}
+
+interface NodeState {
+  name: string;
+  /** Phase of this node's heartbeat within the interval, so 5000 nodes do not beat at once. */
+  phaseMs: number;
+  /** When the next heartbeat is due (0: the kubelet has not posted yet). */
+  nextHeartbeat: number;
+  /** A heartbeat is due and queued. */
+  beat: boolean;
+  nodeInfo?: Record<string, string>;
+  internalIP?: string;
+  /** The soak clock of the assigned dynamic config: key -> when it was recorded. */
+  assigned?: { key: string; at: number };
+  client: Client;
+}
+
+const conditionOf = (node: KubeObject, type: string) => ((node.status as any)?.conditions ?? []).find((c: any) => c.type === type);
+const podKey = (p: KubeObject) => `${p.metadata.namespace}/${p.metadata.name}`;
+
+export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions): () => void {
+  const timing: Timing = timingOf(opts);
+  const intervalMs = timing.heartbeatSeconds * 1000;
+  const selector = parseSelector(opts.nodes ?? '');
+  const { cache } = ctx;
+  const nodeStore = ctx.stores.get(nodeKind)!;
+  const podStore = ctx.stores.get(podKind)!;
+  const cmStore = ctx.stores.get(configMapKind)!;
+  const lifecycle = ctx.client.as(controllerIdentity('node-controller'));
+
+  const nodes = new Map<string, NodeState>();
+  const podsByNode = new Map<string, Set<string>>();
+  const nodeOfPod = new Map<string, string>();
+  const podIPs = new Map<string, Set<string>>(); // node -> pod IPs in use
+  const memos = new Map<string, PodMemo>(); // pod uid -> memo
+  const terminatingSince = new Map<string, number>();
+  const usedInternalIPs = new Set<string>();
+  let nextInternal = 2;
+  let stopped = false;
+
+  const getNode = (name: string) => cache.get(nodeStore.keyFor(undefined, name))?.object;
+  const simulated = (node: KubeObject | undefined) => !!node && matchesRequirements(selector, node.metadata.labels);
+  const unreachable = (node: KubeObject) => isTrue(node.metadata.annotations, Annotations.nodeUnreachable);
+  const faulted = (node: KubeObject) => unreachable(node) || isTrue(node.metadata.annotations, Annotations.nodeNotReady);
+
+  function stateOf(name: string): NodeState {
+    let st = nodes.get(name);
+    if (!st) {
+      const phaseMs = parseInt(hex(name, 8), 16) % intervalMs;
+      st = { name, phaseMs, nextHeartbeat: 0, beat: false, client: ctx.client.as(nodeIdentity(name)) };
+      nodes.set(name, st);
+    }
+    return st;
+  }
+
+  /** The next time after `t` that falls on this node's phase of the interval. */
+  const nextSlot = (st: NodeState, t: number) => t + ((((st.phaseMs - t) % intervalMs) + intervalMs) % intervalMs);
+
+  function internalIPOf(st: NodeState, node: KubeObject): string {
+    const existing = ((node.status as any)?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address;
+    if (existing) return (st.internalIP = existing);
+    if (st.internalIP) return st.internalIP;
+    // 172.18.0.0/16, as a kind cluster's node network; skip addresses other nodes report.
+    let ip: string;
+    do {
+      ip = `172.18.${(nextInternal >> 8) & 255}.${nextInternal & 255}`;
+      nextInternal++;
+    } while (usedInternalIPs.has(ip) || ip.endsWith('.0') || ip.endsWith('.255'));
+    usedInternalIPs.add(ip);
+    return (st.internalIP = ip);
+  }
+
+  /** Pod addresses: the node's podCIDR when it has one, else 10.<a>.<b>.0/24 derived from its 172.18.<a>.<b> address. */
+  function allocatePodIP(node: KubeObject, hostIP: string): string {
+    const name = node.metadata.name!;
+    const used = podIPs.get(name) ?? new Set<string>();
+    podIPs.set(name, used);
+    const cidr = parseCIDR((node.spec as any)?.podCIDR ?? '');
+    let base: number[];
+    if (cidr && cidr.family === 4) base = Array.from(cidr.ip);
+    else {
+      const [, , a, b] = hostIP.split('.').map(Number);
+      base = [10, a, b, 0];
+    }
+    for (let i = 2; i < 255; i++) {
+      const ip = `${base[0]}.${base[1]}.${base[2]}.${i}`;
+      if (!used.has(ip)) {
+        used.add(ip);
+        return ip;
+      }
+    }
+    return `${base[0]}.${base[1]}.${base[2]}.254`;
+  }
+
+  // ---- node status ---------------------------------------------------------
+
+  function imagesOn(name: string): any[] {
+    const names = new Set(BASE_IMAGES);
+    for (const key of podsByNode.get(name) ?? []) {
+      const pod = cache.get(podStore.keyFor(key.split('/')[0], key.split('/')[1]))?.object;
+      for (const c of (pod?.spec as any)?.containers ?? []) if (c.image) names.add(c.image);
+    }
+    return [...names]
+      .slice(0, MAX_IMAGES)
+      .map((n) => ({ names: [n], sizeBytes: 5_000_000 + (parseInt(hex(n, 6), 16) % 200_000_000) }));
+  }
+
+  /** The status the kubelet posts; `heartbeat` refreshes lastHeartbeatTime and the image list. */
+  function kubeletNodeStatus(node: KubeObject, st: NodeState, now: number, heartbeat: boolean): { status: any; wakeAt?: number } {
+    const name = node.metadata.name!;
+    const nowStr = rfc3339(new Date(now));
+    const s = clone((node.status as any) ?? {});
+    const labels = node.metadata.labels ?? {};
+    const hasAny = (r: any) => r && Object.keys(r).length > 0;
+    if (!hasAny(s.capacity)) {
+      s.capacity = { ...DEFAULT_CAPACITY };
+      if (!hasAny(s.allocatable)) s.allocatable = { ...DEFAULT_ALLOCATABLE };
+    }
+    if (!hasAny(s.allocatable)) s.allocatable = { ...s.capacity };
+    s.nodeInfo = { ...(st.nodeInfo ??= {
+      machineID: hex(`machine/${name}`, 32),
+      systemUUID: hex(`system/${name}`, 32).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+      bootID: hex(`boot/${name}`, 32).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+      kernelVersion: '6.1.0-28-cloud-amd64',
+      osImage: 'Debian GNU/Linux 12 (bookworm)',
+      containerRuntimeVersion: 'containerd://1.7.24',
+      kubeletVersion: KUBELET_VERSION,
+      kubeProxyVersion: KUBELET_VERSION,
+      operatingSystem: labels['kubernetes.io/os'] ?? 'linux',
+      architecture: labels['kubernetes.io/arch'] ?? 'amd64',
+    }) };
+    const ip = internalIPOf(st, node);
+    const addresses: any[] = s.addresses ?? [];
+    if (!addresses.some((a) => a.type === 'InternalIP')) addresses.unshift({ type: 'InternalIP', address: ip });
+    if (!addresses.some((a) => a.type === 'Hostname')) addresses.push({ type: 'Hostname', address: name });
+    s.addresses = addresses;
+    s.daemonEndpoints = { kubeletEndpoint: { Port: 10250 } };
+    if (heartbeat || !s.images) s.images = imagesOn(name);
+
+    const notReady = isTrue(node.metadata.annotations, Annotations.nodeNotReady);
+    const want: [string, string, string, string][] = [
+      ['MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
+      ['DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
+      ['PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
+      notReady
+        ? ['Ready', 'False', 'KubeletNotReady', `container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:simulated fault (annotation ${Annotations.nodeNotReady})`]
+        : ['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'],
+    ];
+    const old: any[] = s.conditions ?? [];
+    const others = old.filter((c) => !want.some(([t]) => t === c.type));
+    s.conditions = [
+      ...others,
+      ...want.map(([type, status, reason, message]) => {
+        const prev = old.find((c) => c.type === type);
+        return {
+          type,
+          status,
+          lastHeartbeatTime: heartbeat || !prev?.lastHeartbeatTime ? nowStr : prev.lastHeartbeatTime,
+          lastTransitionTime: prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : nowStr,
+          reason,
+          message,
+        };
+      }),
+    ];
+
+    const source = (node.spec as any)?.configSource as NodeConfigSource | undefined;
+    const decision = nodeConfigStatus(source, s.config, (ns, n) => cache.get(cmStore.keyFor(ns, n))?.object as any, {
+      now,
+      soakMs: timing.soakSeconds * 1000,
+      assignedAt: (assigned) => {
+        const key = JSON.stringify(assigned);
+        if (st.assigned?.key !== key) st.assigned = { key, at: now };
+        return st.assigned.at;
+      },
+    });
+    if (decision.config) s.config = decision.config;
+    else delete s.config;
+    return { status: s, wakeAt: decision.soakEndsAt };
+  }
+
+  async function syncNode(name: string) {
+    const node = getNode(name);
+    if (!node) {
+      nodes.delete(name);
+      return;
+    }
+    if (!simulated(node) || unreachable(node)) return; // an unreachable kubelet posts nothing
+    const st = stateOf(name);
+    const now = Date.now();
+    const due = st.beat || st.nextHeartbeat === 0;
+    const { status, wakeAt } = kubeletNodeStatus(node, st, now, false);
+    if (wakeAt !== undefined) nodeQueue.after(name, wakeAt - now);
+    if (!due && deepEqual(clone(status), node.status ?? {})) return;
+    const t0 = performance.now();
+    await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true).status), 'status');
+    if (st.beat) {
+      heartbeatLatencies.push(performance.now() - t0);
+      if (heartbeatLatencies.length > 200_000) heartbeatLatencies.splice(0, 100_000);
+    }
+    st.beat = false;
+    st.nextHeartbeat = nextSlot(st, now + intervalMs / 2);
+  }
+
+  // ---- node lifecycle controller (the part that reacts to the agents) ------
+
+  async function syncLifecycle(name: string) {
+    const node = getNode(name);
+    if (!node) return;
+    if (simulated(node) && unreachable(node) && conditionOf(node, 'Ready') && conditionOf(node, 'Ready').status !== 'Unknown') {
+      // The kubelet went silent: the lifecycle controller marks every condition Unknown.
+      const nowStr = rfc3339(new Date());
+      await lifecycle.update(nodeKind, undefined, name, (o) => {
+        for (const c of (o.status as any)?.conditions ?? []) {
+          if (c.status === 'Unknown') continue;
+          Object.assign(c, { status: 'Unknown', lastTransitionTime: nowStr, reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
+        }
+      }, 'status');
+      return;
+    }
+    const ready = conditionOf(node, 'Ready');
+    if (!ready) return; // never reported: nothing to judge yet
+    const taints: any[] = (node.spec as any)?.taints ?? [];
+    const want = ready.status === 'False' ? TaintNotReady : ready.status === 'Unknown' ? TaintUnreachable : undefined;
+    const isOurs = (t: any) => (t.key === TaintNotReady || t.key === TaintUnreachable) && t.effect === 'NoSchedule';
+    const current = taints.filter(isOurs).map((t) => t.key);
+    if (!deepEqual(current, want ? [want] : [])) {
+      await lifecycle.update(nodeKind, undefined, name, (o) => {
+        const spec = ((o.spec as any) ??= {});
+        const kept = (spec.taints ?? []).filter((t: any) => !isOurs(t));
+        if (want) kept.push({ key: want, effect: 'NoSchedule' });
+        if (kept.length) spec.taints = kept;
+        else delete spec.taints;
+      });
+    }
+    if (ready.status !== 'True') {
+      // MarkPodsNotReady: pods on a node that is not Ready are not Ready either.
+      for (const key of podsByNode.get(name) ?? []) {
+        const [ns, podName] = key.split('/');
+        const pod = cache.get(podStore.keyFor(ns, podName))?.object;
+        const cond = ((pod?.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready');
+        if (!pod || cond?.status !== 'True') continue;
+        await lifecycle
+          .update(podKind, ns, podName, (o) => {
+            const c = ((o.status as any)?.conditions ?? []).find((x: any) => x.type === 'Ready');
+            if (c && c.status === 'True') Object.assign(c, { status: 'False', lastTransitionTime: rfc3339(new Date()) });
+          }, 'status')
+          .catch(() => {});
+      }
+    }
+  }
+
+  // ---- pods ----------------------------------------------------------------
+
+  async function syncPod(key: string) {
+    const [ns, name] = key.split('/');
+    const pod = cache.get(podStore.keyFor(ns, name))?.object;
+    if (!pod) return;
+    const nodeName = (pod.spec as any)?.nodeName;
+    const node = nodeName ? getNode(nodeName) : undefined;
+    if (!node || !simulated(node)) return;
+    if (unreachable(node)) return; // a silent kubelet does nothing, not even finish deletions
+    const st = stateOf(nodeName);
+    const now = Date.now();
+    const uid = pod.metadata.uid!;
+    const client = st.client;
+    if (pod.metadata.deletionTimestamp) {
+      // Stop the containers (podStopSeconds, within the grace period), then remove the pod.
+      const since = terminatingSince.get(uid) ?? now;
+      terminatingSince.set(uid, since);
+      const deadline = Date.parse(pod.metadata.deletionTimestamp);
+      const due = Math.min(since + timing.podStopSeconds * 1000, Number.isNaN(deadline) ? now : deadline);
+      if (now < due) return podQueue.after(key, due - now);
+      await client.delete(podKind, ns, name, { gracePeriodSeconds: 0, preconditions: { uid } }).catch((e) => {
+        if (e?.code !== 404 && e?.code !== 409) throw e;
+      });
+      return;
+    }
+    const phase = (pod.status as any)?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return;
+    if (faulted(node)) return; // not Ready: the lifecycle controller marks the pods, the kubelet waits
+    let memo = memos.get(uid);
+    if (!memo) memos.set(uid, (memo = { seenAt: now, startedAt: new Map(), crashedAt: new Map() }));
+    const hostIP = internalIPOf(st, node);
+    const podCtx = {
+      now,
+      hostIP,
+      allocatePodIP: () => (memo.podIP ??= allocatePodIP(node, hostIP)),
+      startDelayMs: timing.podStartSeconds * 1000,
+      readyDelayMs: timing.podReadySeconds * 1000,
+      crashBackoffMs: timing.crashBackoffSeconds * 1000,
+    };
+    const { status, wakeAt } = kubeletPodStatus(pod, memo, podCtx);
+    if (wakeAt !== undefined) podQueue.after(key, wakeAt - now);
+    if (deepEqual(clone(status), pod.status ?? {})) return;
+    await client.update(podKind, ns, name, (o) => {
+      if (o.metadata.uid !== uid) return;
+      // Unchanged since computed: reuse it (recomputing would see the memo already advanced).
+      o.status = deepEqual(o.status ?? {}, pod.status ?? {}) ? status : kubeletPodStatus(o, memo, podCtx).status;
+    }, 'status');
+  }
+
+  // ---- wiring --------------------------------------------------------------
+
+  const nodeQueue = new WorkQueue(syncNode, 16);
+  const lifecycleQueue = new WorkQueue(syncLifecycle, 4);
+  const podQueue = new WorkQueue(syncPod, 16);
+
+  function podsOf(nodeName: string) {
+    for (const key of podsByNode.get(nodeName) ?? []) podQueue.add(key);
+  }
+
+  function onNode(type: CacheEvent['type'] | 'SYNC', node: KubeObject, previous?: KubeObject) {
+    const name = node.metadata.name!;
+    if (type === 'DELETED') {
+      nodes.delete(name);
+      return;
+    }
+    const ip = ((node.status as any)?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address;
+    if (ip) usedInternalIPs.add(ip);
+    if (!simulated(node)) return;
+    nodeQueue.add(name);
+    lifecycleQueue.add(name);
+    if (previous && (faulted(previous) !== faulted(node) || unreachable(previous) !== unreachable(node))) podsOf(name);
+    if (previous && !deepEqual(conditionOf(previous, 'Ready')?.status, conditionOf(node, 'Ready')?.status)) podsOf(name);
+  }
+
+  function onPod(type: CacheEvent['type'] | 'SYNC', pod: KubeObject) {
+    const key = podKey(pod);
+    const before = nodeOfPod.get(key);
+    const nodeName = (pod.spec as any)?.nodeName as string | undefined;
+    if (type === 'DELETED' || before !== nodeName) {
+      if (before) podsByNode.get(before)?.delete(key);
+      nodeOfPod.delete(key);
+      const ip = (pod.status as any)?.podIP;
+      if (type === 'DELETED') {
+        if (ip && before) podIPs.get(before)?.delete(ip);
+        memos.delete(pod.metadata.uid!);
+        terminatingSince.delete(pod.metadata.uid!);
+        return;
+      }
+    }
+    if (!nodeName) return;
+    nodeOfPod.set(key, nodeName);
+    let set = podsByNode.get(nodeName);
+    if (!set) podsByNode.set(nodeName, (set = new Set()));
+    set.add(key);
+    const ip = (pod.status as any)?.podIP;
+    if (ip) {
+      let used = podIPs.get(nodeName);
+      if (!used) podIPs.set(nodeName, (used = new Set()));
+      used.add(ip);
+    }
+    podQueue.add(key);
+  }
+
+  function onConfigMap(cm: KubeObject) {
+    for (const st of nodes.values()) {
+      const ref = (getNode(st.name)?.spec as any)?.configSource?.configMap;
+      if (ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name) nodeQueue.add(st.name);
+    }
+  }
+
+  const unwatches: (() => void)[] = [];
+  const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
+    void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
+  const from = cache.revision;
+  for (const c of cache.list(nodeStore.resourcePrefix)) onNode('SYNC', c.object);
+  for (const c of cache.list(podStore.resourcePrefix)) onPod('SYNC', c.object);
+  watch(nodeStore.resourcePrefix, (e) => onNode(e.type, e.object.object, e.previous));
+  watch(podStore.resourcePrefix, (e) => onPod(e.type, e.object.object));
+  watch(cmStore.resourcePrefix, (e) => onConfigMap(e.object.object));
+
+  // Heartbeats: one ticker checks which nodes are due; each node beats on its own phase of the interval.
+  const tickMs = Math.max(20, Math.min(250, intervalMs / 40));
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    for (const st of nodes.values()) {
+      if (!st.beat && st.nextHeartbeat > 0 && now >= st.nextHeartbeat) {
+        st.beat = true;
+        nodeQueue.add(st.name);
+      }
+    }
+  }, tickMs);
+  ticker.unref();
+
+  if (opts.extraNodes) void registerNodes(ctx, opts.extraNodes, () => stopped);
+
+  return () => {
+    stopped = true;
+    clearInterval(ticker);
+    nodeQueue.stop();
+    lifecycleQueue.stop();
+    podQueue.stop();
+    unwatches.forEach((u) => u());
+  };
+}
+
+export const simNodeName = (i: number) => `sim-node-${String(i).padStart(5, '0')}`;
+
+/** The kubelets of `--sim-nodes N` register their Node objects, as a kubelet does at start. */
+async function registerNodes(ctx: ControllerContext, count: number, stopped: () => boolean) {
+  const store = ctx.stores.get(nodeKind)!;
+  const zones = ['zone-a', 'zone-b', 'zone-c'];
+  for (let i = 1; i <= count && !stopped(); i++) {
+    const name = simNodeName(i);
+    if (ctx.cache.get(store.keyFor(undefined, name))) continue;
+    await ctx.client
+      .as(nodeIdentity(name))
+      .create(nodeKind, {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name,
+          labels: {
+            'kubernetes.io/hostname': name,
+            'kubernetes.io/os': 'linux',
+            'kubernetes.io/arch': 'amd64',
+            'topology.kubernetes.io/zone': zones[i % zones.length],
+            [SIMULATED_LABEL]: 'true',
+          },
+        },
+      })
+      .catch(() => {});
+  }
+}
