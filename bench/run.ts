@@ -1,8 +1,10 @@
 // `npm run bench`: every benchmark, each printing ratios against a baseline measured in the same run.
 import { benchServer } from './server.ts';
+import { benchCluster } from './cluster.ts';
 import { benchUI } from './ui.ts';
 
 const only = process.argv[2];
 if (!only || only === 'server') await benchServer();
+if (!only || only === 'cluster') await benchCluster();
 if (!only || only === 'ui') await benchUI();
 process.exit(0);

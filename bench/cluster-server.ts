@@ -1,0 +1,28 @@
+// The API server process of the cluster bench: N simulated nodes, nothing else.
+// Answers `stats` on stdin with a `STATS {…}` line: heartbeat write latencies
+// as the agents measured them in-process, and how many nodes report Ready.
+import { createInterface } from 'node:readline';
+import { startServer } from '../src/server/server.ts';
+import { heartbeatStats, resetHeartbeatStats } from '../src/server/controllers/nodeagent.ts';
+
+const [dataDir, nodes, heartbeatSeconds] = process.argv.slice(2);
+const server = await startServer({
+  port: 0,
+  dataDir,
+  demo: false,
+  simulation: { extraNodes: Number(nodes), heartbeatSeconds: Number(heartbeatSeconds) },
+});
+console.log(`cluster: ${server.url}`);
+
+const nodePrefix = '/registry/core/nodes/';
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'reset') resetHeartbeatStats();
+  if (line === 'stats') {
+    let ready = 0;
+    for (const c of server.cache.list(nodePrefix)) {
+      if (((c.object.status as any)?.conditions ?? []).some((x: any) => x.type === 'Ready' && x.status === 'True')) ready++;
+    }
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats() })}`);
+  }
+});
+process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
