@@ -25,7 +25,7 @@ export async function benchUI() {
   const gz = gzipSync(readFileSync(`dist/${entry}`)).length;
   console.log(`Initial JavaScript (${entry}): ${(gz / 1024).toFixed(0)} KB gzipped (aim: under 300 KB, Monaco excluded)`);
 
-  const api = await startApiServer(['--static-dir', 'dist']);
+  const api = await startApiServer(['--static-dir', 'dist', '--no-controllers']);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

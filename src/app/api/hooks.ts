@@ -16,18 +16,18 @@ export const queryKeys = {
 };
 
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
+  // resourceVersion=0 lets kube-apiserver answer from its watch cache without
+  // paging, as client-go's reflectors list; the watch then continues from the
+  // revision the list was read at. A server that pages anyway is followed.
   const items = new Map<string, KubeObject>();
-  let resourceVersion = '';
-  let token = '';
-  // Pages of 500, as kubectl reads them, so large clusters do not answer one huge list.
-  do {
-    const q = new URLSearchParams({ limit: '500' });
-    if (token) q.set('continue', token);
-    const page: KubeList = await api.list(conn, kind, namespace, q.toString());
+  let page: KubeList = await api.list(conn, kind, namespace, 'resourceVersion=0');
+  const resourceVersion = page.metadata.resourceVersion ?? '';
+  for (;;) {
     for (const o of page.items) items.set(o.metadata.uid!, o);
-    if (!token) resourceVersion = page.metadata.resourceVersion ?? '';
-    token = page.metadata.continue ?? '';
-  } while (token);
+    const token = page.metadata.continue;
+    if (!token) break;
+    page = await api.list(conn, kind, namespace, new URLSearchParams({ continue: token }).toString());
+  }
   return { items, resourceVersion, changedAt: new Map() };
 }
 
