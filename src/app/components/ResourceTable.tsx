@@ -9,7 +9,9 @@ import { useNow } from './common.tsx';
 
 export interface Column {
   name: string;
-  width: string;
+  /** Narrowest width in pixels, and share of the spare width. */
+  min: number;
+  grow: number;
   cell: (o: KubeObject, now: Date) => string | number | boolean;
   sortValue: (o: KubeObject) => string | number;
 }
@@ -18,12 +20,14 @@ const ROW_HEIGHT = 37;
 
 function toColumn(c: PrinterColumn): Column {
   if (c.name === 'Age') {
-    return { name: c.name, width: '90px', cell: c.cell, sortValue: (o) => -Date.parse(o.metadata.creationTimestamp ?? '') || 0 };
+    return { name: c.name, min: 80, grow: 0.4, cell: c.cell, sortValue: (o) => -Date.parse(o.metadata.creationTimestamp ?? '') || 0 };
   }
   const numeric = c.type === 'integer' || c.type === 'number';
+  const [min, grow] = c.format === 'name' ? [200, 2] : numeric ? [90, 0.6] : c.name === 'Status' ? [230, 1] : c.priority === 1 ? [160, 1.2] : [120, 1];
   return {
     name: c.name,
-    width: c.format === 'name' ? 'minmax(180px, 2fr)' : numeric ? 'minmax(80px, .6fr)' : 'minmax(110px, 1fr)',
+    min,
+    grow,
     cell: c.cell,
     sortValue: (o) => {
       const v = c.cell(o, new Date());
@@ -36,7 +40,7 @@ function toColumn(c: PrinterColumn): Column {
 export function columnsFor(kind: KindDefinition, wide: boolean, allNamespaces: boolean): Column[] {
   const cols = kind.printerColumns.filter((c) => wide || c.priority === 0).map(toColumn);
   if (kind.scope === 'Namespaced' && allNamespaces) {
-    cols.unshift({ name: 'Namespace', width: 'minmax(110px, 1fr)', cell: (o) => o.metadata.namespace ?? '', sortValue: (o) => o.metadata.namespace ?? '' });
+    cols.unshift({ name: 'Namespace', min: 130, grow: 1, cell: (o) => o.metadata.namespace ?? '', sortValue: (o) => o.metadata.namespace ?? '' });
   }
   return cols;
 }
@@ -108,14 +112,15 @@ export function ResourceTable(props: {
     if (desc) keyed.reverse();
     return keyed.map((k) => k[1]);
   }, [props.items, sortCol, desc]);
-  const template = columns.map((c) => c.width).join(' ');
+  const template = columns.map((c) => `minmax(${c.min}px, ${c.grow}fr)`).join(' ');
+  const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const recent = now - 1600;
 
   return (
     <div className="table-wrap" role="table" aria-rowcount={rows.length}>
       <div className="table-scroll" ref={scrollRef}>
-        <div className="thead" role="row" style={{ gridTemplateColumns: template }}>
+        <div className="thead" role="row" style={{ gridTemplateColumns: template, minWidth }}>
           {columns.map((c) => {
             const active = c === sortCol;
             return (
@@ -131,7 +136,7 @@ export function ResourceTable(props: {
         {rows.length === 0 ? (
           <div className="empty">{props.empty}</div>
         ) : (
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative', minWidth }}>
             {virtualizer.getVirtualItems().map((v) => {
               const o = rows[v.index];
               const changed = props.changedAt?.get(o.metadata.uid!) ?? 0;

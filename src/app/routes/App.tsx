@@ -6,15 +6,27 @@ import { Settings } from '../features/settings/Settings.tsx';
 import { ListPage } from '../features/resources/ListPage.tsx';
 import { DetailPage } from '../features/resources/DetailPage.tsx';
 import { useLocation } from './router.tsx';
+import { servedKey, useDiscovery } from '../api/hooks.ts';
 import { ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
 
 function usePage() {
   const { pathname, search } = useLocation();
   const namespace = search.get('ns') || undefined;
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const served = useDiscovery().data?.resources;
   if (parts.length === 0) return { fill: false, node: <Overview namespace={namespace} /> };
   if (parts[0] === 'settings') return { fill: false, node: <Settings /> };
   const view = viewForPlural(parts[0]);
+  if (view && served && !served.has(servedKey(view.kind))) {
+    return {
+      fill: false,
+      node: (
+        <div className="alert warn">
+          This server does not serve {view.label.toLowerCase()} ({view.kind.group ? `${view.kind.group}/${view.kind.version}` : view.kind.version} {view.kind.plural}).
+        </div>
+      ),
+    };
+  }
   if (view) {
     const namespaced = view.kind.scope === 'Namespaced';
     if (parts.length === 1) return { fill: true, node: <ListPage key={view.kind.plural} view={view} namespace={namespace} /> };

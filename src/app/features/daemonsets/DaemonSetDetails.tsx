@@ -17,6 +17,9 @@ interface DaemonSetStatus {
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
 }
 
+const describeToleration = (t: { key?: string; operator?: string; value?: string; effect?: string }) =>
+  !t.key && t.operator === 'Exists' ? `every taint${t.effect ? ` with effect ${t.effect}` : ''}` : `${t.key}${t.operator === 'Exists' ? '' : `=${t.value ?? ''}`}:${t.effect ?? 'any effect'}`;
+
 export function DaemonSetDetails({ object }: { object: KubeObject }) {
   const spec = (object.spec ?? {}) as any;
   const status = (object.status ?? {}) as DaemonSetStatus;
@@ -99,7 +102,7 @@ export function DaemonSetDetails({ object }: { object: KubeObject }) {
               </dd>
               <dt>Tolerations</dt>
               <dd className="mono">
-                {(spec.template?.spec?.tolerations ?? []).map((t: any) => `${t.key ?? '*'}${t.operator === 'Exists' ? '' : `=${t.value ?? ''}`}:${t.effect ?? '*'}`).join(', ') || '—'}
+                {(spec.template?.spec?.tolerations ?? []).map(describeToleration).join(', ') || '—'}
               </dd>
             </dl>
           </div>

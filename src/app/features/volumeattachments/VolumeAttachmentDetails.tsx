@@ -15,12 +15,8 @@ function ErrorPanel({ title, error }: { title: string; error?: VolumeError }) {
     <div className="alert bad" role="alert">
       <strong>{title}:</strong> {error.message}
       <div className="muted" style={{ marginTop: 4 }}>
-        {error.time && (
-          <>
-            <Age time={error.time} suffix=" ago" />
-            {' · '}
-          </>
-        )}
+        {error.time && <Age time={error.time} suffix=" ago" />}
+        {error.time && error.errorCode !== undefined && ' · '}
         {error.errorCode !== undefined && <>gRPC code {error.errorCode}</>}
       </div>
     </div>
