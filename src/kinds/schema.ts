@@ -103,3 +103,20 @@ export function fieldsWithMaturity(schema: AnySchema, value: unknown, path = '')
   if (d.type === 'array' && Array.isArray(value)) return [...here, ...value.flatMap((v, i) => fieldsWithMaturity(d.element, v, `${path}[${i}]`))];
   return here;
 }
+
+/** The schema of an array's items, a record's values, or an object's property (after unwrapping). */
+export function childSchema(schema: AnySchema, key: string | number): AnySchema | undefined {
+  const u = unwrap(schema).schema;
+  const d = def(u);
+  if (d.type === 'object') return d.shape[key] as AnySchema | undefined;
+  if (d.type === 'array') return d.element as AnySchema;
+  if (d.type === 'record') return d.valueType as AnySchema;
+  return undefined;
+}
+
+/** The member types of a union (after unwrapping), else undefined. */
+export function unionOptions(schema: AnySchema): string[] | undefined {
+  const u = unwrap(schema).schema;
+  const d = def(u);
+  return d.type === 'union' ? (d.options as AnySchema[]).map(schemaType) : undefined;
+}
