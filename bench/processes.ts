@@ -27,7 +27,8 @@ function waitForUrl(child: ChildProcess, pattern: RegExp): Promise<string> {
 /** Our API server on a fresh data dir, without the web app and controllers. */
 export async function startApiServer(extra: string[] = []): Promise<Proc> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-'));
-  const child = spawn('npx', ['tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
+  // node itself (not npx) so that stopping the child stops the server.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await waitForUrl(child, /web app: (http:\/\/\S+)/);
