@@ -18,7 +18,9 @@ export function nodeManifest(name: string, labels: Record<string, string> = {}, 
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, labels },
+    // The simulated kubelet owns node status on the e2e server, so a node meant
+    // to stay NotReady carries the simulator's fault annotation too.
+    metadata: { name, labels, annotations: ready ? {} : { 'sim.k8s.io/not-ready': 'true' } },
     spec: {},
     status: {
       capacity: { cpu: '4', memory: '16Gi', pods: '110' },
