@@ -104,9 +104,15 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     version: VERSION,
     fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
     corsHeaders: origins.length ? (req) => corsFor(req, origins) : undefined,
-    onClose: (fn) => closers.add(fn),
+    onClose: (fn) => {
+      closers.add(fn);
+      return () => closers.delete(fn);
+    },
+    webSocketOrigins: origins,
   });
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void handler(req, res));
+  // Watches over WebSocket (and any other request that asks to upgrade) go through the same pipeline.
+  server.on('upgrade', (req, socket, head) => void handler.upgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

@@ -35,6 +35,16 @@ interface Stream {
 
 const wsSupport = new Map<string, boolean>();
 
+/** Any protocol name serves for a watch; this one only says what the socket carries. */
+const WATCH_PROTOCOL = 'watch.json.k8s.io';
+
+/** Unpadded base64url of the UTF-8 bytes, as the apiserver decodes the token protocol. */
+function base64url(text: string): string {
+  let bin = '';
+  for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
 function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stream {
   const ac = new AbortController();
   (async () => {
@@ -65,7 +75,10 @@ function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stre
 function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, onUnsupported: () => void): Stream {
   const base = new URL(apiBase(conn));
   const wsUrl = `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}${base.pathname.replace(/\/$/, '')}${url}`;
-  const protocols = conn.token ? [`base64url.bearer.authorization.k8s.io.${btoa(conn.token).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`] : [];
+  // The token rides in a subprotocol (browsers cannot set Authorization on a WebSocket). The
+  // apiserver never echoes that one back and refuses it alone ("missing additional subprotocol"),
+  // so a second, plain protocol is offered for it to choose; watch events are JSON text either way.
+  const protocols = conn.token ? [WATCH_PROTOCOL, `base64url.bearer.authorization.k8s.io.${base64url(conn.token)}`] : [];
   let opened = false;
   let closed = false;
   const ws = new WebSocket(wsUrl, protocols);

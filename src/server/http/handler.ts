@@ -3,6 +3,7 @@
 // validate, store: in the registry) -> respond. Every failure is a Status.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { parse as parseYAML } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
@@ -16,12 +17,14 @@ import { jsonOf, type CachedObject } from '../watch/cache.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { decodeObject, parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery } from '../registry/options.ts';
-import { parseIncludeObject, partialObjectMetadata, tableRow, columnDefinitions, toTable } from '../table.ts';
+import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
 import { ApiError, errors, successStatus } from './status.ts';
 import { resolveRequest, type RequestInfo } from './request.ts';
+import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
+import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const BODY_TYPES = ['application/json', 'application/yaml'];
@@ -39,8 +42,16 @@ export interface HandlerContext {
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Extra response headers on every answer (CORS). */
   corsHeaders?: (req: IncomingMessage) => Record<string, string> | undefined;
-  /** Tells watchers to end (server shutdown). */
-  onClose: (fn: () => void) => void;
+  /** Tells watchers to end (server shutdown); returns the function that forgets `fn`. */
+  onClose: (fn: () => void) => () => void;
+  /** Origins besides the server's own whose pages may open WebSocket watches. */
+  webSocketOrigins?: readonly RegExp[];
+}
+
+/** The socket of a request that asked to switch to WebSocket (node:http's `upgrade` event). */
+interface Upgrade {
+  socket: Duplex;
+  head: Buffer;
 }
 
 /** Go's plain-text answer for a path no route serves; clients build their own message from it. */
@@ -90,8 +101,22 @@ function parseBody(kind: KindDefinition, req: IncomingMessage, buf: Buffer): unk
 
 export function createHandler(ctx: HandlerContext) {
   const gvs = discovery.groupVersions(ctx.kinds);
+  const sockets = new WatchSockets();
 
-  return async function handle(req: IncomingMessage, res: ServerResponse) {
+  /**
+   * node:http hands every request carrying `Upgrade` to its `upgrade` event
+   * with the raw socket. Such requests go through the same pipeline: a watch
+   * then switches to WebSocket; anything else, and every error before the
+   * switch, is answered as plain HTTP on that socket.
+   */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+    socket.on('error', () => socket.destroy());
+    return handle(req, refusalResponse(req, socket), { socket, head });
+  }
+
+  return Object.assign(handle, { upgrade });
+
+  async function handle(req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade) {
     const url = new URL(req.url ?? '/', 'http://local');
     const query = url.searchParams;
     const path = url.pathname.replace(/\/+$/, '') || '/';
@@ -114,6 +139,12 @@ export function createHandler(ctx: HandlerContext) {
         return;
       }
       // authenticate
+      if (upgrade && isWebSocketRequest(req)) {
+        // Browsers cannot set Authorization on a WebSocket; the token may come as a subprotocol.
+        const { token, error } = bearerTokenFromProtocols(req);
+        if (error) throw errors.unauthorized();
+        if (token && !req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
+      }
       const user = ctx.authenticator.authenticate(req);
       if (!user) throw errors.unauthorized();
 
@@ -144,11 +175,12 @@ export function createHandler(ctx: HandlerContext) {
       }
 
       const rep = negotiate(req);
+      if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
       await serveResource(verb, kind, store, info, req, res, query, rep, pretty);
     } catch (e) {
       writeError(res, e, pretty);
     }
-  };
+  }
 
   function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
     if (e instanceof NoRoute) return notFoundText(res);
@@ -244,8 +276,6 @@ export function createHandler(ctx: HandlerContext) {
         }
         return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });
       }
-      case 'watch':
-        return serveWatch(kind, store, info, req, res, query, rep);
       case 'create': {
         const write = writeContext(query, 'CreateOptions', warnings);
         const body = parseBody(kind, req, await readBody(req));
@@ -332,65 +362,26 @@ export function createHandler(ctx: HandlerContext) {
     };
   }
 
-  async function serveWatch(kind: KindDefinition, store: Store, info: RequestInfo, req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rep: Representation) {
-    const q = parseListQuery(kind, query);
-    if (info.name) q.fieldSelector = [...q.fieldSelector, { field: 'metadata.name', operator: '=', value: info.name }];
-    const include = rep.type === 'table' ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
-    let first = true;
-    const now = () => new Date();
-    const encode = (type: string, o: KubeObject | string): string => {
-      if (rep.type === 'table' && typeof o !== 'string' && o.kind !== 'Status') {
-        const table = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion }, columnDefinitions: first ? columnDefinitions(kind) : null, rows: [tableRow(kind, o, include, now())] };
-        first = false;
-        return JSON.stringify({ type, object: table });
+  async function serveWatch(kind: KindDefinition, store: Store, info: RequestInfo, req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rep: Representation, upgrade?: Upgrade) {
+    // Option errors are HTTP errors; once the stream is open, errors are ERROR events.
+    const prepared = prepareWatch(kind, store, info, query, rep);
+    let transport: WatchTransport;
+    if (upgrade && isWebSocketRequest(req)) {
+      if (!originAllowed(req, ctx.webSocketOrigins ?? [])) {
+        throw new ApiError(403, 'Forbidden', `origin ${req.headers.origin} is not allowed to open a WebSocket`);
       }
-      return `{"type":"${type}","object":${typeof o === 'string' ? o : JSON.stringify(o)}}`;
-    };
-    let open = true;
-    let stop = () => {};
-    const timers: NodeJS.Timeout[] = [];
-    const end = () => {
-      if (!open) return;
-      open = false;
-      stop();
-      for (const t of timers) clearTimeout(t);
-      res.end();
-    };
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
-    res.flushHeaders();
-    const write = (line: string) => open && res.write(line + '\n');
-    let lastRevision = 0;
-    const bookmarkObject = (rv: number, initialEnd: boolean) => {
-      const meta: Record<string, unknown> = { resourceVersion: String(rv) };
-      if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
-      return JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta });
-    };
-    req.on('close', end);
-    ctx.onClose(end);
-    stop = await store.watch(info.namespace, q, {
-      event: (type, c) => {
-        lastRevision = Math.max(lastRevision, c.revision);
-        write(rep.type === 'table' ? encode(type, c.object) : encode(type, jsonOf(c)));
-      },
-      bookmark: (rv, initialEnd) => {
-        lastRevision = Math.max(lastRevision, rv);
-        write(`{"type":"BOOKMARK","object":${bookmarkObject(rv, initialEnd)}}`);
-      },
-      error: (err) => {
-        write(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`);
-        end();
-      },
-    });
-    if (!open) stop();
-    const timeout = q.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
-    timers.push(setTimeout(end, timeout * 1000));
-    if (q.allowWatchBookmarks) {
-      const interval = setInterval(() => {
-        const rv = Math.max(lastRevision, store.currentRevision());
-        write(`{"type":"BOOKMARK","object":${bookmarkObject(rv, false)}}`);
-      }, 60_000);
-      timers.push(interval);
+      res.detachSocket(upgrade.socket as never);
+      transport = await sockets.accept(req, upgrade.socket, upgrade.head);
+    } else {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+      res.flushHeaders();
+      transport = {
+        send: (event) => res.write(event + '\n'),
+        end: () => res.end(),
+        onGone: (fn) => res.on('close', fn),
+      };
     }
+    await runWatch(prepared, transport, ctx.onClose);
   }
 }
 

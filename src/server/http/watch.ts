@@ -1,0 +1,123 @@
+// Serving a watch. kube-apiserver offers two transports for the same stream
+// (AS/pkg/endpoints/handlers/watch.go: HandleHTTP and HandleWS): a chunked
+// response of newline-delimited JSON events, and a WebSocket carrying one
+// event per message. Both share the event encoder here and the same timeout
+// and bookmark policy; only the transport differs.
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { apiVersionOf } from '../../kinds/kind.ts';
+import { jsonOf, type CachedObject } from '../watch/cache.ts';
+import type { Store } from '../registry/store.ts';
+import { parseListQuery, type ListQuery } from '../registry/options.ts';
+import { columnDefinitions, parseIncludeObject, tableRow } from '../table.ts';
+import type { Representation } from './negotiate.ts';
+import type { ApiError } from './status.ts';
+import type { RequestInfo } from './request.ts';
+
+/** Where encoded events go: a chunked HTTP response or a WebSocket. */
+export interface WatchTransport {
+  /** One encoded event: a JSON document, without framing. */
+  send(event: string): void;
+  /** Ends the stream cleanly (timeout, ERROR event sent, server shutdown). */
+  end(): void;
+  /** Calls `fn` when the client goes away first. */
+  onGone(fn: () => void): void;
+}
+
+/** A watch whose options are parsed and valid: what remains cannot fail as an HTTP error. */
+export interface PreparedWatch {
+  kind: KindDefinition;
+  store: Store;
+  namespace?: string;
+  q: ListQuery;
+  encoder: WatchEncoder;
+}
+
+/**
+ * Parses the watch's options. It throws for bad ones, so callers do this
+ * before starting the response (or upgrading the connection): list-option
+ * errors are plain HTTP errors, not ERROR events.
+ */
+export function prepareWatch(kind: KindDefinition, store: Store, info: RequestInfo, query: URLSearchParams, rep: Representation): PreparedWatch {
+  const q = parseListQuery(kind, query);
+  if (info.name) q.fieldSelector = [...q.fieldSelector, { field: 'metadata.name', operator: '=', value: info.name }];
+  return { kind, store, namespace: info.namespace, q, encoder: watchEncoder(kind, rep, query) };
+}
+
+export interface WatchEncoder {
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', c: CachedObject): string;
+  bookmark(resourceVersion: number, initialEventsEnd: boolean): string;
+  error(err: ApiError): string;
+}
+
+/** Encodes watch events as JSON (objects from the cache's serialised JSON) or as Table rows. */
+export function watchEncoder(kind: KindDefinition, rep: Representation, query: URLSearchParams): WatchEncoder {
+  const table = rep.type === 'table';
+  const include = table ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
+  // Column definitions travel once, with the first row, as upstream's Table watch does.
+  let first = true;
+  const tableEvent = (type: string, o: KubeObject) => {
+    const t = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion }, columnDefinitions: first ? columnDefinitions(kind) : null, rows: [tableRow(kind, o, include, new Date())] };
+    first = false;
+    return JSON.stringify({ type, object: t });
+  };
+  return {
+    event: (type, c) => (table ? tableEvent(type, c.object) : `{"type":"${type}","object":${jsonOf(c)}}`),
+    bookmark(rv, initialEnd) {
+      const meta: Record<string, unknown> = { resourceVersion: String(rv) };
+      if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
+      return `{"type":"BOOKMARK","object":${JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta })}}`;
+    },
+    error: (err) => `{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`,
+  };
+}
+
+/** How often a watch that allows bookmarks gets one even when nothing changes. */
+const BOOKMARK_INTERVAL_MS = 60_000;
+
+/**
+ * Runs a prepared watch over a transport until the timeout (timeoutSeconds, or
+ * kube-apiserver's random 30–60 minutes), an ERROR, the client leaving or the
+ * server closing. `onServerClose` registers the shutdown hook and returns its
+ * removal, so that finished watches leave nothing behind.
+ */
+export async function runWatch(w: PreparedWatch, transport: WatchTransport, onServerClose: (fn: () => void) => () => void): Promise<void> {
+  const { store, q, encoder } = w;
+  let open = true;
+  let stop = () => {};
+  const timers: NodeJS.Timeout[] = [];
+  const forget = onServerClose(() => end());
+  const end = () => {
+    if (!open) return;
+    open = false;
+    stop();
+    forget();
+    for (const t of timers) clearTimeout(t);
+    transport.end();
+  };
+  const send = (event: string) => open && transport.send(event);
+  let lastRevision = 0;
+  transport.onGone(end);
+  stop = await store.watch(w.namespace, q, {
+    event: (type, c) => {
+      lastRevision = Math.max(lastRevision, c.revision);
+      send(encoder.event(type, c));
+    },
+    bookmark: (rv, initialEnd) => {
+      lastRevision = Math.max(lastRevision, rv);
+      send(encoder.bookmark(rv, initialEnd));
+    },
+    error: (err) => {
+      send(encoder.error(err));
+      end();
+    },
+  });
+  if (!open) {
+    stop();
+    return;
+  }
+  const timeout = q.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
+  timers.push(setTimeout(end, timeout * 1000));
+  if (q.allowWatchBookmarks) {
+    timers.push(setInterval(() => send(encoder.bookmark(Math.max(lastRevision, store.currentRevision()), false)), BOOKMARK_INTERVAL_MS));
+  }
+}
