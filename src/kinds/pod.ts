@@ -1116,7 +1116,8 @@ export const podKind: KindDefinition = {
   },
   validate(obj, { old, subresource }) {
     const meta = validateObjectMeta(obj.metadata, { namespaced: true, nameFn: 'subdomain', old: old?.metadata });
-    if (subresource === 'status') return meta;
+    // A binding writes spec.nodeName straight to storage upstream, past update validation.
+    if (subresource === 'status' || subresource === 'binding') return meta;
     const errs = [...meta, ...validatePodSpec(obj.spec, new Path(['spec']))];
     if (old && stableJSON(mutableSpecMasked(obj.spec, old.spec)) !== stableJSON(old.spec ?? {})) {
       errs.push(fieldErrors.forbidden('spec', podUpdateForbiddenMsg));
@@ -1131,6 +1132,7 @@ export const podKind: KindDefinition = {
     generation: false,
     allowUnconditionalUpdate: true,
     returnDeletedObject: false,
+    subresourceWrites: { binding: ['spec.nodeName', 'metadata.annotations', 'status.conditions'] },
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
     },

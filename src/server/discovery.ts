@@ -9,6 +9,15 @@ export function storageVersionHash(k: KindDefinition): string {
   return createHash('sha256').update(`${k.group}/${k.version}/${k.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
+/**
+ * Subresources whose request and response are another kind than their parent
+ * (upstream's discovery names them with group and version when those differ).
+ */
+const SUBRESOURCE_KINDS: Record<string, { group: string; version: string; kind: string }> = {
+  eviction: { group: 'policy', version: 'v1', kind: 'Eviction' },
+  binding: { group: '', version: 'v1', kind: 'Binding' },
+};
+
 export interface GroupVersion {
   group: string;
   version: string;
@@ -60,7 +69,13 @@ export function apiResourceList(gv: GroupVersion) {
     r.storageVersionHash = storageVersionHash(k);
     resources.push(r);
     for (const [sub, { verbs }] of Object.entries(k.subresources)) {
-      resources.push({ name: `${k.plural}/${sub}`, singularName: '', namespaced: k.scope === 'Namespaced', kind: sub === 'eviction' ? 'Eviction' : k.kind, verbs });
+      const other = SUBRESOURCE_KINDS[sub];
+      const r: Record<string, unknown> = { name: `${k.plural}/${sub}`, singularName: '', namespaced: k.scope === 'Namespaced' };
+      // kubectl drain finds the Eviction version from exactly these group/version fields.
+      if (other && (other.group !== k.group || other.version !== k.version)) Object.assign(r, { group: other.group, version: other.version });
+      r.kind = other?.kind ?? k.kind;
+      r.verbs = verbs;
+      resources.push(r);
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(gv), resources };
@@ -91,7 +106,7 @@ export function aggregatedDiscovery(kinds: readonly KindDefinition[], core: bool
         if (k.categories.length) r.categories = k.categories;
         const subs = Object.entries(k.subresources).map(([subresource, { verbs }]) => ({
           subresource,
-          responseKind: subresource === 'eviction' ? { group: 'policy', version: 'v1', kind: 'Eviction' } : responseKind,
+          responseKind: SUBRESOURCE_KINDS[subresource] ?? responseKind,
           verbs,
         }));
         if (subs.length) r.subresources = subs;

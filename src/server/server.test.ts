@@ -344,6 +344,57 @@ describe('patch', () => {
   });
 });
 
+describe('pods/binding and pods/eviction', () => {
+  const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } });
+  const binding = (name: string, node: string) => ({ apiVersion: 'v1', kind: 'Binding', metadata: { name, annotations: { 'scheduled-by': 'test' } }, target: { apiVersion: 'v1', kind: 'Node', name: node } });
+  const eviction = (name: string, deleteOptions?: object) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' }, deleteOptions });
+
+  it('lists both in discovery with their own kinds', async () => {
+    const core = (await s.api('/api/v1')).body.resources;
+    expect(core.find((r: any) => r.name === 'pods/eviction')).toEqual({ name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+    expect(core.find((r: any) => r.name === 'pods/binding')).toEqual({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
+  });
+
+  it('binds a pod to a node once', async () => {
+    await s.api('/api/v1/namespaces/default/pods', { method: 'POST', body: pod('bind-me') });
+    const r = await s.api('/api/v1/namespaces/default/pods/bind-me/binding', { method: 'POST', body: binding('bind-me', 'node-1') });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    const p = (await s.api('/api/v1/namespaces/default/pods/bind-me')).body;
+    expect(p.spec.nodeName).toBe('node-1');
+    expect(p.metadata.annotations['scheduled-by']).toBe('test');
+    expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'PodScheduled', status: 'True' }));
+    const again = await s.api('/api/v1/namespaces/default/pods/bind-me/binding', { method: 'POST', body: binding('bind-me', 'node-2') });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ reason: 'Conflict', message: 'Operation cannot be fulfilled on pods/binding "bind-me": pod bind-me is already assigned to node "node-1"' });
+    const mismatch = await s.api('/api/v1/namespaces/default/pods/bind-me/binding', { method: 'POST', body: binding('other', 'node-2') });
+    expect(mismatch).toMatchObject({ status: 400, body: { message: 'name in URL does not match name in Binding object' } });
+    const missing = await s.api('/api/v1/namespaces/default/pods/nope/binding', { method: 'POST', body: binding('nope', 'node-2') });
+    expect(missing).toMatchObject({ status: 404, body: { message: 'pods "nope" not found' } });
+  });
+
+  it('evicts a pod through graceful deletion', async () => {
+    // bind-me is on a node: eviction starts its grace period.
+    const r = await s.api('/api/v1/namespaces/default/pods/bind-me/eviction', { method: 'POST', body: eviction('bind-me') });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    const p = (await s.api('/api/v1/namespaces/default/pods/bind-me')).body;
+    expect(p.metadata.deletionTimestamp).toBeTruthy();
+    expect(p.metadata.deletionGracePeriodSeconds).toBe(30);
+    // deleteOptions apply: grace 0 removes it now.
+    expect((await s.api('/api/v1/namespaces/default/pods/bind-me/eviction', { method: 'POST', body: eviction('bind-me', { gracePeriodSeconds: 0 }) })).status).toBe(201);
+    expect((await s.api('/api/v1/namespaces/default/pods/bind-me')).status).toBe(404);
+    // An unscheduled pod goes at once; dryRun leaves it.
+    await s.api('/api/v1/namespaces/default/pods', { method: 'POST', body: pod('evict-me') });
+    expect((await s.api('/api/v1/namespaces/default/pods/evict-me/eviction?dryRun=All', { method: 'POST', body: eviction('evict-me') })).status).toBe(201);
+    expect((await s.api('/api/v1/namespaces/default/pods/evict-me')).status).toBe(200);
+    expect((await s.api('/api/v1/namespaces/default/pods/evict-me/eviction', { method: 'POST', body: eviction('evict-me') })).status).toBe(201);
+    expect((await s.api('/api/v1/namespaces/default/pods/evict-me')).status).toBe(404);
+    const missing = await s.api('/api/v1/namespaces/default/pods/evict-me/eviction', { method: 'POST', body: eviction('evict-me') });
+    expect(missing).toMatchObject({ status: 404, body: { reason: 'NotFound', message: 'pods "evict-me" not found' } });
+  });
+});
+
 describe('list', () => {
   it('filters by label and field selectors', async () => {
     for (const [n, zone] of [['l1', 'east'], ['l2', 'west'], ['l3', 'east']]) {

@@ -17,6 +17,7 @@ import { jsonOf, type CachedObject } from '../watch/cache.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { decodeObject, parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery } from '../registry/options.ts';
+import { subresourceActions } from '../registry/actions.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
@@ -278,6 +279,12 @@ export function createHandler(ctx: HandlerContext) {
       }
       case 'create': {
         const write = writeContext(query, 'CreateOptions', warnings);
+        if (info.subresource) {
+          const action = subresourceActions[info.subresource];
+          if (!action) throw errors.methodNotAllowed(kind, 'create');
+          const status = await action(store, ns, info.name!, parseBody(kind, req, await readBody(req)), write);
+          return writeBody(res, status.code ?? 201, status, { pretty, headers: warningHeaders(warnings) });
+        }
         const body = parseBody(kind, req, await readBody(req));
         const obj = decodeObject(kind, body, { fieldValidation: write.fieldValidation, warnings });
         const created = await store.create(ns, obj, write);
