@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compareDaemonPods,
+  isPodAvailable,
+  isPodUpdated,
+  planRollingUpdate,
+  rollingUpdateLimits,
+  rolloutBudget,
+  rolloutStatus,
+  surgeCount,
+  unavailableCount,
+  type DaemonSetLike,
+  type NodePods,
+  type PodLike,
+} from './rollout.ts';
+
+const NOW = Date.parse('2026-01-01T00:10:00Z');
+const HASH = 'newhash';
+
+const ds = (rollingUpdate: { maxSurge?: number | string; maxUnavailable?: number | string } | undefined, extra: Partial<DaemonSetLike['spec']> = {}): DaemonSetLike => ({
+  metadata: { name: 'fluentd', generation: 2, annotations: { 'deprecated.daemonset.template.generation': '2' } },
+  spec: { updateStrategy: rollingUpdate ? { type: 'RollingUpdate', rollingUpdate } : { type: 'OnDelete' }, ...extra },
+});
+
+let seq = 0;
+/** A pod; `ready` gives the Ready condition, `readySince` its transition time (default long ago). */
+function pod(updated: boolean, opts: { ready?: boolean; readySince?: string; terminating?: boolean; created?: string; name?: string } = {}): PodLike {
+  const ready = opts.ready ?? true;
+  return {
+    metadata: {
+      name: opts.name ?? `p${++seq}`,
+      creationTimestamp: opts.created ?? '2026-01-01T00:00:00Z',
+      deletionTimestamp: opts.terminating ? '2026-01-01T00:10:30Z' : undefined,
+      labels: { 'controller-revision-hash': updated ? HASH : 'oldhash', 'pod-template-generation': updated ? '2' : '1' },
+    },
+    spec: { nodeName: 'n' },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: opts.readySince ?? '2026-01-01T00:00:00Z' }] },
+  };
+}
+
+const node = (nodeName: string, pods: PodLike[], shouldRun = true): NodePods => ({ nodeName, pods, shouldRun });
+const oldNodes = (n: number) => Array.from({ length: n }, (_, i) => node(`n${i}`, [pod(false, { name: `old-${i}` })]));
+
+describe('budgets', () => {
+  it('round percentages up for both limits, as upstream does for DaemonSets', () => {
+    expect(unavailableCount(ds({ maxUnavailable: '30%' }), 7)).toBe(3); // 2.1 -> 3
+    expect(unavailableCount(ds({ maxUnavailable: '15%' }), 10)).toBe(2); // 1.5 -> 2
+    expect(unavailableCount(ds({ maxUnavailable: '10%' }), 1000)).toBe(100);
+    expect(unavailableCount(ds({ maxUnavailable: '1%' }), 3)).toBe(1);
+    expect(surgeCount(ds({ maxSurge: '10%', maxUnavailable: 0 }), 15)).toBe(2);
+    expect(surgeCount(ds({ maxSurge: '1%', maxUnavailable: 0 }), 1)).toBe(1);
+    expect(unavailableCount(ds({ maxUnavailable: 4 }), 2)).toBe(4);
+    expect(surgeCount(ds({ maxUnavailable: 1 }), 10)).toBe(0);
+  });
+
+  it('are 0 for OnDelete and default to maxUnavailable 1 when both are 0', () => {
+    expect(rollingUpdateLimits(ds(undefined), 5)).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    expect(unavailableCount(ds(undefined), 5)).toBe(0);
+    expect(rollingUpdateLimits(ds({ maxUnavailable: '0%', maxSurge: 0 }), 5)).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    expect(rollingUpdateLimits(ds({ maxUnavailable: '0%', maxSurge: 0 }), 0)).toEqual({ maxSurge: 0, maxUnavailable: 0 });
+    expect(rollingUpdateLimits(ds({ maxUnavailable: 0, maxSurge: '50%' }), 5)).toEqual({ maxSurge: 3, maxUnavailable: 0 });
+  });
+});
+
+describe('pods', () => {
+  it('are available after minReadySeconds of readiness (transition + min ≤ now)', () => {
+    const p = pod(true, { readySince: '2026-01-01T00:09:50Z' });
+    expect(isPodAvailable(p, 0, NOW)).toBe(true);
+    expect(isPodAvailable(p, 10, NOW)).toBe(true);
+    expect(isPodAvailable(p, 11, NOW)).toBe(false);
+    expect(isPodAvailable(pod(true, { ready: false }), 0, NOW)).toBe(false);
+  });
+
+  it('are updated by hash or by template generation', () => {
+    expect(isPodUpdated(pod(true), HASH, undefined)).toBe(true);
+    expect(isPodUpdated(pod(true), undefined, 2)).toBe(true);
+    expect(isPodUpdated(pod(false), HASH, 2)).toBe(false);
+    expect(isPodUpdated(pod(false), 'oldhash', 2)).toBe(true); // a rollback back to that hash
+  });
+
+  it('sort bound pods first, then oldest, then by name', () => {
+    const a = { ...pod(false, { name: 'b', created: '2026-01-01T00:00:01Z' }) };
+    const b = { ...pod(false, { name: 'a', created: '2026-01-01T00:00:01Z' }) };
+    const c = { ...pod(false, { name: 'c', created: '2026-01-01T00:00:00Z' }) };
+    const unbound = { ...pod(false, { name: '0', created: '2025-01-01T00:00:00Z' }), spec: {} };
+    expect([a, unbound, b, c].sort(compareDaemonPods).map((p) => p.metadata!.name)).toEqual(['c', 'a', 'b', '0']);
+  });
+});
+
+describe('rolling update without surge', () => {
+  it('deletes old pods up to maxUnavailable', () => {
+    const plan = planRollingUpdate({ ds: ds({ maxUnavailable: 2 }), nodes: oldNodes(5), hash: HASH, now: NOW });
+    expect(plan.podsToDelete).toEqual(['old-0', 'old-1']);
+    expect(plan.nodesToCreate).toEqual([]);
+  });
+
+  it('counts nodes without a pod, with two pods or with an unavailable new pod against the budget', () => {
+    const nodes = [
+      node('a', []), // no pod: manage creates one
+      node('b', [pod(true, { ready: false })]),
+      node('c', [pod(false), pod(true)]),
+      ...oldNodes(3),
+    ];
+    expect(planRollingUpdate({ ds: ds({ maxUnavailable: 3 }), nodes, hash: HASH, now: NOW }).podsToDelete).toEqual([]);
+    const plan = planRollingUpdate({ ds: ds({ maxUnavailable: 4 }), nodes, hash: HASH, now: NOW });
+    expect(plan.numUnavailable).toBe(3);
+    expect(plan.podsToDelete).toEqual(['old-0']);
+  });
+
+  it('replaces unavailable old pods at once, beyond the budget', () => {
+    const nodes = [node('x', [pod(false, { ready: false, name: 'broken-1' })]), node('y', [pod(false, { ready: false, name: 'broken-2' })]), ...oldNodes(3)];
+    const plan = planRollingUpdate({ ds: ds({ maxUnavailable: 1 }), nodes, hash: HASH, now: NOW });
+    expect(plan.podsToDelete).toEqual(['broken-1', 'broken-2']);
+  });
+
+  it('ignores terminating pods: a node whose only pod is terminating is unavailable', () => {
+    const nodes = [node('a', [pod(false, { terminating: true })]), ...oldNodes(2)];
+    expect(planRollingUpdate({ ds: ds({ maxUnavailable: 1 }), nodes, hash: HASH, now: NOW }).podsToDelete).toEqual([]);
+  });
+
+  it('waits minReadySeconds before a new pod counts as available', () => {
+    const nodes = [node('a', [pod(true, { readySince: '2026-01-01T00:09:58Z' })]), ...oldNodes(2)];
+    const d = ds({ maxUnavailable: 1 }, { minReadySeconds: 5 });
+    expect(planRollingUpdate({ ds: d, nodes, hash: HASH, now: NOW }).podsToDelete).toEqual([]);
+    expect(planRollingUpdate({ ds: d, nodes, hash: HASH, now: NOW + 3000 }).podsToDelete).toEqual(['old-0']);
+  });
+});
+
+describe('rolling update with surge', () => {
+  const surge = (maxSurge: number | string) => ds({ maxSurge, maxUnavailable: 0 });
+
+  it('creates new pods beside available old ones on at most maxSurge nodes', () => {
+    const plan = planRollingUpdate({ ds: surge(2), nodes: oldNodes(5), hash: HASH, now: NOW });
+    expect(plan.nodesToCreate).toEqual(['n0', 'n1']);
+    expect(plan.podsToDelete).toEqual([]);
+  });
+
+  it('counts surging nodes and deletes the old pod once the new one is available', () => {
+    const nodes = [
+      node('a', [pod(false, { name: 'old-a' }), pod(true, { ready: false })]),
+      node('b', [pod(false, { name: 'old-b' }), pod(true)]),
+      ...oldNodes(3),
+    ];
+    const plan = planRollingUpdate({ ds: surge(2), nodes, hash: HASH, now: NOW });
+    expect(plan.numSurge).toBe(1);
+    expect(plan.podsToDelete).toEqual(['old-b']);
+    expect(plan.nodesToCreate).toEqual(['n0']);
+  });
+
+  it('replaces an unavailable old pod at once, ignoring the surge limit', () => {
+    const nodes = [
+      node('a', [pod(false), pod(true, { ready: false })]),
+      node('b', [pod(false, { ready: false })]),
+      ...oldNodes(2),
+    ];
+    const plan = planRollingUpdate({ ds: surge(1), nodes, hash: HASH, now: NOW });
+    expect(plan.nodesToCreate).toEqual(['b']);
+  });
+
+  it('removes old pods from nodes that left the desired set only while more are available than desired', () => {
+    const gone = node('gone', [pod(false, { name: 'old-gone' })], false);
+    const updated = [node('a', [pod(true)]), node('b', [pod(true)])];
+    expect(planRollingUpdate({ ds: surge(1), nodes: [gone, ...updated], hash: HASH, now: NOW }).podsToDelete).toEqual(['old-gone']);
+    const notYet = [node('a', [pod(true)]), node('b', [pod(true, { ready: false })])];
+    expect(planRollingUpdate({ ds: surge(1), nodes: [gone, ...notYet], hash: HASH, now: NOW }).podsToDelete).toEqual([]);
+  });
+
+  it('reports the budget for views', () => {
+    const nodes = [node('a', [pod(false), pod(true, { ready: false })]), ...oldNodes(3)];
+    expect(rolloutBudget({ ds: surge(2), nodes, hash: HASH, now: NOW })).toEqual({
+      desiredNumberScheduled: 4,
+      maxSurge: 2,
+      maxUnavailable: 0,
+      inUse: 1,
+      remaining: 1,
+      mode: 'surge',
+    });
+    expect(rolloutBudget({ ds: ds({ maxUnavailable: '50%' }), nodes, hash: HASH, now: NOW })).toMatchObject({ maxUnavailable: 2, inUse: 1, remaining: 1, mode: 'unavailable' });
+    expect(rolloutBudget({ ds: ds(undefined), nodes, hash: HASH, now: NOW })).toMatchObject({ mode: 'none', remaining: 0 });
+  });
+});
+
+describe('kubectl rollout status', () => {
+  const withStatus = (generation: number, status: DaemonSetLike['status']): DaemonSetLike => ({ ...ds({ maxUnavailable: 1 }), metadata: { name: 'fluentd', generation }, status });
+
+  it('waits for the spec update to be observed', () => {
+    expect(rolloutStatus(withStatus(3, { observedGeneration: 2, desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3 }))).toEqual({
+      done: false,
+      message: 'Waiting for daemon set spec update to be observed...\n',
+    });
+  });
+
+  it('waits for updated pods, then available pods, then succeeds', () => {
+    expect(rolloutStatus(withStatus(2, { observedGeneration: 2, desiredNumberScheduled: 3, updatedNumberScheduled: 1, numberAvailable: 3 })).message).toBe(
+      'Waiting for daemon set "fluentd" rollout to finish: 1 out of 3 new pods have been updated...\n',
+    );
+    expect(rolloutStatus(withStatus(2, { observedGeneration: 2, desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 2 })).message).toBe(
+      'Waiting for daemon set "fluentd" rollout to finish: 2 of 3 updated pods are available...\n',
+    );
+    expect(rolloutStatus(withStatus(2, { observedGeneration: 3, desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3 }))).toEqual({
+      done: true,
+      message: 'daemon set "fluentd" successfully rolled out\n',
+    });
+  });
+
+  it('refuses OnDelete', () => {
+    expect(rolloutStatus(ds(undefined))).toEqual({ done: true, message: '', error: 'rollout status is only available for RollingUpdate strategy type' });
+  });
+});

@@ -1,0 +1,343 @@
+// DaemonSet rollout arithmetic, shared by the server's DaemonSet controller
+// and the SPA's rollout view: the maxSurge / maxUnavailable budgets, pod
+// readiness and availability, the per-node rolling update decision of
+// upstream's `rollingUpdate` (pkg/controller/daemon/update.go), and the
+// message `kubectl rollout status` prints for a DaemonSet. Pure: plain
+// objects in, plain objects out, the clock passed in.
+import { scaledValueFromIntOrPercent, type IntOrString } from './intorstring.ts';
+
+export const ControllerRevisionHashLabel = 'controller-revision-hash';
+export const PodTemplateGenerationLabel = 'pod-template-generation';
+export const TemplateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+export interface PodLike {
+  metadata?: {
+    name?: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+  };
+  spec?: { nodeName?: string };
+  status?: { phase?: string; conditions?: { type?: string; status?: string; lastTransitionTime?: string }[] };
+}
+
+export interface DaemonSetLike {
+  metadata?: { name?: string; generation?: number; annotations?: Record<string, string> };
+  spec?: {
+    minReadySeconds?: number;
+    updateStrategy?: { type?: string; rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString } };
+  };
+  status?: {
+    observedGeneration?: number;
+    desiredNumberScheduled?: number;
+    updatedNumberScheduled?: number;
+    numberAvailable?: number;
+  };
+}
+
+// ---- pods ------------------------------------------------------------------
+
+const readyCondition = (pod: PodLike) => (pod.status?.conditions ?? []).find((c) => c.type === 'Ready');
+
+/** podutil.IsPodReady: the Ready condition is True. */
+export const isPodReady = (pod: PodLike) => readyCondition(pod)?.status === 'True';
+
+/**
+ * When a ready pod becomes (or became) available: its Ready transition plus
+ * minReadySeconds. undefined when the pod is not ready.
+ */
+export function podAvailableAt(pod: PodLike, minReadySeconds = 0): number | undefined {
+  const c = readyCondition(pod);
+  if (c?.status !== 'True') return undefined;
+  if (!minReadySeconds) return -Infinity;
+  const since = Date.parse(c.lastTransitionTime ?? '');
+  // A Ready condition without a transition time never counts as available for a while.
+  return Number.isNaN(since) ? Infinity : since + minReadySeconds * 1000;
+}
+
+/** podutil.IsPodAvailable: ready, and for at least minReadySeconds (transition + minReadySeconds ≤ now). */
+export function isPodAvailable(pod: PodLike, minReadySeconds: number, now: number): boolean {
+  const at = podAvailableAt(pod, minReadySeconds);
+  return at !== undefined && at <= now;
+}
+
+export const isTerminating = (pod: PodLike) => !!pod.metadata?.deletionTimestamp;
+
+/**
+ * podByCreationTimestampAndPhase: pods bound to a node first, then the older
+ * first, then by name. The first pod of a node is the one its status counts.
+ */
+export function compareDaemonPods(a: PodLike, b: PodLike): number {
+  const an = !!a.spec?.nodeName;
+  const bn = !!b.spec?.nodeName;
+  if (an !== bn) return an ? -1 : 1;
+  const at = Date.parse(a.metadata?.creationTimestamp ?? '') || 0;
+  const bt = Date.parse(b.metadata?.creationTimestamp ?? '') || 0;
+  if (at !== bt) return at - bt;
+  const x = a.metadata?.name ?? '';
+  const y = b.metadata?.name ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+// ---- the DaemonSet ---------------------------------------------------------
+
+/** The `deprecated.daemonset.template.generation` annotation, or undefined when absent or unparsable. */
+export function templateGenerationOf(ds: DaemonSetLike): number | undefined {
+  const raw = ds.metadata?.annotations?.[TemplateGenerationAnnotation];
+  if (raw === undefined || !/^-?[0-9]+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+/** util.IsPodUpdated: the pod's revision hash or its template generation is the current one. */
+export function isPodUpdated(pod: PodLike, hash: string | undefined, templateGeneration: number | undefined): boolean {
+  const labels = pod.metadata?.labels ?? {};
+  const templateMatches = templateGeneration !== undefined && labels[PodTemplateGenerationLabel] === String(templateGeneration);
+  const hashMatches = !!hash && labels[ControllerRevisionHashLabel] === hash;
+  return hashMatches || templateMatches;
+}
+
+const isRollingUpdate = (ds: DaemonSetLike) => (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+
+/** util.SurgeCount: maxSurge of desiredNumberScheduled, a percentage rounded up; 0 unless RollingUpdate. */
+export function surgeCount(ds: DaemonSetLike, desired: number): number {
+  if (!isRollingUpdate(ds)) return 0;
+  const v = ds.spec?.updateStrategy?.rollingUpdate?.maxSurge;
+  return v === undefined ? 0 : scaledValueFromIntOrPercent(v, desired, true);
+}
+
+/**
+ * util.UnavailableCount: maxUnavailable of desiredNumberScheduled. Upstream
+ * passes roundUp=true here too (unlike Deployments, which round down), so 10%
+ * of 15 nodes is 2, and any non-zero percentage of a non-empty set is ≥ 1.
+ */
+export function unavailableCount(ds: DaemonSetLike, desired: number): number {
+  if (!isRollingUpdate(ds)) return 0;
+  const ru = ds.spec?.updateStrategy?.rollingUpdate;
+  if (!ru) return 0;
+  return scaledValueFromIntOrPercent(ru.maxUnavailable, desired, true);
+}
+
+export const allowsSurge = (ds: DaemonSetLike) => surgeCount(ds, 1) > 0;
+
+export interface RollingUpdateLimits {
+  maxSurge: number;
+  maxUnavailable: number;
+}
+
+/**
+ * updatedDesiredNodeCounts: both budgets for this many desired nodes; an
+ * impossible configuration (both 0) falls back to maxUnavailable 1, as the
+ * API's validation default would have it.
+ */
+export function rollingUpdateLimits(ds: DaemonSetLike, desired: number): RollingUpdateLimits {
+  let maxUnavailable = 0;
+  let maxSurge = 0;
+  try {
+    maxUnavailable = unavailableCount(ds, desired);
+    maxSurge = surgeCount(ds, desired);
+  } catch {
+    // An unparsable value (which validation rejects) behaves as 0.
+  }
+  if (desired > 0 && maxUnavailable === 0 && maxSurge === 0) maxUnavailable = 1;
+  return { maxSurge, maxUnavailable };
+}
+
+// ---- the rolling update ----------------------------------------------------
+
+/** A node the DaemonSet has pods on, or should run on. */
+export interface NodePods<P extends PodLike = PodLike> {
+  nodeName: string;
+  /** NodeShouldRunDaemonPod's shouldRun (false for a node that no longer exists). */
+  shouldRun: boolean;
+  /** The DaemonSet's pods on this node, terminating ones included. */
+  pods: P[];
+}
+
+/**
+ * findUpdatedPodsOnNode: the node's one new and one old pod, ignoring
+ * terminating ones; ok=false when it has two of either kind (manage cleans up).
+ */
+export function findUpdatedPodsOnNode<P extends PodLike>(pods: P[], updated: (p: P) => boolean): { newPod?: P; oldPod?: P; ok: boolean } {
+  let newPod: P | undefined;
+  let oldPod: P | undefined;
+  for (const pod of pods) {
+    if (isTerminating(pod)) continue;
+    if (updated(pod)) {
+      if (newPod) return { ok: false };
+      newPod = pod;
+    } else {
+      if (oldPod) return { ok: false };
+      oldPod = pod;
+    }
+  }
+  return { newPod, oldPod, ok: true };
+}
+
+export interface RollingUpdateInput<P extends PodLike = PodLike> {
+  ds: DaemonSetLike;
+  /** Every node with pods of this DaemonSet plus every node that should run one. */
+  nodes: NodePods<P>[];
+  /** The current revision's hash (controller-revision-hash); may be omitted by views that know only the template generation. */
+  hash?: string;
+  now: number;
+}
+
+export interface RollingUpdatePlan {
+  desiredNumberScheduled: number;
+  maxSurge: number;
+  maxUnavailable: number;
+  /** maxSurge = 0: nodes counted unavailable (no pod, two pods, an unavailable pod). */
+  numUnavailable: number;
+  /** maxSurge > 0: nodes surging (a new pod not yet available beside an old one, or excess pods). */
+  numSurge: number;
+  /** Names of old pods to delete now. */
+  podsToDelete: string[];
+  /** Nodes to create a new pod on now (surge only). */
+  nodesToCreate: string[];
+}
+
+/**
+ * One step of upstream's rollingUpdate, on a consistent snapshot. Nodes are
+ * visited in the given order (upstream's is Go map order, i.e. random).
+ */
+export function planRollingUpdate<P extends PodLike>(input: RollingUpdateInput<P>): RollingUpdatePlan {
+  const { ds, nodes, hash, now } = input;
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  const generation = templateGenerationOf(ds);
+  const updated = (p: P) => isPodUpdated(p, hash, generation);
+  const available = (p: P) => isPodAvailable(p, minReady, now);
+  const desired = nodes.filter((n) => n.shouldRun).length;
+  const { maxSurge, maxUnavailable } = rollingUpdateLimits(ds, desired);
+  const plan: RollingUpdatePlan = { desiredNumberScheduled: desired, maxSurge, maxUnavailable, numUnavailable: 0, numSurge: 0, podsToDelete: [], nodesToCreate: [] };
+
+  if (maxSurge === 0) {
+    // Delete old pods while fewer than maxUnavailable nodes are without an
+    // available pod; old pods that are unavailable anyway go at once.
+    const replacements: string[] = [];
+    const candidates: string[] = [];
+    for (const node of nodes) {
+      const { newPod, oldPod, ok } = findUpdatedPodsOnNode(node.pods, updated);
+      if (!ok) {
+        plan.numUnavailable++;
+        continue;
+      }
+      if ((!oldPod && !newPod) || (oldPod && newPod)) plan.numUnavailable++;
+      else if (newPod) {
+        if (!available(newPod)) plan.numUnavailable++;
+      } else if (oldPod) {
+        if (!available(oldPod)) {
+          replacements.push(oldPod.metadata?.name ?? '');
+          plan.numUnavailable++;
+        } else if (plan.numUnavailable < maxUnavailable) {
+          candidates.push(oldPod.metadata?.name ?? '');
+        }
+      }
+    }
+    const remaining = Math.min(candidates.length, Math.max(0, maxUnavailable - plan.numUnavailable));
+    plan.podsToDelete = [...replacements, ...candidates.slice(0, remaining)];
+    return plan;
+  }
+
+  // Surge: a new pod goes up beside an available old one on at most maxSurge
+  // nodes at a time; an unavailable old pod is replaced at once; an old pod
+  // goes once the new one on its node is available.
+  const allowedNewNodes: string[] = [];
+  const candidateNewNodes: string[] = [];
+  const shouldNotRunPodsToDelete: P[] = [];
+  let numAvailable = 0;
+  for (const node of nodes) {
+    const { newPod, oldPod, ok } = findUpdatedPodsOnNode(node.pods, updated);
+    if (!ok) {
+      plan.numSurge++;
+      continue;
+    }
+    if (oldPod) {
+      if (available(oldPod)) numAvailable++;
+    } else if (newPod && available(newPod)) numAvailable++;
+    if (!oldPod) continue; // nothing to replace; manage creates where needed
+    if (!newPod) {
+      if (!available(oldPod)) {
+        if (!node.shouldRun) plan.podsToDelete.push(oldPod.metadata?.name ?? '');
+        else allowedNewNodes.push(node.nodeName);
+      } else if (!node.shouldRun) {
+        shouldNotRunPodsToDelete.push(oldPod);
+      } else if (plan.numSurge < maxSurge) {
+        candidateNewNodes.push(node.nodeName);
+      }
+      continue;
+    }
+    if (!available(newPod)) {
+      plan.numSurge++;
+      continue;
+    }
+    plan.podsToDelete.push(oldPod.metadata?.name ?? '');
+  }
+  // Pods on nodes that left the desired set go only while more are available than desired.
+  const deletable = Math.min(numAvailable - desired, shouldNotRunPodsToDelete.length);
+  for (const pod of shouldNotRunPodsToDelete.slice(0, Math.max(0, deletable))) plan.podsToDelete.push(pod.metadata?.name ?? '');
+  const remaining = Math.min(candidateNewNodes.length, Math.max(0, maxSurge - plan.numSurge));
+  plan.nodesToCreate = [...allowedNewNodes, ...candidateNewNodes.slice(0, remaining)];
+  return plan;
+}
+
+export interface RolloutBudget extends RollingUpdateLimits {
+  desiredNumberScheduled: number;
+  /** Nodes now counted against maxUnavailable (maxSurge = 0) or maxSurge (surge). */
+  inUse: number;
+  /** How many more nodes may now go unavailable (maxSurge = 0) or start surging (surge). */
+  remaining: number;
+  /** Which budget applies: the rollout surges or takes nodes down. */
+  mode: 'surge' | 'unavailable' | 'none';
+}
+
+/** For views: how much of the rollout's budget is in use and how much is left now. */
+export function rolloutBudget<P extends PodLike>(input: RollingUpdateInput<P>): RolloutBudget {
+  if (!isRollingUpdate(input.ds)) {
+    return { desiredNumberScheduled: input.nodes.filter((n) => n.shouldRun).length, maxSurge: 0, maxUnavailable: 0, inUse: 0, remaining: 0, mode: 'none' };
+  }
+  const plan = planRollingUpdate(input);
+  const surge = plan.maxSurge > 0;
+  const limit = surge ? plan.maxSurge : plan.maxUnavailable;
+  const inUse = surge ? plan.numSurge : plan.numUnavailable;
+  return {
+    desiredNumberScheduled: plan.desiredNumberScheduled,
+    maxSurge: plan.maxSurge,
+    maxUnavailable: plan.maxUnavailable,
+    inUse,
+    remaining: Math.max(0, limit - inUse),
+    mode: surge ? 'surge' : 'unavailable',
+  };
+}
+
+// ---- kubectl rollout status ------------------------------------------------
+
+export interface RolloutStatus {
+  /** kubectl stops watching (success, or the error below). */
+  done: boolean;
+  /** What kubectl prints, newline included; empty with an error. */
+  message: string;
+  /** kubectl's error, for strategies other than RollingUpdate. */
+  error?: string;
+}
+
+/** kubectl's DaemonSetStatusViewer, word for word. */
+export function rolloutStatus(ds: DaemonSetLike): RolloutStatus {
+  if (ds.spec?.updateStrategy?.type !== 'RollingUpdate') {
+    return { done: true, message: '', error: 'rollout status is only available for RollingUpdate strategy type' };
+  }
+  const name = JSON.stringify(ds.metadata?.name ?? '');
+  const st = ds.status ?? {};
+  const desired = st.desiredNumberScheduled ?? 0;
+  const updated = st.updatedNumberScheduled ?? 0;
+  const availableNow = st.numberAvailable ?? 0;
+  if ((ds.metadata?.generation ?? 0) <= (st.observedGeneration ?? 0)) {
+    if (updated < desired) {
+      return { done: false, message: `Waiting for daemon set ${name} rollout to finish: ${updated} out of ${desired} new pods have been updated...\n` };
+    }
+    if (availableNow < desired) {
+      return { done: false, message: `Waiting for daemon set ${name} rollout to finish: ${availableNow} of ${desired} updated pods are available...\n` };
+    }
+    return { done: true, message: `daemon set ${name} successfully rolled out\n` };
+  }
+  return { done: false, message: 'Waiting for daemon set spec update to be observed...\n' };
+}
