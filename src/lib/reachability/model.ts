@@ -1,0 +1,132 @@
+// The cluster as the engine sees it: pods with their namespace's labels, IPs,
+// named container ports and their node's host IPs, read once from the API
+// objects. Shared by the fast engine and the naive evaluator so that both
+// start from the same facts and differ only in how they decide.
+import { formatIP, parseIPSloppy, type IPAddress } from '../cidr.ts';
+import { effectivePolicyTypes, type NetworkPolicyLike as DescribedPolicy } from '../netpol-describe.ts';
+import type { Direction, NetworkPolicyLike, PodRef, Protocol, ReachabilityInput } from './types.ts';
+
+export interface NamedPort {
+  name: string;
+  port: number;
+  protocol: Protocol;
+}
+
+export interface PodInfo {
+  /** Position in `ClusterModel.pods` (sorted by namespace, then name). */
+  index: number;
+  ref: PodRef;
+  labels: Record<string, string>;
+  namespaceLabels: Record<string, string>;
+  ips: IPAddress[];
+  namedPorts: NamedPort[];
+  /** Canonical text of `ips`. */
+  ipTexts: string[];
+  nodeName?: string;
+  /** Addresses of the pod's node (canonical text): traffic from there is always let in. */
+  hostIPs: string[];
+  /**
+   * A host-network pod shares its node's network namespace: no policy
+   * selects it, no pod or namespace selector matches it, and as a peer it is
+   * only its IP (the node's), which ipBlocks may match.
+   */
+  hostNetwork: boolean;
+}
+
+export interface ClusterModel {
+  pods: PodInfo[];
+  podByKey: Map<string, PodInfo>;
+  /** Canonical IP text to pod (host-network pods left out: their IP is their node's, shared). */
+  podByIP: Map<string, PodInfo>;
+  /** Every node address (canonical text). */
+  hostIPs: Set<string>;
+  namespaceLabels: Map<string, Record<string, string>>;
+  policies: NetworkPolicyLike[];
+}
+
+export const podKey = (r: PodRef) => `${r.namespace}/${r.name}`;
+export const policyNamespace = (np: NetworkPolicyLike) => np.metadata.namespace ?? 'default';
+
+export function normalizeProtocol(p: string | undefined): Protocol {
+  return p === 'UDP' || p === 'SCTP' ? p : 'TCP';
+}
+
+/** policyTypes with upstream's defaulting: Ingress always, Egress only when there are egress rules. */
+export function policyTypesOf(np: NetworkPolicyLike): Direction[] {
+  return effectivePolicyTypes(np as DescribedPolicy).map((t) => (t === 'Egress' ? 'egress' : 'ingress'));
+}
+
+export const canonicalIP = (text: string): string | undefined => {
+  const ip = parseIPSloppy(text.trim());
+  return ip ? formatIP(ip) : undefined;
+};
+
+/**
+ * A namespace the API did not list still has the label the API server puts
+ * on every namespace, so `kubernetes.io/metadata.name` selectors work.
+ */
+const defaultNamespaceLabels = (name: string) => ({ 'kubernetes.io/metadata.name': name });
+
+export function buildModel(input: ReachabilityInput): ClusterModel {
+  const namespaceLabels = new Map<string, Record<string, string>>();
+  for (const ns of input.namespaces) {
+    const name = ns.metadata.name;
+    if (name) namespaceLabels.set(name, { ...defaultNamespaceLabels(name), ...ns.metadata.labels });
+  }
+  const hostIPsByNode = new Map<string, string[]>();
+  for (const node of input.nodes) {
+    // InternalIP and ExternalIP (Hostname and InternalDNS do not parse as IPs).
+    const ips = (node.status?.addresses ?? []).map((a) => (typeof a?.address === 'string' ? canonicalIP(a.address) : undefined));
+    hostIPsByNode.set(node.metadata.name ?? '', [...new Set(ips.filter((x): x is string => !!x))]);
+  }
+  const allHostIPs = new Set([...hostIPsByNode.values()].flat());
+  const sorted = input.pods
+    .filter((p) => p?.metadata?.name)
+    .map((p) => ({ p, ns: p.metadata.namespace ?? 'default', name: p.metadata.name! }))
+    .sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const pods: PodInfo[] = [];
+  const podByKey = new Map<string, PodInfo>();
+  const podByIP = new Map<string, PodInfo>();
+  for (const { p, ns, name } of sorted) {
+    const ipTexts = new Set<string>();
+    if (p.status?.podIP) ipTexts.add(p.status.podIP);
+    for (const x of p.status?.podIPs ?? []) if (x?.ip) ipTexts.add(x.ip);
+    const ips: IPAddress[] = [];
+    const seen = new Set<string>();
+    for (const t of ipTexts) {
+      const ip = typeof t === 'string' ? parseIPSloppy(t.trim()) : null;
+      if (ip && !seen.has(formatIP(ip))) {
+        seen.add(formatIP(ip));
+        ips.push(ip);
+      }
+    }
+    const namedPorts: NamedPort[] = [];
+    for (const c of [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])]) {
+      if (!Array.isArray(c?.ports)) continue;
+      for (const port of c?.ports ?? []) {
+        if (port?.name && typeof port.containerPort === 'number') namedPorts.push({ name: port.name, port: port.containerPort, protocol: normalizeProtocol(port.protocol) });
+      }
+    }
+    const info: PodInfo = {
+      index: pods.length,
+      ref: { namespace: ns, name },
+      labels: p.metadata.labels ?? {},
+      namespaceLabels: namespaceLabels.get(ns) ?? defaultNamespaceLabels(ns),
+      ips,
+      ipTexts: [...seen],
+      namedPorts,
+      nodeName: p.spec?.nodeName || undefined,
+      hostIPs: (p.spec?.nodeName && hostIPsByNode.get(p.spec.nodeName)) || [],
+      hostNetwork: p.spec?.hostNetwork === true,
+    };
+    pods.push(info);
+    podByKey.set(podKey(info.ref), info);
+    if (!info.hostNetwork) for (const ip of info.ipTexts) if (!podByIP.has(ip)) podByIP.set(ip, info);
+  }
+  return { pods, podByKey, podByIP, hostIPs: allHostIPs, namespaceLabels, policies: input.policies.filter((np) => np?.metadata) };
+}
+
+/** The source is the destination's node: one of its addresses is a host IP of the node the destination runs on (host-network pods, the kubelet, node processes). */
+export function isFromOwnNode(sourceIPs: readonly string[], destination: PodInfo): boolean {
+  return destination.hostIPs.length > 0 && sourceIPs.some((ip) => destination.hostIPs.includes(ip));
+}

@@ -1,0 +1,183 @@
+// The fast engine against the naive pairwise evaluator on random clusters:
+// every pod pair, several ports and protocols, plus single pairs with
+// addresses outside the pods.
+import { describe, expect, it } from 'vitest';
+import { analyzeReachability } from './index.ts';
+import { naiveAllowed, naiveContext, naiveMatrix } from './naive.ts';
+import { ns, node, pod, policy } from './test-helpers.ts';
+import type { ContainerPortLike, Endpoint, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyPortLike, NetworkPolicyRuleLike, PodLike, Protocol, ReachabilityInput } from './types.ts';
+import type { LabelSelector } from '../labels.ts';
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)];
+  const chance = (p: number) => next() < p;
+  return { next, int, pick, chance };
+}
+type R = ReturnType<typeof rng>;
+
+const KEYS = ['app', 'tier', 'team'];
+const VALUES = ['a', 'b', 'c'];
+const PORT_NAMES = ['http', 'dns', 'metrics'];
+const PROTOCOLS: Protocol[] = ['TCP', 'UDP', 'SCTP'];
+const PORTS = [53, 80, 81, 443, 8080];
+const V4_CIDRS = ['10.0.0.0/16', '10.0.0.0/24', '10.0.1.0/24', '10.0.0.0/25', '10.0.0.128/25', '10.0.1.4/32', '0.0.0.0/0', '192.168.0.0/24', '203.0.113.0/24'];
+const V6_CIDRS = ['fd00::/8', 'fd00::/64', 'fd00::/120', 'fd00::10/124', '::/0', '2001:db8::/32'];
+
+function labels(r: R): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of KEYS) if (r.chance(0.5)) out[k] = r.pick(VALUES);
+  return out;
+}
+
+function selector(r: R): LabelSelector {
+  const sel: LabelSelector = {};
+  if (r.chance(0.5)) sel.matchLabels = Object.fromEntries(Object.entries(labels(r)).slice(0, 1 + r.int(2)));
+  if (r.chance(0.4)) {
+    sel.matchExpressions = [];
+    for (let i = 0; i <= r.int(2); i++) {
+      const operator = r.pick(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+      const values = operator === 'In' || operator === 'NotIn' ? VALUES.filter(() => r.chance(0.5)).concat(r.pick(VALUES)) : undefined;
+      sel.matchExpressions.push({ key: r.pick(KEYS), operator, ...(values ? { values } : {}) });
+    }
+  }
+  if (r.chance(0.03)) return { matchExpressions: [{ key: 'app', operator: 'Bogus' }] }; // invalid: selects nothing
+  return sel;
+}
+
+function ipBlock(r: R): NetworkPolicyPeerLike['ipBlock'] {
+  const v6 = r.chance(0.3);
+  const cidr = r.pick(v6 ? V6_CIDRS : V4_CIDRS);
+  const except = (v6 ? V6_CIDRS : V4_CIDRS).filter(() => r.chance(0.15));
+  return except.length ? { cidr, except } : { cidr };
+}
+
+function peer(r: R): NetworkPolicyPeerLike {
+  const k = r.int(10);
+  if (k < 3) return { podSelector: selector(r) };
+  if (k < 5) return { namespaceSelector: selector(r) };
+  if (k < 7) return { podSelector: selector(r), namespaceSelector: selector(r) };
+  if (k < 9) return { ipBlock: ipBlock(r) };
+  return r.chance(0.5) ? { namespaceSelector: {} } : { podSelector: {} };
+}
+
+function port(r: R): NetworkPolicyPortLike {
+  const out: NetworkPolicyPortLike = {};
+  if (r.chance(0.7)) out.protocol = r.pick(PROTOCOLS);
+  const k = r.int(10);
+  if (k < 4) out.port = r.pick(PORTS);
+  else if (k < 6) {
+    out.port = r.pick(PORTS);
+    out.endPort = out.port + r.int(500);
+  } else if (k < 9) out.port = r.pick(PORT_NAMES);
+  return out;
+}
+
+function rule(r: R, key: 'from' | 'to'): NetworkPolicyRuleLike {
+  const out: NetworkPolicyRuleLike = {};
+  if (r.chance(0.8)) out[key] = Array.from({ length: r.int(3) }, () => peer(r));
+  if (r.chance(0.7)) out.ports = Array.from({ length: r.int(3) }, () => port(r));
+  return out;
+}
+
+export function randomCluster(seed: number): ReachabilityInput {
+  const r = rng(seed);
+  const nsNames = ['n1', 'n2', 'n3', 'n4'].slice(0, 2 + r.int(3));
+  const namespaces = nsNames.filter(() => r.chance(0.9)).map((n) => ns(n, labels(r))); // an unlisted namespace keeps its name label
+  const nodes = [node('node-1', '192.168.0.1', 'fd00::ff:1'), node('node-2', '192.168.0.2')];
+  const pods: PodLike[] = [];
+  const podCount = 4 + r.int(26);
+  for (let i = 0; i < podCount; i++) {
+    const nodeName = r.chance(0.9) ? r.pick(['node-1', 'node-2']) : undefined;
+    const hostNetwork = nodeName !== undefined && r.chance(0.08);
+    let ip: string[] = [];
+    if (hostNetwork) ip = [nodeName === 'node-1' ? '192.168.0.1' : '192.168.0.2'];
+    else if (r.chance(0.92)) {
+      const v4 = `10.0.${r.int(2)}.${r.pick([r.int(128), 128 + r.int(128), 4])}`;
+      const v6 = `fd00::${r.int(32).toString(16)}`;
+      const k = r.int(10);
+      ip = k < 6 ? [v4] : k < 8 ? [v6] : [v4, v6];
+    }
+    const ports: ContainerPortLike[] = [];
+    for (let p = 0; p < r.int(3); p++) ports.push({ name: r.pick(PORT_NAMES), containerPort: r.pick(PORTS), ...(r.chance(0.5) ? { protocol: r.pick(PROTOCOLS) } : {}) });
+    // Duplicate IPs happen (a pod's IP reused): the naive and fast engines must agree anyway.
+    pods.push(pod(r.pick(nsNames), `p${i}`, labels(r), { ip, node: nodeName, ports, hostNetwork }));
+  }
+  const policies: NetworkPolicyLike[] = [];
+  const policyCount = r.int(9);
+  for (let i = 0; i < policyCount; i++) {
+    const spec: Parameters<typeof policy>[2] = { podSelector: r.chance(0.3) ? {} : selector(r) };
+    if (r.chance(0.4)) spec.policyTypes = r.pick([['Ingress'], ['Egress'], ['Ingress', 'Egress']]);
+    if (r.chance(0.7)) spec.ingress = Array.from({ length: r.int(3) }, () => rule(r, 'from'));
+    if (r.chance(0.6)) spec.egress = Array.from({ length: r.int(3) }, () => rule(r, 'to'));
+    policies.push(policy(r.pick(nsNames), `np${i}`, spec));
+  }
+  return { namespaces, pods, policies, nodes };
+}
+
+describe('fast engine equals the naive evaluator', () => {
+  it('on 200 random clusters, every pair, several ports and protocols', () => {
+    let pairs = 0;
+    let allowedPairs = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const input = randomCluster(seed);
+      const engine = analyzeReachability(input);
+      const ctx = naiveContext(input);
+      for (const [p, proto] of [
+        [80, 'TCP'],
+        [53, 'UDP'],
+        [8080, 'TCP'],
+        [81, 'SCTP'],
+        [300, 'TCP'],
+      ] as const) {
+        const fast = engine.matrix(p, proto);
+        const slow = naiveMatrix(ctx, p, proto);
+        expect(fast.pods).toEqual(slow.pods);
+        if (!fast.bits.every((w, i) => w === slow.bits[i])) {
+          const n = fast.pods.length;
+          for (let i = 0; i < n; i++)
+            for (let j = 0; j < n; j++) {
+              const a = (fast.bits[i * fast.rowWords + (j >>> 5)] >>> (j & 31)) & 1;
+              const b = (slow.bits[i * slow.rowWords + (j >>> 5)] >>> (j & 31)) & 1;
+              expect({ seed, port: p, proto, from: fast.pods[i], to: fast.pods[j], fast: a }).toEqual({ seed, port: p, proto, from: fast.pods[i], to: fast.pods[j], fast: b });
+            }
+        }
+        pairs += fast.pods.length ** 2;
+        for (const w of fast.bits) allowedPairs += w.toString(2).split('1').length - 1;
+      }
+    }
+    // The generator must produce both outcomes in quantity, or the test proves little.
+    expect(allowedPairs).toBeGreaterThan(pairs * 0.2);
+    expect(allowedPairs).toBeLessThan(pairs * 0.9);
+  });
+
+  it('single pairs, addresses outside the pods included', () => {
+    const outside = ['203.0.113.7', '192.168.0.1', '192.168.0.2', '10.0.0.200', '8.8.8.8', 'fd00::ff:1', '2001:db8::1', 'fd00::1'];
+    for (let seed = 1000; seed < 1100; seed++) {
+      const input = randomCluster(seed);
+      const engine = analyzeReachability(input);
+      const ctx = naiveContext(input);
+      const r = rng(seed);
+      const endpoints: Endpoint[] = [...engine.pods, ...outside.map((ip) => ({ ip })), ...input.pods.filter((p) => p.status?.podIP).map((p) => ({ ip: p.status!.podIP! }))];
+      for (let k = 0; k < 60; k++) {
+        const from = r.pick(endpoints);
+        const to = r.pick(endpoints);
+        const [p, proto] = r.pick([
+          [80, 'TCP'],
+          [53, 'UDP'],
+          [443, 'SCTP'],
+        ] as const);
+        expect({ seed, from, to, p, proto, allowed: engine.allowed(from, to, p, proto) }).toEqual({ seed, from, to, p, proto, allowed: naiveAllowed(ctx, from, to, p, proto) });
+        expect(engine.explain(from, to, p, proto).allowed).toBe(naiveAllowed(ctx, from, to, p, proto));
+      }
+    }
+  });
+});
