@@ -1,7 +1,7 @@
 // YAML text that keeps what a person wrote: an edited object is merged into
 // the existing document node by node, so comments and key order survive a
 // round trip through the form.
-import { Document, isMap, isScalar, isSeq, parseDocument, YAMLMap, YAMLSeq, type Node } from 'yaml';
+import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, YAMLSeq, type Node } from 'yaml';
 
 export function toYaml(value: unknown): string {
   return new Document(value).toString({ lineWidth: 0 });
@@ -14,10 +14,11 @@ export interface ParsedYaml {
 }
 
 export function parseYaml(text: string): ParsedYaml {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
   if (doc.errors.length) {
     const e = doc.errors[0];
-    return { error: { message: e.message.split('\n')[0], line: e.linePos?.[0]?.line } };
+    return { error: { message: e.message.split('\n')[0], line: lineCounter.linePos(e.pos[0]).line } };
   }
   return { value: doc.toJS() };
 }

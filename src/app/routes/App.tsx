@@ -5,6 +5,7 @@ import { Overview } from '../features/overview/Overview.tsx';
 import { Settings } from '../features/settings/Settings.tsx';
 import { ListPage } from '../features/resources/ListPage.tsx';
 import { DetailPage } from '../features/resources/DetailPage.tsx';
+import { EditPage } from '../features/edit/EditPage.tsx';
 import { useLocation } from './router.tsx';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
 import { ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
@@ -16,6 +17,13 @@ function usePage() {
   const served = useDiscovery().data?.resources;
   if (parts.length === 0) return { fill: false, node: <Overview namespace={namespace} /> };
   if (parts[0] === 'settings') return { fill: false, node: <Settings /> };
+  // /new/<plural> and /edit/<plural>[/<namespace>]/<name>: the editor.
+  if ((parts[0] === 'new' || parts[0] === 'edit') && viewForPlural(parts[1] ?? '')) {
+    const v = viewForPlural(parts[1])!;
+    if (parts[0] === 'new') return { fill: false, node: <EditPage key={`new-${v.kind.plural}`} view={v} namespace={namespace} /> };
+    const [ns, name] = v.kind.scope === 'Namespaced' ? [parts[2], parts[3]] : [undefined, parts[2]];
+    if (name) return { fill: false, node: <EditPage key={`edit-${parts.join('/')}`} view={v} namespace={ns} name={name} /> };
+  }
   const view = viewForPlural(parts[0]);
   if (view && served && !served.has(servedKey(view.kind))) {
     return {

@@ -10,7 +10,7 @@ import { useConnection } from '../../api/connection.ts';
 import { useObject } from '../../api/hooks.ts';
 import { Age, ConfirmDialog, ErrorAlert, KeyValues, MaturityBadge, YamlView } from '../../components/common.tsx';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
-import type { KindView } from './types.ts';
+import { detailPath, type KindView } from './types.ts';
 
 export function DetailPage({ view, namespace, name, ownerLink }: { view: KindView; namespace?: string; name: string; ownerLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
   const { kind } = view;
@@ -30,6 +30,11 @@ export function DetailPage({ view, namespace, name, ownerLink }: { view: KindVie
         {object?.metadata.deletionTimestamp && <span className="badge bad">Terminating</span>}
         <span className="spacer" style={{ flex: 1 }} />
         {object && view.Actions && <view.Actions object={object} />}
+        {object && (
+          <Link className="btn" to={withSearch(`/edit${detailPath(kind, object)}`)}>
+            Edit
+          </Link>
+        )}
         {object && <DeleteButton view={view} object={object} onDeleted={() => navigate(listHref)} />}
       </div>
       <ErrorAlert error={error} />

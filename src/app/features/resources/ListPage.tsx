@@ -5,7 +5,7 @@ import { parseSelector, matchesRequirements, SelectorParseError, type Requiremen
 import { useList } from '../../api/hooks.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
-import { navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
+import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
 
 export function ListPage({ view, namespace }: { view: KindView; namespace?: string }) {
@@ -75,6 +75,9 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
         <label className="check">
           <input type="checkbox" checked={wide === '1'} onChange={(e) => setWide(e.target.checked ? '1' : '')} /> Wide
         </label>
+        <Link className="btn primary" to={withSearch(`/new/${kind.plural}`)}>
+          Create
+        </Link>
       </div>
       <ErrorAlert error={list.error} />
       <ResourceTable

@@ -1,0 +1,34 @@
+// A read-only side-by-side diff of two YAML texts, with what each side is.
+import { DiffEditor as MonacoDiff } from '@monaco-editor/react';
+import './setup.ts';
+import { useMonacoTheme } from './theme.ts';
+
+export interface DiffEditorProps {
+  original: string;
+  modified: string;
+  originalLabel: string;
+  modifiedLabel: string;
+  height?: number | string;
+}
+
+export default function DiffEditor({ original, modified, originalLabel, modifiedLabel, height = 360 }: DiffEditorProps) {
+  const theme = useMonacoTheme();
+  return (
+    <div className="monaco-diff" data-testid="diff-editor" role="group" aria-label={`${originalLabel} against ${modifiedLabel}`}>
+      <div className="monaco-diff-head">
+        <span>{originalLabel}</span>
+        <span>{modifiedLabel}</span>
+      </div>
+      <div className="monaco-frame" style={{ height }}>
+        <MonacoDiff
+          original={original}
+          modified={modified}
+          language="yaml"
+          theme={theme}
+          loading={<div className="monaco-loading">Loading diff…</div>}
+          options={{ readOnly: true, originalEditable: false, renderSideBySide: true, minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false, automaticLayout: true, renderOverviewRuler: false }}
+        />
+      </div>
+    </div>
+  );
+}

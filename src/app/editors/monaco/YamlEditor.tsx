@@ -1,0 +1,96 @@
+// The YAML editor: Monaco with the kind's JSON Schema (completion, hover,
+// validation from monaco-yaml) and the server's or the form's errors shown as
+// markers on the lines that hold the fields they name.
+import { useEffect, useId, useRef } from 'react';
+import Editor, { type OnMount } from '@monaco-editor/react';
+import { monaco, registerSchema } from './setup.ts';
+import { locateNearest } from './locate.ts';
+import { useMonacoTheme } from './theme.ts';
+
+export interface YamlMarker {
+  /** A Kubernetes field path (`spec.ingress[0].ports[0].endPort`); empty for the whole object. */
+  path: string;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export interface YamlEditorProps {
+  value: string;
+  onChange?: (text: string) => void;
+  /** JSON Schema for completion and validation; `{}` for none. */
+  schema: object;
+  schemaUri: string;
+  markers?: YamlMarker[];
+  /** Ctrl/Cmd+S inside the editor. */
+  onSave?: () => void;
+  readOnly?: boolean;
+  height?: number | string;
+  label?: string;
+}
+
+type Editor = Parameters<OnMount>[0];
+
+export default function YamlEditor({ value, onChange, schema, schemaUri, markers = [], onSave, readOnly, height = 480, label = 'YAML' }: YamlEditorProps) {
+  const theme = useMonacoTheme();
+  // One model path per editor instance; monaco-yaml picks the schema by it.
+  const modelPath = `file:///kw/${useId().replace(/[^a-zA-Z0-9]/g, '')}.yaml`;
+  const editorRef = useRef<Editor | null>(null);
+  const saveRef = useRef(onSave);
+  saveRef.current = onSave;
+
+  useEffect(() => registerSchema(modelPath, schemaUri, schema), [modelPath, schemaUri, schema]);
+
+  const placeMarkers = () => {
+    const model = editorRef.current?.getModel();
+    if (!model) return;
+    const text = model.getValue();
+    monaco.editor.setModelMarkers(
+      model,
+      'kubernetes',
+      markers.map((m) => {
+        const range = (m.path && locateNearest(text, m.path)) || { startLine: 1, startColumn: 1, endLine: 1, endColumn: model.getLineMaxColumn(1) };
+        return {
+          severity: m.severity === 'error' ? monaco.MarkerSeverity.Error : monaco.MarkerSeverity.Warning,
+          message: m.message,
+          startLineNumber: range.startLine,
+          startColumn: range.startColumn,
+          endLineNumber: range.endLine,
+          endColumn: Math.max(range.endColumn, range.startColumn + 1),
+        };
+      }),
+    );
+  };
+  useEffect(placeMarkers, [markers]);
+
+  const onMount: OnMount = (editor) => {
+    editorRef.current = editor;
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => saveRef.current?.());
+    placeMarkers();
+  };
+
+  return (
+    <div className="monaco-frame" data-testid="yaml-editor" aria-label={label} role="group" style={{ height }}>
+      <Editor
+        path={modelPath}
+        language="yaml"
+        value={value}
+        theme={theme}
+        onChange={(text) => onChange?.(text ?? '')}
+        onMount={onMount}
+        loading={<div className="monaco-loading">Loading editor…</div>}
+        options={{
+          readOnly,
+          minimap: { enabled: false },
+          fontSize: 13,
+          tabSize: 2,
+          scrollBeyondLastLine: false,
+          automaticLayout: true,
+          renderWhitespace: 'boundary',
+          quickSuggestions: { other: true, comments: false, strings: true },
+          ariaLabel: label,
+          fixedOverflowWidgets: true,
+        }}
+      />
+    </div>
+  );
+}

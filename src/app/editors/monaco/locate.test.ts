@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { locateNearest, locatePath, pathSegments } from './locate.ts';
+
+const text = `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web # the front door
+  labels:
+    app.kubernetes.io/name: web
+spec:
+  ingress:
+    - ports:
+        - port: 8080
+          endPort: 80
+`;
+
+describe('locating a Kubernetes field path in YAML', () => {
+  it('splits paths with indexes and bracketed map keys', () => {
+    expect(pathSegments('spec.ingress[0].ports[0].endPort')).toEqual(['spec', 'ingress', '0', 'ports', '0', 'endPort']);
+    expect(pathSegments('metadata.labels[app.kubernetes.io/name]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
+  });
+
+  it('covers key and scalar value of a leaf field', () => {
+    expect(locatePath(text, 'spec.ingress[0].ports[0].endPort')).toEqual({ startLine: 11, startColumn: 11, endLine: 11, endColumn: 22 });
+    expect(locatePath(text, 'metadata.labels[app.kubernetes.io/name]')).toMatchObject({ startLine: 6, startColumn: 5 });
+  });
+
+  it('covers only the key of a block', () => {
+    expect(locatePath(text, 'spec.ingress')).toEqual({ startLine: 8, startColumn: 3, endLine: 8, endColumn: 10 });
+  });
+
+  it('falls back to the nearest ancestor for a missing field, and to nothing for broken YAML', () => {
+    expect(locatePath(text, 'spec.podSelector')).toBeUndefined();
+    expect(locateNearest(text, 'spec.podSelector')).toEqual({ startLine: 7, startColumn: 1, endLine: 7, endColumn: 5 });
+    expect(locateNearest(text, 'spec.ingress[3].from')).toEqual(locatePath(text, 'spec.ingress'));
+    expect(locateNearest('a: [', 'spec')).toBeUndefined();
+  });
+});
