@@ -7,4 +7,5 @@ const only = process.argv[2];
 if (!only || only === 'server') await benchServer();
 if (!only || only === 'cluster') await benchCluster();
 if (!only || only === 'ui') await benchUI();
+if (!only || only === 'reachability') await (await import('./reachability.ts')).benchReachability();
 process.exit(0);

@@ -88,7 +88,11 @@ type Party = { pod: PodInfo; ips: IPAddress[]; text: string } | { pod?: undefine
 export interface NaiveContext {
   model: ClusterModel;
   policies: NaivePolicy[];
+  /** Every pod as a connection end, made once. */
+  parties?: Party[];
 }
+
+const podParties = (ctx: NaiveContext): Party[] => (ctx.parties ??= ctx.model.pods.map((pod) => ({ pod, ips: pod.ips, text: podKey(pod.ref) })));
 
 export function naiveContext(input: ReachabilityInput | ClusterModel): NaiveContext {
   const model = 'podByKey' in input ? input : buildModel(input);
@@ -251,13 +255,23 @@ export function naiveAllowed(ctx: NaiveContext, from: Endpoint, to: Endpoint, po
   return pairAllowed(ctx, resolveEndpoint(ctx.model, from), resolveEndpoint(ctx.model, to), port, protocol);
 }
 
+/** One row of the matrix (pod `i` to every pod), pair by pair, into `bits` at row `i` (rowWords = ceil(pods / 32)). */
+export function naiveRow(ctx: NaiveContext, i: number, port: number, protocol: Protocol, bits: Uint32Array): void {
+  const parties = podParties(ctx);
+  const rowWords = (parties.length + 31) >>> 5;
+  const src = parties[i];
+  for (let j = 0; j < parties.length; j++) {
+    if (pairAllowed(ctx, src, parties[j], port, protocol)) bits[i * rowWords + (j >>> 5)] |= 1 << (j & 31);
+  }
+}
+
 /** Every pair, one by one. `pairs` limits the work to a sample (for the bench), in row-major order from the first pair. */
 export function naiveMatrix(ctx: NaiveContext, port: number, protocol: Protocol = 'TCP', pairs = Infinity): ReachabilityMatrix {
   const pods = ctx.model.pods;
   const n = pods.length;
   const rowWords = (n + 31) >>> 5;
   const bits = new Uint32Array(n * rowWords);
-  const parties = pods.map((pod): Party => ({ pod, ips: pod.ips, text: podKey(pod.ref) }));
+  const parties = podParties(ctx);
   let done = 0;
   outer: for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
