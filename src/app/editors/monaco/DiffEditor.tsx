@@ -26,7 +26,7 @@ export default function DiffEditor({ original, modified, originalLabel, modified
           language="yaml"
           theme={theme}
           loading={<div className="monaco-loading">Loading diff…</div>}
-          options={{ readOnly: true, originalEditable: false, renderSideBySide: true, minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false, automaticLayout: true, renderOverviewRuler: false }}
+          options={{ readOnly: true, originalEditable: false, renderSideBySide: true, minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false, automaticLayout: true, renderOverviewRuler: false, hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3, revealLineCount: 10 } }}
         />
       </div>
     </div>

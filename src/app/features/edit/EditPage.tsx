@@ -31,12 +31,23 @@ interface Marker {
   severity: 'error' | 'warning';
 }
 
-/** What the server stores: for the diff, without fields only the server writes on every change. */
+/** The order kube-apiserver writes an object's top level and metadata in. */
+const TOP_ORDER = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];
+const META_ORDER = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers'];
+const ordered = (o: Record<string, unknown>, order: string[]) => {
+  const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => rank(a) - rank(b)));
+};
+
+/**
+ * An object as the diff shows it: keys in the server's order, so that both
+ * sides line up whoever built them, and without managedFields, which only the
+ * server writes.
+ */
 const forDiff = (o: KubeObject | undefined) => {
   if (!o) return '';
-  const c = clone(o);
-  delete c.metadata.managedFields;
-  return toYaml(c);
+  const { managedFields: _, ...metadata } = o.metadata;
+  return toYaml(ordered({ ...o, metadata: ordered(metadata, META_ORDER) }, TOP_ORDER));
 };
 
 /** Loads the object (edit) or the template (create), then hands over to the editor. */
