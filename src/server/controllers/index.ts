@@ -7,6 +7,8 @@ import type { WatchCache } from '../watch/cache.ts';
 import { startNamespaceController } from './namespace.ts';
 import { startNodeAgents } from './nodeagent.ts';
 import { startAttacher } from './attacher.ts';
+import { startDaemonSetController } from './daemonset.ts';
+import { startGarbageCollector } from './garbagecollector.ts';
 import type { SimulationOptions } from './simulation.ts';
 
 export interface ControllerContext {
@@ -31,7 +33,11 @@ export const controllerIdentity = (name: string) => ({
 /** Starts every controller; returns the function that stops them all. */
 export function startControllers(ctx: ControllerContext, opts: ControllerOptions): () => void {
   if (!opts.enabled) return () => {};
-  const stops = [startNamespaceController(ctx.client.as(controllerIdentity('namespace-controller')), ctx.stores, ctx.cache)];
+  const stops = [
+    startNamespaceController(ctx.client.as(controllerIdentity('namespace-controller')), ctx.stores, ctx.cache),
+    startDaemonSetController(ctx),
+    startGarbageCollector(ctx),
+  ];
   if (opts.simulation !== false) stops.push(startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
   return () => stops.forEach((stop) => stop());
 }

@@ -1,0 +1,762 @@
+// The DaemonSet controller (K/pkg/controller/daemon): one pod per eligible
+// node, ControllerRevisions for the template history, RollingUpdate (the
+// arithmetic lives in src/lib/rollout.ts, shared with the app) and OnDelete,
+// and the status counters. Driven by watch-cache events on DaemonSets, pods,
+// nodes and ControllerRevisions through a work queue keyed by the
+// DaemonSet's namespace/name; it writes only through the API as
+// `daemon-set-controller`.
+//
+// There is no scheduler here, so besides the required node affinity on
+// `metadata.name` that upstream gives daemon pods, pods are created with
+// `spec.nodeName` set and the (simulated) kubelet of that node runs them.
+import { daemonSetKind } from '../../kinds/daemonset.ts';
+import { podKind } from '../../kinds/pod.ts';
+import { nodeKind } from '../../kinds/node.ts';
+import { controllerRevisionKind } from '../../kinds/controllerrevision.ts';
+import type { KubeObject } from '../../kinds/kind.ts';
+import { labelSelectorAsRequirements, matchesRequirements, type Requirement } from '../../lib/labels.ts';
+import { clone, deepEqual } from '../../lib/json.ts';
+import {
+  ControllerRevisionHashLabel,
+  PodTemplateGenerationLabel,
+  allowsSurge,
+  compareDaemonPods,
+  isPodAvailable,
+  isPodReady,
+  isPodUpdated,
+  planRollingUpdate,
+  podAvailableAt,
+  templateGenerationOf,
+  type NodePods,
+} from '../../lib/rollout.ts';
+import type { Client } from '../client.ts';
+import type { CacheEvent } from '../watch/cache.ts';
+import { controllerIdentity, type ControllerContext } from './index.ts';
+
+/** Creates and deletes per sync at most (upstream's burstReplicas). */
+const BURST_REPLICAS = 250;
+const FAILED_POD_BACKOFF_MS = 1000;
+const FAILED_POD_BACKOFF_MAX_MS = 15 * 60 * 1000;
+
+// ---- which nodes -------------------------------------------------------------
+
+interface Taint {
+  key?: string;
+  value?: string;
+  effect?: string;
+}
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+/** v1.Toleration.ToleratesTaint. */
+export function toleratesTaint(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  const op = t.operator ?? 'Equal';
+  if (op === 'Exists') return true;
+  if (op === 'Equal' || op === '') return (t.value ?? '') === (taint.value ?? '');
+  return false;
+}
+
+/** The tolerations every daemon pod gets (util.AddOrUpdateDaemonPodTolerations). */
+export function daemonPodTolerations(spec: any): Toleration[] {
+  const tolerations: Toleration[] = [...(spec?.tolerations ?? [])];
+  const add = (key: string, effect: string) => {
+    const t: Toleration = { key, operator: 'Exists', effect };
+    const same = (x: Toleration) => x.key === t.key && (x.operator ?? 'Equal') === t.operator && (x.value ?? '') === '' && x.effect === t.effect;
+    if (!tolerations.some(same)) tolerations.push(t);
+  };
+  add('node.kubernetes.io/not-ready', 'NoExecute');
+  add('node.kubernetes.io/unreachable', 'NoExecute');
+  add('node.kubernetes.io/disk-pressure', 'NoSchedule');
+  add('node.kubernetes.io/memory-pressure', 'NoSchedule');
+  add('node.kubernetes.io/pid-pressure', 'NoSchedule');
+  add('node.kubernetes.io/unschedulable', 'NoSchedule');
+  if (spec?.hostNetwork) add('node.kubernetes.io/network-unavailable', 'NoSchedule');
+  return tolerations;
+}
+
+function matchesNodeSelectorRequirement(r: any, value: string | undefined): boolean {
+  const values: string[] = r.values ?? [];
+  switch (r.operator) {
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      if (value === undefined || values.length !== 1) return false;
+      const a = Number(value);
+      const b = Number(values[0]);
+      if (!Number.isInteger(a) || !Number.isInteger(b)) return false;
+      return r.operator === 'Gt' ? a > b : a < b;
+    }
+    default:
+      return false;
+  }
+}
+
+/** A NodeSelector's terms are ORed; a term's requirements ANDed; an empty term matches nothing. */
+function matchesNodeSelector(sel: any, node: KubeObject): boolean {
+  const labels = node.metadata.labels ?? {};
+  return (sel?.nodeSelectorTerms ?? []).some((term: any) => {
+    const exprs: any[] = term?.matchExpressions ?? [];
+    const fields: any[] = term?.matchFields ?? [];
+    if (!exprs.length && !fields.length) return false;
+    return (
+      exprs.every((r) => matchesNodeSelectorRequirement(r, Object.hasOwn(labels, r.key) ? labels[r.key] : undefined)) &&
+      fields.every((r) => r.key === 'metadata.name' && matchesNodeSelectorRequirement(r, node.metadata.name))
+    );
+  });
+}
+
+/** GetRequiredNodeAffinity(pod).Match(node): nodeSelector and required node affinity. */
+export function matchesRequiredNodeAffinity(podSpec: any, node: KubeObject): boolean {
+  const labels = node.metadata.labels ?? {};
+  for (const [k, v] of Object.entries((podSpec?.nodeSelector ?? {}) as Record<string, string>)) if (labels[k] !== v) return false;
+  const required = podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  return !required || matchesNodeSelector(required, node);
+}
+
+/**
+ * NodeShouldRunDaemonPod: shouldRun — a new daemon pod belongs on this node;
+ * shouldContinueRunning — an existing one may stay (only an untolerated
+ * NoExecute taint evicts). The Ready condition and spec.unschedulable do not
+ * count; only taints do, and daemon pods tolerate the lifecycle ones.
+ */
+export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject, tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec)) {
+  const podSpec = (ds.spec as any)?.template?.spec ?? {};
+  if (podSpec.nodeName && podSpec.nodeName !== node.metadata.name) return { shouldRun: false, shouldContinueRunning: false };
+  if (!matchesRequiredNodeAffinity(podSpec, node)) return { shouldRun: false, shouldContinueRunning: false };
+  const taints: Taint[] = (node.spec as any)?.taints ?? [];
+  const untolerated = (effects: string[]) => taints.some((t) => effects.includes(t.effect ?? '') && !tolerations.some((x) => toleratesTaint(x, t)));
+  if (untolerated(['NoSchedule', 'NoExecute'])) return { shouldRun: false, shouldContinueRunning: !untolerated(['NoExecute']) };
+  return { shouldRun: true, shouldContinueRunning: true };
+}
+
+// ---- revisions -----------------------------------------------------------------
+
+/** JSON with object keys sorted at every level, as Go's encoding of a map. */
+export function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : stableStringify(x))).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const keys = Object.keys(v).filter((k) => (v as any)[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as any)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The ControllerRevision data: a patch that restores this template (getPatch). */
+export const revisionData = (ds: KubeObject) => ({ spec: { template: { ...clone((ds.spec as any)?.template ?? {}), $patch: 'replace' } } });
+
+const SAFE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** controller.ComputeHash: FNV-32a over the template (and collisionCount), its decimal digits made name-safe. */
+export function computeHash(template: unknown, collisionCount?: number): string {
+  let h = 0x811c9dc5;
+  const feed = (b: number) => {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  };
+  for (const b of Buffer.from(stableStringify(template), 'utf8')) feed(b);
+  if (collisionCount !== undefined && collisionCount !== null) {
+    const n = collisionCount >>> 0;
+    for (let i = 0; i < 4; i++) feed((n >>> (8 * i)) & 0xff); // little-endian uint32, as upstream
+  }
+  return [...String(h >>> 0)].map((c) => SAFE_CHARS[c.charCodeAt(0) % SAFE_CHARS.length]).join('');
+}
+
+// ---- ownership -------------------------------------------------------------------
+
+const controllerRefOf = (o: KubeObject) => (o.metadata.ownerReferences ?? []).find((r: any) => r.controller) as any;
+const ownerRef = (ds: KubeObject) => ({ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name!, uid: ds.metadata.uid!, controller: true, blockOwnerDeletion: true });
+const isTerminal = (p: KubeObject) => ['Failed', 'Succeeded'].includes((p.status as any)?.phase);
+
+/** util.GetTargetNodeName: spec.nodeName, or the single name of a daemon pod's node affinity. */
+function targetNodeName(pod: KubeObject): string | undefined {
+  const spec = pod.spec as any;
+  if (spec?.nodeName) return spec.nodeName;
+  for (const term of spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+    for (const f of term.matchFields ?? []) if (f.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return f.values[0];
+  }
+  return undefined;
+}
+
+class Conflict extends Error {}
+
+/**
+ * A work queue in the manner of client-go's rate-limited queue: a key is
+ * queued once however often it is added; a key added while it syncs syncs
+ * again afterwards; failures come back after an exponential back-off
+ * (5 ms doubling up to 1000 s), forgotten on success.
+ */
+class RateLimitedQueue {
+  private readonly queued = new Set<string>();
+  private readonly active = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly failures = new Map<string, number>();
+  private running = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly sync: (key: string) => Promise<void>,
+    private readonly concurrency = 2,
+  ) {}
+
+  add(key: string) {
+    if (this.stopped) return;
+    if (this.active.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    this.queued.add(key);
+    this.pump();
+  }
+
+  after(key: string, ms: number) {
+    if (this.stopped) return;
+    const at = Date.now() + Math.max(0, ms);
+    const t = this.timers.get(key);
+    if (t && t.at <= at) return;
+    if (t) clearTimeout(t.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.max(0, ms));
+    timer.unref?.();
+    this.timers.set(key, { at, timer });
+  }
+
+  private retry(key: string) {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    this.after(key, Math.min(5 * 2 ** n, 1_000_000));
+  }
+
+  private pump() {
+    while (!this.stopped && this.running < this.concurrency && this.queued.size) {
+      const key = this.queued.values().next().value!;
+      this.queued.delete(key);
+      this.active.add(key);
+      this.running++;
+      void this.sync(key)
+        .then(
+          () => this.failures.delete(key),
+          () => this.retry(key),
+        )
+        .finally(() => {
+          this.running--;
+          this.active.delete(key);
+          if (this.dirty.delete(key)) this.queued.add(key);
+          this.pump();
+        });
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t.timer);
+    this.timers.clear();
+    this.queued.clear();
+  }
+}
+
+// ---- the controller ----------------------------------------------------------
+
+export function startDaemonSetController(ctx: ControllerContext): () => void {
+  const client: Client = ctx.client.as(controllerIdentity('daemon-set-controller'));
+  const { cache } = ctx;
+  const dsStore = ctx.stores.get(daemonSetKind)!;
+  const podStore = ctx.stores.get(podKind)!;
+  const nodeStore = ctx.stores.get(nodeKind)!;
+  const crStore = ctx.stores.get(controllerRevisionKind)!;
+  let stopped = false;
+
+  /** failedPodsBackoff: per DaemonSet and node, the delay and when it was last stepped. */
+  const failedBackoff = new Map<string, { delay: number; last: number }>();
+
+  const selectorOf = (ds: KubeObject): Requirement[] | undefined => {
+    const sel = (ds.spec as any)?.selector;
+    if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) return undefined;
+    try {
+      return labelSelectorAsRequirements(sel);
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * ControllerRefManager.Claim: objects controlled by this DaemonSet that its
+   * selector still matches, adopting matching orphans and releasing owned
+   * objects it no longer matches.
+   */
+  async function claim(ds: KubeObject, sel: Requirement[], kind: typeof podKind, objects: KubeObject[]): Promise<KubeObject[]> {
+    const uid = ds.metadata.uid;
+    const out: KubeObject[] = [];
+    for (const o of objects) {
+      const ref = controllerRefOf(o);
+      const matches = matchesRequirements(sel, o.metadata.labels);
+      if (ref) {
+        if (ref.uid !== uid) continue;
+        if (matches) out.push(o);
+        else if (!ds.metadata.deletionTimestamp) {
+          await client
+            .update(kind, o.metadata.namespace, o.metadata.name!, (x) => {
+              if (x.metadata.uid !== o.metadata.uid) return;
+              x.metadata.ownerReferences = (x.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== uid);
+              if (!x.metadata.ownerReferences.length) delete x.metadata.ownerReferences;
+            })
+            .catch(ignoreNotFound);
+        }
+        continue;
+      }
+      if (!matches || ds.metadata.deletionTimestamp || o.metadata.deletionTimestamp) continue;
+      const adopted = await client
+        .update(kind, o.metadata.namespace, o.metadata.name!, (x) => {
+          if (x.metadata.uid !== o.metadata.uid || controllerRefOf(x)) return;
+          x.metadata.ownerReferences = [...(x.metadata.ownerReferences ?? []), ownerRef(ds)];
+        })
+        .catch(ignoreNotFound);
+      if (adopted && controllerRefOf(adopted)?.uid === uid) out.push(adopted);
+    }
+    return out;
+  }
+
+  const podsOf = (ds: KubeObject, sel: Requirement[]) =>
+    cache
+      .list(podStore.prefixFor(ds.metadata.namespace))
+      .map((c) => c.object)
+      .filter((p) => controllerRefOf(p)?.uid === ds.metadata.uid && matchesRequirements(sel, p.metadata.labels));
+
+  /** getNodesToDaemonPods: the DaemonSet's pods by node; terminal pods already being deleted left out unless asked. */
+  function nodesToDaemonPods(pods: KubeObject[], includeDeletedTerminal = false): Map<string, KubeObject[]> {
+    const m = new Map<string, KubeObject[]>();
+    for (const p of pods) {
+      if (!includeDeletedTerminal && isTerminal(p) && p.metadata.deletionTimestamp) continue;
+      const node = targetNodeName(p);
+      if (!node) continue;
+      const list = m.get(node);
+      if (list) list.push(p);
+      else m.set(node, [p]);
+    }
+    return m;
+  }
+
+  // ---- revisions ----
+
+  async function constructHistory(ds: KubeObject, sel: Requirement[]): Promise<{ hash: string; old: KubeObject[] }> {
+    const ns = ds.metadata.namespace!;
+    let histories = await claim(ds, sel, controllerRevisionKind, cache.list(crStore.prefixFor(ns)).map((c) => c.object));
+    const labelled: KubeObject[] = [];
+    for (const h of histories) {
+      if (h.metadata.labels?.[ControllerRevisionHashLabel] !== undefined) labelled.push(h);
+      else {
+        const updated = await client.update(controllerRevisionKind, ns, h.metadata.name!, (x) => {
+          x.metadata.labels = { ...x.metadata.labels, [ControllerRevisionHashLabel]: x.metadata.name! };
+        });
+        labelled.push(updated);
+      }
+    }
+    histories = labelled;
+    const want = stableStringify(revisionData(ds));
+    const current: KubeObject[] = [];
+    const old: KubeObject[] = [];
+    for (const h of histories) (stableStringify((h as any).data) === want ? current : old).push(h);
+    const nextRevision = Math.max(0, ...old.map((h) => Number((h as any).revision ?? 0))) + 1;
+    let cur: KubeObject;
+    if (!current.length) cur = await snapshot(ds, nextRevision, want);
+    else {
+      cur = await dedupCurrent(ds, current);
+      if (Number((cur as any).revision ?? 0) < nextRevision) {
+        // A rollback to an earlier template: that revision becomes the newest.
+        cur = await client.update(controllerRevisionKind, ns, cur.metadata.name!, (x) => void ((x as any).revision = nextRevision));
+      }
+    }
+    return { hash: cur.metadata.labels?.[ControllerRevisionHashLabel] ?? cur.metadata.name!, old };
+  }
+
+  /** Keeps the newest of several revisions equal to the current template, moving pods over to its hash. */
+  async function dedupCurrent(ds: KubeObject, current: KubeObject[]): Promise<KubeObject> {
+    if (current.length === 1) return current[0];
+    const sorted = [...current].sort((a, b) => Number((b as any).revision ?? 0) - Number((a as any).revision ?? 0));
+    const keep = sorted[0];
+    const keepHash = keep.metadata.labels?.[ControllerRevisionHashLabel];
+    for (const dup of sorted.slice(1)) {
+      const dupHash = dup.metadata.labels?.[ControllerRevisionHashLabel];
+      for (const c of cache.list(podStore.prefixFor(ds.metadata.namespace))) {
+        const p = c.object;
+        if (controllerRefOf(p)?.uid !== ds.metadata.uid || p.metadata.labels?.[ControllerRevisionHashLabel] !== dupHash) continue;
+        await client
+          .update(podKind, p.metadata.namespace, p.metadata.name!, (x) => void (x.metadata.labels = { ...x.metadata.labels, [ControllerRevisionHashLabel]: keepHash! }))
+          .catch(ignoreNotFound);
+      }
+      await client.delete(controllerRevisionKind, dup.metadata.namespace, dup.metadata.name!).catch(ignoreNotFound);
+    }
+    return keep;
+  }
+
+  async function snapshot(ds: KubeObject, revision: number, want: string): Promise<KubeObject> {
+    const ns = ds.metadata.namespace!;
+    const template = (ds.spec as any)?.template ?? {};
+    const collisionCount = (ds.status as any)?.collisionCount;
+    const hash = computeHash(template, collisionCount);
+    const name = `${ds.metadata.name}-${hash}`;
+    const history: any = {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { ...template.metadata?.labels, [ControllerRevisionHashLabel]: hash },
+        ownerReferences: [ownerRef(ds)],
+      },
+      data: revisionData(ds),
+      revision,
+    };
+    if (ds.metadata.annotations && Object.keys(ds.metadata.annotations).length) history.metadata.annotations = { ...ds.metadata.annotations };
+    try {
+      return await client.create(controllerRevisionKind, history);
+    } catch (e: any) {
+      if (e?.reason !== 'AlreadyExists') throw e;
+      const existing = cache.get(crStore.keyFor(ns, name))?.object;
+      if (existing && stableStringify((existing as any).data) === want) return existing;
+      // A different template under the same name: bump collisionCount so the next hash differs.
+      const currentDs = cache.get(dsStore.keyFor(ns, ds.metadata.name!))?.object;
+      if (currentDs && (currentDs.status as any)?.collisionCount === collisionCount) {
+        await client.update(daemonSetKind, ns, ds.metadata.name!, (x) => {
+          const st = ((x.status as any) ??= {});
+          if (st.collisionCount === collisionCount) st.collisionCount = (collisionCount ?? 0) + 1;
+        }, 'status');
+      }
+      throw new Conflict(`hash collision on ControllerRevision ${name}`);
+    }
+  }
+
+  /** cleanupHistory: oldest first, delete old revisions no live pod uses, down to revisionHistoryLimit. */
+  async function cleanupHistory(ds: KubeObject, sel: Requirement[], old: KubeObject[]) {
+    const limit = (ds.spec as any)?.revisionHistoryLimit ?? 10;
+    let toKill = old.length - limit;
+    if (toKill <= 0) return;
+    const live = new Set<string>();
+    for (const pods of nodesToDaemonPods(podsOf(ds, sel), true).values()) {
+      for (const p of pods) {
+        const h = p.metadata.labels?.[ControllerRevisionHashLabel];
+        if (h) live.add(h);
+      }
+    }
+    const sorted = [...old].sort((a, b) => Number((a as any).revision ?? 0) - Number((b as any).revision ?? 0));
+    for (const h of sorted) {
+      if (toKill <= 0) break;
+      if (live.has(h.metadata.labels?.[ControllerRevisionHashLabel] ?? '')) continue;
+      await client.delete(controllerRevisionKind, h.metadata.namespace, h.metadata.name!).catch(ignoreNotFound);
+      toKill--;
+    }
+  }
+
+  // ---- pods ----
+
+  function newPod(ds: KubeObject, nodeName: string, hash: string): any {
+    const template = clone((ds.spec as any)?.template ?? {});
+    const spec = template.spec ?? {};
+    spec.tolerations = daemonPodTolerations(spec);
+    // ReplaceDaemonSetPodNodeNameNodeAffinity: the node's name is the only required term.
+    const term = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
+    spec.affinity ??= {};
+    spec.affinity.nodeAffinity ??= {};
+    spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms: [term] };
+    spec.nodeName = nodeName;
+    const labels: Record<string, string> = { ...template.metadata?.labels };
+    const generation = templateGenerationOf(ds as any);
+    if (generation !== undefined) labels[PodTemplateGenerationLabel] = String(generation);
+    if (hash) labels[ControllerRevisionHashLabel] = hash;
+    const metadata: any = { generateName: `${ds.metadata.name}-`, namespace: ds.metadata.namespace, labels, ownerReferences: [ownerRef(ds)] };
+    if (template.metadata?.annotations) metadata.annotations = template.metadata.annotations;
+    if (template.metadata?.finalizers) metadata.finalizers = template.metadata.finalizers;
+    return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
+  }
+
+  /**
+   * syncNodes: creates in slow-start batches (1, 2, 4, …) stopping at the
+   * first failure, then deletes; at most BURST_REPLICAS of each. Returns
+   * whether anything was written and whether work was left over.
+   */
+  async function syncNodes(ds: KubeObject, toDelete: string[], toCreate: string[], hash: string): Promise<{ wrote: boolean; more: boolean }> {
+    const creates = toCreate.slice(0, BURST_REPLICAS);
+    const deletes = toDelete.slice(0, BURST_REPLICAS);
+    const more = toCreate.length > creates.length || toDelete.length > deletes.length;
+    let wrote = false;
+    let failure: unknown;
+    for (let pos = 0, batch = 1; pos < creates.length; pos += batch, batch *= 2) {
+      const results = await Promise.allSettled(creates.slice(pos, pos + batch).map((n) => client.create(podKind, newPod(ds, n, hash))));
+      if (results.some((r) => r.status === 'fulfilled')) wrote = true;
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) {
+        failure = (failed as PromiseRejectedResult).reason;
+        break;
+      }
+    }
+    const results = await Promise.allSettled(deletes.map((name) => client.delete(podKind, ds.metadata.namespace, name)));
+    for (const r of results) {
+      if (r.status === 'fulfilled') wrote = true;
+      else if (r.reason?.code !== 404) failure ??= r.reason;
+    }
+    if (failure) throw failure;
+    return { wrote, more };
+  }
+
+  /** failedPodsBackoff.IsInBackOffSinceUpdate / Next. */
+  function failedPodBackoff(key: string, now: number): { wait?: number } {
+    const b = failedBackoff.get(key);
+    if (b && now - b.last < b.delay) return { wait: b.delay - (now - b.last) };
+    const delay = b && now - b.last < 2 * FAILED_POD_BACKOFF_MAX_MS ? Math.min(b.delay * 2, FAILED_POD_BACKOFF_MAX_MS) : FAILED_POD_BACKOFF_MS;
+    failedBackoff.set(key, { delay, last: now });
+    return {};
+  }
+
+  /** manage + podsShouldBeOnNode: which nodes need a pod, which pods must go. */
+  function manage(ds: KubeObject, nodes: KubeObject[], byNode: Map<string, KubeObject[]>, hash: string, now: number, requeue: (ms: number) => void) {
+    const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
+    const surge = allowsSurge(ds as any);
+    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
+    const hashOf = (p: KubeObject) => p.metadata.labels?.[ControllerRevisionHashLabel];
+    const toCreate: string[] = [];
+    const toDelete: string[] = [];
+    for (const node of nodes) {
+      const name = node.metadata.name!;
+      const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ds, tolerations);
+      const pods = byNode.get(name) ?? [];
+      if (shouldRun && !pods.length) {
+        toCreate.push(name);
+        continue;
+      }
+      if (!shouldContinueRunning) {
+        for (const p of pods) if (!p.metadata.deletionTimestamp) toDelete.push(p.metadata.name!);
+        continue;
+      }
+      const running: KubeObject[] = [];
+      for (const p of pods) {
+        if (p.metadata.deletionTimestamp) continue;
+        const phase = (p.status as any)?.phase;
+        if (phase === 'Failed') {
+          // The kubelet keeps rejecting or failing it: recreate, but back off per node.
+          const b = failedPodBackoff(`${ds.metadata.namespace}/${ds.metadata.name}/${name}`, now);
+          if (b.wait !== undefined) requeue(b.wait);
+          else toDelete.push(p.metadata.name!);
+        } else if (phase === 'Succeeded') toDelete.push(p.metadata.name!);
+        else running.push(p);
+      }
+      if (!surge) {
+        // Without surge only the oldest running pod may stay.
+        if (running.length > 1) for (const p of running.sort(compareDaemonPods).slice(1)) toDelete.push(p.metadata.name!);
+        continue;
+      }
+      if (running.length <= 1) {
+        if (!running.length && shouldRun) toCreate.push(name);
+        continue;
+      }
+      // With surge a node may hold the oldest new pod and the oldest old pod, no more.
+      let oldestNew: KubeObject | undefined;
+      let oldestOld: KubeObject | undefined;
+      for (const p of running.sort(compareDaemonPods)) {
+        if (hashOf(p) === hash) {
+          if (!oldestNew) {
+            oldestNew = p;
+            continue;
+          }
+        } else if (!oldestOld) {
+          oldestOld = p;
+          continue;
+        }
+        toDelete.push(p.metadata.name!);
+      }
+      if (oldestNew && oldestOld && (!isPodReady(oldestOld) || isPodAvailable(oldestNew, minReady, now))) toDelete.push(oldestOld.metadata.name!);
+    }
+    return { toCreate, toDelete };
+  }
+
+  // ---- status ----
+
+  function computeStatus(ds: KubeObject, nodes: KubeObject[], byNode: Map<string, KubeObject[]>, hash: string, now: number) {
+    const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
+    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
+    const generation = templateGenerationOf(ds as any);
+    let desired = 0;
+    let current = 0;
+    let misscheduled = 0;
+    let ready = 0;
+    let available = 0;
+    let updated = 0;
+    let nextAvailable = Infinity;
+    for (const node of nodes) {
+      const { shouldRun } = nodeShouldRunDaemonPod(node, ds, tolerations);
+      const pods = byNode.get(node.metadata.name!) ?? [];
+      if (!shouldRun) {
+        if (pods.length) misscheduled++;
+        continue;
+      }
+      desired++;
+      if (!pods.length) continue;
+      current++;
+      const pod = [...pods].sort(compareDaemonPods)[0];
+      if (isPodReady(pod)) {
+        ready++;
+        if (isPodAvailable(pod, minReady, now)) available++;
+        else nextAvailable = Math.min(nextAvailable, podAvailableAt(pod, minReady) ?? Infinity);
+      }
+      if (isPodUpdated(pod, hash, generation)) updated++;
+    }
+    return {
+      status: {
+        desiredNumberScheduled: desired,
+        currentNumberScheduled: current,
+        numberMisscheduled: misscheduled,
+        numberReady: ready,
+        numberAvailable: available,
+        numberUnavailable: desired - available,
+        updatedNumberScheduled: updated,
+      },
+      nextAvailable,
+    };
+  }
+
+  async function storeStatus(ds: KubeObject, status: Record<string, number>, observe: boolean) {
+    const latest = cache.get(dsStore.keyFor(ds.metadata.namespace, ds.metadata.name!))?.object;
+    if (!latest || latest.metadata.uid !== ds.metadata.uid) return;
+    const before = (latest.status ?? {}) as Record<string, unknown>;
+    const want: Record<string, unknown> = { ...status };
+    if (observe) want.observedGeneration = ds.metadata.generation ?? 0;
+    if (Object.entries(want).every(([k, v]) => before[k] === v)) return;
+    await client.update(
+      daemonSetKind,
+      ds.metadata.namespace,
+      ds.metadata.name!,
+      (x) => {
+        if (x.metadata.uid !== ds.metadata.uid) throw new Conflict('DaemonSet replaced');
+        x.status = { ...(x.status as any), ...want };
+      },
+      'status',
+    );
+  }
+
+  // ---- sync ----
+
+  async function sync(key: string) {
+    const [ns, name] = key.split('/');
+    const ds = cache.get(dsStore.keyFor(ns, name))?.object;
+    if (!ds) {
+      for (const k of failedBackoff.keys()) if (k.startsWith(`${key}/`)) failedBackoff.delete(k);
+      return;
+    }
+    const sel = selectorOf(ds);
+    if (!sel || ds.metadata.deletionTimestamp) return;
+    const requeueAt = { ms: Infinity };
+    const requeue = (ms: number) => (requeueAt.ms = Math.min(requeueAt.ms, ms));
+    const nodes = () => cache.list(nodeStore.resourcePrefix).map((c) => c.object);
+
+    await claim(ds, sel, podKind, cache.list(podStore.prefixFor(ns)).map((c) => c.object));
+    const { hash, old } = await constructHistory(ds, sel);
+
+    // manage: create where missing, delete what must go.
+    let now = Date.now();
+    let nodeList = nodes();
+    let byNode = nodesToDaemonPods(podsOf(ds, sel));
+    const { toCreate, toDelete } = manage(ds, nodeList, byNode, hash, now, requeue);
+    let { wrote, more } = await syncNodes(ds, toDelete, toCreate, hash);
+
+    // The rolling update runs only once manage has nothing left to do (upstream
+    // waits for its expectations); the events of manage's writes bring us back.
+    const strategy = (ds.spec as any)?.updateStrategy?.type ?? 'RollingUpdate';
+    if (!wrote && strategy === 'RollingUpdate') {
+      now = Date.now();
+      const entries = new Map<string, NodePods<KubeObject>>();
+      const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
+      for (const node of nodeList) {
+        const { shouldRun } = nodeShouldRunDaemonPod(node, ds, tolerations);
+        const pods = byNode.get(node.metadata.name!);
+        if (shouldRun || pods) entries.set(node.metadata.name!, { nodeName: node.metadata.name!, shouldRun, pods: pods ?? [] });
+      }
+      for (const [nodeName, pods] of byNode) if (!entries.has(nodeName)) entries.set(nodeName, { nodeName, shouldRun: false, pods });
+      const plan = planRollingUpdate({ ds: ds as any, nodes: [...entries.values()].sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)), hash, now });
+      const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
+      wrote ||= r.wrote;
+      more ||= r.more;
+    }
+
+    await cleanupHistory(ds, sel, old);
+
+    now = Date.now();
+    nodeList = nodes();
+    byNode = nodesToDaemonPods(podsOf(ds, sel));
+    const { status, nextAvailable } = computeStatus(ds, nodeList, byNode, hash, now);
+    await storeStatus(ds, status, true);
+    // Come back when a ready pod turns available (minReadySeconds), as the rollout may then proceed.
+    if (nextAvailable !== Infinity) requeue(nextAvailable - now + 5);
+    if (more) requeue(0);
+    if (requeueAt.ms !== Infinity) queue.after(key, requeueAt.ms);
+  }
+
+  const queue = new RateLimitedQueue(sync, 2);
+
+  // ---- events ----
+
+  const dsKey = (ns: string | undefined, name: string) => `${ns}/${name}`;
+  const allDaemonSets = () => cache.list(dsStore.resourcePrefix).map((c) => c.object);
+
+  function enqueueOwner(o: KubeObject | undefined) {
+    if (!o) return;
+    const ref = controllerRefOf(o);
+    if (ref) {
+      if (ref.kind === 'DaemonSet' && ref.apiVersion?.startsWith('apps/')) queue.add(dsKey(o.metadata.namespace, ref.name));
+      return;
+    }
+    // An orphan: every DaemonSet that would adopt it.
+    for (const ds of allDaemonSets()) {
+      if (ds.metadata.namespace !== o.metadata.namespace) continue;
+      const sel = selectorOf(ds);
+      if (sel && matchesRequirements(sel, o.metadata.labels)) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
+    }
+  }
+
+  function onOwned(e: CacheEvent) {
+    enqueueOwner(e.object.object);
+    if (e.previous && controllerRefOf(e.previous)?.uid !== controllerRefOf(e.object.object)?.uid) enqueueOwner(e.previous);
+  }
+
+  const schedulingView = (n: KubeObject) => ({ labels: n.metadata.labels ?? {}, taints: (n.spec as any)?.taints ?? [] });
+  function onNode(e: CacheEvent) {
+    // Heartbeats change nothing a DaemonSet looks at.
+    if (e.type === 'MODIFIED' && e.previous && deepEqual(schedulingView(e.previous), schedulingView(e.object.object))) return;
+    for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
+  }
+
+  const unwatches: (() => void)[] = [];
+  const from = cache.revision;
+  const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
+    void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
+  watch(dsStore.resourcePrefix, (e) => queue.add(dsKey(e.object.object.metadata.namespace, e.object.object.metadata.name!)));
+  watch(podStore.resourcePrefix, onOwned);
+  watch(crStore.resourcePrefix, onOwned);
+  watch(nodeStore.resourcePrefix, onNode);
+  for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
+
+  return () => {
+    stopped = true;
+    queue.stop();
+    unwatches.forEach((u) => u());
+  };
+}
+
+function ignoreNotFound(e: any): undefined {
+  if (e?.code === 404) return undefined;
+  throw e;
+}
