@@ -234,12 +234,19 @@ describe('create, get, update, delete', () => {
     expect(r.body.spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
     expect(r.body.spec.revisionHistoryLimit).toBe(10);
     expect(r.body.status).toMatchObject({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 });
-    const cur = r.body;
-    cur.spec.template.spec.containers[0].image = 'nginx:1.28';
-    const u = await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1', { method: 'PUT', body: cur });
+    // The DaemonSet controller writes status meanwhile: read-modify-write until the write is not stale.
+    let u: Awaited<ReturnType<typeof s.api>>;
+    do {
+      const cur = (await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1')).body;
+      cur.spec.template.spec.containers[0].image = 'nginx:1.28';
+      u = await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1', { method: 'PUT', body: cur });
+    } while (u.status === 409);
     expect(u.body.metadata.generation).toBe(2);
-    const labelsOnly = { ...u.body, metadata: { ...u.body.metadata, labels: { x: 'y' } } };
-    const u2 = await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1', { method: 'PUT', body: labelsOnly });
+    let u2: Awaited<ReturnType<typeof s.api>>;
+    do {
+      const cur = (await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1')).body;
+      u2 = await s.api('/apis/apps/v1/namespaces/default/daemonsets/ds1', { method: 'PUT', body: { ...cur, metadata: { ...cur.metadata, labels: { x: 'y' } } } });
+    } while (u2.status === 409);
     expect(u2.body.metadata.generation).toBe(2);
   });
 
@@ -338,8 +345,28 @@ describe('patch', () => {
     expect(r.status).toBe(409);
   });
 
-  it('answers 415 for strategic merge patch until it is supported', async () => {
-    const r = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: {}, headers: { 'Content-Type': 'application/strategic-merge-patch+json' } });
+  it('applies a strategic merge patch with the kind\'s list strategies', async () => {
+    const smp = { 'Content-Type': 'application/strategic-merge-patch+json' };
+    await s.api('/api/v1/nodes/p1/status', { method: 'PATCH', body: { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'Hostname', address: 'p1' }] } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    // Node status addresses merge by type; spec.taints is replaced.
+    const r = await s.api('/api/v1/nodes/p1/status', { method: 'PATCH', body: { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.2' }] } }, headers: smp });
+    expect(r.status).toBe(200);
+    expect(r.body.status.addresses).toEqual([{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'Hostname', address: 'p1' }]);
+    const t = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: { spec: { taints: [{ key: 'other', effect: 'NoExecute' }] }, metadata: { finalizers: ['example.com/keep'] } }, headers: smp });
+    expect(t.body.spec.taints).toEqual([{ key: 'other', effect: 'NoExecute' }]);
+    const f = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/keep'] } }, headers: smp });
+    expect(f.body.metadata.finalizers).toBeUndefined();
+    const bad = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: { metadata: { '$setElementOrder/finalizers': 'x' } }, headers: smp });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('invalid patch format of setElementOrder list');
+    const notMap = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: [], headers: smp });
+    expect(notMap.status).toBe(400);
+    const missing = await s.api('/api/v1/nodes/none', { method: 'PATCH', body: {}, headers: smp });
+    expect(missing.status).toBe(404);
+  });
+
+  it('answers 415 for patch types it does not know', async () => {
+    const r = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: {}, headers: { 'Content-Type': 'application/x-nonsense' } });
     expect(r.status).toBe(415);
   });
 });

@@ -10,6 +10,8 @@ import { apiVersionOf } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
 import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
+import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/patch/strategicmerge.ts';
+import { patchMetaFor } from '../../kinds/patchmeta.ts';
 import { fieldErrors } from '../../lib/field.ts';
 import type { Authenticator } from '../auth/authn.ts';
 import type { Authorizer } from '../auth/authz.ts';
@@ -30,7 +32,7 @@ import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalRes
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const BODY_TYPES = ['application/json', 'application/yaml'];
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
-const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
+const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 export interface HandlerContext {
   kinds: readonly KindDefinition[];
@@ -326,6 +328,8 @@ export function createHandler(ctx: HandlerContext) {
               if (e instanceof JsonPatchError) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
               throw e;
             }
+          } else if (type === 'application/strategic-merge-patch+json') {
+            raw = strategicMergePatch(kind, current, patch);
           } else raw = applyMergePatch(current, patch);
           const obj = decodeObject(kind, raw, { fieldValidation: write.fieldValidation, warnings, patch: true });
           if (obj.metadata.name !== info.name) {
@@ -389,6 +393,23 @@ export function createHandler(ctx: HandlerContext) {
       };
     }
     await runWatch(prepared, transport, ctx.onClose);
+  }
+}
+
+/** Applies a strategic merge patch, with the apiserver's answers for its errors (interpretStrategicMergePatchError). */
+function strategicMergePatch(kind: KindDefinition, current: KubeObject, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : patch === null ? 'null' : typeof patch} into Go value of type map[string]interface {}`);
+  }
+  try {
+    return applyStrategicMergePatch(current, patch, patchMetaFor(kind));
+  } catch (e) {
+    if (!(e instanceof StrategicMergePatchError)) throw e;
+    if (e.kind === 'BadRequest') throw errors.badRequest(e.message);
+    if (e.kind === 'Invalid') {
+      throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ reason: 'UnexpectedServerResponse', message: e.message }] });
+    }
+    throw errors.internal(e.message);
   }
 }
 

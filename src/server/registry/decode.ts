@@ -42,9 +42,16 @@ function ordered<T extends Record<string, unknown>>(o: T, order: string[]): T {
   for (const k of Object.keys(o)) if (!(k in out) && o[k] !== undefined) out[k] = o[k];
   return out as T;
 }
+/** ObjectMeta's maps and lists are `omitempty`: empty ones are not stored or shown (a patch may leave them empty). */
+const omitEmptyMeta = ['labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'] as const;
 export function canonicalOrder(obj: KubeObject): KubeObject {
   const o = ordered(obj, topOrder);
-  o.metadata = ordered(o.metadata ?? {}, metaOrder);
+  const meta = ordered(o.metadata ?? {}, metaOrder);
+  for (const k of omitEmptyMeta) {
+    const v = meta[k] as unknown;
+    if (v && typeof v === 'object' && !Object.keys(v).length) delete meta[k];
+  }
+  o.metadata = meta;
   return o;
 }
 

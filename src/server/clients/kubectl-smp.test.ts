@@ -1,0 +1,179 @@
+// The kubectl commands that send strategic merge patches (and drain, which
+// adds evictions), with the real kubectl against the real server.
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing.ts';
+
+const run = promisify(execFile);
+let s: TestServer;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-smp-'));
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+clusters: [{name: local, cluster: {server: "${s.url}"}}]
+users: [{name: admin, user: {}}]
+contexts: [{name: local, context: {cluster: local, user: admin, namespace: default}}]
+current-context: local
+`,
+  );
+  env = { ...process.env, KUBECONFIG: kubeconfig, HOME: dir };
+});
+afterAll(async () => {
+  await s.stop();
+});
+
+async function kubectl(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run('kubectl', args, { env: { ...env, ...extraEnv }, timeout: 40_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (e: any) {
+    return { stdout: e.stdout ?? '', stderr: e.stderr ?? String(e), code: e.code ?? 1 };
+  }
+}
+
+const ok = async (...args: string[]) => {
+  const r = await kubectl(args);
+  expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
+  return r.stdout;
+};
+
+const getJSON = async (...args: string[]) => JSON.parse(await ok('get', ...args, '-o', 'json'));
+
+function file(name: string, text: string): string {
+  const f = join(dir, name);
+  writeFileSync(f, text);
+  return f;
+}
+
+const nodeYAML = (name: string) => `apiVersion: v1
+kind: Node
+metadata: {name: ${name}, labels: {zone: east}}
+spec: {}
+`;
+
+describe('kubectl commands that send strategic merge patches', () => {
+  it('labels and annotates, overwrites and removes', async () => {
+    await ok('create', '-f', file('n1.yaml', nodeYAML('smp-1')));
+    await ok('label', 'node', 'smp-1', 'tier=gpu');
+    await ok('annotate', 'node', 'smp-1', 'owner=team-a');
+    let n = await getJSON('node', 'smp-1');
+    expect(n.metadata.labels).toEqual({ zone: 'east', tier: 'gpu' });
+    expect(n.metadata.annotations.owner).toBe('team-a');
+    expect((await kubectl(['label', 'node', 'smp-1', 'tier=cpu'])).stderr).toContain("'tier' already has a value (gpu)");
+    await ok('label', 'node', 'smp-1', 'tier=cpu', '--overwrite');
+    await ok('label', 'node', 'smp-1', 'zone-');
+    await ok('annotate', 'node', 'smp-1', 'owner-');
+    n = await getJSON('node', 'smp-1');
+    expect(n.metadata.labels).toEqual({ tier: 'cpu' });
+    expect(n.metadata.annotations?.owner).toBeUndefined();
+  });
+
+  it('cordons and uncordons', async () => {
+    expect(await ok('cordon', 'smp-1')).toContain('node/smp-1 cordoned');
+    expect((await getJSON('node', 'smp-1')).spec.unschedulable).toBe(true);
+    expect(await ok('get', 'node', 'smp-1')).toContain('SchedulingDisabled');
+    expect(await ok('uncordon', 'smp-1')).toContain('node/smp-1 uncordoned');
+    expect((await getJSON('node', 'smp-1')).spec.unschedulable).toBeUndefined();
+  });
+
+  it('adds and removes taints', async () => {
+    expect(await ok('taint', 'nodes', 'smp-1', 'dedicated=gpu:NoSchedule')).toContain('node/smp-1 tainted');
+    await ok('taint', 'nodes', 'smp-1', 'maintenance:NoExecute');
+    let taints = (await getJSON('node', 'smp-1')).spec.taints;
+    // kubectl puts the taints it adds first.
+    expect(taints).toEqual([
+      expect.objectContaining({ key: 'maintenance', effect: 'NoExecute' }),
+      { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+    ]);
+    expect(await ok('taint', 'nodes', 'smp-1', 'dedicated-')).toContain('node/smp-1 untainted');
+    taints = (await getJSON('node', 'smp-1')).spec.taints;
+    expect(taints.map((t: any) => t.key)).toEqual(['maintenance']);
+    await ok('taint', 'nodes', 'smp-1', 'maintenance:NoExecute-');
+    expect((await getJSON('node', 'smp-1')).spec.taints).toBeUndefined();
+  });
+
+  it('applies a manifest twice: creates, then updates and removes what the manifest dropped', async () => {
+    const v1 = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: applied
+  labels: {app: applied, stage: one}
+spec:
+  selector: {matchLabels: {app: applied}}
+  template:
+    metadata: {labels: {app: applied}}
+    spec:
+      containers:
+      - name: main
+        image: "agent:1.0"
+        env: [{name: A, value: "1"}, {name: B, value: "2"}]
+      - name: sidecar
+        image: "side:1.0"
+`;
+    expect(await ok('apply', '-f', file('ds1.yaml', v1))).toContain('daemonset.apps/applied created');
+    const v2 = v1
+      .replace('  labels: {app: applied, stage: one}', '  labels: {app: applied}')
+      .replace('agent:1.0', 'agent:2.0')
+      .replace(', {name: B, value: "2"}', '')
+      .replace('      - name: sidecar\n        image: "side:1.0"\n', '');
+    expect(await ok('apply', '-f', file('ds2.yaml', v2))).toContain('daemonset.apps/applied configured');
+    const ds = await getJSON('ds', 'applied');
+    expect(ds.metadata.labels).toEqual({ app: 'applied' });
+    expect(ds.spec.template.spec.containers.map((c: any) => `${c.name} ${c.image}`)).toEqual(['main agent:2.0']);
+    expect(ds.spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }]);
+    expect(JSON.parse(ds.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).metadata.labels).toEqual({ app: 'applied' });
+    expect(ds.metadata.generation).toBe(2);
+    expect(await ok('apply', '-f', file('ds2.yaml', v2))).toContain('daemonset.apps/applied unchanged');
+  });
+
+  it('restarts a DaemonSet rollout by annotating its template', async () => {
+    expect(await ok('rollout', 'restart', 'ds/applied')).toContain('daemonset.apps/applied restarted');
+    const ds = await getJSON('ds', 'applied');
+    expect(ds.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(ds.spec.template.spec.containers[0].image).toBe('agent:2.0');
+  });
+
+  it('edits with $EDITOR', async () => {
+    const editor = file('editor.sh', '#!/bin/sh\nsed -i -e "s/agent:2.0/agent:3.0/" -e "s/^  labels:$/  labels:\\n    edited: \\"yes\\"/" "$1"\n');
+    chmodSync(editor, 0o755);
+    const r = await kubectl(['edit', 'ds', 'applied'], { EDITOR: editor, KUBE_EDITOR: editor });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('daemonset.apps/applied edited');
+    const ds = await getJSON('ds', 'applied');
+    expect(ds.spec.template.spec.containers[0].image).toBe('agent:3.0');
+    expect(ds.metadata.labels.edited).toBe('yes');
+  });
+
+  it('drains a node: cordon, then evict its pods', async () => {
+    await ok('create', '-f', file('n2.yaml', nodeYAML('drain-me')));
+    const pod = (name: string, extra = '') => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}}
+spec:
+  nodeName: drain-me
+  containers: [{name: c, image: "busybox:1"}]
+${extra}`;
+    await ok('create', '-f', file('p1.yaml', pod('plain')));
+    await ok('create', '-f', file('p2.yaml', pod('scratchy', '  volumes: [{name: tmp, emptyDir: {}}]\n')));
+    const r = await kubectl(['drain', 'drain-me', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--grace-period=0', '--timeout=30s']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('node/drain-me cordoned');
+    expect(r.stdout).toContain('evicting pod default/plain');
+    expect(r.stdout).toContain('pod/plain evicted');
+    expect(r.stdout).toContain('node/drain-me drained');
+    expect((await getJSON('node', 'drain-me')).spec.unschedulable).toBe(true);
+    expect((await kubectl(['get', 'pod', 'plain'])).stderr).toContain('NotFound');
+    expect((await kubectl(['get', 'pod', 'scratchy'])).stderr).toContain('NotFound');
+  });
+});
