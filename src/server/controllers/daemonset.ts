@@ -596,7 +596,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     let ready = 0;
     let available = 0;
     let updated = 0;
-    let nextAvailable = Infinity;
     for (const node of nodes) {
       const { shouldRun } = nodeShouldRunDaemonPod(node, ds, tolerations);
       const pods = byNode.get(node.metadata.name!) ?? [];
@@ -611,7 +610,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       if (isPodReady(pod)) {
         ready++;
         if (isPodAvailable(pod, minReady, now)) available++;
-        else nextAvailable = Math.min(nextAvailable, podAvailableAt(pod, minReady) ?? Infinity);
       }
       if (isPodUpdated(pod, hash, generation)) updated++;
     }
@@ -625,7 +623,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         numberUnavailable: desired - available,
         updatedNumberScheduled: updated,
       },
-      nextAvailable,
     };
   }
 
@@ -697,9 +694,18 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     now = Date.now();
     nodeList = nodes();
     byNode = nodesToDaemonPods(podsOf(ds, sel));
-    const { status, nextAvailable } = computeStatus(ds, nodeList, byNode, hash, now);
+    const { status } = computeStatus(ds, nodeList, byNode, hash, now);
     await storeStatus(ds, status, true);
-    // Come back when a ready pod turns available (minReadySeconds), as the rollout may then proceed.
+    // Come back when a ready pod turns available (minReadySeconds): the status
+    // changes and the rollout may proceed (upstream requeues after minReadySeconds).
+    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
+    let nextAvailable = Infinity;
+    for (const pods of byNode.values()) {
+      for (const p of pods) {
+        const at = podAvailableAt(p, minReady);
+        if (at !== undefined && at > now) nextAvailable = Math.min(nextAvailable, at);
+      }
+    }
     if (nextAvailable !== Infinity) requeue(nextAvailable - now + 5);
     if (more) requeue(0);
     if (requeueAt.ms !== Infinity) queue.after(key, requeueAt.ms);
