@@ -6,7 +6,7 @@
 // policies isolating it, its ingress row likewise. The pod matrix is then the
 // class matrix copied out, plus the one pod-level exception: traffic from a
 // destination's own node. Cost follows classes x rules, not pods² x policies.
-import { compileIPBlock, ipBlockContainsAny, type CompiledIPBlock } from './ipblock.ts';
+import { compileIPBlock, ipBlockContainsAny, ipv4Ints, type CompiledIPBlock } from './ipblock.ts';
 import { normalizeProtocol, policyNamespace, policyTypesOf, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
 import { SelectorMatcher } from './selectors.ts';
 import type { NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, Protocol, ReachabilityMatrix } from './types.ts';
@@ -157,14 +157,26 @@ export class Engine {
       else policiesByNs.set(p.ns, [i]);
     });
 
-    // Classes.
+    // Classes. Only the label keys some selector reads can tell pods apart
+    // (pod-template-hash and the like would otherwise split every deployment).
+    const keys = this.matcher.keys();
+    const relevant = (labels: Record<string, string>) => {
+      const out: Record<string, string> = {};
+      for (const k in labels) if (keys.has(k)) out[k] = labels[k];
+      return out;
+    };
     const classIds = new Map<string, number>();
+    const nsLabelSets = new Map<string, number>();
     this.podClass = new Int32Array(model.pods.length);
     for (const pod of model.pods) {
       const blocks: number[] = [];
-      if (pod.ips.length) for (let b = 0; b < this.blocks.length; b++) if (ipBlockContainsAny(this.blocks[b], pod.ips)) blocks.push(b);
-      const labelSet = this.matcher.labelSet(pod.labels);
-      const nsLabelSet = this.matcher.labelSet(pod.namespaceLabels);
+      if (pod.ips.length) {
+        const v4 = ipv4Ints(pod.ips);
+        for (let b = 0; b < this.blocks.length; b++) if (ipBlockContainsAny(this.blocks[b], pod.ips, v4)) blocks.push(b);
+      }
+      const labelSet = this.matcher.labelSet(relevant(pod.labels));
+      let nsLabelSet = nsLabelSets.get(pod.ref.namespace);
+      if (nsLabelSet === undefined) nsLabelSets.set(pod.ref.namespace, (nsLabelSet = this.matcher.labelSet(pod.namespaceLabels)));
       const ports = pod.namedPorts.map((p) => `${p.name}/${p.protocol}/${p.port}`).sort();
       const key = `${pod.ref.namespace}\u0000${labelSet}\u0000${ports.join(',')}\u0000${blocks.join(',')}\u0000${pod.hostNetwork ? 1 : 0}`;
       let id = classIds.get(key);
@@ -378,14 +390,18 @@ export class Engine {
     const cls = this.podClass;
     const row = new Uint32Array(rw);
     for (let s = 0; s < C; s++) {
-      const members = this.classes[s].pods;
       const base = s * cw;
       row.fill(0);
-      for (let j = 0; j < n; j++) {
-        const d = cls[j];
-        if ((classBits[base + (d >>> 5)] >>> (d & 31)) & 1) row[j >>> 5] |= 1 << (j & 31);
+      // Set the members of each allowed destination class: the work is the allowed pairs of one row.
+      for (let w = 0; w < cw; w++) {
+        let x = classBits[base + w];
+        while (x !== 0) {
+          const low = x & -x;
+          for (const j of this.classes[(w << 5) + 31 - Math.clz32(low)].pods) row[j >>> 5] |= 1 << (j & 31);
+          x ^= low;
+        }
       }
-      for (const i of members) bits.set(row, i * rw);
+      for (const i of this.classes[s].pods) bits.set(row, i * rw);
     }
     // Traffic from a destination's own node passes its ingress.
     for (const i of this.nodeSources) {

@@ -53,7 +53,13 @@ export function normalizeProtocol(p: string | undefined): Protocol {
 
 /** policyTypes with upstream's defaulting: Ingress always, Egress only when there are egress rules. */
 export function policyTypesOf(np: NetworkPolicyLike): Direction[] {
-  return effectivePolicyTypes(np as DescribedPolicy).map((t) => (t === 'Egress' ? 'egress' : 'ingress'));
+  const out: Direction[] = [];
+  for (const t of effectivePolicyTypes(np as DescribedPolicy)) {
+    if (t === 'Ingress' && !out.includes('ingress')) out.push('ingress');
+    else if (t === 'Egress' && !out.includes('egress')) out.push('egress');
+  }
+  return out; // unknown values (rejected by the API) count for nothing
+
 }
 
 export const canonicalIP = (text: string): string | undefined => {

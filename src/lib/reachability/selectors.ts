@@ -45,11 +45,16 @@ export class SelectorMatcher {
     return id;
   }
 
+  /** Every label key some selector reads: other labels cannot change any answer. */
+  keys(): Set<string> {
+    return new Set(this.selectors.flatMap((reqs) => reqs.map((r) => r.key)));
+  }
+
   matches(selector: number, labelSet: number): boolean {
     if (selector === SELECTS_NOTHING) return false;
     let m = this.memo[selector];
     if (m.length <= labelSet) {
-      const grown = new Uint8Array(Math.max(this.labelSets.length, labelSet + 1));
+      const grown = new Uint8Array(Math.max(2 * m.length, this.labelSets.length, labelSet + 1, 64));
       grown.set(m);
       this.memo[selector] = m = grown;
     }
