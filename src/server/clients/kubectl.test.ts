@@ -206,9 +206,15 @@ describe('kubectl', () => {
   });
 
   it('deletes a namespace and what it holds', async () => {
-    // `kubectl create namespace` sends a protobuf body, which the server does not decode yet; a manifest is JSON.
-    const ns = await kubectl('create', '-f', manifest('ns', 'apiVersion: v1\nkind: Namespace\nmetadata: {name: scratch}\n'));
+    // `kubectl create namespace` and `create configmap` send protobuf bodies (typed clients), with no JSON fallback.
+    const ns = await kubectl('create', 'namespace', 'scratch');
     expect(ns.code, ns.stderr).toBe(0);
+    expect(ns.stdout.trim()).toBe('namespace/scratch created');
+    const cm = await kubectl('create', 'configmap', 'settings', '-n', 'scratch', '--from-literal=mode=fast');
+    expect(cm.code, cm.stderr).toBe(0);
+    expect(JSON.parse((await kubectl('get', 'configmap', 'settings', '-n', 'scratch', '-o', 'json')).stdout).data).toEqual({ mode: 'fast' });
+    const again = await kubectl('create', 'namespace', 'scratch');
+    expect(again.stderr).toContain('Error from server (AlreadyExists): namespaces "scratch" already exists');
     expect((await kubectl('create', '-n', 'scratch', '-f', manifest('np2', manifests.netpol))).code).toBe(0);
     const d = await kubectl('delete', 'namespace', 'scratch', '--timeout=20s');
     expect(d.code, d.stderr).toBe(0);

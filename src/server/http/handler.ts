@@ -27,6 +27,7 @@ import { negotiate, wantsPretty, warningHeaders, writeBody, type Representation 
 import { ApiError, errors, successStatus } from './status.ts';
 import { resolveRequest, type RequestInfo } from './request.ts';
 import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
+import { decodeKubeProtobuf, ProtobufError, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -93,7 +94,18 @@ const mediaType = (req: IncomingMessage) => (req.headers['content-type'] ?? '').
 /** Parses a create/update body per Content-Type (JSON when absent). */
 function parseBody(kind: KindDefinition, req: IncomingMessage, buf: Buffer): unknown {
   const type = mediaType(req) || 'application/json';
-  if (!BODY_TYPES.includes(type)) throw errors.unsupportedMediaType(BODY_TYPES);
+  if (type === PROTOBUF_MEDIA_TYPE) {
+    try {
+      const obj = decodeKubeProtobuf(buf);
+      // Kinds whose messages are not described here cannot be read from protobuf.
+      if (!obj) throw errors.unsupportedMediaType(BODY_TYPES);
+      return obj;
+    } catch (e) {
+      if (e instanceof ProtobufError) throw errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${e.message}`);
+      throw e;
+    }
+  }
+  if (!BODY_TYPES.includes(type)) throw errors.unsupportedMediaType([...BODY_TYPES, PROTOBUF_MEDIA_TYPE]);
   const text = buf.toString('utf8');
   try {
     return type === 'application/yaml' ? parseYAML(text) : JSON.parse(text);
