@@ -165,6 +165,8 @@ export class Engine {
       for (const k in labels) if (keys.has(k)) out[k] = labels[k];
       return out;
     };
+    // Likewise only the port names some policy uses.
+    const portNames = new Set(this.rules.flatMap((r) => (r.ports ?? []).flatMap((p) => (p.name === undefined ? [] : [p.name]))));
     const classIds = new Map<string, number>();
     const nsLabelSets = new Map<string, number>();
     this.podClass = new Int32Array(model.pods.length);
@@ -177,7 +179,7 @@ export class Engine {
       const labelSet = this.matcher.labelSet(relevant(pod.labels));
       let nsLabelSet = nsLabelSets.get(pod.ref.namespace);
       if (nsLabelSet === undefined) nsLabelSets.set(pod.ref.namespace, (nsLabelSet = this.matcher.labelSet(pod.namespaceLabels)));
-      const ports = pod.namedPorts.map((p) => `${p.name}/${p.protocol}/${p.port}`).sort();
+      const ports = pod.namedPorts.filter((p) => portNames.has(p.name)).map((p) => `${p.name}/${p.protocol}/${p.port}`).sort();
       const key = `${pod.ref.namespace}\u0000${labelSet}\u0000${ports.join(',')}\u0000${blocks.join(',')}\u0000${pod.hostNetwork ? 1 : 0}`;
       let id = classIds.get(key);
       if (id === undefined) {

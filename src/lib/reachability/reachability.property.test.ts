@@ -109,7 +109,9 @@ export function randomCluster(seed: number): ReachabilityInput {
     const ports: ContainerPortLike[] = [];
     for (let p = 0; p < r.int(3); p++) ports.push({ name: r.pick(PORT_NAMES), containerPort: r.pick(PORTS), ...(r.chance(0.5) ? { protocol: r.pick(PROTOCOLS) } : {}) });
     // Duplicate IPs happen (a pod's IP reused): the naive and fast engines must agree anyway.
-    pods.push(pod(r.pick(nsNames), `p${i}`, labels(r), { ip, node: nodeName, ports, hostNetwork }));
+    if (r.chance(0.3)) ports.push({ name: 'unused', containerPort: r.pick(PORTS) }); // no policy names it
+    const podLabels = { ...labels(r), ...(r.chance(0.5) ? { hash: String(r.int(5)) } : {}) }; // no selector reads "hash"
+    pods.push(pod(r.pick(nsNames), `p${i}`, podLabels, { ip, node: nodeName, ports, hostNetwork }));
   }
   const policies: NetworkPolicyLike[] = [];
   const policyCount = r.int(9);

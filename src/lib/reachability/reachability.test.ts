@@ -309,7 +309,14 @@ describe('node-local traffic and host-network pods', () => {
 });
 
 describe('the entry point', () => {
-  const pods = [web('a', 'web-1', '10.0.0.1'), web('a', 'web-2', '10.0.0.2'), web('a', 'web-0', '10.0.0.3'), db('a', 'db', '10.0.0.4'), db('b', 'db', '10.0.0.5')];
+  // The webs differ only in labels and ports no policy reads: one class.
+  const pods = [
+    pod('a', 'web-1', { app: 'web', 'pod-template-hash': '1' }, { ip: '10.0.0.1', ports: [{ name: 'metrics', containerPort: 9090 }] }),
+    pod('a', 'web-2', { app: 'web', 'pod-template-hash': '2' }, { ip: '10.0.0.2' }),
+    web('a', 'web-0', '10.0.0.3'),
+    db('a', 'db', '10.0.0.4'),
+    db('b', 'db', '10.0.0.5'),
+  ];
   const p = policy('a', 'db-from-web', { podSelector: { matchLabels: { app: 'db' } }, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ port: 5432 }] }] });
   it('matrix: pods ordered by namespace then name, a compact bitset, one class per indistinguishable group', () => {
     const a = analyzeReachability(cluster(pods, [p]));
