@@ -155,6 +155,21 @@ spec:
     expect(ds.metadata.labels.edited).toBe('yes');
   });
 
+  it('rolls a DaemonSet back to its previous revision', async () => {
+    // The DaemonSet controller records a ControllerRevision per template; undo patches one back in.
+    const until = async (pred: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await pred()); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    // Revisions: created (1.0), applied (2.0), restarted, edited (3.0).
+    const revisions = async () => (await ok('rollout', 'history', 'ds/applied')).split('\n').filter((l) => /^\d+\s/.test(l)).length;
+    await until(async () => (await revisions()) >= 4);
+    expect(await revisions()).toBe(4);
+    expect(await ok('rollout', 'undo', 'ds/applied')).toContain('daemonset.apps/applied rolled back');
+    const ds = await getJSON('ds', 'applied');
+    expect(ds.spec.template.spec.containers[0].image).toBe('agent:2.0');
+    expect(ds.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toBeTruthy();
+  });
+
   it('drains a node: cordon, then evict its pods', async () => {
     await ok('create', '-f', file('n2.yaml', nodeYAML('drain-me')));
     const pod = (name: string, extra = '') => `apiVersion: v1
