@@ -1,8 +1,9 @@
-// A DaemonSet readably: how far its pods are against desired, its update
-// strategy, selector and template, and its status conditions.
+// A DaemonSet readably: its rollout, live (RolloutView), its update strategy,
+// selector and template, and its status conditions.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { formatLabelSelector, formatLabels } from '../../../lib/labels.ts';
-import { Age, Badge, Meter } from '../../components/common.tsx';
+import { Age } from '../../components/common.tsx';
+import { RolloutView } from './RolloutView.tsx';
 
 interface DaemonSetStatus {
   desiredNumberScheduled?: number;
@@ -23,41 +24,10 @@ const describeToleration = (t: { key?: string; operator?: string; value?: string
 export function DaemonSetDetails({ object }: { object: KubeObject }) {
   const spec = (object.spec ?? {}) as any;
   const status = (object.status ?? {}) as DaemonSetStatus;
-  const desired = status.desiredNumberScheduled ?? 0;
   const strategy = spec.updateStrategy ?? {};
-  const observed = (status.observedGeneration ?? 0) >= (object.metadata.generation ?? 0);
-  const counts: [string, number | undefined][] = [
-    ['Up to date', status.updatedNumberScheduled],
-    ['Ready', status.numberReady],
-    ['Available', status.numberAvailable],
-    ['Scheduled', status.currentNumberScheduled],
-  ];
   return (
     <>
-      <section className="panel">
-        <h2>
-          Pods on nodes{' '}
-          {!observed && <Badge tone="warn">spec change not yet observed by the controller</Badge>}
-        </h2>
-        <div className="body">
-          <div className="cards" style={{ marginBottom: 0 }}>
-            {counts.map(([label, value]) => (
-              <div className="card" key={label}>
-                <h3>{label}</h3>
-                <div className="big">
-                  {value ?? 0}
-                  <span className="muted" style={{ fontSize: 16 }}>
-                    {' '}
-                    / {desired}
-                  </span>
-                </div>
-                <Meter value={value ?? 0} max={desired} label={`${label} pods`} />
-              </div>
-            ))}
-          </div>
-          {(status.numberMisscheduled ?? 0) > 0 && <p className="alert warn">{status.numberMisscheduled} pod(s) run on nodes that should not run this daemon.</p>}
-        </div>
-      </section>
+      <RolloutView ds={object} />
       <div className="grid2">
         <section className="panel">
           <h2>Update strategy</h2>
@@ -101,9 +71,7 @@ export function DaemonSetDetails({ object }: { object: KubeObject }) {
                 ))}
               </dd>
               <dt>Tolerations</dt>
-              <dd className="mono">
-                {(spec.template?.spec?.tolerations ?? []).map(describeToleration).join(', ') || '—'}
-              </dd>
+              <dd className="mono">{(spec.template?.spec?.tolerations ?? []).map(describeToleration).join(', ') || '—'}</dd>
             </dl>
           </div>
         </section>

@@ -1,0 +1,314 @@
+// A DaemonSet's rollout, live: how far it is (kubectl's own words and
+// completion rule), the budget in force, every node with its pods, the nodes
+// left out and why, and a timeline of what happened since the page opened.
+// Everything comes from watches of the DaemonSet, its pods, the nodes and its
+// ControllerRevisions; nothing polls.
+import { useMemo, useRef, type CSSProperties } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
+import { nodeKind } from '../../../kinds/node.ts';
+import { podKind } from '../../../kinds/pod.ts';
+import { rolloutStatus } from '../../../lib/rollout.ts';
+import { useList } from '../../api/hooks.ts';
+import { Badge, Meter, useNow } from '../../components/common.tsx';
+import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
+import { buildRollout, formatDuration, type NodeRow, type NodeState, type PodCell } from './rollout.ts';
+import { useRolloutTimeline } from './timeline.ts';
+import { RolloutHistory } from './RolloutHistory.tsx';
+import { StrategyEditor } from './StrategyEditor.tsx';
+
+const ZONE = 'topology.kubernetes.io/zone';
+const STALL_CHOICES = [15, 60, 300];
+
+const stateBadge: Record<NodeState, { tone: 'ok' | 'warn' | 'bad' | 'info' | undefined; label: string; symbol: string }> = {
+  updated: { tone: 'ok', label: 'Updated', symbol: '✓' },
+  progressing: { tone: 'info', label: 'Progressing', symbol: '◐' },
+  old: { tone: undefined, label: 'Old revision', symbol: '○' },
+  missing: { tone: 'warn', label: 'No pod', symbol: '–' },
+  stalled: { tone: 'bad', label: 'Stalled', symbol: '!' },
+};
+
+const nodeReady = (node?: KubeObject) => ((node?.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status === 'True';
+
+export function RolloutView({ ds }: { ds: KubeObject }) {
+  const ns = ds.metadata.namespace;
+  const pods = useList(podKind, ns);
+  const nodes = useList(nodeKind);
+  const revisions = useList(controllerRevisionKind, ns);
+  const tick = useNow();
+  const [groupParam, setGroup] = useSearchParam('group');
+  const [stallParam, setStall] = useSearchParam('stall');
+  const [show, setShow] = useSearchParam('show');
+  const groupBy = groupParam === 'none' ? '' : groupParam || ZONE;
+  const stallSeconds = Number(stallParam) > 0 ? Number(stallParam) : 60;
+
+  const model = useMemo(
+    () => buildRollout({ ds, pods: pods.items, nodes: nodes.items, revisions: revisions.items, now: Date.now(), stallAfterMs: stallSeconds * 1000, groupBy }),
+    // `tick` re-evaluates availability (minReadySeconds) and stalls as time passes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [ds, pods.items, nodes.items, revisions.items, stallSeconds, groupBy, tick],
+  );
+  const status = rolloutStatus(ds as never);
+  const st = (ds.status ?? {}) as Record<string, number | undefined>;
+  const desired = st.desiredNumberScheduled ?? 0;
+  const timeline = useRolloutTimeline(ds, model.rows, model.counts.updatedAvailable, model.counts.desired, pods.isSuccess && nodes.isSuccess && revisions.isSuccess);
+  const strategy = (ds.spec as any)?.updateStrategy ?? {};
+  const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
+
+  const rows = show === 'pending' ? model.rows.filter((r) => r.state !== 'updated') : show === 'stalled' ? model.rows.filter((r) => r.state === 'stalled') : model.rows;
+  const groupKeys = [...new Set(nodes.items.flatMap((n) => Object.keys(n.metadata.labels ?? {})))].filter((k) => k !== ZONE && !k.startsWith('kubernetes.io/hostname')).sort();
+
+  return (
+    <>
+      <section className="panel rollout" aria-label="Rollout">
+        <h2>
+          Rollout
+          {status.error ? <Badge>OnDelete: pods are replaced when you delete them</Badge> : status.done ? <Badge tone="ok">complete</Badge> : <Badge tone="info">in progress</Badge>}
+          {model.counts.stalled > 0 && <Badge tone="bad">{model.counts.stalled} stalled</Badge>}
+        </h2>
+        <div className="body">
+          <pre className="rollout-message" data-testid="rollout-message">
+            {status.error ?? status.message.trimEnd()}
+          </pre>
+          <div className="rollout-bars">
+            {(
+              [
+                ['Updated', st.updatedNumberScheduled],
+                ['Ready', st.numberReady],
+                ['Available', st.numberAvailable],
+              ] as const
+            ).map(([label, value]) => (
+              <div key={label} className="rollout-bar">
+                <div className="rollout-bar-head">
+                  <span>{label}</span>
+                  <strong data-testid={`rollout-${label.toLowerCase()}`}>
+                    {value ?? 0} / {desired}
+                  </strong>
+                </div>
+                <Meter value={value ?? 0} max={desired} label={`${label} pods of ${desired}`} />
+              </div>
+            ))}
+          </div>
+          <p className="rollout-facts">
+            {rolling ? <BudgetLine model={model} /> : <span>Update strategy OnDelete: a pod moves to the new template only when it is deleted.</span>}
+            {timeline.eta !== undefined && !status.done && (
+              <span>
+                {' '}
+                · pace {timeline.pace!.toFixed(timeline.pace! < 1 ? 2 : 1)} nodes/s, about <strong>{formatDuration(timeline.eta)}</strong> left
+              </span>
+            )}
+          </p>
+          <StrategyEditor ds={ds} />
+        </div>
+      </section>
+
+      <section className="panel" aria-label="Nodes">
+        <h2>
+          Nodes <span className="muted">{model.rows.length} should run this daemon</span>
+        </h2>
+        <div className="body">
+          <div className="toolbar">
+            <label className="check">
+              Group by{' '}
+              <select className="input" value={groupParam || ZONE} onChange={(e) => setGroup(e.target.value === ZONE ? '' : e.target.value)} aria-label="Group nodes by">
+                <option value={ZONE}>zone</option>
+                <option value="none">nothing</option>
+                {groupKeys.map((k) => (
+                  <option key={k} value={k}>
+                    {k}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="check">
+              Show{' '}
+              <select className="input" value={show} onChange={(e) => setShow(e.target.value)} aria-label="Which nodes">
+                <option value="">all</option>
+                <option value="pending">not yet updated</option>
+                <option value="stalled">stalled</option>
+              </select>
+            </label>
+            <label className="check">
+              Stalled after{' '}
+              <select className="input" value={String(stallSeconds)} onChange={(e) => setStall(e.target.value === '60' ? '' : e.target.value)} aria-label="Stalled after">
+                {[...new Set([...STALL_CHOICES, stallSeconds])]
+                  .sort((a, b) => a - b)
+                  .map((s) => (
+                    <option key={s} value={s}>
+                      {formatDuration(s * 1000)}
+                    </option>
+                  ))}
+              </select>
+            </label>
+            <span className="legend">
+              {Object.values(stateBadge).map((b) => (
+                <Badge key={b.label} tone={b.tone}>
+                  {b.symbol} {b.label}
+                </Badge>
+              ))}
+            </span>
+          </div>
+          <NodeGrid rows={rows} grouped={!!groupBy} />
+          {(model.excluded.length > 0 || model.orphans.length > 0) && <Excluded model={model} />}
+        </div>
+      </section>
+
+      <RolloutHistory ds={ds} revisions={revisions.items} pods={pods.items} />
+      <section className="panel" aria-label="Timeline">
+        <h2>
+          Timeline <span className="muted">since this page opened</span>
+        </h2>
+        <div className="body timeline">
+          {timeline.events.length === 0 ? (
+            <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
+          ) : (
+            <ol>
+              {timeline.events.map((e, i) => (
+                <li key={i} className={`tl-${e.kind}`}>
+                  <time>{new Date(e.at).toLocaleTimeString()}</time>
+                  {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
+                  <span>{e.text}</span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      </section>
+    </>
+  );
+}
+
+function BudgetLine({ model }: { model: ReturnType<typeof buildRollout> }) {
+  const b = model.budget;
+  const ru = b.mode === 'surge' ? 'maxSurge' : 'maxUnavailable';
+  const limit = b.mode === 'surge' ? b.maxSurge : b.maxUnavailable;
+  return (
+    <span data-testid="rollout-budget">
+      Budget: {ru} resolves to <strong>{limit}</strong> of {b.desiredNumberScheduled} node{b.desiredNumberScheduled === 1 ? '' : 's'};{' '}
+      {b.mode === 'surge' ? `${b.inUse} surging now, ${b.remaining} more may surge` : `${b.inUse} without an available pod now, ${b.remaining} more may go down`}
+    </span>
+  );
+}
+
+const ROW = 38;
+
+type GridItem = { header: true; group: string; count: number } | NodeRow;
+
+function NodeGrid({ rows, grouped }: { rows: NodeRow[]; grouped: boolean }) {
+  const parent = useRef<HTMLDivElement>(null);
+  const items: GridItem[] = useMemo(() => {
+    if (!grouped) return rows;
+    const groups = new Map<string, NodeRow[]>();
+    for (const r of rows) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
+    return [...groups.entries()].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b))).flatMap(([group, list]): GridItem[] => [{ header: true, group, count: list.length }, ...list]);
+  }, [rows, grouped]);
+  const virtual = useVirtualizer({ count: items.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
+  return (
+    <div className="node-grid" role="table" aria-label="Nodes and their daemon pods">
+      <div className="node-grid-head" role="row">
+        <span role="columnheader">Node</span>
+        <span role="columnheader">State</span>
+        <span role="columnheader">Pods</span>
+        <span role="columnheader">Available since</span>
+        <span role="columnheader">Restarts</span>
+        <span role="columnheader">Note</span>
+      </div>
+      <div ref={parent} className="node-grid-body" style={{ height: Math.min(440, Math.max(1, items.length) * ROW + 2) }}>
+        {items.length === 0 && (
+          <p className="muted" style={{ padding: 12 }}>
+            No nodes to show.
+          </p>
+        )}
+        <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+          {virtual.getVirtualItems().map((v) => {
+            const item = items[v.index];
+            const style = { transform: `translateY(${v.start}px)`, height: ROW };
+            if ('header' in item)
+              return (
+                <div key={`g-${item.group}`} className="node-grid-group" style={style} role="row">
+                  {item.group || '(no value)'} <span className="muted">{item.count}</span>
+                </div>
+              );
+            return <NodeGridRow key={item.nodeName} row={item} style={style} />;
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function NodeGridRow({ row, style }: { row: NodeRow; style: CSSProperties }) {
+  const b = stateBadge[row.state];
+  const live = row.pods.filter((p) => p.state !== 'terminating');
+  const main = live.find((p) => p.revision === 'new') ?? live[0];
+  return (
+    <div className={`node-grid-row state-${row.state}`} style={style} role="row" data-node={row.nodeName} data-state={row.state}>
+      <span role="cell" className="mono">
+        <Link to={withSearch(`/nodes/${row.nodeName}`)}>{row.nodeName}</Link> {row.node && !nodeReady(row.node) && <Badge tone="bad">NotReady</Badge>}
+      </span>
+      <span role="cell">
+        <Badge tone={b.tone}>
+          {b.symbol} {b.label}
+        </Badge>
+      </span>
+      <span role="cell" className="pod-chips">
+        {row.pods.map((p) => (
+          <PodChip key={p.uid} pod={p} />
+        ))}
+      </span>
+      <span role="cell">{main?.availableSince !== undefined && main.availableSince <= Date.now() ? new Date(main.availableSince).toLocaleTimeString() : '—'}</span>
+      <span role="cell">{main ? main.restarts : '—'}</span>
+      <span role="cell" className="note" title={row.stalledMessage ?? main?.message}>
+        {row.state === 'stalled' ? `for ${formatDuration(Date.now() - (row.stalledSince ?? Date.now()))}: ${row.stalledMessage}` : (main?.message ?? '')}
+      </span>
+    </div>
+  );
+}
+
+function PodChip({ pod }: { pod: PodCell }) {
+  const tone = pod.state === 'available' ? 'ok' : pod.state === 'failed' ? 'bad' : pod.state === 'terminating' ? undefined : 'warn';
+  return (
+    <span className={`pod-chip rev-${pod.revision}`} title={`${pod.name}: ${pod.phase}${pod.ready ? ', Ready' : ''}${pod.hash ? `, revision ${pod.hash}` : ''}`}>
+      <span className="rev">{pod.revision}</span>
+      <span className="mono">{pod.hash?.slice(0, 6) ?? '—'}</span>
+      <Badge tone={tone}>{pod.state}</Badge>
+    </span>
+  );
+}
+
+function Excluded({ model }: { model: ReturnType<typeof buildRollout> }) {
+  return (
+    <details className="excluded" open={model.excluded.some((e) => e.misscheduled) || model.orphans.length > 0}>
+      <summary>
+        {model.excluded.length} node{model.excluded.length === 1 ? '' : 's'} left out
+        {model.excluded.some((e) => e.misscheduled) && <Badge tone="bad">misscheduled pods</Badge>}
+      </summary>
+      <table className="simple">
+        <tbody>
+          {model.excluded.map((e) => (
+            <tr key={e.nodeName} data-excluded={e.nodeName}>
+              <td className="mono">
+                <Link to={withSearch(`/nodes/${e.nodeName}`)}>{e.nodeName}</Link>
+              </td>
+              <td>{e.reason}</td>
+              <td>
+                {e.pods.length > 0 &&
+                  (e.misscheduled ? <Badge tone="bad">misscheduled: {e.pods.map((p) => p.name).join(', ')}</Badge> : <Badge tone="warn">pod kept: {e.pods.map((p) => p.name).join(', ')}</Badge>)}
+              </td>
+            </tr>
+          ))}
+          {model.orphans.map((p) => (
+            <tr key={p.uid}>
+              <td className="mono">{p.name}</td>
+              <td>pod not bound to an existing node</td>
+              <td>
+                <Badge tone="warn">{p.state}</Badge>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}

@@ -1,0 +1,78 @@
+// The update strategy edited in place (type, maxSurge, maxUnavailable,
+// minReadySeconds) through the form engine, validated by the server's rules.
+import { useMemo, useState } from 'react';
+import { FormProvider, useForm, type FieldValues } from 'react-hook-form';
+import { daemonSetKind } from '../../../kinds/daemonset.ts';
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { clone } from '../../../lib/json.ts';
+import { api } from '../../api/client.ts';
+import { useConnection } from '../../api/connection.ts';
+import { ErrorAlert } from '../../components/common.tsx';
+import { buildFields, type FormLayout } from '../../editors/form/fields.ts';
+import { Fields } from '../../editors/form/SchemaForm.tsx';
+import { kindResolver } from '../../editors/form/validation.ts';
+
+const layout: FormLayout = {
+  show: {
+    '': ['spec'],
+    spec: ['updateStrategy', 'minReadySeconds'],
+    'spec.updateStrategy': ['type', 'rollingUpdate'],
+    'spec.updateStrategy.rollingUpdate': ['maxUnavailable', 'maxSurge'],
+  },
+  labels: { spec: 'Update strategy' },
+};
+
+const describe = (ds: KubeObject) => {
+  const s = (ds.spec as any) ?? {};
+  const ru = s.updateStrategy?.rollingUpdate ?? {};
+  const type = s.updateStrategy?.type ?? 'RollingUpdate';
+  return `${type}${type === 'RollingUpdate' ? `, maxUnavailable ${ru.maxUnavailable ?? 1}, maxSurge ${ru.maxSurge ?? 0}` : ''}, minReadySeconds ${s.minReadySeconds ?? 0}`;
+};
+
+export function StrategyEditor({ ds }: { ds: KubeObject }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="strategy">
+      <span className="muted">Strategy: </span>
+      <span data-testid="strategy-summary">{describe(ds)}</span>{' '}
+      {!open && (
+        <button className="btn" onClick={() => setOpen(true)}>
+          Edit strategy
+        </button>
+      )}
+      {open && <StrategyForm key={ds.metadata.resourceVersion} ds={ds} onDone={() => setOpen(false)} />}
+    </div>
+  );
+}
+
+function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
+  const conn = useConnection();
+  const fields = useMemo(() => buildFields(daemonSetKind.schema, layout), []);
+  const methods = useForm<FieldValues>({ defaultValues: clone(ds), resolver: kindResolver(daemonSetKind, undefined, ds), mode: 'onChange' });
+  const [error, setError] = useState<unknown>();
+  const save = methods.handleSubmit(async (values) => {
+    setError(undefined);
+    try {
+      await api.replace(conn, daemonSetKind, { ...(values as KubeObject), metadata: { ...ds.metadata } });
+      onDone();
+    } catch (e) {
+      setError(e);
+    }
+  });
+  return (
+    <FormProvider {...methods}>
+      <form className="form strategy-form" onSubmit={(e) => void save(e)} noValidate aria-label="Update strategy form">
+        <Fields nodes={fields} base="" topLevel />
+        <ErrorAlert error={error} />
+        <div className="row">
+          <button className="btn primary" type="submit" disabled={methods.formState.isSubmitting}>
+            Apply strategy
+          </button>
+          <button className="btn" type="button" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </FormProvider>
+  );
+}

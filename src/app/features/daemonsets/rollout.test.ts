@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { buildRollout } from './rollout.ts';
+
+const now = Date.parse('2026-11-23T12:00:00Z');
+const ago = (s: number) => new Date(now - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+const template = { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'v2' }], nodeSelector: { os: 'linux' } } };
+const ds = {
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  metadata: { name: 'd', namespace: 'ns', uid: 'ds-uid', generation: 2, annotations: { 'deprecated.daemonset.template.generation': '2' } },
+  spec: { selector: { matchLabels: { app: 'd' } }, template, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } } },
+  status: { desiredNumberScheduled: 4, observedGeneration: 2 },
+} as unknown as KubeObject;
+const owner = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'ds-uid', controller: true }];
+const revision = (name: string, n: number, image: string) =>
+  ({ metadata: { name, namespace: 'ns', ownerReferences: owner, labels: { 'controller-revision-hash': name.slice(2) } }, revision: n, data: { spec: { template: { ...template, spec: { ...template.spec, containers: [{ name: 'c', image }] }, $patch: 'replace' } } } }) as unknown as KubeObject;
+const node = (name: string, labels: Record<string, string> = { os: 'linux', zone: 'a' }, taints: object[] = []) => ({ metadata: { name, labels }, spec: { taints }, status: {} }) as unknown as KubeObject;
+const pod = (name: string, nodeName: string, hash: string, ready: boolean, createdSecondsAgo: number, extra: object = {}) =>
+  ({
+    metadata: { name, namespace: 'ns', uid: name, ownerReferences: owner, labels: { 'controller-revision-hash': hash }, creationTimestamp: ago(createdSecondsAgo) },
+    spec: { nodeName },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: ago(createdSecondsAgo - 1), message: ready ? undefined : 'readiness probe failed' }] },
+    ...extra,
+  }) as unknown as KubeObject;
+
+describe('the rollout view model', () => {
+  const build = (pods: KubeObject[], nodes: KubeObject[]) =>
+    buildRollout({ ds, pods, nodes, revisions: [revision('d-old111', 1, 'v1'), revision('d-new222', 2, 'v2')], now, stallAfterMs: 60_000, groupBy: 'zone' });
+
+  it('tells new from old by the revision holding the current template, and flags a stalled node', () => {
+    const m = build(
+      [pod('p1', 'n1', 'new222', true, 300), pod('p2', 'n2', 'new222', false, 120), pod('p3', 'n3', 'old111', true, 900), pod('p4', 'n4', 'new222', false, 10)],
+      [node('n1'), node('n2'), node('n3'), node('n4')],
+    );
+    expect(m.currentHash).toBe('new222');
+    expect(Object.fromEntries(m.rows.map((r) => [r.nodeName, r.state]))).toEqual({ n1: 'updated', n2: 'stalled', n3: 'old', n4: 'progressing' });
+    const stalled = m.rows.find((r) => r.nodeName === 'n2')!;
+    expect(stalled.stalledMessage).toBe('readiness probe failed');
+    expect(m.counts).toMatchObject({ desired: 4, updated: 3, available: 2, updatedAvailable: 1, stalled: 1 });
+    expect(m.budget).toMatchObject({ mode: 'unavailable', maxUnavailable: 1, inUse: 2, remaining: 0 });
+  });
+
+  it('lists nodes left out with the reason, and pods on them as misscheduled', () => {
+    const m = build([pod('p1', 'win', 'new222', true, 300)], [node('n1'), node('win', { os: 'windows' }), node('gpu', { os: 'linux' }, [{ key: 'gpu', effect: 'NoSchedule' }])]);
+    expect(m.rows.map((r) => r.nodeName)).toEqual(['n1']);
+    expect(m.rows[0].state).toBe('missing');
+    expect(m.excluded).toEqual([
+      expect.objectContaining({ nodeName: 'win', misscheduled: true, reason: 'node selector os=linux does not match (node has os=windows)' }),
+      expect.objectContaining({ nodeName: 'gpu', misscheduled: false, reason: 'taint gpu:NoSchedule is not tolerated' }),
+    ]);
+  });
+
+  it('keeps pods whose node is gone apart, and ignores pods of other owners', () => {
+    const stranger = pod('x', 'n1', 'new222', true, 10, { metadata: { name: 'x', uid: 'x', ownerReferences: [{ uid: 'other', controller: true }], labels: {} } });
+    const m = build([pod('p1', 'gone', 'old111', true, 300), stranger], [node('n1')]);
+    expect(m.orphans.map((p) => p.name)).toEqual(['p1']);
+    expect(m.rows[0].pods).toEqual([]);
+  });
+});
