@@ -170,6 +170,23 @@ spec:
     expect(ds.spec.template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toBeTruthy();
   });
 
+  it('patches (strategic by default) and sets images, merging containers by name', async () => {
+    await ok('patch', 'ds', 'applied', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"helper","image":"helper:1"}]}}}}');
+    let containers = (await getJSON('ds', 'applied')).spec.template.spec.containers;
+    expect(containers.map((c: any) => c.name).sort()).toEqual(['helper', 'main']);
+    expect(await ok('set', 'image', 'ds/applied', 'helper=helper:2')).toContain('daemonset.apps/applied image updated');
+    containers = (await getJSON('ds', 'applied')).spec.template.spec.containers;
+    expect(containers.find((c: any) => c.name === 'helper').image).toBe('helper:2');
+    await ok('patch', 'ds', 'applied', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"helper","$patch":"delete"}]}}}}');
+    containers = (await getJSON('ds', 'applied')).spec.template.spec.containers;
+    expect(containers.map((c: any) => c.name)).toEqual(['main']);
+    // kubectl patch sends no fieldValidation: the default (Warn) drops the field with a warning.
+    const unknown = await kubectl(['patch', 'ds', 'applied', '-p', '{"spec":{"bogus":1}}']);
+    expect(unknown.code, unknown.stderr).toBe(0);
+    expect(unknown.stderr).toContain('Warning: unknown field "spec.bogus"');
+    expect(unknown.stdout).toContain('daemonset.apps/applied patched (no change)');
+  });
+
   it('drains a node: cordon, then evict its pods', async () => {
     await ok('create', '-f', file('n2.yaml', nodeYAML('drain-me')));
     const pod = (name: string, extra = '') => `apiVersion: v1
