@@ -39,11 +39,22 @@ describe('@kubernetes/client-node', () => {
     expect(created.spec?.updateStrategy?.type).toBe('RollingUpdate');
     const list = await apps.listNamespacedDaemonSet({ namespace: 'default' });
     expect(list.items.map((d) => d.metadata?.name)).toEqual(['logs']);
-    created.spec!.minReadySeconds = 5;
-    const replaced = await apps.replaceNamespacedDaemonSet({ name: 'logs', namespace: 'default', body: created });
+    // The DaemonSet controller writes status meanwhile: read-modify-write until the write is not stale.
+    let replaced: k8s.V1DaemonSet | undefined;
+    let stale = created;
+    while (!replaced) {
+      const current = await apps.readNamespacedDaemonSet({ name: 'logs', namespace: 'default' });
+      current.spec!.minReadySeconds = 5;
+      try {
+        replaced = await apps.replaceNamespacedDaemonSet({ name: 'logs', namespace: 'default', body: current });
+      } catch (e: any) {
+        if (e.code !== 409) throw e;
+      }
+      stale = current;
+    }
     expect(replaced.spec?.minReadySeconds).toBe(5);
     expect(replaced.metadata?.generation).toBe(2);
-    await expect(apps.replaceNamespacedDaemonSet({ name: 'logs', namespace: 'default', body: created })).rejects.toMatchObject({ code: 409 });
+    await expect(apps.replaceNamespacedDaemonSet({ name: 'logs', namespace: 'default', body: stale })).rejects.toMatchObject({ code: 409 });
     await apps.deleteNamespacedDaemonSet({ name: 'logs', namespace: 'default' });
     expect((await apps.listNamespacedDaemonSet({ namespace: 'default' })).items).toEqual([]);
   });
