@@ -361,6 +361,8 @@ describe('patch', () => {
     expect(bad.body.message).toBe('invalid patch format of setElementOrder list');
     const notMap = await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: [], headers: smp });
     expect(notMap.status).toBe(400);
+    expect(notMap.body.message).toBe('json: cannot unmarshal array into Go value of type map[string]interface {}');
+    expect((await s.api('/api/v1/nodes/p1', { method: 'PATCH', body: 'null', headers: smp })).status).toBe(200);
     const missing = await s.api('/api/v1/nodes/none', { method: 'PATCH', body: {}, headers: smp });
     expect(missing.status).toBe(404);
   });

@@ -410,8 +410,10 @@ export function createHandler(ctx: HandlerContext) {
 
 /** Applies a strategic merge patch, with the apiserver's answers for its errors (interpretStrategicMergePatchError). */
 function strategicMergePatch(kind: KindDefinition, current: KubeObject, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : patch === null ? 'null' : typeof patch} into Go value of type map[string]interface {}`);
+  // `null` decodes into Go's map as an empty patch.
+  if (patch === null) return current;
+  if (typeof patch !== 'object' || Array.isArray(patch)) {
+    throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'string' ? 'string' : typeof patch} into Go value of type map[string]interface {}`);
   }
   try {
     return applyStrategicMergePatch(current, patch, patchMetaFor(kind));
