@@ -137,6 +137,30 @@ spec:
     expect(await ok('apply', '-f', file('ds2.yaml', v2))).toContain('daemonset.apps/applied unchanged');
   });
 
+  it('switches a volume source on apply ($retainKeys) and merges ports by containerPort', async () => {
+    const v1 = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: volumes}
+spec:
+  selector: {matchLabels: {app: volumes}}
+  template:
+    metadata: {labels: {app: volumes}}
+    spec:
+      containers:
+      - name: main
+        image: "agent:1.0"
+        ports: [{containerPort: 80, name: http}, {containerPort: 443, name: https}]
+        volumeMounts: [{name: data, mountPath: /data}]
+      volumes: [{name: data, emptyDir: {}}]
+`;
+    await ok('apply', '-f', file('vol1.yaml', v1));
+    const v2 = v1.replace('emptyDir: {}', 'hostPath: {path: /var/data}').replace(', {containerPort: 443, name: https}', '').replace('name: http}', 'name: web}');
+    await ok('apply', '-f', file('vol2.yaml', v2));
+    const spec = (await getJSON('ds', 'volumes')).spec.template.spec;
+    expect(spec.volumes).toEqual([{ name: 'data', hostPath: { path: '/var/data', type: '' } }]);
+    expect(spec.containers[0].ports).toEqual([{ containerPort: 80, name: 'web', protocol: 'TCP' }]);
+  });
+
   it('restarts a DaemonSet rollout by annotating its template', async () => {
     expect(await ok('rollout', 'restart', 'ds/applied')).toContain('daemonset.apps/applied restarted');
     const ds = await getJSON('ds', 'applied');
