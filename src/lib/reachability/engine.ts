@@ -8,8 +8,8 @@
 // destination's own node. Cost follows classes x rules, not pods² x policies.
 import { compileIPBlock, ipBlockContainsAny, ipv4Ints, type CompiledIPBlock } from './ipblock.ts';
 import { normalizeProtocol, policyNamespace, policyTypesOf, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
-import { SelectorMatcher } from './selectors.ts';
-import type { NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, Protocol, ReachabilityMatrix } from './types.ts';
+import { SELECTS_NOTHING, SelectorMatcher } from './selectors.ts';
+import type { Direction, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, PeerSummary, PolicySummary, Protocol, ReachabilityMatrix, RuleSummary } from './types.ts';
 
 type Peer =
   /** pod/namespace selector ids; undefined = field not set. */
@@ -220,23 +220,78 @@ export class Engine {
     }
   }
 
+  /** Classes one peer matches (memoised across rules). */
+  private peerClassBits(peer: Peer, policyNs: string): Uint32Array {
+    const C = this.classes.length;
+    const key = peer.kind === 'ipBlock' ? `b${peer.block}` : peer.kind === 'none' ? 'none' : `s${peer.ns === undefined ? `=${policyNs}` : peer.ns}/${peer.pod ?? '*'}`;
+    let bits = this.peerMemo.get(key);
+    if (!bits) {
+      bits = new Uint32Array(words(C));
+      for (let c = 0; c < C; c++) if (this.peerMatchesClass(peer, policyNs, this.classes[c])) bits[c >>> 5] |= 1 << (c & 31);
+      this.peerMemo.set(key, bits);
+    }
+    return bits;
+  }
+
   private peerBits(rule: Rule): Uint32Array {
     if (rule.peerBits) return rule.peerBits;
     const C = this.classes.length;
     if (rule.peers === null) return (rule.peerBits = allOnes(C));
     const out = new Uint32Array(words(C));
     for (const peer of rule.peers) {
-      const key = peer.kind === 'ipBlock' ? `b${peer.block}` : peer.kind === 'none' ? '' : `s${peer.ns === undefined ? `=${rule.policyNs}` : peer.ns}/${peer.pod ?? '*'}`;
-      if (!key) continue;
-      let bits = this.peerMemo.get(key);
-      if (!bits) {
-        bits = new Uint32Array(words(C));
-        for (let c = 0; c < C; c++) if (this.peerMatchesClass(peer, rule.policyNs, this.classes[c])) bits[c >>> 5] |= 1 << (c & 31);
-        this.peerMemo.set(key, bits);
-      }
+      const bits = this.peerClassBits(peer, rule.policyNs);
       for (let w = 0; w < out.length; w++) out[w] |= bits[w];
     }
     return (rule.peerBits = out);
+  }
+
+  private podsOf(classBits: Uint32Array): number[] {
+    const out: number[] = [];
+    for (let c = 0; c < this.classes.length; c++) if (testBit(classBits, c)) for (const i of this.classes[c].pods) out.push(i);
+    return out.sort((a, b) => a - b);
+  }
+
+  /** What each policy selects and what each of its peers matches, with warnings, in the order of the input's policies. */
+  policySummaries(): PolicySummary[] {
+    return this.policies.map((p, pi) => {
+      const np = this.model.policies[pi];
+      const ref = { namespace: p.ns, name: np.metadata.name ?? '' };
+      const selected = new Uint32Array(words(this.classes.length));
+      this.classes.forEach((c, ci) => {
+        if (!c.hostNetwork && c.ns === p.ns && this.matcher.matches(p.podSelector, c.labelSet)) selected[ci >>> 5] |= 1 << (ci & 31);
+      });
+      const selects = this.podsOf(selected);
+      const warnings: string[] = [];
+      if (p.podSelector === SELECTS_NOTHING) warnings.push('The podSelector is invalid, so the policy selects nothing.');
+      else if (!selects.length) warnings.push(`Selects no pods in namespace ${p.ns}.`);
+      const rules = (direction: Direction, rs: Rule[] | null): RuleSummary[] | undefined =>
+        rs?.map((r, ri) => {
+          const where = `${direction} rule ${ri}`;
+          const peers =
+            r.peers?.map((peer, k): PeerSummary => {
+              const pods = this.podsOf(this.peerClassBits(peer, p.ns));
+              const out: PeerSummary = { peer: k, pods };
+              if (peer.kind === 'ipBlock') {
+                const b = this.blocks[peer.block];
+                out.ipBlock = b.key.replace(/ except $/, '');
+                if (!b.cidr) warnings.push(`${where}, peer ${k}: the ipBlock CIDR is invalid, it matches nothing.`);
+              } else if (peer.kind === 'none') warnings.push(`${where}, peer ${k} sets no selector, it matches nothing.`);
+              else if (peer.pod === SELECTS_NOTHING || peer.ns === SELECTS_NOTHING) warnings.push(`${where}, peer ${k} has an invalid selector, it matches nothing.`);
+              else if (!pods.length) warnings.push(`${where}, peer ${k} matches no pods.`);
+              return out;
+            }) ?? null;
+          // Named ports resolve against the destination: the selected pods for ingress.
+          if (direction === 'ingress' && selects.length) {
+            r.ports?.forEach((e, k) => {
+              if (e.name === undefined) return;
+              const found = [...this.classes].some((c, ci) => testBit(selected, ci) && c.namedPorts.some((np) => np.name === e.name && np.protocol === e.protocol));
+              if (!found) warnings.push(`${where}, port ${k}: no selected pod has a ${e.protocol} container port named "${e.name}".`);
+            });
+          }
+          return { rule: ri, peers };
+        });
+      return { policy: ref, types: [...(p.ingress ? ['ingress' as const] : []), ...(p.egress ? ['egress' as const] : [])], selects, ingress: rules('ingress', p.ingress), egress: rules('egress', p.egress), warnings };
+    });
   }
 
   private portState(port: number, protocol: Protocol): PortState {

@@ -37,7 +37,7 @@
 import { Engine } from './engine.ts';
 import { buildModel, podKey, type ClusterModel } from './model.ts';
 import { naiveContext, naiveExplain, resolveEndpoint, type NaiveContext } from './naive.ts';
-import type { Endpoint, Explanation, PodRef, Protocol, Reachability, ReachabilityInput, ReachabilityMatrix } from './types.ts';
+import type { Endpoint, Explanation, PodRef, PolicySummary, Protocol, Reachability, ReachabilityInput, ReachabilityMatrix } from './types.ts';
 
 export * from './types.ts';
 export { diffMatrices, diffPairs } from './diff.ts';
@@ -48,6 +48,8 @@ export interface ReachabilityAnalysis extends Reachability {
   readonly classCount: number;
   /** Index of a pod in `pods` (and in every matrix), -1 when unknown. */
   indexOf(pod: PodRef): number;
+  /** Per policy (input order): the pods it selects, the pods each peer matches, and warnings. */
+  policies(): PolicySummary[];
 }
 
 /** Analyse a cluster: `namespaces`, `pods`, `policies` (NetworkPolicies) and `nodes` as the API returns them. */
@@ -68,6 +70,7 @@ export function analyzeReachability(input: ReachabilityInput): ReachabilityAnaly
     pods,
     classCount: engine.classCount,
     indexOf: (pod) => index.get(podKey(pod)) ?? -1,
+    policies: () => engine.policySummaries(),
     allowed(from: Endpoint, to: Endpoint, port: number, protocol: Protocol = 'TCP'): boolean {
       const src = resolveEndpoint(model, from);
       const dst = resolveEndpoint(model, to);

@@ -373,3 +373,39 @@ describe('the entry point', () => {
     expect(empty.allowed({ ip: '1.2.3.4' }, { ip: '5.6.7.8' }, 80)).toBe(true);
   });
 });
+
+describe('policy summaries', () => {
+  it('name the selected pods, the pods each peer matches, and warn about what matches nothing', () => {
+    const pods = [web('a'), db('a', 'db', '10.0.0.20', { ports: [{ name: 'pg', containerPort: 5432 }] }), pod('b', 'client', { app: 'client' }, { ip: '10.0.1.5' })];
+    const good = policy('a', 'db', {
+      podSelector: { matchLabels: { app: 'db' } },
+      ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }, { namespaceSelector: {} }, { ipBlock: { cidr: '10.0.1.0/24', except: ['10.0.1.128/25'] } }], ports: [{ port: 'pg' }] }, {}],
+    });
+    const bad = policy('a', 'bad', {
+      podSelector: { matchLabels: { app: 'nothing' } },
+      policyTypes: ['Egress'],
+      egress: [{ to: [{ podSelector: { matchLabels: { app: 'ghost' } } }, { podSelector: { matchExpressions: [{ key: 'x', operator: 'Near' }] } }, { ipBlock: { cidr: 'nope' } }] }],
+    });
+    const portless = policy('a', 'ports', { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ ports: [{ port: 'pg' }, { port: 'http', protocol: 'UDP' }] }] });
+    const a = analyzeReachability(cluster(pods, [good, bad, portless]));
+    const [g, b, p] = a.policies();
+    const at = (xs: number[]) => xs.map((i) => `${a.pods[i].namespace}/${a.pods[i].name}`);
+    expect(g.policy).toEqual({ namespace: 'a', name: 'db' });
+    expect(g.types).toEqual(['ingress']);
+    expect(at(g.selects)).toEqual(['a/db']);
+    expect(g.egress).toBeUndefined();
+    expect(g.ingress![0].peers!.map((x) => at(x.pods))).toEqual([['a/web'], ['a/db', 'a/web', 'b/client'], ['b/client']]);
+    expect(g.ingress![0].peers![2].ipBlock).toBe('10.0.1.0/24 except 10.0.1.128/25');
+    expect(g.ingress![1]).toEqual({ rule: 1, peers: null });
+    expect(g.warnings).toEqual([]);
+    expect(b.types).toEqual(['egress']);
+    expect(b.warnings).toEqual([
+      'Selects no pods in namespace a.',
+      'egress rule 0, peer 0 matches no pods.',
+      'egress rule 0, peer 1 has an invalid selector, it matches nothing.',
+      'egress rule 0, peer 2: the ipBlock CIDR is invalid, it matches nothing.',
+    ]);
+    expect(p.warnings).toEqual(['ingress rule 0, port 0: no selected pod has a TCP container port named "pg".', 'ingress rule 0, port 1: no selected pod has a UDP container port named "http".']);
+    expect(structuredClone(a.policies())).toEqual(a.policies());
+  });
+});

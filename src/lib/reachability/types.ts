@@ -171,6 +171,34 @@ export function matrixAllowed(m: ReachabilityMatrix, from: number, to: number): 
   return ((m.bits[from * m.rowWords + (to >>> 5)] >>> (to & 31)) & 1) === 1;
 }
 
+/** One peer of a rule and the pods it matches (indexes into the analysis's `pods`). */
+export interface PeerSummary {
+  peer: number;
+  pods: number[];
+  /** For ipBlock peers: "cidr" or "cidr except a,b"; they may also match addresses outside the pods. */
+  ipBlock?: string;
+}
+
+export interface RuleSummary {
+  rule: number;
+  /** null: the rule lists no peers, so it matches every source (ingress) or destination (egress), inside the cluster or not. */
+  peers: PeerSummary[] | null;
+}
+
+/** What a policy selects and what its peers match, for highlighting and warnings. */
+export interface PolicySummary {
+  policy: PolicyRef;
+  /** The directions it isolates the selected pods for (policyTypes after defaulting). */
+  types: Direction[];
+  /** Indexes into `pods` of the pods it selects. */
+  selects: number[];
+  /** Present when `types` includes the direction. */
+  ingress?: RuleSummary[];
+  egress?: RuleSummary[];
+  /** Sentences: a policy selecting nothing, peers matching no pods, named ports no selected pod declares, invalid selectors or CIDRs. */
+  warnings: string[];
+}
+
 export interface Reachability {
   /** The pods the analysis covers, ordered by namespace then name (the order of every matrix). */
   readonly pods: readonly PodRef[];
