@@ -28,6 +28,8 @@ export interface PodSyncContext {
   startDelayMs: number;
   readyDelayMs: number;
   crashBackoffMs: number;
+  /** The node cannot pull images: containers not yet started wait in ImagePullBackOff. */
+  imagePullError?: boolean;
 }
 
 const MAX_BACKOFF_MS = 300_000;
@@ -74,6 +76,24 @@ export function kubeletPodStatus(pod: any, memo: PodMemo, ctx: PodSyncContext): 
   const previous = new Map<string, any>((s.containerStatuses ?? []).map((c: any) => [c.name, c]));
   const startDue = memo.seenAt + ctx.startDelayMs;
   const started = s.phase === 'Running' || now >= startDue;
+  if (s.phase !== 'Running' && ctx.imagePullError) {
+    s.phase = 'Pending';
+    const names = containers.map((c) => c.name).join(' ');
+    setCondition(conds, 'PodReadyToStartContainers', 'True', nowStr);
+    setCondition(conds, 'Initialized', 'True', nowStr);
+    setCondition(conds, 'Ready', 'False', nowStr, 'ContainersNotReady', `containers with unready status: [${names}]`);
+    setCondition(conds, 'ContainersReady', 'False', nowStr, 'ContainersNotReady', `containers with unready status: [${names}]`);
+    s.containerStatuses = containers.map((c) => ({
+      name: c.name,
+      state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"` } },
+      ready: false,
+      restartCount: 0,
+      image: imageRef(c.image ?? '').full,
+      imageID: '',
+      started: false,
+    }));
+    return { status: order(s), wakeAt };
+  }
   if (!started) {
     s.phase = 'Pending';
     const names = containers.map((c) => c.name).join(' ');

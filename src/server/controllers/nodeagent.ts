@@ -346,6 +346,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
       startDelayMs: timing.podStartSeconds * 1000,
       readyDelayMs: timing.podReadySeconds * 1000,
       crashBackoffMs: timing.crashBackoffSeconds * 1000,
+      imagePullError: isTrue(node.metadata.annotations, Annotations.nodeImagePullError),
     };
     const { status, wakeAt } = kubeletPodStatus(pod, memo, podCtx);
     if (wakeAt !== undefined) podQueue.after(key, wakeAt - now);
@@ -378,7 +379,8 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!simulated(node)) return;
     nodeQueue.add(name);
     lifecycleQueue.add(name);
-    if (previous && (faulted(previous) !== faulted(node) || unreachable(previous) !== unreachable(node))) podsOf(name);
+    const pullError = (n: KubeObject) => isTrue(n.metadata.annotations, Annotations.nodeImagePullError);
+    if (previous && (faulted(previous) !== faulted(node) || unreachable(previous) !== unreachable(node) || pullError(previous) !== pullError(node))) podsOf(name);
     if (previous && !deepEqual(conditionOf(previous, 'Ready')?.status, conditionOf(node, 'Ready')?.status)) podsOf(name);
   }
 

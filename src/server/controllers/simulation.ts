@@ -46,6 +46,8 @@ export const DEFAULT_DRIVERS = ['csi.sim.k8s.io', 'hostpath.csi.k8s.io'];
 export const Annotations = {
   nodeNotReady: 'sim.k8s.io/not-ready',
   nodeUnreachable: 'sim.k8s.io/unreachable',
+  /** On a node: pods that have not started yet cannot pull their images (ImagePullBackOff); the node stays Ready. */
+  nodeImagePullError: 'sim.k8s.io/image-pull-error',
   podFailReadiness: 'sim.k8s.io/fail-readiness',
   podCrash: 'sim.k8s.io/crash',
   attachError: 'sim.k8s.io/attach-error',
