@@ -5,17 +5,23 @@ import { nodeKind } from '../../../kinds/node.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { volumeAttachmentKind } from '../../../kinds/volumeattachment.ts';
+import { rolloutStatus } from '../../../lib/rollout.ts';
 import { useList } from '../../api/hooks.ts';
 import { Age, Badge, Meter } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
 
 const isReady = (n: KubeObject) => ((n.status as any)?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 
-/** Not finished by kubectl's rule: generation observed, all updated and available. */
+/**
+ * Not finished by kubectl's rule (generation observed, all updated and
+ * available); an OnDelete DaemonSet, which kubectl does not follow, while its
+ * pods are not all updated and available.
+ */
 export function rolloutInProgress(ds: KubeObject): boolean {
+  const status = rolloutStatus(ds as never);
+  if (!status.error) return !status.done;
   const s = (ds.status ?? {}) as any;
   const desired = s.desiredNumberScheduled ?? 0;
-  if ((s.observedGeneration ?? 0) < (ds.metadata.generation ?? 0)) return true;
   return (s.updatedNumberScheduled ?? 0) < desired || (s.numberAvailable ?? 0) < desired;
 }
 
