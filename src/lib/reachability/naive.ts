@@ -31,18 +31,18 @@ function compileSelector(sel: LabelSelector | null | undefined): Requirement[] |
   }
 }
 
-interface NaivePeer {
+export interface NaivePeer {
   /** undefined: not set. */
   podSelector?: Requirement[] | null;
   namespaceSelector?: Requirement[] | null;
   ipBlock?: { cidr: CIDR | null; except: CIDR[] };
 }
-interface NaiveRule {
+export interface NaiveRule {
   /** null: no peers listed, so every peer matches. */
   peers: NaivePeer[] | null;
   ports: NetworkPolicyPortLike[] | null;
 }
-interface NaivePolicy {
+export interface NaivePolicy {
   ref: PolicyRef;
   /** The spec's podSelector; upstream defaults an absent one to {} (every pod). */
   podSelector: Requirement[] | null;
@@ -83,7 +83,7 @@ function compilePolicy(np: NetworkPolicyLike): NaivePolicy {
 }
 
 /** A connection end: a pod, or an address that is no pod's. */
-type Party = { pod: PodInfo; ips: IPAddress[]; text: string } | { pod?: undefined; ips: IPAddress[]; text: string };
+export type Party = { pod: PodInfo; ips: IPAddress[]; text: string } | { pod?: undefined; ips: IPAddress[]; text: string };
 
 export interface NaiveContext {
   model: ClusterModel;
@@ -112,7 +112,7 @@ export function resolveEndpoint(model: ClusterModel, e: Endpoint): Party {
   return { pod, ips: pod.ips, text: podKey(pod.ref) };
 }
 
-function selects(p: NaivePolicy, pod: PodInfo): boolean {
+export function selects(p: NaivePolicy, pod: PodInfo): boolean {
   return !pod.hostNetwork && p.ref.namespace === pod.ref.namespace && p.podSelector !== null && matchesRequirements(p.podSelector, pod.labels);
 }
 
@@ -127,7 +127,7 @@ function ipBlockMatches(b: NonNullable<NaivePeer['ipBlock']>, ips: IPAddress[]):
   return ips.some((ip) => cidrContainsIP(cidr, ip) && !b.except.some((e) => cidrContainsIP(e, ip)));
 }
 
-function peerMatches(peer: NaivePeer, policyNs: string, other: Party): boolean {
+export function peerMatches(peer: NaivePeer, policyNs: string, other: Party): boolean {
   if (peer.ipBlock) return ipBlockMatches(peer.ipBlock, other.ips);
   if (peer.podSelector === undefined && peer.namespaceSelector === undefined) return false; // invalid: no peer at all
   const pod = other.pod;

@@ -3,7 +3,7 @@
 // addresses outside the pods.
 import { describe, expect, it } from 'vitest';
 import { analyzeReachability } from './index.ts';
-import { naiveAllowed, naiveContext, naiveMatrix } from './naive.ts';
+import { naiveAllowed, naiveContext, naiveMatrix, peerMatches, selects } from './naive.ts';
 import { ns, node, pod, policy } from './test-helpers.ts';
 import type { ContainerPortLike, Endpoint, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyPortLike, NetworkPolicyRuleLike, PodLike, Protocol, ReachabilityInput } from './types.ts';
 import type { LabelSelector } from '../labels.ts';
@@ -180,6 +180,35 @@ describe('fast engine equals the naive evaluator', () => {
         expect({ seed, from, to, p, proto, allowed: engine.allowed(from, to, p, proto) }).toEqual({ seed, from, to, p, proto, allowed: naiveAllowed(ctx, from, to, p, proto) });
         expect(engine.explain(from, to, p, proto).allowed).toBe(naiveAllowed(ctx, from, to, p, proto));
       }
+    }
+  });
+
+  it('policy summaries: selected pods and pods per peer', () => {
+    for (let seed = 2000; seed < 2100; seed++) {
+      const input = randomCluster(seed);
+      const summaries = analyzeReachability(input).policies();
+      const ctx = naiveContext(input);
+      const pods = ctx.model.pods;
+      expect(summaries.length).toBe(ctx.policies.length);
+      summaries.forEach((s, pi) => {
+        const np = ctx.policies[pi];
+        expect(s.selects).toEqual(pods.filter((p) => selects(np, p)).map((p) => p.index));
+        for (const [direction, rules] of [['ingress', np.ingress], ['egress', np.egress]] as const) {
+          const got = s[direction];
+          if (!np.types.includes(direction)) {
+            expect(got).toBeUndefined();
+            continue;
+          }
+          rules.forEach((r, ri) => {
+            if (r.peers === null) expect(got![ri].peers).toBeNull();
+            else
+              r.peers.forEach((peer, k) => {
+                const want = pods.filter((p) => peerMatches(peer, np.ref.namespace, { pod: p, ips: p.ips, text: '' })).map((p) => p.index);
+                expect({ seed, pi, direction, ri, k, pods: got![ri].peers![k].pods }).toEqual({ seed, pi, direction, ri, k, pods: want });
+              });
+          });
+        }
+      });
     }
   });
 });
