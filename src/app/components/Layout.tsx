@@ -107,6 +107,9 @@ export function Layout({ primary, supporting, children, fill }: { primary: KindV
         </NavLink>
         <div className="nav-section">Resources</div>
         {primary.map(link)}
+        <NavLink to={withSearch('/reachability')} icon={icons.reachability} active={pathname === '/reachability'}>
+          Reachability
+        </NavLink>
         <div className="nav-section">Supporting</div>
         {supporting.map(link)}
         <div className="nav-section">App</div>

@@ -11,6 +11,7 @@ export const icons = {
   networkpolicy: path('M12 3l8 4v5c0 5-3.5 8-8 9-4.5-1-8-4-8-9V7zM9 12l2 2 4-4'),
   daemonset: path('M4 4h6v6H4zM14 4h6v6h-6zM4 14h6v6H4zM14 14h6v6h-6z'),
   volumeattachment: path('M4 7c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3zM4 7v10c0 1.7 3.6 3 8 3s8-1.3 8-3V7M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3'),
+  reachability: path('M3 6a2 2 0 1 0 4 0a2 2 0 1 0-4 0M17 6a2 2 0 1 0 4 0a2 2 0 1 0-4 0M10 18a2 2 0 1 0 4 0a2 2 0 1 0-4 0M7 6h10M6 7.8l5 8.4M18 7.8l-5 8.4'),
   namespace: path('M3 7l9-4 9 4-9 4zM3 12l9 4 9-4M3 17l9 4 9-4'),
   pod: path('M12 2l8 4.5v9L12 20l-8-4.5v-9zM12 11l8-4.5M12 11v9M12 11L4 6.5'),
   controllerrevision: path('M12 8v4l3 3M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5'),

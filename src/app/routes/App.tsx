@@ -7,8 +7,12 @@ import { ListPage } from '../features/resources/ListPage.tsx';
 import { DetailPage } from '../features/resources/DetailPage.tsx';
 import { EditPage } from '../features/edit/EditPage.tsx';
 import { useLocation } from './router.tsx';
+import { lazy, Suspense } from 'react';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
 import { ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+
+// Loaded on first visit: the reachability views and their worker stay out of the first bundle.
+const ReachabilityPage = lazy(() => import('../features/reachability/ReachabilityPage.tsx'));
 
 function usePage() {
   const { pathname, search } = useLocation();
@@ -17,6 +21,7 @@ function usePage() {
   const served = useDiscovery().data?.resources;
   if (parts.length === 0) return { fill: false, node: <Overview namespace={namespace} /> };
   if (parts[0] === 'settings') return { fill: false, node: <Settings /> };
+  if (parts[0] === 'reachability' && parts.length === 1) return { fill: false, node: <Suspense fallback={<div className="empty">Loading…</div>}><ReachabilityPage /></Suspense> };
   // /new/<plural> and /edit/<plural>[/<namespace>]/<name>: the editor.
   if ((parts[0] === 'new' || parts[0] === 'edit') && viewForPlural(parts[1] ?? '')) {
     const v = viewForPlural(parts[1])!;

@@ -2,6 +2,11 @@
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { describePolicy, effectivePolicyTypes } from '../../../lib/netpol-describe.ts';
 import { Badge } from '../../components/common.tsx';
+import { Link } from '../../routes/router.tsx';
+
+/** The reachability page with this policy highlighted. */
+export const reachabilityPath = (o: { metadata: { namespace?: string; name?: string } }, view?: 'graph' | 'policies') =>
+  `/reachability?${new URLSearchParams({ ...(view ? { view } : {}), policy: `${o.metadata.namespace ?? 'default'}/${o.metadata.name ?? ''}` })}`;
 
 export function NetworkPolicyDetails({ object }: { object: KubeObject }) {
   const np = object as Parameters<typeof describePolicy>[0];
@@ -15,6 +20,13 @@ export function NetworkPolicyDetails({ object }: { object: KubeObject }) {
             {t}
           </Badge>
         ))}
+        <span style={{ flex: 1 }} />
+        <Link className="btn small" to={reachabilityPath(object)} title="Who may reach whom with this policy highlighted">
+          Show in reachability matrix
+        </Link>
+        <Link className="btn small" to={reachabilityPath(object, 'graph')}>
+          Graph
+        </Link>
       </h2>
       <div className="body">
         <p className="sentence">{s.selects}</p>

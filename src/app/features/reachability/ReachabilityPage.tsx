@@ -1,0 +1,214 @@
+// /reachability: who may open a connection to whom under the live
+// NetworkPolicies, as a matrix, a graph and sentences. Port, protocol, tab and
+// the highlighted policy live in the URL; the engine runs in a worker and the
+// last answer stays on screen while the next is computed.
+import { useEffect, useMemo, useState } from 'react';
+import type { Protocol } from '../../../lib/reachability/index.ts';
+import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
+import { useList } from '../../api/hooks.ts';
+import { useSearchParam } from '../../routes/router.tsx';
+import type { ClusterSummary, GraphView as GraphAnswer, MatrixView as MatrixAnswer, PolicyInfo } from './compute.ts';
+import { useLiveReachability, useWorkerAnswer } from './client.ts';
+import { ExplainPanel } from './ExplainPanel.tsx';
+import { GraphView } from './GraphView.tsx';
+import { Legend, MatrixView, type Cell } from './MatrixView.tsx';
+import { PoliciesView } from './PoliciesView.tsx';
+
+type View = 'matrix' | 'graph' | 'policies';
+const VIEWS: { id: View; label: string }[] = [
+  { id: 'matrix', label: 'Matrix' },
+  { id: 'graph', label: 'Graph' },
+  { id: 'policies', label: 'Policies' },
+];
+const PROTOCOLS: Protocol[] = ['TCP', 'UDP', 'SCTP'];
+const policyKey = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
+
+function PolicyPicker({ summary, selected, onSelect }: { summary: ClusterSummary; selected?: string; onSelect(key: string): void }) {
+  return (
+    <aside className="panel rx-side" aria-label="Policies">
+      <h2>Highlight a policy</h2>
+      <div className="body rx-picker">
+        {summary.policies.length === 0 && <p className="muted">No NetworkPolicies: nothing is isolated.</p>}
+        {summary.policies.map((p) => {
+          const k = policyKey(p);
+          const on = selected === k;
+          return (
+            <button key={k} className={`rx-pick${on ? ' on' : ''}`} aria-pressed={on} onClick={() => onSelect(on ? '' : k)}>
+              <span className="mono">{k}</span>
+              <span className="muted">
+                {p.types.join('+')} · {p.selectedPods} pod{p.selectedPods === 1 ? '' : 's'}
+                {p.warnings.length > 0 && ' · ⚠'}
+              </span>
+            </button>
+          );
+        })}
+        {selected && (
+          <p className="muted rx-hint">
+            <span className="rx-swatch sel" aria-hidden="true" /> pods it selects · <span className="rx-swatch adm" aria-hidden="true" /> peers its rules admit
+          </p>
+        )}
+      </div>
+    </aside>
+  );
+}
+
+export function ReachabilityPage() {
+  const [viewParam, setView] = useSearchParam('view');
+  const [portParam, setPort] = useSearchParam('port');
+  const [protoParam, setProto] = useSearchParam('protocol');
+  const [policyParam, setPolicy] = useSearchParam('policy');
+  const view: View = VIEWS.some((v) => v.id === viewParam) ? (viewParam as View) : 'matrix';
+  const [cellKeys, setCellKeys] = useState<{ from: string; to: string }>();
+  const live = useLiveReachability();
+  const policies = useList(networkPolicyKind);
+  const summary = live.summary;
+
+  // Without a port in the URL: the first port the policies or pods name (80 when none does).
+  const fallback = summary?.suggestedPorts[0] ?? { port: 80, protocol: 'TCP' as Protocol };
+  const portValid = Number.isInteger(Number(portParam)) && Number(portParam) > 0 && Number(portParam) < 65536;
+  const port = portValid ? Number(portParam) : fallback.port;
+  const protocol: Protocol = PROTOCOLS.includes(protoParam as Protocol) ? (protoParam as Protocol) : portValid ? 'TCP' : fallback.protocol;
+  const [portDraft, setPortDraft] = useState(String(port));
+  useEffect(() => setPortDraft(String(port)), [port]);
+  const matrix = useWorkerAnswer<MatrixAnswer>(summary, `${protocol}/${port}`, view === 'matrix' ? { type: 'matrix', port, protocol } : null);
+  const graph = useWorkerAnswer<GraphAnswer>(summary, 'graph', view === 'graph' ? { type: 'graph' } : null);
+
+  const policy: PolicyInfo | undefined = summary?.policies.find((p) => policyKey(p) === policyParam);
+  const shownSummary = view === 'matrix' ? matrix.summary : view === 'graph' ? graph.summary : summary;
+  const cell = useMemo((): Cell | undefined => {
+    if (!cellKeys || !matrix.summary) return undefined;
+    const from = matrix.summary.groups.findIndex((g) => g.key === cellKeys.from);
+    const to = matrix.summary.groups.findIndex((g) => g.key === cellKeys.to);
+    return from >= 0 && to >= 0 ? { from, to } : undefined;
+  }, [cellKeys, matrix.summary]);
+  // The policy as the shown answer knows it (its group indexes match that answer's groups).
+  const shownPolicy = shownSummary?.policies.find((p) => policyKey(p) === policyParam);
+
+  const computing = live.loading || live.computing || (view === 'matrix' && matrix.computing) || (view === 'graph' && graph.computing);
+  const commitPort = () => {
+    const n = Number(portDraft);
+    if (Number.isInteger(n) && n > 0 && n < 65536) {
+      setPort(String(n));
+      if (!protoParam) setProto(protocol === 'TCP' ? '' : protocol);
+    }
+    else setPortDraft(String(port));
+  };
+
+  return (
+    <div className="rx-page">
+      <div className="page-head">
+        <h1>Reachability</h1>
+        <span className="sub">
+          {summary
+            ? `${summary.podCount} pods in ${summary.groups.length} groups · ${summary.policies.length} network policies · ${summary.classCount} classes no policy tells apart`
+            : 'reading the cluster…'}
+        </span>
+        <span className={`rx-status${computing ? ' busy' : ''}`} role="status" aria-live="polite" data-testid="reach-status">
+          {computing ? 'computing…' : view === 'matrix' && matrix.data ? `up to date · ${matrix.data.ms.toFixed(1)} ms` : 'up to date'}
+        </span>
+      </div>
+      {live.error && <div className="alert bad">The reachability worker failed: {live.error}</div>}
+      <div className="tabs" role="tablist" aria-label="Reachability views">
+        {VIEWS.map((v) => (
+          <button key={v.id} role="tab" aria-selected={view === v.id} onClick={() => setView(v.id === 'matrix' ? '' : v.id)}>
+            {v.label}
+          </button>
+        ))}
+      </div>
+      {view === 'matrix' && (
+        <div className="toolbar rx-toolbar">
+          <label className="row">
+            <span className="muted">Port</span>
+            <input
+              className="input mono"
+              style={{ width: 90 }}
+              type="number"
+              min={1}
+              max={65535}
+              aria-label="Port"
+              list="rx-ports"
+              value={portDraft}
+              onChange={(e) => setPortDraft(e.target.value)}
+              onBlur={commitPort}
+              onKeyDown={(e) => e.key === 'Enter' && commitPort()}
+            />
+          </label>
+          <label className="row">
+            <span className="muted">Protocol</span>
+            <select className="input" aria-label="Protocol" value={protocol} onChange={(e) => {
+                if (!portParam) setPort(String(port));
+                setProto(e.target.value);
+              }}>
+              {PROTOCOLS.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </label>
+          {summary && summary.suggestedPorts.length > 0 && (
+            <div className="row rx-quick" aria-label="Ports the policies and pods name">
+              {summary.suggestedPorts.map((p) => {
+                const on = p.port === port && p.protocol === protocol;
+                return (
+                  <button
+                    key={`${p.protocol}/${p.port}`}
+                    className={`btn small${on ? ' primary' : ''}`}
+                    aria-pressed={on}
+                    onClick={() => {
+                      setPort(String(p.port));
+                      setProto(p.protocol);
+                    }}
+                  >
+                    {p.protocol} {p.port}
+                  </button>
+                );
+              })}
+            </div>
+          )}
+          <datalist id="rx-ports">
+            {summary?.suggestedPorts.map((p) => (
+              <option key={`${p.protocol}/${p.port}`} value={p.port} />
+            ))}
+          </datalist>
+        </div>
+      )}
+      {!summary && <div className="empty">{live.loading ? 'Loading pods, namespaces, policies and nodes…' : 'computing…'}</div>}
+      {summary && view === 'matrix' && (
+        <div className={`rx-layout${computing ? ' stale' : ''}`}>
+          <div className="rx-main">
+            <Legend />
+            {matrix.summary && matrix.data ? (
+              <MatrixView
+                summary={matrix.summary}
+                matrix={matrix.data}
+                policy={shownPolicy}
+                selected={cell}
+                onSelect={(c) => setCellKeys({ from: matrix.summary!.groups[c.from].key, to: matrix.summary!.groups[c.to].key })}
+              />
+            ) : (
+              <div className="empty">computing…</div>
+            )}
+            {matrix.data && (
+              <p className="muted rx-foot">
+                {matrix.data.allowedPairs} of {matrix.data.totalPairs} pod pairs may connect on {matrix.data.protocol} {matrix.data.port}. Rows are sources, columns destinations; pods of one namespace with the same labels share a row and a column.
+              </p>
+            )}
+          </div>
+          {cell && matrix.summary && matrix.data ? (
+            <ExplainPanel summary={matrix.summary} matrix={matrix.data} cell={cell} port={matrix.data.port} protocol={matrix.data.protocol} onClose={() => setCellKeys(undefined)} />
+          ) : (
+            <PolicyPicker summary={summary} selected={policy ? policyParam : undefined} onSelect={setPolicy} />
+          )}
+        </div>
+      )}
+      {summary && view === 'graph' && (
+        <div className={`rx-layout${computing ? ' stale' : ''}`}>
+          <div className="rx-main">{graph.summary && graph.data ? <GraphView summary={graph.summary} graph={graph.data} policy={shownPolicy} /> : <div className="empty">computing…</div>}</div>
+          <PolicyPicker summary={summary} selected={policy ? policyParam : undefined} onSelect={setPolicy} />
+        </div>
+      )}
+      {summary && view === 'policies' && <PoliciesView summary={summary} objects={policies.items} selected={policyParam} onSelect={setPolicy} />}
+    </div>
+  );
+}
+
+export default ReachabilityPage;

@@ -1,0 +1,490 @@
+// What the reachability views ask of the engine, computed off the UI thread
+// (this module runs inside reachability.worker.ts; it is plain TypeScript so
+// Node tests can call it too). The views never see pod-by-pod matrices:
+// pods of one namespace with the same labels are one group, and a matrix
+// answer is a count of allowed pod pairs per group pair.
+import { analyzeReachability, diffMatrices, diffPairs, type Endpoint, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
+import { matchesLabelSelector } from '../../../lib/labels.ts';
+import { cidrContainsIP, formatIP, networkOf, parseCIDRSloppy, type CIDR } from '../../../lib/cidr.ts';
+import { describePeer, effectivePolicyTypes } from '../../../lib/netpol-describe.ts';
+
+export interface PortSpec {
+  port: number;
+  protocol: Protocol;
+}
+
+export interface PodGroup {
+  /** namespace + labels (+ host network): stable across recomputations. */
+  key: string;
+  namespace: string;
+  labels: Record<string, string>;
+  hostNetwork: boolean;
+  pods: PodRef[];
+  /** Isolated by some policy for each direction. */
+  ingressIsolated: boolean;
+  egressIsolated: boolean;
+}
+
+export interface PolicyInfo {
+  namespace: string;
+  name: string;
+  types: string[];
+  /** Groups whose pods the policy selects (some of them at least). */
+  selects: number[];
+  selectedPods: number;
+  /** Groups its ingress rules admit as sources, and its egress rules as destinations; `all` when a rule has no peers. */
+  admitsFrom: number[];
+  admitsFromAll: boolean;
+  admitsTo: number[];
+  admitsToAll: boolean;
+  /** ipBlock CIDRs named in from / to. */
+  cidrsFrom: string[];
+  cidrsTo: string[];
+  warnings: string[];
+}
+
+export interface ClusterSummary {
+  version: number;
+  groups: PodGroup[];
+  policies: PolicyInfo[];
+  podCount: number;
+  classCount: number;
+  /** Ports worth looking at: those the policies name and the pods declare. */
+  suggestedPorts: PortSpec[];
+  /** External networks named by ipBlocks. */
+  cidrs: { cidr: string; except: string[] }[];
+}
+
+export interface MatrixView {
+  version: number;
+  port: number;
+  protocol: Protocol;
+  /** Allowed pod pairs for each (source group, destination group), row-major over groups. */
+  counts: Uint32Array;
+  allowedPairs: number;
+  totalPairs: number;
+  ms: number;
+}
+
+export interface GraphEdge {
+  /** Group index, or groups.length + cidr index for an external network. */
+  from: number;
+  to: number;
+  ports: string[];
+  /** Neither end isolated: every port passes. */
+  open: boolean;
+  /** Only some pod pairs of the two groups (at some port). */
+  partial: boolean;
+}
+
+export interface GraphView {
+  version: number;
+  ports: PortSpec[];
+  edges: GraphEdge[];
+  ms: number;
+}
+
+export interface WhatIfPort extends PortSpec {
+  newlyAllowed: number;
+  newlyDenied: number;
+}
+
+export interface WhatIfPair {
+  from: PodRef;
+  to: PodRef;
+  ports: string[];
+}
+
+export interface WhatIfResult {
+  version: number;
+  ports: WhatIfPort[];
+  newlyAllowed: WhatIfPair[];
+  newlyDenied: WhatIfPair[];
+  /** Pairs changed, over all ports, counting a pair once per port. */
+  totalAllowed: number;
+  totalDenied: number;
+  error?: string;
+  ms: number;
+}
+
+const portText = (p: PortSpec) => `${p.protocol} ${p.port}`;
+const sortedLabels = (l: Record<string, string> | undefined) => Object.fromEntries(Object.entries(l ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const policyKey = (np: { metadata: { namespace?: string; name?: string } }) => `${np.metadata.namespace ?? 'default'}/${np.metadata.name ?? ''}`;
+
+/** An address inside the block and outside its exceptions, to ask the engine about the block as a whole. */
+export function sampleAddress(cidr: string, except: string[] = []): string | undefined {
+  const c = parseCIDRSloppy(cidr);
+  if (!c) return undefined;
+  const net = networkOf(c);
+  const ex = except.map((e) => parseCIDRSloppy(e)).filter((x): x is CIDR => !!x);
+  const bump = (bytes: Uint8Array) => {
+    const b = bytes.slice();
+    for (let i = b.length - 1; i >= 0; i--) {
+      if (b[i] === 255) b[i] = 0;
+      else {
+        b[i]++;
+        break;
+      }
+    }
+    return b;
+  };
+  const broadcastAfter = (x: CIDR) => {
+    const n = networkOf(x).ip.slice();
+    const bits = n.length * 8;
+    for (let i = x.prefix; i < bits; i++) n[i >>> 3] |= 0x80 >>> (i & 7);
+    return bump(n);
+  };
+  const candidates = [bump(net.ip), net.ip, ...ex.map(broadcastAfter)];
+  for (const bytes of candidates) {
+    const ip = { family: c.family, bytes };
+    if (cidrContainsIP(net, ip) && !ex.some((e) => cidrContainsIP(e, ip))) return formatIP(ip);
+  }
+  return undefined;
+}
+
+/** One computation context: the live cluster and its analysis. */
+export class Session {
+  version = 0;
+  private input: ReachabilityInput = { namespaces: [], pods: [], policies: [], nodes: [] };
+  private analysis: ReachabilityAnalysis = analyzeReachability(this.input);
+  private groups: PodGroup[] = [];
+  /** Group of each pod of the analysis (by analysis index). */
+  private podGroup = new Int32Array(0);
+  private summary?: ClusterSummary;
+  private matrices = new Map<string, ReachabilityMatrix>();
+
+  setInput(input: ReachabilityInput, version: number): ClusterSummary {
+    this.input = input;
+    this.version = version;
+    this.analysis = analyzeReachability(input);
+    this.matrices.clear();
+    this.summary = undefined;
+    this.buildGroups();
+    return this.getSummary();
+  }
+
+  private matrix(port: number, protocol: Protocol): ReachabilityMatrix {
+    const key = `${protocol}/${port}`;
+    let m = this.matrices.get(key);
+    if (!m) {
+      m = this.analysis.matrix(port, protocol);
+      if (this.matrices.size >= 12) this.matrices.delete(this.matrices.keys().next().value!);
+      this.matrices.set(key, m);
+    }
+    return m;
+  }
+
+  private namespaceLabels(ns: string): Record<string, string> {
+    const o = this.input.namespaces.find((n) => n.metadata.name === ns);
+    return { 'kubernetes.io/metadata.name': ns, ...o?.metadata.labels };
+  }
+
+  private buildGroups() {
+    const pods = this.analysis.pods;
+    const byKey = new Map<string, number>();
+    const raw = new Map(this.input.pods.map((p) => [`${p.metadata.namespace ?? 'default'}/${p.metadata.name}`, p]));
+    const groups: PodGroup[] = [];
+    const tmp = new Int32Array(pods.length);
+    pods.forEach((ref, i) => {
+      const p = raw.get(`${ref.namespace}/${ref.name}`);
+      const labels = sortedLabels(p?.metadata.labels);
+      const hostNetwork = p?.spec?.hostNetwork === true;
+      const key = `${ref.namespace}\u0000${JSON.stringify(labels)}${hostNetwork ? '\u0000host' : ''}`;
+      let g = byKey.get(key);
+      if (g === undefined) {
+        g = groups.length;
+        byKey.set(key, g);
+        groups.push({ key, namespace: ref.namespace, labels, hostNetwork, pods: [], ingressIsolated: false, egressIsolated: false });
+      }
+      groups[g].pods.push(ref);
+      tmp[i] = g;
+    });
+    // Namespace, then label text, so that one namespace's groups sit together.
+    const order = groups.map((_, i) => i);
+    const text = groups.map((g) => JSON.stringify(g.labels));
+    order.sort((a, b) => (groups[a].namespace < groups[b].namespace ? -1 : groups[a].namespace > groups[b].namespace ? 1 : text[a] < text[b] ? -1 : text[a] > text[b] ? 1 : 0));
+    const rank = new Int32Array(groups.length);
+    order.forEach((g, r) => (rank[g] = r));
+    this.groups = order.map((g) => groups[g]);
+    this.podGroup = tmp.map((g) => rank[g]);
+  }
+
+  /** Which groups a pod/namespace selector peer of a policy in `ns` matches. */
+  private peerGroups(peer: NetworkPolicyPeerLike, ns: string): number[] {
+    if (peer.ipBlock || (!peer.podSelector && !peer.namespaceSelector)) return [];
+    const nsMatch = new Map<string, boolean>();
+    const out: number[] = [];
+    this.groups.forEach((g, i) => {
+      if (g.hostNetwork) return;
+      let okNs = nsMatch.get(g.namespace);
+      if (okNs === undefined) {
+        okNs = peer.namespaceSelector ? matchesLabelSelector(peer.namespaceSelector, this.namespaceLabels(g.namespace)) : g.namespace === ns;
+        nsMatch.set(g.namespace, okNs);
+      }
+      if (okNs && (!peer.podSelector || matchesLabelSelector(peer.podSelector, g.labels))) out.push(i);
+    });
+    return out;
+  }
+
+  private policyInfo(np: NetworkPolicyLike): PolicyInfo {
+    const ns = np.metadata.namespace ?? 'default';
+    const types = effectivePolicyTypes(np as Parameters<typeof effectivePolicyTypes>[0]);
+    const podSelector = np.spec?.podSelector ?? {};
+    const selects: number[] = [];
+    let selectedPods = 0;
+    this.groups.forEach((g, i) => {
+      if (g.namespace === ns && !g.hostNetwork && matchesLabelSelector(podSelector, g.labels)) {
+        selects.push(i);
+        selectedPods += g.pods.length;
+      }
+    });
+    const warnings: string[] = [];
+    if (!selects.length) warnings.push(`Selects no pod: its pod selector matches nothing in namespace ${ns}.`);
+    const side = (dir: 'ingress' | 'egress') => {
+      const groups = new Set<number>();
+      const cidrs: string[] = [];
+      let all = false;
+      if (!types.includes(dir === 'ingress' ? 'Ingress' : 'Egress')) return { groups: [], cidrs, all };
+      (np.spec?.[dir] ?? []).forEach((rule, ri) => {
+        const peers = (dir === 'ingress' ? rule?.from : rule?.to) ?? [];
+        if (!peers.length) all = true;
+        peers.forEach((peer, pi) => {
+          if (!peer) return;
+          const where = `${dir === 'ingress' ? 'Ingress' : 'Egress'} rule ${ri + 1}, peer ${pi + 1}`;
+          if (peer.ipBlock) {
+            const c = peer.ipBlock.cidr ?? '';
+            if (!parseCIDRSloppy(c)) warnings.push(`${where}: "${c}" is not a CIDR, so it matches nothing.`);
+            else cidrs.push(c);
+            return;
+          }
+          const matched = this.peerGroups(peer, ns);
+          matched.forEach((g) => groups.add(g));
+          if (!matched.length) warnings.push(`${where} (${describePeer(peer as Parameters<typeof describePeer>[0], ns)}) matches no pod.`);
+        });
+      });
+      return { groups: [...groups].sort((a, b) => a - b), cidrs, all };
+    };
+    const ing = side('ingress');
+    const eg = side('egress');
+    return {
+      namespace: ns,
+      name: np.metadata.name ?? '',
+      types,
+      selects,
+      selectedPods,
+      admitsFrom: ing.groups,
+      admitsFromAll: ing.all,
+      admitsTo: eg.groups,
+      admitsToAll: eg.all,
+      cidrsFrom: ing.cidrs,
+      cidrsTo: eg.cidrs,
+      warnings,
+    };
+  }
+
+  getSummary(): ClusterSummary {
+    if (this.summary) return this.summary;
+    const policies = [...this.input.policies].sort((a, b) => (policyKey(a) < policyKey(b) ? -1 : 1)).map((np) => this.policyInfo(np));
+    for (const p of policies) {
+      if (p.types.includes('Ingress')) for (const g of p.selects) this.groups[g].ingressIsolated = true;
+      if (p.types.includes('Egress')) for (const g of p.selects) this.groups[g].egressIsolated = true;
+    }
+    const cidrs = new Map<string, { cidr: string; except: string[] }>();
+    for (const np of this.input.policies) {
+      for (const rule of [...(np.spec?.ingress ?? []), ...(np.spec?.egress ?? [])]) {
+        for (const peer of [...(rule?.from ?? []), ...(rule?.to ?? [])]) {
+          const b = peer?.ipBlock;
+          if (b?.cidr && parseCIDRSloppy(b.cidr)) cidrs.set(`${b.cidr} ${(b.except ?? []).join(',')}`, { cidr: b.cidr, except: b.except ?? [] });
+        }
+      }
+    }
+    this.summary = {
+      version: this.version,
+      groups: this.groups,
+      policies,
+      podCount: this.analysis.pods.length,
+      classCount: this.analysis.classCount,
+      suggestedPorts: this.suggestedPorts(this.input.policies),
+      cidrs: [...cidrs.values()],
+    };
+    return this.summary;
+  }
+
+  /** Ports named by these policies (numbers, range ends, named ports resolved on the pods), then ports the pods declare. */
+  suggestedPorts(policies: readonly NetworkPolicyLike[], withContainerPorts = true, limit = 12): PortSpec[] {
+    const out = new Map<string, PortSpec>();
+    const add = (port: number, protocol: Protocol) => {
+      if (Number.isInteger(port) && port > 0 && port < 65536) out.set(`${protocol}/${port}`, { port, protocol });
+    };
+    const proto = (p?: string): Protocol => (p === 'UDP' || p === 'SCTP' ? p : 'TCP');
+    const named = new Map<string, PortSpec[]>();
+    for (const p of this.input.pods) {
+      for (const c of [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])]) {
+        for (const cp of c?.ports ?? []) {
+          if (!cp?.name) continue;
+          const list = named.get(cp.name) ?? [];
+          list.push({ port: cp.containerPort, protocol: proto(cp.protocol) });
+          named.set(cp.name, list);
+        }
+      }
+    }
+    for (const np of policies) {
+      for (const rule of [...(np.spec?.ingress ?? []), ...(np.spec?.egress ?? [])]) {
+        for (const e of rule?.ports ?? []) {
+          if (!e) continue;
+          const protocol = proto(e.protocol);
+          if (typeof e.port === 'number') {
+            add(e.port, protocol);
+            if (typeof e.endPort === 'number') add(e.endPort, protocol);
+          } else if (typeof e.port === 'string') for (const x of named.get(e.port) ?? []) if (x.protocol === protocol) add(x.port, protocol);
+        }
+      }
+    }
+    if (withContainerPorts) {
+      for (const p of this.input.pods) for (const c of p.spec?.containers ?? []) for (const cp of c?.ports ?? []) if (cp && out.size < limit) add(cp.containerPort, proto(cp.protocol));
+    }
+    return [...out.values()].slice(0, limit).sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1));
+  }
+
+  /** Allowed pod pairs per group pair; rows equal to the previous one reuse its counts. */
+  private groupCounts(m: ReachabilityMatrix): { counts: Uint32Array; allowed: number } {
+    const G = this.groups.length;
+    const counts = new Uint32Array(G * G);
+    const n = m.pods.length;
+    const rw = m.rowWords;
+    const rowCounts = new Uint32Array(G);
+    let allowed = 0;
+    let rowTotal = 0;
+    for (let i = 0; i < n; i++) {
+      const base = i * rw;
+      let same = i > 0;
+      if (same) {
+        for (let w = 0; w < rw; w++) {
+          if (m.bits[base + w] !== m.bits[base - rw + w]) {
+            same = false;
+            break;
+          }
+        }
+      }
+      if (!same) {
+        rowCounts.fill(0);
+        rowTotal = 0;
+        for (let w = 0; w < rw; w++) {
+          let x = m.bits[base + w];
+          while (x !== 0) {
+            const low = x & -x;
+            rowCounts[this.podGroup[(w << 5) + 31 - Math.clz32(low)]]++;
+            rowTotal++;
+            x ^= low;
+          }
+        }
+      }
+      const out = this.podGroup[i] * G;
+      for (let g = 0; g < G; g++) counts[out + g] += rowCounts[g];
+      allowed += rowTotal;
+    }
+    return { counts, allowed };
+  }
+
+  matrixView(port: number, protocol: Protocol): MatrixView {
+    const t0 = performance.now();
+    const { counts, allowed } = this.groupCounts(this.matrix(port, protocol));
+    const n = this.analysis.pods.length;
+    return { version: this.version, port, protocol, counts, allowedPairs: allowed, totalPairs: n * n, ms: performance.now() - t0 };
+  }
+
+  explain(from: Endpoint, to: Endpoint, port: number, protocol: Protocol): Explanation {
+    return this.analysis.explain(from, to, port, protocol);
+  }
+
+  graphView(maxPorts = 8): GraphView {
+    const t0 = performance.now();
+    const summary = this.getSummary();
+    const G = this.groups.length;
+    let ports = summary.suggestedPorts.slice(0, maxPorts);
+    if (!ports.length) ports = [{ port: 80, protocol: 'TCP' }];
+    const edgeMap = new Map<number, GraphEdge>();
+    const edge = (a: number, b: number) => {
+      const k = a * (G + summary.cidrs.length) + b;
+      let e = edgeMap.get(k);
+      if (!e) edgeMap.set(k, (e = { from: a, to: b, ports: [], open: false, partial: false }));
+      return e;
+    };
+    for (const p of ports) {
+      const { counts } = this.groupCounts(this.matrix(p.port, p.protocol));
+      for (let a = 0; a < G; a++) {
+        for (let b = 0; b < G; b++) {
+          const c = counts[a * G + b];
+          if (!c) continue;
+          const e = edge(a, b);
+          e.ports.push(portText(p));
+          if (c < this.groups[a].pods.length * this.groups[b].pods.length) e.partial = true;
+        }
+      }
+    }
+    // External networks: one address of each block stands for it.
+    summary.cidrs.forEach((block, k) => {
+      const ip = sampleAddress(block.cidr, block.except);
+      if (!ip) return;
+      const node = G + k;
+      this.groups.forEach((g, gi) => {
+        const pod = g.pods[0];
+        for (const p of ports) {
+          if (this.analysis.allowed(pod, { ip }, p.port, p.protocol) && g.egressIsolated) edge(gi, node).ports.push(portText(p));
+          if (this.analysis.allowed({ ip }, pod, p.port, p.protocol) && g.ingressIsolated) edge(node, gi).ports.push(portText(p));
+        }
+      });
+    });
+    const edges: GraphEdge[] = [];
+    for (const e of edgeMap.values()) {
+      if (!e.ports.length) continue;
+      const a = this.groups[e.from];
+      const b = this.groups[e.to];
+      e.open = !!a && !!b && !a.egressIsolated && !b.ingressIsolated;
+      if (e.open) e.ports = ['any'];
+      edges.push(e);
+    }
+    return { version: this.version, ports, edges, ms: performance.now() - t0 };
+  }
+
+  /** The change a policy edit would make: live policies with `original` replaced by `draft` (or `draft` added). */
+  whatIf(draft: NetworkPolicyLike, original: NetworkPolicyLike | undefined, extra: PortSpec[] = [], pairLimit = 200): WhatIfResult {
+    const t0 = performance.now();
+    const empty: WhatIfResult = { version: this.version, ports: [], newlyAllowed: [], newlyDenied: [], totalAllowed: 0, totalDenied: 0, ms: 0 };
+    const drop = new Set([policyKey(draft), ...(original ? [policyKey(original)] : [])]);
+    const policies = [...this.input.policies.filter((np) => !drop.has(policyKey(np))), draft];
+    let after: ReachabilityAnalysis;
+    try {
+      after = analyzeReachability({ ...this.input, policies });
+    } catch (e) {
+      return { ...empty, error: e instanceof Error ? e.message : String(e), ms: performance.now() - t0 };
+    }
+    let ports = this.suggestedPorts([draft, ...(original ? [original] : [])], false);
+    for (const p of extra) if (!ports.some((q) => q.port === p.port && q.protocol === p.protocol)) ports.push(p);
+    if (!ports.length) ports = this.suggestedPorts(this.input.policies, true, 8);
+    if (!ports.length) ports = [{ port: 80, protocol: 'TCP' }];
+    const result: WhatIfResult = { ...empty, ports: [] };
+    const allowedPairs = new Map<string, WhatIfPair>();
+    const deniedPairs = new Map<string, WhatIfPair>();
+    const collect = (into: Map<string, WhatIfPair>, pairs: { from: PodRef; to: PodRef }[], p: PortSpec) => {
+      for (const pr of pairs) {
+        const k = `${pr.from.namespace}/${pr.from.name}>${pr.to.namespace}/${pr.to.name}`;
+        const cur = into.get(k);
+        if (cur) cur.ports.push(portText(p));
+        else if (into.size < pairLimit) into.set(k, { ...pr, ports: [portText(p)] });
+      }
+    };
+    for (const p of ports) {
+      const d = diffMatrices(this.matrix(p.port, p.protocol), after.matrix(p.port, p.protocol));
+      result.ports.push({ ...p, newlyAllowed: d.newlyAllowedCount, newlyDenied: d.newlyDeniedCount });
+      result.totalAllowed += d.newlyAllowedCount;
+      result.totalDenied += d.newlyDeniedCount;
+      if (d.newlyAllowedCount) collect(allowedPairs, diffPairs(d, 'newlyAllowed', pairLimit), p);
+      if (d.newlyDeniedCount) collect(deniedPairs, diffPairs(d, 'newlyDenied', pairLimit), p);
+    }
+    result.newlyAllowed = [...allowedPairs.values()];
+    result.newlyDenied = [...deniedPairs.values()];
+    result.ms = performance.now() - t0;
+    return result;
+  }
+}

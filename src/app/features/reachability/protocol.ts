@@ -1,0 +1,16 @@
+// Messages between the page and reachability.worker.ts.
+import type { Endpoint, NetworkPolicyLike, Protocol, ReachabilityInput } from '../../../lib/reachability/index.ts';
+import type { PortSpec } from './compute.ts';
+
+type Body =
+  | { type: 'input'; input: ReachabilityInput; version: number }
+  | { type: 'summary' }
+  | { type: 'matrix'; port: number; protocol: Protocol }
+  | { type: 'graph' }
+  | { type: 'explain'; from: Endpoint; to: Endpoint; port: number; protocol: Protocol }
+  | { type: 'whatif'; draft: NetworkPolicyLike; original?: NetworkPolicyLike; extraPorts?: PortSpec[] };
+
+export type WorkerRequest = Body & { id: number };
+export type RequestBody = Body;
+
+export type WorkerResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

@@ -1,0 +1,41 @@
+// The reachability engine off the UI thread: the page posts the live cluster
+// (trimmed to what the engine reads) and asks for matrix, graph, explanation
+// and what-if answers; requests are answered in the order they arrive.
+import { Session } from './compute.ts';
+import type { WorkerRequest, WorkerResponse } from './protocol.ts';
+
+interface WorkerScope {
+  onmessage: ((e: MessageEvent<WorkerRequest>) => void) | null;
+  postMessage(message: WorkerResponse, transfer?: Transferable[]): void;
+}
+const scope = self as unknown as WorkerScope;
+const session = new Session();
+
+function answer(req: WorkerRequest): { result: unknown; transfer?: Transferable[] } {
+  switch (req.type) {
+    case 'input':
+      return { result: session.setInput(req.input, req.version) };
+    case 'summary':
+      return { result: session.getSummary() };
+    case 'matrix': {
+      const view = session.matrixView(req.port, req.protocol);
+      return { result: view, transfer: [view.counts.buffer] };
+    }
+    case 'graph':
+      return { result: session.graphView() };
+    case 'explain':
+      return { result: session.explain(req.from, req.to, req.port, req.protocol) };
+    case 'whatif':
+      return { result: session.whatIf(req.draft, req.original, req.extraPorts) };
+  }
+}
+
+scope.onmessage = (e) => {
+  const req = e.data;
+  try {
+    const { result, transfer } = answer(req);
+    scope.postMessage({ id: req.id, ok: true, result }, transfer);
+  } catch (err) {
+    scope.postMessage({ id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) });
+  }
+};
