@@ -68,6 +68,30 @@ test('cordon from the detail page shows SchedulingDisabled', async ({ page }) =>
   await expect(page.getByRole('button', { name: 'Cordon' })).toBeVisible();
 });
 
+test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone', async ({ page }) => {
+  await apiRequest('/api/v1/nodes', 'POST', nodeManifest('drain-me', { drain: 'me' }));
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+  expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod)).status).toBe(201);
+  // A DaemonSet of its own on that node: its pod must survive the drain.
+  const ds = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'drain-daemon', namespace: 'default' },
+    spec: { selector: { matchLabels: { app: 'drain-daemon' } }, template: { metadata: { labels: { app: 'drain-daemon' } }, spec: { nodeSelector: { drain: 'me' }, containers: [{ name: 'd', image: 'busybox:1.36' }] } } },
+  };
+  expect((await apiRequest('/apis/apps/v1/namespaces/default/daemonsets', 'POST', ds)).status).toBe(201);
+  const daemonPods = async () => (await apiRequest('/api/v1/namespaces/default/pods?labelSelector=app%3Ddrain-daemon')).body.items.map((p: any) => p.metadata.name);
+  await expect.poll(async () => (await daemonPods()).length).toBe(1);
+  const [daemonPod] = await daemonPods();
+  await page.goto('/nodes/drain-me');
+  await page.getByRole('button', { name: 'Drain' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Drain drain-me' }).click();
+  await expect(page.getByRole('dialog')).toContainText('default/evict-me');
+  expect((await kubectl('get', 'node', 'drain-me', '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
+  await expect.poll(async () => (await apiRequest('/api/v1/namespaces/default/pods/evict-me')).status, { timeout: 15_000 }).toBe(404);
+  expect(await daemonPods()).toEqual([daemonPod]);
+});
+
 test('a dead API base URL shows offline, and the app recovers', async ({ page }) => {
   await page.goto('/settings');
   await page.getByLabel('API base URL').fill('http://127.0.0.1:9');
