@@ -1,0 +1,113 @@
+import { expect, test, type Page } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiRequest, kubectl, nodeManifest } from './helpers.ts';
+
+// Two pods in their own namespace on a simulated node; the matrix is read on
+// TCP 80, which both declare.
+const NS = 'rx-e2e';
+
+const pod = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: NS, labels: { app: name } },
+  spec: { nodeName: 'rx-node', containers: [{ name: 'c', image: 'nginx:1.27', ports: [{ name: 'http', containerPort: 80 }] }] },
+});
+
+const denyAll = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'deny-all', namespace: NS },
+  spec: { podSelector: {}, policyTypes: ['Ingress'] },
+};
+
+const cell = (page: Page, from: string, to: string) => page.locator(`button.rx-cell[data-from="${NS}/${from}"][data-to="${NS}/${to}"]`);
+
+async function applyFile(manifest: unknown) {
+  const file = join(mkdtempSync(join(tmpdir(), 'kw-e2e-')), 'manifest.json');
+  writeFileSync(file, JSON.stringify(manifest));
+  return kubectl('apply', '-f', file);
+}
+
+/** Replaces the whole text of the Monaco editor on the page (pasted: Monaco indents typed lines itself). */
+async function setEditorText(page: Page, text: string) {
+  await page.locator('.monaco-editor').first().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.keyboard.press('ControlOrMeta+V');
+}
+
+test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
+
+test.beforeAll(async () => {
+  await apiRequest('/api/v1/nodes', 'POST', nodeManifest('rx-node'));
+  expect((await apiRequest('/api/v1/namespaces', 'POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
+  for (const name of ['web', 'db']) expect((await apiRequest(`/api/v1/namespaces/${NS}/pods`, 'POST', pod(name))).status).toBe(201);
+});
+
+test('a deny-all applied with kubectl turns the matrix cells denied without a reload, and the explanation names it', async ({ page }) => {
+  await page.goto('/reachability?port=80');
+  await expect(page.getByRole('heading', { name: 'Reachability' })).toBeVisible();
+  await expect(cell(page, 'web', 'db')).toHaveAttribute('data-state', 'allowed');
+  await expect(cell(page, 'db', 'web')).toHaveAttribute('data-state', 'allowed');
+  await expect(cell(page, 'web', 'db')).toHaveText('✓');
+
+  const r = await applyFile(denyAll);
+  expect(r.code, r.stderr).toBe(0);
+
+  await expect(cell(page, 'web', 'db')).toHaveAttribute('data-state', 'denied');
+  await expect(cell(page, 'db', 'web')).toHaveAttribute('data-state', 'denied');
+  await expect(cell(page, 'web', 'db')).toHaveText('✕');
+  await expect(page.getByTestId('reach-status')).toHaveText(/up to date/);
+
+  await cell(page, 'web', 'db').click();
+  const explanation = page.getByTestId('explanation');
+  await expect(explanation).toContainText('denied');
+  await expect(explanation).toContainText(`${NS}/deny-all`);
+  await expect(explanation.getByRole('link', { name: `${NS}/deny-all` }).first()).toHaveAttribute('href', `/networkpolicies/${NS}/deny-all`);
+
+  // The policy highlighted from its detail page.
+  await page.goto(`/networkpolicies/${NS}/deny-all`);
+  await page.getByRole('link', { name: 'Show in reachability matrix' }).click();
+  await expect(page).toHaveURL(/\/reachability\?policy=rx-e2e%2Fdeny-all/);
+  await expect(page.getByRole('button', { name: new RegExp(`${NS}/deny-all`) })).toHaveAttribute('aria-pressed', 'true');
+});
+
+test('a what-if edit in the editor shows the pairs it would allow before anything is saved', async ({ page }) => {
+  // Same state whichever test ran first.
+  expect((await applyFile(denyAll)).code).toBe(0);
+  await page.goto(`/edit/networkpolicies/${NS}/deny-all`);
+  const whatIf = page.getByTestId('whatif');
+  await expect(whatIf).toContainText('no change');
+
+  await page.getByRole('tab', { name: 'YAML' }).click();
+  await expect(page.locator('.monaco-editor')).toBeVisible();
+  await setEditorText(
+    page,
+    [
+      'apiVersion: networking.k8s.io/v1',
+      'kind: NetworkPolicy',
+      'metadata:',
+      '  name: deny-all',
+      `  namespace: ${NS}`,
+      'spec:',
+      '  podSelector: {}',
+      '  policyTypes: [Ingress]',
+      '  ingress:',
+      '  - from:',
+      '    - podSelector: {matchLabels: {app: web}}',
+      '',
+    ].join('\n'),
+  );
+
+  // web may now reach db and itself; db still reaches nothing in the namespace.
+  await expect(whatIf).toContainText('Newly allowed');
+  await expect(whatIf.locator(`[data-pair="${NS}/web>${NS}/db"]`)).toContainText('TCP 80');
+  await expect(whatIf.locator(`[data-pair="${NS}/db>${NS}/web"]`)).toHaveCount(0);
+  await expect(whatIf.getByRole('status')).toHaveText(/\+\d+ allowed, −0 denied/);
+
+  // Nothing was saved.
+  const r = await kubectl('get', 'netpol', 'deny-all', '-n', NS, '-o', 'jsonpath={.spec.ingress}');
+  expect(r.stdout).toBe('');
+});
