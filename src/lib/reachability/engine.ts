@@ -6,6 +6,7 @@
 // policies isolating it, its ingress row likewise. The pod matrix is then the
 // class matrix copied out, plus the one pod-level exception: traffic from a
 // destination's own node. Cost follows classes x rules, not pods² x policies.
+import type { IPAddress } from '../cidr.ts';
 import { compileIPBlock, ipBlockContainsAny, ipv4Ints, type CompiledIPBlock } from './ipblock.ts';
 import { normalizeProtocol, policyNamespace, policyTypesOf, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
 import { SELECTS_NOTHING, SelectorMatcher } from './selectors.ts';
@@ -404,6 +405,35 @@ export class Engine {
   classAllowed(port: number, protocol: Protocol, from: number, to: number): { egress: boolean; ingress: boolean } {
     const st = this.portState(port, protocol);
     return { egress: testBit(this.egressRow(st, from), to), ingress: testBit(this.ingressRow(st, to), from) };
+  }
+
+  /**
+   * A pod and an address that is no pod's: `outbound` when the pod is the
+   * source (its egress decides), otherwise the address is the source (the
+   * pod's ingress decides, and its own node's addresses always pass).
+   * Selector peers never match an address, named ports never match one as
+   * destination; only rules without peers or with a matching ipBlock count.
+   */
+  externalAllowed(pod: PodInfo, ip: IPAddress, ipText: string, outbound: boolean, port: number, protocol: Protocol): boolean {
+    const st = this.portState(port, protocol);
+    const c = this.podClass[pod.index];
+    const cls = this.classes[c];
+    const v4 = ipv4Ints([ip]);
+    const ips = [ip];
+    const peerMatches = (r: Rule) => r.peers === null || r.peers.some((p) => p.kind === 'ipBlock' && ipBlockContainsAny(this.blocks[p.block], ips, v4));
+    if (outbound) {
+      if (!cls.egressPolicies.length) return true;
+      for (const pi of cls.egressPolicies) for (const r of this.policies[pi].egress!) if (st.ruleStatic[r.index] === 1 && peerMatches(r)) return true;
+      return false;
+    }
+    if (!cls.ingressPolicies.length || pod.hostIPs.includes(ipText)) return true;
+    for (const pi of cls.ingressPolicies) {
+      for (const r of this.policies[pi].ingress!) {
+        const s = st.ruleStatic[r.index];
+        if ((s === 1 || (s === 2 && testBit(st.ruleNamed[r.index]!, c))) && peerMatches(r)) return true;
+      }
+    }
+    return false;
   }
 
   /** Whether traffic from pod `src` comes from the node pod `dst` runs on. */

@@ -78,8 +78,10 @@ export function analyzeReachability(input: ReachabilityInput): ReachabilityAnaly
         const { egress, ingress } = engine.classAllowed(port, protocol, engine.podClass[src.pod.index], engine.podClass[dst.pod.index]);
         return egress && (ingress || Engine.fromOwnNode(src.pod, dst.pod));
       }
-      // An address outside the pods: a single pair, decided rule by rule.
-      return naiveExplain(explainer(), from, to, port, protocol).allowed;
+      // An address that is no pod's has no policies of its own.
+      if (src.pod) return engine.externalAllowed(src.pod, dst.ips[0], dst.text, true, port, protocol);
+      if (dst.pod) return engine.externalAllowed(dst.pod, src.ips[0], src.text, false, port, protocol);
+      return true;
     },
     explain(from: Endpoint, to: Endpoint, port: number, protocol: Protocol = 'TCP'): Explanation {
       return naiveExplain(explainer(), from, to, port, protocol);
