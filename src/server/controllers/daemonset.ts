@@ -138,10 +138,21 @@ export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject, tolerat
   if (podSpec.nodeName && podSpec.nodeName !== node.metadata.name) return { shouldRun: false, shouldContinueRunning: false };
   if (!matchesRequiredNodeAffinity(podSpec, node)) return { shouldRun: false, shouldContinueRunning: false };
   const taints: Taint[] = (node.spec as any)?.taints ?? [];
-  const untolerated = (effects: string[]) => taints.some((t) => effects.includes(t.effect ?? '') && !tolerations.some((x) => toleratesTaint(x, t)));
-  if (untolerated(['NoSchedule', 'NoExecute'])) return { shouldRun: false, shouldContinueRunning: !untolerated(['NoExecute']) };
+  let noSchedule = false;
+  let noExecute = false;
+  for (const t of taints) {
+    if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
+    let tolerated = false;
+    for (const x of tolerations) if ((tolerated = toleratesTaint(x, t))) break;
+    if (tolerated) continue;
+    if (t.effect === 'NoExecute') noExecute = true;
+    else noSchedule = true;
+  }
+  if (noSchedule || noExecute) return { shouldRun: false, shouldContinueRunning: !noExecute };
   return { shouldRun: true, shouldContinueRunning: true };
 }
+
+export type Placement = ReturnType<typeof nodeShouldRunDaemonPod>;
 
 // ---- revisions -----------------------------------------------------------------
 
@@ -197,7 +208,10 @@ class Conflict extends Error {}
  * A work queue in the manner of client-go's rate-limited queue: a key is
  * queued once however often it is added; a key added while it syncs syncs
  * again afterwards; failures come back after an exponential back-off
- * (5 ms doubling up to 1000 s), forgotten on success.
+ * (5 ms doubling up to 1000 s), forgotten on success. A key syncs again no
+ * sooner than its last sync took (up to 0.5 s): a sync of a large DaemonSet
+ * walks every node and pod, and events meanwhile are better batched than
+ * chased one by one.
  */
 class RateLimitedQueue {
   private readonly queued = new Set<string>();
@@ -205,6 +219,7 @@ class RateLimitedQueue {
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
+  private readonly notBefore = new Map<string, number>();
   private running = 0;
   private stopped = false;
 
@@ -219,6 +234,12 @@ class RateLimitedQueue {
       this.dirty.add(key);
       return;
     }
+    const wait = (this.notBefore.get(key) ?? 0) - Date.now();
+    if (wait > 0) {
+      this.after(key, wait);
+      return;
+    }
+    this.notBefore.delete(key);
     this.queued.add(key);
     this.pump();
   }
@@ -249,6 +270,7 @@ class RateLimitedQueue {
       this.queued.delete(key);
       this.active.add(key);
       this.running++;
+      const started = Date.now();
       void this.sync(key)
         .then(
           () => this.failures.delete(key),
@@ -257,7 +279,9 @@ class RateLimitedQueue {
         .finally(() => {
           this.running--;
           this.active.delete(key);
-          if (this.dirty.delete(key)) this.queued.add(key);
+          const took = Date.now() - started;
+          if (took > 0) this.notBefore.set(key, Date.now() + Math.min(500, took));
+          if (this.dirty.delete(key)) this.add(key);
           this.pump();
         });
     }
@@ -332,11 +356,31 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     return out;
   }
 
-  const podsOf = (ds: KubeObject, sel: Requirement[]) =>
-    cache
-      .list(podStore.prefixFor(ds.metadata.namespace))
-      .map((c) => c.object)
-      .filter((p) => controllerRefOf(p)?.uid === ds.metadata.uid && matchesRequirements(sel, p.metadata.labels));
+  // Pods by controller uid, and pods without a controller by namespace, kept
+  // from the pod watch so that a sync looks only at its own pods.
+  const podsByController = new Map<string, Map<string, KubeObject>>();
+  const orphanPods = new Map<string, Map<string, KubeObject>>();
+  function indexPod(key: string, pod: KubeObject | undefined, previous: KubeObject | undefined) {
+    const bucket = (o: KubeObject, create: boolean) => {
+      const ref = controllerRefOf(o);
+      const [map, id] = ref ? [podsByController, ref.uid as string] : [orphanPods, o.metadata.namespace!];
+      let b = map.get(id);
+      if (!b && create) map.set(id, (b = new Map()));
+      return { b, drop: () => b && !b.size && map.delete(id) };
+    };
+    if (previous) {
+      const { b, drop } = bucket(previous, false);
+      b?.delete(key);
+      drop();
+    }
+    if (pod) bucket(pod, true).b!.set(key, pod);
+  }
+
+  const podsOf = (ds: KubeObject, sel: Requirement[]) => {
+    const out: KubeObject[] = [];
+    for (const p of podsByController.get(ds.metadata.uid!)?.values() ?? []) if (matchesRequirements(sel, p.metadata.labels)) out.push(p);
+    return out;
+  };
 
   /** getNodesToDaemonPods: the DaemonSet's pods by node; terminal pods already being deleted left out unless asked. */
   function nodesToDaemonPods(pods: KubeObject[], includeDeletedTerminal = false): Map<string, KubeObject[]> {
@@ -524,8 +568,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   /** manage + podsShouldBeOnNode: which nodes need a pod, which pods must go. */
-  function manage(ds: KubeObject, nodes: KubeObject[], byNode: Map<string, KubeObject[]>, hash: string, now: number, requeue: (ms: number) => void) {
-    const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
+  function manage(ds: KubeObject, nodes: KubeObject[], placement: Map<string, Placement>, byNode: Map<string, KubeObject[]>, hash: string, now: number, requeue: (ms: number) => void) {
     const surge = allowsSurge(ds as any);
     const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
     const hashOf = (p: KubeObject) => p.metadata.labels?.[ControllerRevisionHashLabel];
@@ -533,7 +576,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const toDelete: string[] = [];
     for (const node of nodes) {
       const name = node.metadata.name!;
-      const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ds, tolerations);
+      const { shouldRun, shouldContinueRunning } = placement.get(name)!;
       const pods = byNode.get(name) ?? [];
       if (shouldRun && !pods.length) {
         toCreate.push(name);
@@ -586,8 +629,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
 
   // ---- status ----
 
-  function computeStatus(ds: KubeObject, nodes: KubeObject[], byNode: Map<string, KubeObject[]>, hash: string, now: number) {
-    const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
+  function computeStatus(ds: KubeObject, nodes: KubeObject[], placement: Map<string, Placement>, byNode: Map<string, KubeObject[]>, hash: string, now: number) {
     const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
     const generation = templateGenerationOf(ds as any);
     let desired = 0;
@@ -597,7 +639,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     let available = 0;
     let updated = 0;
     for (const node of nodes) {
-      const { shouldRun } = nodeShouldRunDaemonPod(node, ds, tolerations);
+      const shouldRun = placement.get(node.metadata.name!)?.shouldRun ?? nodeShouldRunDaemonPod(node, ds).shouldRun;
       const pods = byNode.get(node.metadata.name!) ?? [];
       if (!shouldRun) {
         if (pods.length) misscheduled++;
@@ -606,7 +648,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       desired++;
       if (!pods.length) continue;
       current++;
-      const pod = [...pods].sort(compareDaemonPods)[0];
+      const pod = pods.length === 1 ? pods[0] : [...pods].sort(compareDaemonPods)[0];
       if (isPodReady(pod)) {
         ready++;
         if (isPodAvailable(pod, minReady, now)) available++;
@@ -660,14 +702,18 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const requeue = (ms: number) => (requeueAt.ms = Math.min(requeueAt.ms, ms));
     const nodes = () => cache.list(nodeStore.resourcePrefix).map((c) => c.object);
 
-    await claim(ds, sel, podKind, cache.list(podStore.prefixFor(ns)).map((c) => c.object));
+    await claim(ds, sel, podKind, [...(podsByController.get(ds.metadata.uid!)?.values() ?? []), ...(orphanPods.get(ns)?.values() ?? [])]);
     const { hash, old } = await constructHistory(ds, sel);
 
-    // manage: create where missing, delete what must go.
+    // manage: create where missing, delete what must go. Placement is judged
+    // once per sync, on one list of nodes, as upstream does.
     let now = Date.now();
-    let nodeList = nodes();
+    const nodeList = nodes();
+    const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
+    const placement = new Map<string, Placement>();
+    for (const node of nodeList) placement.set(node.metadata.name!, nodeShouldRunDaemonPod(node, ds, tolerations));
     let byNode = nodesToDaemonPods(podsOf(ds, sel));
-    const { toCreate, toDelete } = manage(ds, nodeList, byNode, hash, now, requeue);
+    const { toCreate, toDelete } = manage(ds, nodeList, placement, byNode, hash, now, requeue);
     let { wrote, more } = await syncNodes(ds, toDelete, toCreate, hash);
 
     // The rolling update runs only once manage has nothing left to do (upstream
@@ -676,9 +722,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (!wrote && strategy === 'RollingUpdate') {
       now = Date.now();
       const entries = new Map<string, NodePods<KubeObject>>();
-      const tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec);
       for (const node of nodeList) {
-        const { shouldRun } = nodeShouldRunDaemonPod(node, ds, tolerations);
+        const { shouldRun } = placement.get(node.metadata.name!)!;
         const pods = byNode.get(node.metadata.name!);
         if (shouldRun || pods) entries.set(node.metadata.name!, { nodeName: node.metadata.name!, shouldRun, pods: pods ?? [] });
       }
@@ -692,9 +737,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     await cleanupHistory(ds, sel, old);
 
     now = Date.now();
-    nodeList = nodes();
     byNode = nodesToDaemonPods(podsOf(ds, sel));
-    const { status } = computeStatus(ds, nodeList, byNode, hash, now);
+    const { status } = computeStatus(ds, nodeList, placement, byNode, hash, now);
     await storeStatus(ds, status, true);
     // Come back when a ready pod turns available (minReadySeconds): the status
     // changes and the rollout may proceed (upstream requeues after minReadySeconds).
@@ -733,6 +777,11 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     }
   }
 
+  function onPod(e: CacheEvent) {
+    indexPod(e.key, e.type === 'DELETED' ? undefined : e.object.object, e.type === 'DELETED' ? e.object.object : e.previous);
+    onOwned(e);
+  }
+
   function onOwned(e: CacheEvent) {
     enqueueOwner(e.object.object);
     if (e.previous && controllerRefOf(e.previous)?.uid !== controllerRefOf(e.object.object)?.uid) enqueueOwner(e.previous);
@@ -750,7 +799,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
     void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
   watch(dsStore.resourcePrefix, (e) => queue.add(dsKey(e.object.object.metadata.namespace, e.object.object.metadata.name!)));
-  watch(podStore.resourcePrefix, onOwned);
+  for (const c of cache.list(podStore.resourcePrefix)) indexPod(c.key, c.object, undefined);
+  watch(podStore.resourcePrefix, onPod);
   watch(crStore.resourcePrefix, onOwned);
   watch(nodeStore.resourcePrefix, onNode);
   for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
