@@ -34,6 +34,16 @@
 //    suite assumes loopback is always allowed; we report what the policies say);
 //  - invalid fields (a selector with an unknown operator, an unparsable CIDR)
 //    select or match nothing.
+//
+// Use:
+//   const a = analyzeReachability({ namespaces, pods, policies, nodes });
+//   a.allowed({ namespace: 'x', name: 'a' }, { ip: '203.0.113.7' }, 443, 'TCP');
+//   const m = a.matrix(80, 'TCP');            // m.pods[i] -> m.pods[j]: matrixAllowed(m, i, j)
+//   a.explain(from, to, 80, 'TCP').summary;   // plus per-direction policies and rule indexes
+//   diffMatrices(before.matrix(80), after.matrix(80)); // what-if, then diffPairs(d, 'newlyDenied', 100)
+// Matrices, explanations, summaries and diffs are plain data (typed arrays
+// included) and survive structured clone; the analysis object itself has
+// methods, so build it inside the Web Worker.
 import { Engine } from './engine.ts';
 import { buildModel, podKey, type ClusterModel } from './model.ts';
 import { naiveContext, naiveExplain, resolveEndpoint, type NaiveContext } from './naive.ts';
