@@ -16,6 +16,8 @@ const PAD = 10;
 const GX = 120;
 const GY = 56;
 const MAX_EDGES = 800;
+/** Past this many pod groups the graph starts folded to namespaces. */
+const AUTO_NAMESPACE_LEVEL = 40;
 
 interface NodeBox {
   id: number;
@@ -34,25 +36,72 @@ interface Layout {
   height: number;
 }
 
-function layout(summary: ClusterSummary, width: number): Layout {
-  const columns: { label: string; members: NodeBox[]; external: boolean }[] = [];
+interface Column {
+  label: string;
+  external: boolean;
+  members: { id: number; label: string; title: string }[];
+}
+
+/** Boxes of the group level: one per namespace, its pod groups inside. */
+function groupColumns(summary: ClusterSummary): Column[] {
+  const columns: Column[] = [];
   summary.groups.forEach((g, i) => {
     let box = columns.at(-1);
-    if (!box || box.label !== g.namespace || box.external) columns.push((box = { label: g.namespace, members: [], external: false }));
-    box.members.push({ id: i, x: 0, y: 0, w: BW - 2 * PAD, label: groupLabel(g), title: groupTitle(g), external: false });
+    if (!box || box.label !== g.namespace) columns.push((box = { label: g.namespace, members: [], external: false }));
+    box.members.push({ id: i, label: groupLabel(g), title: groupTitle(g) });
   });
+  return columns;
+}
+
+/** Boxes of the namespace level: one per namespace holding a single node for all its pods. */
+function namespaceColumns(summary: ClusterSummary): { columns: Column[]; nodeOf: Int32Array } {
+  const columns: Column[] = [];
+  const nodeOf = new Int32Array(summary.groups.length + summary.cidrs.length);
+  const counts: { pods: number; groups: number }[] = [];
+  summary.groups.forEach((g, i) => {
+    if (columns.at(-1)?.label !== g.namespace) {
+      columns.push({ label: g.namespace, members: [{ id: columns.length, label: '', title: `namespace ${g.namespace}` }], external: false });
+      counts.push({ pods: 0, groups: 0 });
+    }
+    const k = columns.length - 1;
+    nodeOf[i] = k;
+    counts[k].pods += g.pods.length;
+    counts[k].groups++;
+  });
+  columns.forEach((c, k) => (c.members[0].label = `${counts[k].pods} pods in ${counts[k].groups} groups`));
+  summary.cidrs.forEach((_, k) => (nodeOf[summary.groups.length + k] = columns.length + k));
+  return { columns, nodeOf };
+}
+
+/** Group-level edges folded onto namespaces: ports united, open only when every folded edge is. */
+function foldEdges(edges: GraphEdge[], nodeOf: Int32Array, pairsPossible: (a: number, b: number) => number): GraphEdge[] {
+  const out = new Map<string, GraphEdge & { n: number }>();
+  for (const e of edges) {
+    const a = nodeOf[e.from];
+    const b = nodeOf[e.to];
+    const k = `${a}>${b}`;
+    const cur = out.get(k);
+    if (!cur) out.set(k, { from: a, to: b, ports: [...e.ports], open: e.open, partial: e.partial, n: 1 });
+    else {
+      for (const p of e.ports) if (!cur.ports.includes(p)) cur.ports.push(p);
+      cur.open &&= e.open;
+      cur.partial ||= e.partial;
+      cur.n++;
+    }
+  }
+  return [...out.values()].map(({ n, ...e }) => ({ ...e, partial: e.partial || n < pairsPossible(e.from, e.to), ports: e.ports.includes('any') ? ['any'] : e.ports }));
+}
+
+function layout(summary: ClusterSummary, columns: Column[], firstExternal: number, width: number): Layout {
+  columns = [...columns];
   if (summary.cidrs.length) {
     columns.push({
       label: 'External networks',
       external: true,
       members: summary.cidrs.map((c, k) => ({
-        id: summary.groups.length + k,
-        x: 0,
-        y: 0,
-        w: BW - 2 * PAD,
+        id: firstExternal + k,
         label: c.except.length ? `${c.cidr} (−${c.except.length})` : c.cidr,
         title: `${c.cidr}${c.except.length ? ` except ${c.except.join(', ')}` : ''}`,
-        external: true,
       })),
     });
   }
@@ -69,10 +118,8 @@ function layout(summary: ClusterSummary, width: number): Layout {
     row.forEach((b, c) => {
       const x = 10 + c * (BW + GX);
       const h = HEAD + b.members.length * (NH + NG) + PAD - NG + 4;
-      b.members.forEach((n, k) => {
-        n.x = x + PAD;
-        n.y = y + HEAD + k * (NH + NG);
-        nodes[n.id] = n;
+      b.members.forEach((m, k) => {
+        nodes[m.id] = { ...m, x: x + PAD, y: y + HEAD + k * (NH + NG), w: BW - 2 * PAD, external: b.external };
       });
       boxes.push({ label: b.label, x, y, h, external: b.external });
       rowH = Math.max(rowH, h);
@@ -170,33 +217,49 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
     setWidth(el.clientWidth);
     return () => ro.disconnect();
   }, []);
-  const lay = useMemo(() => layout(summary, width), [summary, width]);
   const G = summary.groups.length;
+  const [levelChoice, setLevel] = useState<'' | 'groups' | 'namespaces'>('');
+  const level = levelChoice || (G > AUTO_NAMESPACE_LEVEL ? 'namespaces' : 'groups');
+
+  // Nodes, edges and policy marks of the chosen level; ids are group (or namespace) indexes, then external networks.
+  const view = useMemo(() => {
+    if (level === 'groups') {
+      const identity = Int32Array.from({ length: G + summary.cidrs.length }, (_, i) => i);
+      return { lay: layout(summary, groupColumns(summary), G, width), edges: graph.edges, nodeOf: identity };
+    }
+    const { columns, nodeOf } = namespaceColumns(summary);
+    const groupsIn = new Map<number, number>();
+    for (let g = 0; g < G; g++) groupsIn.set(nodeOf[g], (groupsIn.get(nodeOf[g]) ?? 0) + 1);
+    const possible = (a: number, b: number) => (groupsIn.get(a) ?? 1) * (groupsIn.get(b) ?? 1);
+    return { lay: layout(summary, columns, columns.length, width), edges: foldEdges(graph.edges, nodeOf, possible), nodeOf };
+  }, [level, summary, graph.edges, width, G]);
+  const lay = view.lay;
 
   const marks = useMemo(() => {
     const sel = new Set<number>();
     const adm = new Set<number>();
+    const at = view.nodeOf;
     if (policy) {
-      policy.selects.forEach((g) => sel.add(g));
-      policy.admitsFrom.forEach((g) => adm.add(g));
-      policy.admitsTo.forEach((g) => adm.add(g));
+      policy.selects.forEach((g) => sel.add(at[g]));
+      policy.admitsFrom.forEach((g) => adm.add(at[g]));
+      policy.admitsTo.forEach((g) => adm.add(at[g]));
       const cidrs = new Set([...policy.cidrsFrom, ...policy.cidrsTo]);
-      summary.cidrs.forEach((c, k) => cidrs.has(c.cidr) && adm.add(G + k));
-      if (policy.admitsFromAll || policy.admitsToAll) for (let g = 0; g < G; g++) adm.add(g);
+      summary.cidrs.forEach((c, k) => cidrs.has(c.cidr) && adm.add(at[G + k]));
+      if (policy.admitsFromAll || policy.admitsToAll) for (let g = 0; g < G; g++) adm.add(at[g]);
     }
     return { sel, adm };
-  }, [policy, summary, G]);
+  }, [policy, summary, G, view]);
 
-  const openCount = graph.edges.filter((e) => e.open).length;
+  const openCount = view.edges.filter((e) => e.open).length;
   const edges = useMemo(() => {
-    let list = graph.edges.filter((e) => showOpen || !e.open);
+    let list = view.edges.filter((e) => showOpen || !e.open);
     if (policy) {
       // The policy's own traffic first: into what it selects (ingress), out of it (egress).
       const touches = (e: GraphEdge) => (marks.sel.has(e.to) && policy.types.includes('Ingress')) || (marks.sel.has(e.from) && policy.types.includes('Egress'));
       list = [...list.filter(touches), ...list.filter((e) => !touches(e))];
     }
     return list.slice(0, MAX_EDGES);
-  }, [graph.edges, showOpen, policy, marks]);
+  }, [view.edges, showOpen, policy, marks]);
   const drawn = useMemo(() => {
     const items = edges.flatMap((e) => {
       const a = lay.nodes[e.from];
@@ -208,7 +271,7 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
     const spots = placeLabels(items.map((i) => ({ d: i.self ? 'M0 0 C0 0, 0 0, 0 0' : i.d, text: i.text })));
     return items.map((i, k) => (i.self ? i : { ...i, lx: spots[k][0], ly: spots[k][1] }));
   }, [edges, lay, allChecked]);
-  const hidden = graph.edges.filter((e) => showOpen || !e.open).length - edges.length;
+  const hidden = view.edges.filter((e) => showOpen || !e.open).length - edges.length;
 
   const edgeClass = (e: GraphEdge) => {
     const parts = ['rx-edge'];
@@ -227,7 +290,14 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
     <div className="rx-graph-wrap">
       <div className="rx-graph-bar">
         <label className="check">
-          <input type="checkbox" checked={showOpen} onChange={(e) => setShowOpen(e.target.checked)} /> Show unrestricted traffic ({openCount} pairs where no policy isolates either side)
+          <span className="muted">Nodes</span>
+          <select className="input" aria-label="Graph detail" value={level} onChange={(e) => setLevel(e.target.value as 'groups' | 'namespaces')}>
+            <option value="groups">pod groups</option>
+            <option value="namespaces">namespaces</option>
+          </select>
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={showOpen} onChange={(e) => setShowOpen(e.target.checked)} /> Show unrestricted traffic ({openCount} {level === 'groups' ? 'group' : 'namespace'} pairs where no policy isolates either side)
         </label>
         <span className="muted">
           Ports checked: {graph.ports.map((p) => `${p.protocol} ${p.port}`).join(', ')}
@@ -271,7 +341,7 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
           {lay.nodes.map((n) => {
             if (!n) return null;
             const cls = `rx-node${n.external ? ' external' : ''}${marks.sel.has(n.id) ? ' sel' : ''}${marks.adm.has(n.id) ? ' adm' : ''}${policy && !marks.sel.has(n.id) && !marks.adm.has(n.id) ? ' dim' : ''}`;
-            const g = summary.groups[n.id];
+            const g = level === 'groups' ? summary.groups[n.id] : undefined;
             return (
               <g key={n.id} className={cls} onMouseEnter={() => setHover(n.id)} onMouseLeave={() => setHover(undefined)} data-node={n.label}>
                 <title>{n.title}</title>

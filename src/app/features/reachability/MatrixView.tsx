@@ -290,11 +290,6 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
           ctx.arc(x + CELL / 2, y + CELL / 2, CELL / 2 - 3, -Math.PI / 2, Math.PI / 2);
           ctx.fill();
         }
-        if ((hl.rows[i] || hl.cols[j]) && policy) {
-          ctx.strokeStyle = col.accent;
-          ctx.lineWidth = 1;
-          ctx.strokeRect(x + 0.5, y + 0.5, CELL - 2, CELL - 2);
-        }
       }
     }
     if (selected) {
@@ -323,9 +318,10 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
     for (let i = first.i; i <= last.i; i++) {
       const y = py(i) + CELL / 2;
       if (y < COL_HEAD) continue;
+      if (hl.rows[i]) headerMark(ctx, hl.rows[i], ROW_HEAD - 5, py(i) + 2, 3, CELL - 4, col);
       ctx.fillStyle = hl.rows[i] & 1 ? col.accent : col.text;
       ctx.textAlign = 'right';
-      ctx.fillText(ellipsis(ctx, groupLabel(groups[i]), ROW_HEAD - 100), ROW_HEAD - 6, y);
+      ctx.fillText(ellipsis(ctx, groupLabel(groups[i]), ROW_HEAD - 100), ROW_HEAD - 9, y);
       if (runs.some((r) => r.start === i) || i === first.i) {
         ctx.fillStyle = col.muted;
         ctx.textAlign = 'left';
@@ -335,8 +331,9 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
     for (let j = first.j; j <= last.j; j++) {
       const x = px(j) + CELL / 2;
       if (x < ROW_HEAD) continue;
+      if (hl.cols[j]) headerMark(ctx, hl.cols[j], px(j) + 2, COL_HEAD - 5, CELL - 4, 3, col);
       ctx.save();
-      ctx.translate(x, COL_HEAD - 6);
+      ctx.translate(x, COL_HEAD - 9);
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'left';
       ctx.fillStyle = hl.cols[j] & 1 ? col.accent : col.text;
@@ -397,6 +394,18 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
       </div>
     </div>
   );
+}
+
+/** A bar beside a header: solid accent for pods the policy selects, dashed green for peers it admits. */
+function headerMark(ctx: CanvasRenderingContext2D, h: number, x: number, y: number, w: number, hgt: number, col: { accent: string; ok: string }) {
+  if (h & 1) {
+    ctx.fillStyle = col.accent;
+    ctx.fillRect(x, y, w, hgt);
+    return;
+  }
+  ctx.fillStyle = col.ok;
+  const along = w > hgt;
+  for (let k = 0; k < (along ? w : hgt); k += 4) ctx.fillRect(along ? x + k : x, along ? y : y + k, along ? Math.min(2, w - k) : w, along ? hgt : Math.min(2, hgt - k));
 }
 
 function ellipsis(ctx: CanvasRenderingContext2D, text: string, width: number): string {
