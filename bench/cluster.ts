@@ -154,9 +154,11 @@ async function rollout() {
   }
 }
 
+/** BENCH_CLUSTER=heartbeats or =rollout runs only that half. */
 export async function benchCluster() {
-  await heartbeats();
-  await rollout();
+  const only = process.env.BENCH_CLUSTER;
+  if (!only || only === 'heartbeats') await heartbeats();
+  if (!only || only === 'rollout') await rollout();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
