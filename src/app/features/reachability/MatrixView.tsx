@@ -376,8 +376,8 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
       <div
         ref={scroller}
         className="rx-canvas-scroll"
-        role="grid"
-        aria-label={`Reachability on ${matrix.protocol} ${matrix.port} for ${G} pod groups (drawn; click a cell for its explanation)`}
+        role="application"
+        aria-label={`Reachability on ${matrix.protocol} ${matrix.port} for ${G} pod groups, drawn: click a cell or use the arrow keys for its explanation`}
         title={hover}
         onMouseMove={(e) => {
           const c = cellAt(e.clientX, e.clientY);
@@ -388,6 +388,23 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
         onClick={(e) => {
           const c = cellAt(e.clientX, e.clientY);
           if (c) onSelect(c);
+        }}
+        tabIndex={0}
+        onKeyDown={(e) => {
+          // Arrow keys move the selected cell (and its explanation), scrolling it into view.
+          const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+          if (!d) return;
+          e.preventDefault();
+          const cur = selected ?? { from: 0, to: 0 };
+          const next = selected ? { from: Math.min(G - 1, Math.max(0, cur.from + d[0])), to: Math.min(G - 1, Math.max(0, cur.to + d[1])) } : cur;
+          onSelect(next);
+          const s = scroller.current!;
+          const x = next.to * CELL;
+          const y = next.from * CELL;
+          if (x < s.scrollLeft) s.scrollLeft = x;
+          else if (x + CELL > s.scrollLeft + s.clientWidth - ROW_HEAD) s.scrollLeft = x + CELL - (s.clientWidth - ROW_HEAD);
+          if (y < s.scrollTop) s.scrollTop = y;
+          else if (y + CELL > s.scrollTop + s.clientHeight - COL_HEAD) s.scrollTop = y + CELL - (s.clientHeight - COL_HEAD);
         }}
       >
         <div style={{ width: ROW_HEAD + G * CELL, height: COL_HEAD + G * CELL }} />

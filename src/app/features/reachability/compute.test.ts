@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeReachability, matrixAllowed, type NetworkPolicyLike, type PodLike, type ReachabilityInput } from '../../../lib/reachability/index.ts';
+import { sampleAddress, Session } from './compute.ts';
+
+const pod = (ns: string, name: string, labels: Record<string, string>, ip: string, ports: { name: string; containerPort: number }[] = []): PodLike => ({
+  metadata: { name, namespace: ns, labels },
+  spec: { nodeName: 'n1', containers: [{ ports }] },
+  status: { podIP: ip },
+});
+
+const denyX: NetworkPolicyLike = { metadata: { name: 'deny', namespace: 'x' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+const allowB: NetworkPolicyLike = {
+  metadata: { name: 'allow-b', namespace: 'x' },
+  spec: {
+    podSelector: { matchLabels: { app: 'b' } },
+    ingress: [{ from: [{ podSelector: { matchLabels: { app: 'a' } } }, { podSelector: { matchLabels: { app: 'nobody' } } }, { ipBlock: { cidr: '192.168.0.0/16', except: ['192.168.0.0/24'] } }], ports: [{ port: 'http' }] }],
+  },
+};
+
+const input = (policies: NetworkPolicyLike[]): ReachabilityInput => ({
+  namespaces: [{ metadata: { name: 'x', labels: { team: 'a' } } }, { metadata: { name: 'y' } }],
+  pods: [
+    pod('x', 'a1', { app: 'a' }, '10.1.0.1'),
+    pod('x', 'a2', { app: 'a' }, '10.1.0.2'),
+    pod('x', 'b', { app: 'b' }, '10.1.0.3', [{ name: 'http', containerPort: 8080 }]),
+    pod('y', 'c', { app: 'c' }, '10.1.0.4'),
+  ],
+  policies,
+  nodes: [{ metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.10' }] } }],
+});
+
+describe('reachability view computations', () => {
+  it('groups pods of a namespace with the same labels, in namespace order', () => {
+    const s = new Session();
+    const sum = s.setInput(input([]), 1);
+    expect(sum.groups.map((g) => [g.namespace, g.pods.map((p) => p.name)])).toEqual([
+      ['x', ['a1', 'a2']],
+      ['x', ['b']],
+      ['y', ['c']],
+    ]);
+  });
+
+  it('counts allowed pod pairs per group pair exactly as the pod matrix says', () => {
+    const s = new Session();
+    const inp = input([denyX, allowB]);
+    const sum = s.setInput(inp, 1);
+    const view = s.matrixView(8080, 'TCP');
+    const m = analyzeReachability(inp).matrix(8080, 'TCP');
+    const G = sum.groups.length;
+    const groupOf = (name: string) => sum.groups.findIndex((g) => g.pods.some((p) => p.name === name));
+    const expected = new Uint32Array(G * G);
+    m.pods.forEach((from, i) => m.pods.forEach((to, j) => matrixAllowed(m, i, j) && expected[groupOf(from.name) * G + groupOf(to.name)]++));
+    expect([...view.counts]).toEqual([...expected]);
+    expect(view.allowedPairs).toBe(expected.reduce((a, b) => a + b, 0));
+  });
+
+  it('reports what a policy selects and admits, and warns about peers that match nothing', () => {
+    const s = new Session();
+    const sum = s.setInput(input([denyX, allowB]), 1);
+    const p = sum.policies.find((x) => x.name === 'allow-b')!;
+    expect(p.selectedPods).toBe(1);
+    expect(p.admitsFrom.map((g) => sum.groups[g].pods[0].name)).toEqual(['a1']);
+    expect(p.cidrsFrom).toEqual(['192.168.0.0/16']);
+    expect(p.warnings).toEqual([expect.stringContaining('Ingress rule 1, peer 2')]);
+    const none = s.setInput(input([{ metadata: { name: 'ghost', namespace: 'x' }, spec: { podSelector: { matchLabels: { app: 'zzz' } } } }]), 2);
+    expect(none.policies[0].warnings[0]).toMatch(/Selects no pod/);
+    expect(sum.suggestedPorts).toEqual([{ port: 8080, protocol: 'TCP' }]);
+  });
+
+  it('what-if lists the pairs an edit would newly allow or deny', () => {
+    const s = new Session();
+    s.setInput(input([denyX]), 1);
+    const opened = s.whatIf({ ...denyX, spec: { ...denyX.spec, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'a' } } }] }] } }, denyX, [{ port: 80, protocol: 'TCP' }]);
+    expect(opened.newlyDenied).toEqual([]);
+    expect(opened.newlyAllowed.map((p) => `${p.from.name}>${p.to.name}`).sort()).toEqual(['a1>a1', 'a1>a2', 'a1>b', 'a2>a1', 'a2>a2', 'a2>b']);
+    const removed = s.whatIf({ metadata: { name: 'new', namespace: 'y' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } }, undefined, [{ port: 80, protocol: 'TCP' }]);
+    expect(removed.newlyDenied.map((p) => `${p.from.name}>${p.to.name}`).sort()).toEqual(['a1>c', 'a2>c', 'b>c', 'c>c']);
+  });
+
+  it('draws external networks with an address outside their exceptions', () => {
+    expect(sampleAddress('192.168.0.0/16', ['192.168.0.0/24'])).toBe('192.168.1.0');
+    expect(sampleAddress('10.0.0.0/8')).toBe('10.0.0.1');
+    expect(sampleAddress('2001:db8::/64')).toBe('2001:db8::1');
+    expect(sampleAddress('not a cidr')).toBeUndefined();
+    const s = new Session();
+    s.setInput(input([denyX, allowB]), 1);
+    const g = s.graphView();
+    const sum = s.getSummary();
+    const ext = sum.groups.length; // the first external network
+    const b = sum.groups.findIndex((x) => x.pods[0].name === 'b');
+    expect(g.edges.find((e) => e.from === ext && e.to === b)?.ports).toEqual(['TCP 8080']);
+  });
+});
