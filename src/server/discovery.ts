@@ -5,7 +5,7 @@ import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
 export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 /** base64 of the first 8 bytes of sha256("group/version/Kind") (upstream's storageVersionHash). */
-export function storageVersionHash(k: KindDefinition): string {
+export function storageVersionHash(k: Pick<KindDefinition, 'group' | 'version' | 'kind'>): string {
   return createHash('sha256').update(`${k.group}/${k.version}/${k.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
@@ -18,14 +18,23 @@ const SUBRESOURCE_KINDS: Record<string, { group: string; version: string; kind: 
   binding: { group: '', version: 'v1', kind: 'Binding' },
 };
 
-export interface GroupVersion {
+/**
+ * What discovery lists about a resource. Every kind is one; so are resources
+ * served without storage (the authorization reviews), which say so and get no
+ * storageVersionHash, as upstream.
+ */
+export type ServedResource = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'plural' | 'singular' | 'scope' | 'verbs' | 'shortNames' | 'categories' | 'subresources'> & {
+  withoutStorage?: boolean;
+};
+
+export interface GroupVersion<K extends ServedResource = KindDefinition> {
   group: string;
   version: string;
-  kinds: KindDefinition[];
+  kinds: K[];
 }
 
-export function groupVersions(kinds: readonly KindDefinition[]): GroupVersion[] {
-  const out: GroupVersion[] = [];
+export function groupVersions<K extends ServedResource>(kinds: readonly K[]): GroupVersion<K>[] {
+  const out: GroupVersion<K>[] = [];
   for (const k of kinds) {
     let gv = out.find((g) => g.group === k.group && g.version === k.version);
     if (!gv) out.push((gv = { group: k.group, version: k.version, kinds: [] }));
@@ -43,18 +52,18 @@ function apiGroup(group: string, versions: string[]) {
   return { name: group, versions: gvs, preferredVersion: gvs[0] };
 }
 
-export function apiGroupList(kinds: readonly KindDefinition[]) {
+export function apiGroupList(kinds: readonly ServedResource[]) {
   const groups = new Map<string, string[]>();
   for (const gv of groupVersions(kinds)) if (gv.group) groups.set(gv.group, [...(groups.get(gv.group) ?? []), gv.version]);
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups].map(([g, vs]) => apiGroup(g, vs)) };
 }
 
-export function apiGroupDoc(kinds: readonly KindDefinition[], group: string) {
+export function apiGroupDoc(kinds: readonly ServedResource[], group: string) {
   const versions = groupVersions(kinds).filter((gv) => gv.group === group).map((gv) => gv.version);
   return versions.length ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) } : undefined;
 }
 
-export function apiResourceList(gv: GroupVersion) {
+export function apiResourceList(gv: GroupVersion<ServedResource>) {
   const resources: object[] = [];
   for (const k of gv.kinds) {
     const r: Record<string, unknown> = {
@@ -66,7 +75,7 @@ export function apiResourceList(gv: GroupVersion) {
     };
     if (k.shortNames.length) r.shortNames = k.shortNames;
     if (k.categories.length) r.categories = k.categories;
-    r.storageVersionHash = storageVersionHash(k);
+    if (!k.withoutStorage) r.storageVersionHash = storageVersionHash(k);
     resources.push(r);
     for (const [sub, { verbs }] of Object.entries(k.subresources)) {
       const other = SUBRESOURCE_KINDS[sub];
@@ -82,8 +91,8 @@ export function apiResourceList(gv: GroupVersion) {
 }
 
 /** The aggregated form kubectl asks for first: one document for /api, one for /apis. */
-export function aggregatedDiscovery(kinds: readonly KindDefinition[], core: boolean) {
-  const byGroup = new Map<string, GroupVersion[]>();
+export function aggregatedDiscovery(kinds: readonly ServedResource[], core: boolean) {
+  const byGroup = new Map<string, GroupVersion<ServedResource>[]>();
   for (const gv of groupVersions(kinds)) {
     if ((gv.group === '') !== core) continue;
     byGroup.set(gv.group, [...(byGroup.get(gv.group) ?? []), gv]);

@@ -14,7 +14,7 @@ import { buildOpenAPI } from './openapi.ts';
 import { createHandler } from './http/handler.ts';
 import { errors } from './http/status.ts';
 import { tokenAuthenticator } from './auth/authn.ts';
-import { allowAll } from './auth/authz.ts';
+import { allowAll, type Authorizer } from './auth/authz.ts';
 import { staticFiles } from './http/static.ts';
 import { startControllers } from './controllers/index.ts';
 import type { SimulationOptions } from './controllers/simulation.ts';
@@ -29,6 +29,8 @@ export interface ServerOptions {
   /** Directory of the built SPA (served at `/`); none serves only the API. */
   staticDir?: string;
   tokenFile?: string;
+  /** Who may do what; everyone may do everything by default (tests plug in their own). */
+  authorizer?: Authorizer;
   corsAllowedOrigins?: RegExp[];
   /** Revisions of history the store keeps for watches to resume from. */
   historyRevisions?: number;
@@ -83,7 +85,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     return undefined;
   };
   for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace));
-  const authorizer = allowAll;
+  const authorizer = opts.authorizer ?? allowAll;
   const client = new Client(stores, authorizer);
   const fresh = cache.revision === 0;
 

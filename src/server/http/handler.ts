@@ -14,7 +14,9 @@ import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/pa
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
 import { fieldErrors } from '../../lib/field.ts';
 import type { Authenticator } from '../auth/authn.ts';
-import type { Authorizer } from '../auth/authz.ts';
+import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/authz.ts';
+import type { UserInfo } from '../auth/authn.ts';
+import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import { jsonOf, type CachedObject } from '../watch/cache.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { decodeObject, parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
@@ -92,7 +94,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const mediaType = (req: IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
 /** Parses a create/update body per Content-Type (JSON when absent). */
-function parseBody(kind: KindDefinition, req: IncomingMessage, buf: Buffer): unknown {
+function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, req: IncomingMessage, buf: Buffer): unknown {
   const type = mediaType(req) || 'application/json';
   if (type === PROTOBUF_MEDIA_TYPE) {
     try {
@@ -115,7 +117,9 @@ function parseBody(kind: KindDefinition, req: IncomingMessage, buf: Buffer): unk
 }
 
 export function createHandler(ctx: HandlerContext) {
-  const gvs = discovery.groupVersions(ctx.kinds);
+  // Discovery lists the stored kinds and the storage-less authorization reviews.
+  const served: readonly discovery.ServedResource[] = [...ctx.kinds, ...reviewResources];
+  const gvs = discovery.groupVersions(served);
   const sockets = new WatchSockets();
 
   /**
@@ -163,10 +167,17 @@ export function createHandler(ctx: HandlerContext) {
       const user = ctx.authenticator.authenticate(req);
       if (!user) throw errors.unauthorized();
 
-      if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
-      if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
       const info = resolveRequest(path);
-      if (!info) return serveDiscovery(path, req, res, pretty);
+      if (!info) {
+        // Non-resource requests (discovery, /version, /openapi) are authorized by path, as upstream.
+        authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
+        if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
+        if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
+        return serveDiscovery(path, req, res, pretty);
+      }
+
+      const review = reviewResourceFor(info.group, info.version, info.resource);
+      if (review) return await serveReview(review, user, info, req, res, pretty);
 
       const kind = kindFor(info.group, info.version, info.resource);
       if (!kind) return notFoundText(res);
@@ -175,19 +186,7 @@ export function createHandler(ctx: HandlerContext) {
       if (!verb) throw errors.methodNotAllowed(kind, req.method ?? '');
       checkScope(kind, info, verb);
 
-      // authorize
-      const denied = ctx.authorizer.authorize(user, {
-        verb,
-        group: kind.group,
-        resource: kind.plural,
-        subresource: info.subresource,
-        namespace: info.namespace,
-        name: info.name,
-      });
-      if (denied) {
-        const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
-        throw errors.forbidden(kind, info.name ?? '', `User "${user.name}" cannot ${verb} resource "${kind.plural}${info.subresource ? `/${info.subresource}` : ''}" in API group "${kind.group}" ${scope}${denied === 'denied' ? '' : `: ${denied}`}`);
-      }
+      authorize(user, { verb, group: kind.group, resource: kind.plural, subresource: info.subresource, namespace: info.namespace, name: info.name }, kind);
 
       const rep = negotiate(req);
       if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
@@ -195,6 +194,26 @@ export function createHandler(ctx: HandlerContext) {
     } catch (e) {
       writeError(res, e, pretty);
     }
+  }
+
+  /** The pipeline's authorization step: a denied request is a 403 naming the user, verb and resource. */
+  function authorize(user: UserInfo, attrs: Attributes, kind: Pick<KindDefinition, 'group' | 'plural' | 'kind'> | undefined) {
+    const d = ctx.authorizer.decide(user, attrs);
+    if (d.allowed) return;
+    const message = forbiddenMessage(user, attrs, d.reason);
+    if (!kind) throw new ApiError(403, 'Forbidden', `forbidden: ${message}`);
+    throw errors.forbidden(kind, attrs.name ?? '', message);
+  }
+
+  /** POST of a SelfSubjectAccessReview or SelfSubjectRulesReview: answered, not stored (201 as any create). */
+  async function serveReview(review: ReviewResource, user: UserInfo, info: RequestInfo, req: IncomingMessage, res: ServerResponse, pretty: boolean) {
+    if (info.namespace !== undefined && review.scope === 'Cluster') throw new NoRoute();
+    if (info.name || info.subresource || info.legacyWatch) throw new NoRoute();
+    if (req.method !== 'POST') throw errors.methodNotAllowed(review, (req.method ?? '').toLowerCase());
+    authorize(user, { verb: 'create', group: review.group, resource: review.plural, namespace: info.namespace }, review);
+    const rep = negotiate(req);
+    const body = parseBody(review, req, await readBody(req));
+    writeBody(res, 201, review.create(user, body, ctx.authorizer), { pretty, yaml: rep.type === 'yaml' });
   }
 
   function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
@@ -219,7 +238,7 @@ export function createHandler(ctx: HandlerContext) {
     if (path === '/api' || path === '/apis') {
       const rep = negotiate(req, true);
       if (rep.type === 'aggregatedDiscovery') {
-        const body = JSON.stringify(discovery.aggregatedDiscovery(ctx.kinds, path === '/api'));
+        const body = JSON.stringify(discovery.aggregatedDiscovery(served, path === '/api'));
         const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
         const headers = { ETag: etag, Vary: 'Accept', 'Cache-Control': 'public' };
         if (req.headers['if-none-match'] === etag) {
@@ -229,11 +248,11 @@ export function createHandler(ctx: HandlerContext) {
         return writeBody(res, 200, body, { pretty, contentType: discovery.AGGREGATED_DISCOVERY_TYPE, headers });
       }
       const host = req.headers.host ?? '127.0.0.1';
-      return writeBody(res, 200, path === '/api' ? discovery.apiVersions(host) : discovery.apiGroupList(ctx.kinds), { pretty, yaml: rep.type === 'yaml' });
+      return writeBody(res, 200, path === '/api' ? discovery.apiVersions(host) : discovery.apiGroupList(served), { pretty, yaml: rep.type === 'yaml' });
     }
     const parts = path.split('/').filter(Boolean);
     if (parts[0] === 'apis' && parts.length === 2) {
-      const doc = discovery.apiGroupDoc(ctx.kinds, parts[1]);
+      const doc = discovery.apiGroupDoc(served, parts[1]);
       return doc ? writeBody(res, 200, doc, { pretty }) : notFoundText(res);
     }
     const gv = parts[0] === 'api' && parts.length === 2 ? gvs.find((g) => !g.group && g.version === parts[1])

@@ -74,6 +74,33 @@ const objectMeta: Message = {
   },
 };
 
+const selectorAttributes: Message = {
+  fields: {
+    1: { name: 'rawSelector', type: 'string' },
+    2: {
+      name: 'requirements',
+      repeated: true,
+      type: { fields: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } } },
+    },
+  },
+};
+
+/** authorization.k8s.io/v1 ResourceAttributes and NonResourceAttributes (API/authorization/v1/generated.proto). */
+const resourceAttributes: Message = {
+  fields: {
+    1: { name: 'namespace', type: 'string' },
+    2: { name: 'verb', type: 'string' },
+    3: { name: 'group', type: 'string' },
+    4: { name: 'version', type: 'string' },
+    5: { name: 'resource', type: 'string' },
+    6: { name: 'subresource', type: 'string' },
+    7: { name: 'name', type: 'string' },
+    8: { name: 'fieldSelector', type: selectorAttributes },
+    9: { name: 'labelSelector', type: selectorAttributes },
+  },
+};
+const nonResourceAttributes: Message = { fields: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } };
+
 /** Messages by `apiVersion/kind`. */
 const KINDS: Record<string, Message> = {
   'v1/Namespace': {
@@ -89,6 +116,22 @@ const KINDS: Record<string, Message> = {
       2: { name: 'data', type: { map: 'string' } },
       3: { name: 'binaryData', type: { map: 'bytes' } },
       4: { name: 'immutable', type: 'bool', keepZero: true },
+    },
+  },
+  // kubectl auth can-i (the typed authorization client speaks protobuf).
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    fields: {
+      1: { name: 'metadata', type: objectMeta },
+      2: {
+        name: 'spec',
+        type: { fields: { 1: { name: 'resourceAttributes', type: resourceAttributes }, 2: { name: 'nonResourceAttributes', type: nonResourceAttributes } } },
+      },
+    },
+  },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    fields: {
+      1: { name: 'metadata', type: objectMeta },
+      2: { name: 'spec', type: { fields: { 1: { name: 'namespace', type: 'string' } } } },
     },
   },
 };

@@ -1,0 +1,164 @@
+// authorization.k8s.io/v1 SelfSubjectAccessReview and SelfSubjectRulesReview:
+// "may I do this?" and "what may I do here?", asked by the requesting user
+// and answered by the authorizer the pipeline uses (`kubectl auth can-i`,
+// `kubectl auth can-i --list`). They are create-only and stored nowhere
+// (K/pkg/registry/authorization/selfsubjectaccessreview/rest.go,
+// K/pkg/registry/authorization/selfsubjectrulesreview/rest.go).
+import { z } from 'zod';
+import { fieldErrors, type FieldError } from '../../lib/field.ts';
+import { errors } from '../http/status.ts';
+import type { UserInfo } from './authn.ts';
+import type { Attributes, Authorizer } from './authz.ts';
+
+export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
+
+/** A resource served without storage: what discovery needs to list it, and how a create is answered. */
+export interface ReviewResource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  scope: 'Cluster' | 'Namespaced';
+  verbs: string[];
+  shortNames: string[];
+  categories: string[];
+  subresources: Record<string, { verbs: string[] }>;
+  withoutStorage: true;
+  /** The answer to a create: the review with its status filled in. */
+  create(user: UserInfo, body: unknown, authorizer: Authorizer): Record<string, unknown>;
+}
+
+const str = z.string().optional();
+const selectorRequirement = z.looseObject({ key: z.string().optional(), operator: z.string().optional(), values: z.array(z.string()).nullish() });
+const resourceAttributes = z.looseObject({
+  namespace: str,
+  verb: str,
+  group: str,
+  version: str,
+  resource: str,
+  subresource: str,
+  name: str,
+  fieldSelector: z.looseObject({ rawSelector: str, requirements: z.array(selectorRequirement).nullish() }).nullish(),
+  labelSelector: z.looseObject({ rawSelector: str, requirements: z.array(selectorRequirement).nullish() }).nullish(),
+});
+const nonResourceAttributes = z.looseObject({ path: str, verb: str });
+const metadata = z.looseObject({}).nullish();
+
+const accessReview = z.looseObject({
+  apiVersion: str,
+  kind: str,
+  metadata,
+  spec: z.looseObject({ resourceAttributes: resourceAttributes.nullish(), nonResourceAttributes: nonResourceAttributes.nullish() }).nullish(),
+});
+const rulesReview = z.looseObject({ apiVersion: str, kind: str, metadata, spec: z.looseObject({ namespace: str }).nullish() });
+
+/** Decodes a review body as the apiserver's decoder would: wrong types are a 400 naming the kind. */
+function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown): z.infer<T> {
+  const fail = (why: string) => errors.badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${why}`);
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw fail('body must be an object');
+  const b = body as Record<string, unknown>;
+  if ((b.kind !== undefined && b.kind !== '' && b.kind !== kind) || (b.apiVersion !== undefined && b.apiVersion !== '' && b.apiVersion !== `${AUTHORIZATION_GROUP}/v1`)) {
+    throw fail(`expected ${AUTHORIZATION_GROUP}/v1 ${kind}, got ${String(b.apiVersion ?? '')} ${String(b.kind ?? '')}`);
+  }
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw fail(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  return r.data;
+}
+
+/** The object as the apiserver writes it back: metadata as sent, creationTimestamp null (apimachinery before 1.33). */
+const envelope = (kind: string, meta: Record<string, unknown> | null | undefined) => ({
+  kind,
+  apiVersion: `${AUTHORIZATION_GROUP}/v1`,
+  metadata: { ...(meta ?? {}), creationTimestamp: (meta?.creationTimestamp as string | undefined) ?? null },
+});
+
+const dropEmpty = <T extends Record<string, unknown>>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null)) as T;
+
+const selfSubjectAccessReviews: ReviewResource = {
+  group: AUTHORIZATION_GROUP,
+  version: 'v1',
+  kind: 'SelfSubjectAccessReview',
+  plural: 'selfsubjectaccessreviews',
+  singular: 'selfsubjectaccessreview',
+  scope: 'Cluster',
+  verbs: ['create'],
+  shortNames: [],
+  categories: [],
+  subresources: {},
+  withoutStorage: true,
+  create(user, body, authorizer) {
+    const review = decode(this.kind, accessReview, body);
+    const spec = review.spec ?? {};
+    const res = spec.resourceAttributes ?? undefined;
+    const nonRes = spec.nonResourceAttributes ?? undefined;
+    const errs: FieldError[] = [];
+    if (res && nonRes) errs.push(fieldErrors.invalid('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
+    if (!res && !nonRes) errs.push(fieldErrors.invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+    if (errs.length) throw errors.invalid({ group: AUTHORIZATION_GROUP, kind: this.kind }, '', errs);
+
+    const attrs: Attributes = res
+      ? {
+          verb: res.verb ?? '',
+          group: res.group ?? '',
+          resource: res.resource ?? '',
+          subresource: res.subresource || undefined,
+          namespace: res.namespace || undefined,
+          name: res.name || undefined,
+        }
+      : { verb: nonRes!.verb ?? '', group: '', resource: '', path: nonRes!.path ?? '' };
+    const d = authorizer.decide(user, attrs);
+    const status: Record<string, unknown> = { allowed: d.allowed };
+    if (d.denied) status.denied = true;
+    if (d.reason) status.reason = d.reason;
+    if (d.evaluationError) status.evaluationError = d.evaluationError;
+    const echoed: Record<string, unknown> = {};
+    if (res) echoed.resourceAttributes = dropEmpty(res);
+    if (nonRes) echoed.nonResourceAttributes = dropEmpty(nonRes);
+    return { ...envelope(this.kind, review.metadata), spec: echoed, status };
+  },
+};
+
+const selfSubjectRulesReviews: ReviewResource = {
+  group: AUTHORIZATION_GROUP,
+  version: 'v1',
+  kind: 'SelfSubjectRulesReview',
+  plural: 'selfsubjectrulesreviews',
+  singular: 'selfsubjectrulesreview',
+  scope: 'Cluster',
+  verbs: ['create'],
+  shortNames: [],
+  categories: [],
+  subresources: {},
+  withoutStorage: true,
+  create(user, body, authorizer) {
+    const review = decode(this.kind, rulesReview, body);
+    const namespace = review.spec?.namespace ?? '';
+    if (!namespace) throw errors.badRequest('no namespace on request');
+    const rules = authorizer.rulesFor(user, namespace);
+    const status: Record<string, unknown> = {
+      resourceRules: rules.resourceRules.map((r) => dropEmptyLists({ ...r })),
+      nonResourceRules: rules.nonResourceRules.map((r) => dropEmptyLists({ ...r })),
+      incomplete: rules.incomplete,
+    };
+    if (rules.evaluationError) status.evaluationError = rules.evaluationError;
+    // Upstream answers a fresh object: the spec is not echoed.
+    return { ...envelope(this.kind, undefined), spec: {}, status };
+  },
+};
+
+/** `verbs` is always written; the other lists are omitempty. */
+function dropEmptyLists<T extends Record<string, unknown>>(o: T): T {
+  for (const [k, v] of Object.entries(o)) if (k !== 'verbs' && (v === undefined || (Array.isArray(v) && !v.length))) delete o[k];
+  return o;
+}
+
+export const reviewResources: readonly ReviewResource[] = [selfSubjectAccessReviews, selfSubjectRulesReviews];
+
+export function reviewResourceFor(group: string, version: string, plural: string): ReviewResource | undefined {
+  return reviewResources.find((r) => r.group === group && r.version === version && r.plural === plural);
+}
