@@ -7,6 +7,7 @@
 // every pair when that fits in the time budget, otherwise a random sample of
 // rows that is extrapolated (the output says which). Prints numbers and
 // checks the two agree on every pair the naive side computed.
+import { availableParallelism, loadavg } from 'node:os';
 import { analyzeReachability } from '../src/lib/reachability/index.ts';
 import { naiveContext, naiveRow } from '../src/lib/reachability/naive.ts';
 import type { ContainerPortLike, NamespaceLike, NetworkPolicyLike, NetworkPolicyPeerLike, NodeLike, PodLike, ReachabilityInput } from '../src/lib/reachability/types.ts';
@@ -191,6 +192,7 @@ function runCase(podCount: number, policyCount: number) {
 }
 
 export async function benchReachability() {
+  console.log(`reachability bench: ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)} at start (other work on the machine slows both sides alike)`);
   const ok = [runCase(1000, 200), runCase(5000, 500)].every(Boolean);
   if (!ok) process.exitCode = 1;
 }
