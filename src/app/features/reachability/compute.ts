@@ -459,10 +459,18 @@ export class Session {
     } catch (e) {
       return { ...empty, error: e instanceof Error ? e.message : String(e), ms: performance.now() - t0 };
     }
-    let ports = this.suggestedPorts([draft, ...(original ? [original] : [])], false);
-    for (const p of extra) if (!ports.some((q) => q.port === p.port && q.protocol === p.protocol)) ports.push(p);
-    if (!ports.length) ports = this.suggestedPorts(this.input.policies, true, 8);
+    // The ports the two versions name; when a rule of either covers every port (or neither names
+    // one), also the ports the other policies and the pods name.
+    const versions = [draft, ...(original ? [original] : [])];
+    let ports = this.suggestedPorts(versions, false, 16);
+    const allPorts = versions.some((np) => [...(np.spec?.ingress ?? []), ...(np.spec?.egress ?? [])].some((r) => !r?.ports?.length));
+    const add = (list: PortSpec[]) => {
+      for (const p of list) if (!ports.some((q) => q.port === p.port && q.protocol === p.protocol)) ports.push(p);
+    };
+    add(extra);
+    if (allPorts || !ports.length) add(this.suggestedPorts(this.input.policies, true, 12));
     if (!ports.length) ports = [{ port: 80, protocol: 'TCP' }];
+    ports.sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1));
     const result: WhatIfResult = { ...empty, ports: [] };
     const allowedPairs = new Map<string, WhatIfPair>();
     const deniedPairs = new Map<string, WhatIfPair>();
