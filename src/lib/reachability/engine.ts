@@ -1,7 +1,7 @@
 // The fast engine. Pods that no policy can tell apart are one class: same
-// namespace (hence namespace labels), same pod labels, same named container
-// ports, same membership in every ipBlock of every policy, same host-network
-// flag. Each rule's peers become a bitset over classes (computed once, port
+// namespace (hence namespace labels), same values for the label keys some
+// selector reads, same container ports under the names some policy uses,
+// same membership in every ipBlock of every policy, same host-network flag. Each rule's peers become a bitset over classes (computed once, port
 // independent); a class's egress row is the union of the rule bitsets of the
 // policies isolating it, its ingress row likewise. The pod matrix is then the
 // class matrix copied out, plus the one pod-level exception: traffic from a
