@@ -1,5 +1,7 @@
 // The API server over real HTTP on a temporary SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage } from 'node:http';
+import { WebSocket } from 'ws';
 import { readWatch, startTestServer, type TestServer } from './testing.ts';
 
 let s: TestServer;
@@ -542,5 +544,97 @@ describe('durability', () => {
     expect(r.status).toBe(200);
     expect(r.body.metadata.resourceVersion).toBe(rv);
     await again.stop();
+  });
+});
+
+describe('CORS (--cors-allowed-origins)', () => {
+  const ALLOWED = 'https://app.example.com';
+  let c: TestServer;
+  beforeAll(async () => {
+    // Anchored, as kube-apiserver requires its patterns to pin start and end of the host.
+    c = await startTestServer({ corsAllowedOrigins: [/^https:\/\/app\.example\.com(:[0-9]+)?$/] });
+  });
+  afterAll(async () => {
+    await c.stop();
+  });
+
+  const cors = (h: Headers) => Object.fromEntries([...h].filter(([k]) => k.startsWith('access-control-')));
+  const upstreamHeaders = (origin: string) => ({
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'POST, GET, OPTIONS, PUT, DELETE, PATCH',
+    'access-control-allow-headers': 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since',
+    'access-control-expose-headers': 'Date',
+    'access-control-allow-credentials': 'true',
+  });
+
+  it('answers a preflight from an allowed origin with 204 and the headers a PATCH with a patch content type needs', async () => {
+    const r = await fetch(c.url + '/api/v1/nodes/x', {
+      method: 'OPTIONS',
+      headers: { Origin: ALLOWED, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'authorization,content-type' },
+    });
+    expect(r.status).toBe(204);
+    expect(await r.text()).toBe('');
+    expect(cors(r.headers)).toEqual(upstreamHeaders(ALLOWED));
+    const allowed = r.headers.get('access-control-allow-headers')!.toLowerCase().split(', ');
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+    expect(r.headers.get('access-control-allow-methods')!.split(', ')).toEqual(expect.arrayContaining(['PATCH', 'PUT', 'DELETE']));
+    // A port on the allowed host is the same site for the pattern.
+    const port = await fetch(c.url + '/apis', { method: 'OPTIONS', headers: { Origin: `${ALLOWED}:8443` } });
+    expect(port.status).toBe(204);
+    expect(port.headers.get('access-control-allow-origin')).toBe(`${ALLOWED}:8443`);
+  });
+
+  it('puts the same headers on actual answers, errors and strategic merge patches included', async () => {
+    const h = { Origin: ALLOWED };
+    const list = await c.api('/api/v1/nodes', { headers: h });
+    expect(list.status).toBe(200);
+    expect(cors(list.headers)).toEqual(upstreamHeaders(ALLOWED));
+    expect(list.headers.get('date')).toBeTruthy();
+    const missing = await c.api('/api/v1/nodes/none', { headers: h });
+    expect(missing.status).toBe(404);
+    expect(cors(missing.headers)).toEqual(upstreamHeaders(ALLOWED));
+    expect((await c.api('/api/v1/nodes', { method: 'POST', body: node('cors-1'), headers: h })).status).toBe(201);
+    const patched = await c.api('/api/v1/nodes/cors-1', {
+      method: 'PATCH',
+      body: { metadata: { labels: { via: 'browser' } } },
+      headers: { ...h, 'Content-Type': 'application/strategic-merge-patch+json' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.metadata.labels.via).toBe('browser');
+    expect(patched.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+  });
+
+  it('gives other origins, look-alikes and requests without Origin no CORS headers at all', async () => {
+    for (const origin of ['https://evil.example.org', 'https://app.example.com.evil.org', 'http://app.example.com', undefined]) {
+      const headers: Record<string, string> = origin ? { Origin: origin } : {};
+      const get = await c.api('/api/v1/nodes', { headers });
+      expect(get.status).toBe(200);
+      expect(cors(get.headers), String(origin)).toEqual({});
+      const preflight = await fetch(c.url + '/api/v1/nodes', { method: 'OPTIONS', headers: { ...headers, 'Access-Control-Request-Method': 'DELETE' } });
+      expect(preflight.status).not.toBe(204);
+      expect(cors(preflight.headers)).toEqual({});
+    }
+  });
+
+  it('lets exactly the same origins open a WebSocket watch (and the server\'s own)', async () => {
+    const open = (origin?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(c.url.replace(/^http/, 'ws') + '/api/v1/nodes?watch=true', ['v1.watch.test'], origin ? { headers: { Origin: origin } } : {});
+        ws.on('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.on('unexpected-response', (_req, res: IncomingMessage) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        ws.on('error', reject);
+      });
+    expect(await open(ALLOWED)).toBe(101);
+    expect(await open(`${ALLOWED}:8443`)).toBe(101);
+    expect(await open(undefined)).toBe(101);
+    expect(await open(c.url)).toBe(101);
+    expect(await open('https://evil.example.org')).toBe(403);
+    expect(await open('https://app.example.com.evil.org')).toBe(403);
   });
 });

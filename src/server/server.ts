@@ -16,6 +16,7 @@ import { errors } from './http/status.ts';
 import { tokenAuthenticator } from './auth/authn.ts';
 import { allowAll, type Authorizer } from './auth/authz.ts';
 import { staticFiles } from './http/static.ts';
+import { corsHeaders } from './http/cors.ts';
 import { startControllers } from './controllers/index.ts';
 import type { SimulationOptions } from './controllers/simulation.ts';
 import { createDemoCluster } from './controllers/demo.ts';
@@ -105,7 +106,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     authorizer,
     version: VERSION,
     fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
-    corsHeaders: origins.length ? (req) => corsFor(req, origins) : undefined,
+    corsHeaders: origins.length ? (req) => corsHeaders(req, origins) : undefined,
     onClose: (fn) => {
       closers.add(fn);
       return () => closers.delete(fn);
@@ -140,19 +141,6 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       cache.stop();
       await storage.close();
     },
-  };
-}
-
-function corsFor(req: IncomingMessage, origins: RegExp[]): Record<string, string> | undefined {
-  const origin = req.headers.origin;
-  if (!origin || !origins.some((o) => o.test(origin))) return undefined;
-  return {
-    'Access-Control-Allow-Origin': origin,
-    'Access-Control-Allow-Credentials': 'true',
-    'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, X-Requested-With',
-    'Access-Control-Expose-Headers': 'Date, Warning',
-    Vary: 'Origin',
   };
 }
 

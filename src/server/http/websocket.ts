@@ -7,6 +7,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { WatchTransport } from './watch.ts';
+import { originMatches } from './cors.ts';
 
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
@@ -41,7 +42,8 @@ export function bearerTokenFromProtocols(req: IncomingMessage): { token?: string
 /**
  * The same-origin rule browsers do not apply to WebSockets: a page from another
  * origin could otherwise open a watch with the user's ambient access. Clients
- * that send no Origin (kubectl, client libraries) are not browsers and pass.
+ * that send no Origin (kubectl, client libraries) are not browsers and pass;
+ * other origins pass exactly when CORS would let them read the same watch.
  */
 export function originAllowed(req: IncomingMessage, allowed: readonly RegExp[]): boolean {
   const origin = req.headers.origin;
@@ -51,7 +53,7 @@ export function originAllowed(req: IncomingMessage, allowed: readonly RegExp[]):
   } catch {
     return false;
   }
-  return allowed.some((o) => o.test(origin));
+  return originMatches(origin, allowed);
 }
 
 /** A response written onto the raw socket of an upgrade request that is refused. */
