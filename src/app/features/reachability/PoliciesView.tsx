@@ -1,5 +1,6 @@
 // Every policy as sentences, with what it selects in the live cluster and the
 // mistakes worth a second look: selecting no pod, peers that match nothing.
+import { useEffect, useRef } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { describePolicy } from '../../../lib/netpol-describe.ts';
 import { Badge } from '../../components/common.tsx';
@@ -27,6 +28,16 @@ function Groups({ summary, ids, all, what }: { summary: ClusterSummary; ids: num
 
 export function PoliciesView({ summary, objects, selected, onSelect }: { summary: ClusterSummary; objects: KubeObject[]; selected?: string; onSelect(key: string): void }) {
   const byKey = new Map(objects.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
+  // The policy named in the URL (from its detail page) scrolled into view once.
+  const scrolled = useRef(false);
+  useEffect(() => {
+    if (scrolled.current || !selected) return;
+    const el = document.querySelector(`[data-policy="${CSS.escape(selected)}"]`);
+    if (el) {
+      el.scrollIntoView({ block: 'nearest' });
+      scrolled.current = true;
+    }
+  });
   const withWarnings = summary.policies.filter((p) => p.warnings.length).length;
   if (!summary.policies.length) {
     return <div className="empty">No NetworkPolicies: every pod may reach every other pod on every port.</div>;
@@ -35,10 +46,10 @@ export function PoliciesView({ summary, objects, selected, onSelect }: { summary
     <div className="rx-policies">
       {withWarnings > 0 && (
         <div className="alert warn" role="status">
-          {withWarnings} of {summary.policies.length} policies have warnings.
+          {withWarnings} of {summary.policies.length} {summary.policies.length === 1 ? 'policy has' : 'policies have'} warnings; {withWarnings === 1 ? 'it is' : 'they are'} listed first.
         </div>
       )}
-      {summary.policies.map((p: PolicyInfo) => {
+      {[...summary.policies.filter((p) => p.warnings.length), ...summary.policies.filter((p) => !p.warnings.length)].map((p: PolicyInfo) => {
         const o = byKey.get(keyOf(p));
         const s = o ? describePolicy(o as Parameters<typeof describePolicy>[0]) : undefined;
         const isSel = selected === keyOf(p);

@@ -124,7 +124,18 @@ const trimNamespace = (o: KubeObject): NamespaceLike => ({ metadata: { name: o.m
 const trimNode = (o: KubeObject): NodeLike => ({ metadata: { name: o.metadata.name }, status: { addresses: (o as NodeLike & KubeObject).status?.addresses } });
 const trimPolicy = (o: KubeObject): NetworkPolicyLike => ({ metadata: { name: o.metadata.name, namespace: o.metadata.namespace }, spec: (o as NetworkPolicyLike & KubeObject).spec });
 
-const signatureOf = (lists: KubeObject[][]) => lists.map((l) => l.map((o) => `${o.metadata.uid}@${o.metadata.resourceVersion}`).join(',')).join('|');
+// What the engine reads of each object, as text, cached per object version: node heartbeats and
+// pod condition updates change resourceVersion but not reachability, and must not recompute.
+const relevantText = new WeakMap<KubeObject, string>();
+function relevant<T>(o: KubeObject, trim: (o: KubeObject) => T): string {
+  let t = relevantText.get(o);
+  if (t === undefined) relevantText.set(o, (t = JSON.stringify(trim(o))));
+  return t;
+}
+const signatureOf = (pods: KubeObject[], namespaces: KubeObject[], policies: KubeObject[], nodes: KubeObject[]) =>
+  [pods.map((o) => relevant(o, trimPod)), namespaces.map((o) => relevant(o, trimNamespace)), policies.map((o) => relevant(o, trimPolicy)), nodes.map((o) => relevant(o, trimNode))]
+    .map((l) => l.join('\n'))
+    .join('\u0000');
 
 /** Keeps the worker fed with the live cluster; returns the latest summary and whether a recomputation is under way. */
 export function useLiveReachability(): LiveState & { loading: boolean } {
@@ -139,8 +150,7 @@ export function useLiveReachability(): LiveState & { loading: boolean } {
   }, []);
   useEffect(() => {
     if (loading) return;
-    const lists = [pods.items, namespaces.items, policies.items, nodes.items];
-    live.submit(signatureOf(lists), () => ({
+    live.submit(signatureOf(pods.items, namespaces.items, policies.items, nodes.items), () => ({
       pods: pods.items.map(trimPod),
       namespaces: namespaces.items.map(trimNamespace),
       policies: policies.items.map(trimPolicy),
