@@ -19,6 +19,8 @@ const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
 
 interface Ref {
+  apiVersion?: string;
+  kind?: string;
   uid: string;
   blockOwnerDeletion?: boolean;
 }
@@ -35,9 +37,14 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
   const dependents = new Map<string, Set<string>>();
   let stopped = false;
 
+  // An owner of a kind this server does not serve cannot be looked up, so it
+  // is never judged gone (upstream skips owners it cannot resolve too).
+  const served = new Set([...ctx.stores.keys()].map((k) => `${k.group}/${k.kind}`));
+  const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0] : '');
+
   const refsOf = (o: KubeObject | undefined): Ref[] => (o?.metadata.ownerReferences ?? []) as Ref[];
   const objectAt = (key: string) => cache.get(key)?.object;
-  const ownerAlive = (uid: string) => keyOfUid.has(uid);
+  const ownerAlive = (r: Ref) => keyOfUid.has(r.uid) || !served.has(`${groupOf(r.apiVersion)}/${r.kind}`);
 
   function index(key: string, obj: KubeObject | undefined, previous: KubeObject | undefined) {
     for (const r of refsOf(previous)) dependents.get(r.uid)?.delete(key);
@@ -60,7 +67,7 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     const obj = objectAt(key);
     const refs = refsOf(obj);
     if (!obj || !refs.length) return;
-    const missing = refs.filter((r) => !ownerAlive(r.uid));
+    const missing = refs.filter((r) => !ownerAlive(r));
     if (!missing.length) return;
     const kind = kindOfPrefix.get(resourcePrefixOf(key));
     if (!kind) return;
