@@ -7,25 +7,47 @@
 // taints, PodSpec tolerations, all NetworkPolicy lists, NodeStatus images and
 // volumesAttached, container command/args/envFrom, LabelSelector
 // matchExpressions) are listed explicitly where a reader would look for them.
-import type { PatchField, PatchSchema } from '../lib/patch/strategicmerge.ts';
+//
+// The same data carries what server-side apply knows of these fields (the
+// `+listType`, `+listMapKey`, `+mapType`/`+structType` markers), so that
+// /openapi/v3 can publish both from one place. Unless said otherwise a list
+// merged by key is a `map` list keyed by it, a merged list of scalars is a
+// `set`, and a replaced list is `atomic`.
+import type { PatchField } from '../lib/patch/strategicmerge.ts';
 
-const replace: PatchField = { strategy: 'replace' };
-const mergeBy = (key: string, fields?: PatchSchema): PatchField => ({ strategy: 'merge', key, fields });
-const set: PatchField = { strategy: 'merge' };
-const struct = (fields: PatchSchema): PatchField => ({ fields });
+/** A field's patch metadata plus its server-side apply markers. */
+export interface FieldMeta extends PatchField {
+  /** Overrides the list type derived from the strategy. */
+  listType?: 'atomic' | 'set' | 'map';
+  /** Keys of a `map` list when they are more than the merge key (container ports: containerPort and protocol). */
+  listMapKeys?: string[];
+  /** `atomic` for maps and structs that apply replaces as a whole (LabelSelector, nodeSelector). */
+  mapType?: 'atomic';
+  fields?: KindPatchSchema;
+}
 
-const objectMeta: PatchSchema = {
+export type KindPatchSchema = { readonly [field: string]: FieldMeta };
+
+const replace: FieldMeta = { strategy: 'replace' };
+const mergeBy = (key: string, fields?: KindPatchSchema, listMapKeys?: string[]): FieldMeta => ({ strategy: 'merge', key, fields, ...(listMapKeys ? { listMapKeys } : {}) });
+const set: FieldMeta = { strategy: 'merge' };
+const struct = (fields: KindPatchSchema): FieldMeta => ({ fields });
+/** A struct that server-side apply treats as one value (`+structType=atomic`). */
+const atomicStruct = (fields: KindPatchSchema): FieldMeta => ({ fields, mapType: 'atomic' });
+
+const objectMeta: KindPatchSchema = {
   finalizers: set,
   ownerReferences: mergeBy('uid'),
   managedFields: replace,
 };
 
-const labelSelector: PatchSchema = { matchExpressions: replace };
+const labelSelector: KindPatchSchema = { matchExpressions: replace };
 
 const conditionsByType = mergeBy('type');
+const selector = atomicStruct(labelSelector);
 
-const container: PatchSchema = {
-  ports: mergeBy('containerPort'),
+const container: KindPatchSchema = {
+  ports: mergeBy('containerPort', undefined, ['containerPort', 'protocol']),
   env: mergeBy('name'),
   volumeMounts: mergeBy('mountPath'),
   volumeDevices: mergeBy('devicePath'),
@@ -35,47 +57,48 @@ const container: PatchSchema = {
   resizePolicy: replace,
 };
 
-const nodeSelectorTerms: PatchField = replace;
+const nodeSelectorTerms: FieldMeta = replace;
 
-const podSpec: PatchSchema = {
+const podSpec: KindPatchSchema = {
   volumes: { strategy: 'merge,retainKeys', key: 'name' },
   initContainers: mergeBy('name', container),
   containers: mergeBy('name', container),
   ephemeralContainers: mergeBy('name', container),
   imagePullSecrets: mergeBy('name'),
   hostAliases: mergeBy('ip'),
-  topologySpreadConstraints: mergeBy('topologyKey', { labelSelector: struct(labelSelector) }),
+  topologySpreadConstraints: mergeBy('topologyKey', { labelSelector: selector }, ['topologyKey', 'whenUnsatisfiable']),
   schedulingGates: mergeBy('name'),
   resourceClaims: { strategy: 'merge,retainKeys', key: 'name' },
   tolerations: replace,
   readinessGates: replace,
+  nodeSelector: { mapType: 'atomic' },
   affinity: struct({
     nodeAffinity: struct({ requiredDuringSchedulingIgnoredDuringExecution: struct({ nodeSelectorTerms }) }),
   }),
 };
 
-const podTemplateSpec: PatchSchema = {
+const podTemplateSpec: KindPatchSchema = {
   metadata: struct(objectMeta),
   spec: struct(podSpec),
 };
 
-const podStatus: PatchSchema = {
+const podStatus: KindPatchSchema = {
   conditions: conditionsByType,
   podIPs: mergeBy('ip'),
   hostIPs: mergeBy('ip'),
   resourceClaimStatuses: { strategy: 'merge,retainKeys', key: 'name' },
 };
 
-const networkPolicyPeer: PatchSchema = {
-  podSelector: struct(labelSelector),
-  namespaceSelector: struct(labelSelector),
+const networkPolicyPeer: KindPatchSchema = {
+  podSelector: selector,
+  namespaceSelector: selector,
   ipBlock: struct({ except: replace }),
 };
 
-const networkPolicyRule = (peers: 'from' | 'to'): PatchField => ({ strategy: 'replace', fields: { [peers]: { strategy: 'replace', fields: networkPolicyPeer }, ports: replace } });
+const networkPolicyRule = (peers: 'from' | 'to'): FieldMeta => ({ strategy: 'replace', fields: { [peers]: { strategy: 'replace', fields: networkPolicyPeer }, ports: replace } });
 
 /** Patch metadata by group-qualified kind (`Node`, `DaemonSet.apps`, …). */
-export const patchMetaByKind: Readonly<Record<string, PatchSchema>> = {
+export const patchMetaByKind: Readonly<Record<string, KindPatchSchema>> = {
   Node: {
     metadata: struct(objectMeta),
     spec: struct({ podCIDRs: set, taints: replace }),
@@ -91,7 +114,7 @@ export const patchMetaByKind: Readonly<Record<string, PatchSchema>> = {
   'NetworkPolicy.networking.k8s.io': {
     metadata: struct(objectMeta),
     spec: struct({
-      podSelector: struct(labelSelector),
+      podSelector: selector,
       ingress: networkPolicyRule('from'),
       egress: networkPolicyRule('to'),
       policyTypes: replace,
@@ -99,7 +122,7 @@ export const patchMetaByKind: Readonly<Record<string, PatchSchema>> = {
   },
   'DaemonSet.apps': {
     metadata: struct(objectMeta),
-    spec: struct({ selector: struct(labelSelector), template: struct(podTemplateSpec) }),
+    spec: struct({ selector, template: struct(podTemplateSpec) }),
     status: struct({ conditions: conditionsByType }),
   },
   'VolumeAttachment.storage.k8s.io': {
@@ -124,6 +147,6 @@ export const patchMetaByKind: Readonly<Record<string, PatchSchema>> = {
 };
 
 /** The metadata for a kind; kinds without an entry patch like JSON merge patch below metadata. */
-export function patchMetaFor(kind: { group: string; kind: string }): PatchSchema {
+export function patchMetaFor(kind: { group: string; kind: string }): KindPatchSchema {
   return patchMetaByKind[kind.group ? `${kind.kind}.${kind.group}` : kind.kind] ?? { metadata: struct(objectMeta) };
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
 import { groupVersions, type GroupVersion } from './discovery.ts';
+import { patchMetaFor, type FieldMeta, type KindPatchSchema } from '../kinds/patchmeta.ts';
 
 const SAFE_INT = 9007199254740991;
 
@@ -32,6 +33,53 @@ function toOpenAPI(node: unknown): unknown {
   return out;
 }
 
+type JSONSchema = Record<string, unknown>;
+
+/** The object or array schema under `node`, looking through the nullable/union wrappers Zod writes. */
+function shapes(node: JSONSchema): JSONSchema[] {
+  const out: JSONSchema[] = [];
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const s of (node[key] as JSONSchema[] | undefined) ?? []) out.push(...shapes(s));
+  }
+  if (node.type === 'object' || node.type === 'array' || node.properties || node.items) out.push(node);
+  return out;
+}
+
+/**
+ * Writes the kind's patch metadata into its schema as Kubernetes publishes it:
+ * `x-kubernetes-patch-strategy` / `x-kubernetes-patch-merge-key` for strategic
+ * merge patch (kubectl apply and edit read them from here), and
+ * `x-kubernetes-list-type` / `x-kubernetes-list-map-keys` / `x-kubernetes-map-type`
+ * for server-side apply aware tools. A replaced list carries no strategy
+ * (untagged Go fields replace lists), only `atomic`.
+ */
+function annotatePatchMeta(node: JSONSchema, meta: KindPatchSchema) {
+  for (const [field, fm] of Object.entries(meta)) {
+    for (const holder of shapes(node)) {
+      const prop = (holder.properties as Record<string, JSONSchema> | undefined)?.[field];
+      if (prop) annotateField(prop, fm);
+    }
+  }
+}
+
+function annotateField(prop: JSONSchema, fm: FieldMeta) {
+  for (const shape of shapes(prop)) {
+    if (shape.type === 'array' || shape.items) {
+      const merge = fm.strategy && fm.strategy !== 'replace' && fm.strategy !== 'retainKeys';
+      if (merge) shape['x-kubernetes-patch-strategy'] = fm.strategy;
+      if (merge && fm.key) shape['x-kubernetes-patch-merge-key'] = fm.key;
+      const listType = fm.listType ?? (!merge ? 'atomic' : fm.key ? 'map' : 'set');
+      shape['x-kubernetes-list-type'] = listType;
+      if (listType === 'map') shape['x-kubernetes-list-map-keys'] = fm.listMapKeys ?? [fm.key!];
+      if (fm.fields && shape.items) annotatePatchMeta(shape.items as JSONSchema, fm.fields);
+    } else {
+      if (fm.strategy === 'retainKeys') shape['x-kubernetes-patch-strategy'] = 'retainKeys';
+      if (fm.mapType) shape['x-kubernetes-map-type'] = fm.mapType;
+      if (fm.fields) annotatePatchMeta(shape, fm.fields);
+    }
+  }
+}
+
 const schemaName = (k: KindDefinition, kind = k.kind) =>
   `io.k8s.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}.${kind}`;
 
@@ -40,6 +88,7 @@ function kindSchemas(k: KindDefinition): Record<string, unknown> {
   const obj = toOpenAPI(z.toJSONSchema(k.schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' })) as Record<string, unknown>;
   obj.description ??= k.description;
   obj['x-kubernetes-group-version-kind'] = gvk;
+  annotatePatchMeta(obj, patchMetaFor(k));
   const list = {
     description: `${k.listKind} is a list of ${k.kind} objects.`,
     type: 'object',
@@ -74,7 +123,9 @@ const listParams = [
   'pretty:string', 'resourceVersion:string', 'resourceVersionMatch:string', 'sendInitialEvents:boolean', 'timeoutSeconds:integer', 'watch:boolean',
 ].map((p) => param(p.split(':')[0], p.split(':')[1], p.split(':')[0]));
 
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
+// No application/apply-patch+yaml: server-side apply is not served, and kubectl
+// would take its presence as an offer.
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 function kindPaths(k: KindDefinition): Record<string, unknown> {
   const prefix = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;

@@ -94,6 +94,35 @@ describe('health, version, discovery', () => {
     const ds = Object.values<any>(doc.components.schemas).find((x) => x['x-kubernetes-group-version-kind']?.[0]?.kind === 'DaemonSet');
     expect(ds.properties.spec.properties.updateStrategy).toBeDefined();
   });
+
+  it('publishes the kinds\' patch metadata and the patch types served (no apply-patch)', async () => {
+    const index = (await s.api('/openapi/v3')).body;
+    const doc = (await s.api(index.paths['apis/apps/v1'].serverRelativeURL)).body;
+    const patch = doc.paths['/apis/apps/v1/namespaces/{namespace}/daemonsets/{name}'].patch;
+    expect(Object.keys(patch.requestBody.content)).toEqual(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    const ds = doc.components.schemas['io.k8s.api.apps.v1.DaemonSet'];
+    const podSpec = ds.properties.spec.properties.template.properties.spec;
+    expect(podSpec.properties.containers).toMatchObject({
+      'x-kubernetes-patch-strategy': 'merge',
+      'x-kubernetes-patch-merge-key': 'name',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    });
+    expect(podSpec.properties.containers.items.properties.ports).toMatchObject({ 'x-kubernetes-patch-merge-key': 'containerPort', 'x-kubernetes-list-map-keys': ['containerPort', 'protocol'] });
+    expect(podSpec.properties.volumes['x-kubernetes-patch-strategy']).toBe('merge,retainKeys');
+    expect(podSpec.properties.tolerations).toMatchObject({ 'x-kubernetes-list-type': 'atomic' });
+    expect(podSpec.properties.tolerations['x-kubernetes-patch-strategy']).toBeUndefined();
+    expect(ds.properties.spec.properties.selector['x-kubernetes-map-type']).toBe('atomic');
+    expect(ds.properties.metadata.properties.finalizers).toMatchObject({ 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' });
+    expect(ds.properties.status.properties.conditions).toMatchObject({ 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-list-type': 'map' });
+    const core = (await s.api(index.paths['api/v1'].serverRelativeURL)).body;
+    const nodeSpec = core.components.schemas['io.k8s.api.core.v1.Node'].properties.spec.properties;
+    expect(nodeSpec.taints['x-kubernetes-list-type']).toBe('atomic');
+    expect(nodeSpec.podCIDRs).toMatchObject({ 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' });
+    for (const op of Object.values<any>(core.paths).flatMap((p) => (p.patch ? [p.patch] : []))) {
+      expect(op.requestBody.content['application/apply-patch+yaml']).toBeUndefined();
+    }
+  });
 });
 
 describe('create, get, update, delete', () => {
