@@ -268,6 +268,22 @@ describe('placement', () => {
     expect((await podsOf('place')).map((p) => p.spec.nodeName).sort()).toEqual(['place-1', 'place-2', 'place-3']);
   });
 
+  it('keeps the pod of a node that goes NotReady, counted misscheduled, as upstream', async () => {
+    await createNodes('nr', [{ name: 'nr-1' }, { name: 'nr-2' }]);
+    await createDaemonSet(daemonSet('nr', 'nr'));
+    await rolledOut('nr', 2);
+    const before = (await podsOf('nr')).map((p) => p.metadata.name).sort();
+    // The simulated kubelet reports NotReady; the lifecycle controller taints the
+    // node not-ready:NoSchedule, which daemon pods do not tolerate (only NoExecute).
+    await mergePatch('/api/v1/nodes/nr-2', { metadata: { annotations: { 'sim.k8s.io/not-ready': 'true' } } });
+    const ds = await until(() => getDs('nr'), (d) => d.status.desiredNumberScheduled === 1 && d.status.numberMisscheduled === 1, 'nr-2 out of the desired set');
+    expect(ds.status).toMatchObject({ currentNumberScheduled: 1, numberAvailable: 1, numberUnavailable: 0 });
+    expect((await podsOf('nr')).map((p) => p.metadata.name).sort()).toEqual(before);
+    await mergePatch('/api/v1/nodes/nr-2', { metadata: { annotations: { 'sim.k8s.io/not-ready': null } } });
+    await rolledOut('nr', 2);
+    expect((await podsOf('nr')).map((p) => p.metadata.name).sort()).toEqual(before);
+  });
+
   it('recreates a failed pod on its node', async () => {
     await createNodes('fail', [{ name: 'fail-1' }, { name: 'fail-2' }]);
     await createDaemonSet(daemonSet('fail', 'fail'));
