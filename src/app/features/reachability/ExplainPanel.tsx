@@ -5,9 +5,9 @@ import type { DirectionExplanation, Explanation, PolicyRef, Protocol, RuleRef } 
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
 import { detailPath } from '../resources/types.ts';
-import type { ClusterSummary, MatrixView as MatrixAnswer } from './compute.ts';
+import type { CellExplanation, ClusterSummary, MatrixView as MatrixAnswer } from './compute.ts';
 import { useWorkerAnswer } from './client.ts';
-import { cellState, groupId, STATE_TEXT, SYMBOL, type Cell } from './MatrixView.tsx';
+import { cellState, groupId, groupTitle, STATE_TEXT, SYMBOL, type Cell } from './MatrixView.tsx';
 
 const policyPath = (p: PolicyRef) => withSearch(detailPath(networkPolicyKind, { metadata: p }));
 
@@ -62,15 +62,38 @@ function Direction({ d }: { d: DirectionExplanation }) {
   );
 }
 
+function PairExplanation({ e, heading }: { e: Explanation; heading?: string }) {
+  return (
+    <div className="rx-pair" data-allowed={e.allowed}>
+      {heading && (
+        <h3 className="rx-pair-head">
+          <span className={`rx-cell static ${e.allowed ? 'allowed' : 'denied'}`} aria-hidden="true">
+            {e.allowed ? SYMBOL.allowed : SYMBOL.denied}
+          </span>
+          {heading}
+        </h3>
+      )}
+      <p className="sentence rx-summary">{e.summary}</p>
+      <Direction d={e.egress} />
+      <Direction d={e.ingress} />
+    </div>
+  );
+}
+
+const refText = (r: { namespace: string; name: string } | { ip: string }) => ('ip' in r ? r.ip : `${r.namespace}/${r.name}`);
+
 export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose }: { summary: ClusterSummary; matrix: MatrixAnswer; cell: Cell; port: number; protocol: Protocol; onClose(): void }) {
   const src = summary.groups[cell.from];
   const dst = summary.groups[cell.to];
-  const from = src?.pods[0];
-  const to = dst?.pods[0];
-  const answer = useWorkerAnswer<Explanation>(summary, `${from?.namespace}/${from?.name}>${to?.namespace}/${to?.name}@${protocol}/${port}`, from && to ? { type: 'explain', from, to, port, protocol } : null);
-  if (!src || !dst || !from || !to) return null;
+  const answer = useWorkerAnswer<CellExplanation>(
+    summary,
+    `${src?.key}>${dst?.key}@${protocol}/${port}`,
+    src && dst ? { type: 'explainCell', fromKey: src.key, toKey: dst.key, port, protocol } : null,
+  );
+  if (!src || !dst) return null;
   const { state, count, total } = cellState(summary, matrix, cell.from, cell.to);
-  const e = answer.data;
+  const list = answer.data?.explanations ?? [];
+  const single = src.pods.length === 1 && dst.pods.length === 1;
   return (
     <aside className="panel rx-side" aria-label="Explanation" data-testid="explanation">
       <h2>
@@ -87,25 +110,25 @@ export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose }:
       <div className="body">
         <div className="rx-kv">
           <span className="muted">From</span>
-          <span className="mono">{groupId(src)}</span>
+          <span className="mono" title={groupTitle(src)}>
+            {groupId(src)}
+          </span>
           <span className="muted">To</span>
-          <span className="mono">{groupId(dst)}</span>
+          <span className="mono" title={groupTitle(dst)}>
+            {groupId(dst)}
+          </span>
         </div>
-        {(src.pods.length > 1 || dst.pods.length > 1) && (
+        {!single && (
           <p className="muted">
-            {count} of {total} pod pairs allowed. Explained for {from.namespace}/{from.name} → {to.namespace}/{to.name}
-            {state === 'partial' ? '; pods of these groups differ in named ports, addresses or nodes.' : '.'}
+            {count} of {total} pod pairs allowed
+            {state === 'partial' ? ': pods of these groups differ in named ports, addresses or nodes. One denied and one allowed pair explained.' : '; explained for one of them.'}
           </p>
         )}
         {answer.error && <div className="alert bad">{answer.error}</div>}
-        {!e && !answer.error && <p className="muted">computing…</p>}
-        {e && (
-          <>
-            <p className="sentence rx-summary">{e.summary}</p>
-            <Direction d={e.egress} />
-            <Direction d={e.ingress} />
-          </>
-        )}
+        {!answer.data && !answer.error && <p className="muted">computing…</p>}
+        {list.map((e) => (
+          <PairExplanation key={`${refText(e.from)}>${refText(e.to)}`} e={e} heading={single ? undefined : `${refText(e.from)} → ${refText(e.to)}`} />
+        ))}
       </div>
     </aside>
   );

@@ -4,9 +4,9 @@
 // name none, the ports the other policies and the pods name).
 import { useEffect, useMemo, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import type { NetworkPolicyLike } from '../../../lib/reachability/index.ts';
+import type { NetworkPolicyLike, Protocol } from '../../../lib/reachability/index.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
-import type { WhatIfPair, WhatIfResult } from './compute.ts';
+import type { PortSpec, WhatIfPair, WhatIfResult } from './compute.ts';
 import { useLiveReachability, useWorkerAnswer } from './client.ts';
 import { SYMBOL } from './MatrixView.tsx';
 
@@ -57,7 +57,12 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
   const orig = useMemo(() => trim(original), [original]);
   const key = useMemo(() => JSON.stringify([settled, orig]), [settled, orig]);
   const typing = trim(draft) !== settled && JSON.stringify([trim(draft), orig]) !== key;
-  const answer = useWorkerAnswer<WhatIfResult>(live.summary, key, { type: 'whatif', draft: settled, original: orig });
+  // One more port to check, as the matrix would be read (kept while editing this policy).
+  const [extraText, setExtraText] = useState('');
+  const [extraProto, setExtraProto] = useState<Protocol>('TCP');
+  const extraPort = Number(extraText);
+  const extra: PortSpec[] = Number.isInteger(extraPort) && extraPort > 0 && extraPort < 65536 ? [{ port: extraPort, protocol: extraProto }] : [];
+  const answer = useWorkerAnswer<WhatIfResult>(live.summary, `${key}|${extra.map((p) => `${p.protocol}/${p.port}`).join()}`, { type: 'whatif', draft: settled, original: orig, extraPorts: extra });
   const r = answer.data;
   const computing = live.loading || live.computing || answer.computing || typing;
   const ns = settled.metadata.namespace ?? 'default';
@@ -81,6 +86,15 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
         {r && (
           <>
             <div className="row rx-whatif-ports">
+              <label className="row" style={{ gap: 4 }}>
+                <span className="muted">Also check</span>
+                <select className="input" aria-label="What-if protocol" value={extraProto} onChange={(e) => setExtraProto(e.target.value as Protocol)}>
+                  <option>TCP</option>
+                  <option>UDP</option>
+                  <option>SCTP</option>
+                </select>
+                <input className="input mono" style={{ width: 80 }} type="number" min={1} max={65535} placeholder="port" aria-label="What-if port" value={extraText} onChange={(e) => setExtraText(e.target.value)} />
+              </label>
               <span className="muted">Ports checked:</span>
               {r.ports.map((p) => (
                 <span key={`${p.protocol}/${p.port}`} className="chip" title={`${p.newlyAllowed} newly allowed, ${p.newlyDenied} newly denied`}>

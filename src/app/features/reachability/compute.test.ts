@@ -67,6 +67,22 @@ describe('reachability view computations', () => {
     expect(sum.suggestedPorts).toEqual([{ port: 8080, protocol: 'TCP' }]);
   });
 
+  it('explains a cell with one denied and one allowed pair when its pods disagree', () => {
+    const s = new Session();
+    // b1 declares the named port the rule uses, b2 does not: same labels, different answers.
+    const inp = input([denyX, allowB]);
+    inp.pods = [...inp.pods.filter((p) => p.metadata.name !== 'b'), pod('x', 'b1', { app: 'b' }, '10.1.0.5', [{ name: 'http', containerPort: 8080 }]), pod('x', 'b2', { app: 'b' }, '10.1.0.6')];
+    const sum = s.setInput(inp, 1);
+    const a = sum.groups.find((g) => g.labels.app === 'a')!;
+    const b = sum.groups.find((g) => g.labels.app === 'b')!;
+    const cell = s.explainCell(a.key, b.key, 8080, 'TCP');
+    expect(cell.explanations.map((e) => [e.allowed, 'name' in e.to && e.to.name])).toEqual([
+      [false, 'b2'],
+      [true, 'b1'],
+    ]);
+    expect(cell.explanations[1].ingress.allowedBy[0]).toMatchObject({ name: 'allow-b', rule: 0, peer: 0 });
+  });
+
   it('what-if lists the pairs an edit would newly allow or deny', () => {
     const s = new Session();
     s.setInput(input([denyX]), 1);

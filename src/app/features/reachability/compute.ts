@@ -66,6 +66,12 @@ export interface MatrixView {
   ms: number;
 }
 
+export interface CellExplanation {
+  version: number;
+  /** A denied pair first, then an allowed one; one entry when every pair of the cell agrees. */
+  explanations: Explanation[];
+}
+
 export interface GraphEdge {
   /** Group index, or groups.length + cidr index for an external network. */
   from: number;
@@ -395,6 +401,31 @@ export class Session {
 
   explain(from: Endpoint, to: Endpoint, port: number, protocol: Protocol): Explanation {
     return this.analysis.explain(from, to, port, protocol);
+  }
+
+  /**
+   * A matrix cell explained: for two groups, the first allowed and the first
+   * denied pod pair (one of them when the cell is uniform), each explained.
+   */
+  explainCell(fromKey: string, toKey: string, port: number, protocol: Protocol): CellExplanation {
+    const a = this.groups.find((g) => g.key === fromKey);
+    const b = this.groups.find((g) => g.key === toKey);
+    if (!a || !b) return { version: this.version, explanations: [] };
+    const m = this.matrix(port, protocol);
+    let allowed: [PodRef, PodRef] | undefined;
+    let denied: [PodRef, PodRef] | undefined;
+    outer: for (const from of a.pods) {
+      const i = this.analysis.indexOf(from);
+      for (const to of b.pods) {
+        const j = this.analysis.indexOf(to);
+        const ok = ((m.bits[i * m.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1;
+        if (ok) allowed ??= [from, to];
+        else denied ??= [from, to];
+        if (allowed && denied) break outer;
+      }
+    }
+    const explanations = [denied, allowed].filter((x): x is [PodRef, PodRef] => !!x).map(([f, t]) => this.analysis.explain(f, t, port, protocol));
+    return { version: this.version, explanations };
   }
 
   graphView(maxPorts = 8): GraphView {

@@ -8,6 +8,7 @@ type Body =
   | { type: 'matrix'; port: number; protocol: Protocol }
   | { type: 'graph' }
   | { type: 'explain'; from: Endpoint; to: Endpoint; port: number; protocol: Protocol }
+  | { type: 'explainCell'; fromKey: string; toKey: string; port: number; protocol: Protocol }
   | { type: 'whatif'; draft: NetworkPolicyLike; original?: NetworkPolicyLike; extraPorts?: PortSpec[] };
 
 export type WorkerRequest = Body & { id: number };

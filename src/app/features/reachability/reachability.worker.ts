@@ -25,6 +25,8 @@ function answer(req: WorkerRequest): { result: unknown; transfer?: Transferable[
       return { result: session.graphView() };
     case 'explain':
       return { result: session.explain(req.from, req.to, req.port, req.protocol) };
+    case 'explainCell':
+      return { result: session.explainCell(req.fromKey, req.toKey, req.port, req.protocol) };
     case 'whatif':
       return { result: session.whatIf(req.draft, req.original, req.extraPorts) };
   }
