@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
-import { groupVersions, type GroupVersion } from './discovery.ts';
+import { groupVersions, type GroupVersion, type ServedResource } from './discovery.ts';
 import { patchMetaFor, type FieldMeta, type KindPatchSchema } from '../kinds/patchmeta.ts';
 
 const SAFE_INT = 9007199254740991;
@@ -80,7 +80,7 @@ function annotateField(prop: JSONSchema, fm: FieldMeta) {
   }
 }
 
-const schemaName = (k: KindDefinition, kind = k.kind) =>
+const schemaName = (k: Pick<KindDefinition, 'group' | 'version' | 'kind'>, kind = k.kind) =>
   `io.k8s.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}.${kind}`;
 
 function kindSchemas(k: KindDefinition): Record<string, unknown> {
@@ -180,15 +180,44 @@ function kindPaths(k: KindDefinition): Record<string, unknown> {
   return paths;
 }
 
+/** A resource that is only ever created and answered, never stored (the authorization reviews). */
+export type CreateOnlyResource = ServedResource & { withoutStorage: true; schema: z.ZodType; description: string };
+type Documented = KindDefinition | CreateOnlyResource;
+
+function createOnlySchemas(r: CreateOnlyResource): Record<string, unknown> {
+  const obj = toOpenAPI(z.toJSONSchema(r.schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' })) as Record<string, unknown>;
+  obj.description ??= r.description;
+  obj['x-kubernetes-group-version-kind'] = [{ group: r.group, version: r.version, kind: r.kind }];
+  return { [schemaName(r)]: obj };
+}
+
+function createOnlyPaths(r: CreateOnlyResource): Record<string, unknown> {
+  const ref = { $ref: `#/components/schemas/${schemaName(r)}` };
+  const content = { 'application/json': { schema: ref }, 'application/yaml': { schema: ref } };
+  return {
+    [`/apis/${r.group}/${r.version}/${r.plural}`]: {
+      post: {
+        operationId: `create${r.kind}`,
+        description: r.description,
+        'x-kubernetes-action': 'post',
+        'x-kubernetes-group-version-kind': { group: r.group, version: r.version, kind: r.kind },
+        parameters: writeParams,
+        requestBody: { required: true, content },
+        responses: { '201': { description: 'Created', content } },
+      },
+    },
+  };
+}
+
 export interface OpenAPIDocs {
   /** `api/v1`, `apis/apps/v1` -> document JSON and its hash. */
   byPath: Map<string, { json: string; hash: string }>;
   index: string;
 }
 
-export function buildOpenAPI(kinds: readonly KindDefinition[]): OpenAPIDocs {
+export function buildOpenAPI(kinds: readonly KindDefinition[], createOnly: readonly CreateOnlyResource[] = []): OpenAPIDocs {
   const byPath = new Map<string, { json: string; hash: string }>();
-  for (const gv of groupVersions(kinds)) {
+  for (const gv of groupVersions<Documented>([...kinds, ...createOnly])) {
     const doc = gvDocument(gv);
     const json = JSON.stringify(doc);
     const hash = createHash('sha512').update(json).digest('hex').slice(0, 128).toUpperCase();
@@ -198,12 +227,13 @@ export function buildOpenAPI(kinds: readonly KindDefinition[]): OpenAPIDocs {
   return { byPath, index: JSON.stringify({ paths }) };
 }
 
-function gvDocument(gv: GroupVersion) {
+function gvDocument(gv: GroupVersion<Documented>) {
   const schemas: Record<string, unknown> = {};
   const paths: Record<string, unknown> = {};
   for (const k of gv.kinds) {
-    Object.assign(schemas, kindSchemas(k));
-    Object.assign(paths, kindPaths(k));
+    const stored = !('withoutStorage' in k && k.withoutStorage);
+    Object.assign(schemas, stored ? kindSchemas(k as KindDefinition) : createOnlySchemas(k as CreateOnlyResource));
+    Object.assign(paths, stored ? kindPaths(k as KindDefinition) : createOnlyPaths(k as CreateOnlyResource));
   }
   return {
     openapi: '3.0.0',

@@ -17,6 +17,7 @@ import { tokenAuthenticator } from './auth/authn.ts';
 import { allowAll, type Authorizer } from './auth/authz.ts';
 import { staticFiles } from './http/static.ts';
 import { corsHeaders } from './http/cors.ts';
+import { reviewResources } from './auth/reviews.ts';
 import { startControllers } from './controllers/index.ts';
 import type { SimulationOptions } from './controllers/simulation.ts';
 import { createDemoCluster } from './controllers/demo.ts';
@@ -101,7 +102,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const handler = createHandler({
     kinds: allKinds,
     stores,
-    openapi: buildOpenAPI(allKinds),
+    openapi: buildOpenAPI(allKinds, reviewResources),
     authenticator: tokenAuthenticator(opts.tokenFile),
     authorizer,
     version: VERSION,

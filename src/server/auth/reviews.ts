@@ -4,7 +4,8 @@
 // `kubectl auth can-i --list`). They are create-only and stored nowhere
 // (K/pkg/registry/authorization/selfsubjectaccessreview/rest.go,
 // K/pkg/registry/authorization/selfsubjectrulesreview/rest.go).
-import { z } from 'zod';
+import type { z } from 'zod';
+import { NonResourceAttributes, ResourceAttributes, SelfSubjectAccessReview, SelfSubjectRulesReview } from '../../kinds/authorization.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { errors } from '../http/status.ts';
 import type { UserInfo } from './authn.ts';
@@ -25,33 +26,19 @@ export interface ReviewResource {
   categories: string[];
   subresources: Record<string, { verbs: string[] }>;
   withoutStorage: true;
+  description: string;
+  /** Shape of the review (decoding, /openapi/v3). */
+  schema: z.ZodType;
   /** The answer to a create: the review with its status filled in. */
   create(user: UserInfo, body: unknown, authorizer: Authorizer): Record<string, unknown>;
 }
 
-const str = z.string().optional();
-const selectorRequirement = z.looseObject({ key: z.string().optional(), operator: z.string().optional(), values: z.array(z.string()).nullish() });
-const resourceAttributes = z.looseObject({
-  namespace: str,
-  verb: str,
-  group: str,
-  version: str,
-  resource: str,
-  subresource: str,
-  name: str,
-  fieldSelector: z.looseObject({ rawSelector: str, requirements: z.array(selectorRequirement).nullish() }).nullish(),
-  labelSelector: z.looseObject({ rawSelector: str, requirements: z.array(selectorRequirement).nullish() }).nullish(),
-});
-const nonResourceAttributes = z.looseObject({ path: str, verb: str });
-const metadata = z.looseObject({}).nullish();
-
-const accessReview = z.looseObject({
-  apiVersion: str,
-  kind: str,
-  metadata,
-  spec: z.looseObject({ resourceAttributes: resourceAttributes.nullish(), nonResourceAttributes: nonResourceAttributes.nullish() }).nullish(),
-});
-const rulesReview = z.looseObject({ apiVersion: str, kind: str, metadata, spec: z.looseObject({ namespace: str }).nullish() });
+/** JSON null decodes to Go's zero value; the schemas spell that as an absent field. */
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+}
 
 /** Decodes a review body as the apiserver's decoder would: wrong types are a 400 naming the kind. */
 function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown): z.infer<T> {
@@ -61,7 +48,7 @@ function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown): z.
   if ((b.kind !== undefined && b.kind !== '' && b.kind !== kind) || (b.apiVersion !== undefined && b.apiVersion !== '' && b.apiVersion !== `${AUTHORIZATION_GROUP}/v1`)) {
     throw fail(`expected ${AUTHORIZATION_GROUP}/v1 ${kind}, got ${String(b.apiVersion ?? '')} ${String(b.kind ?? '')}`);
   }
-  const r = schema.safeParse(body);
+  const r = schema.safeParse(dropNulls(body));
   if (!r.success) {
     const issue = r.error.issues[0];
     throw fail(`${issue.path.join('.')}: ${issue.message}`);
@@ -69,8 +56,16 @@ function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown): z.
   return r.data;
 }
 
+interface AccessReviewBody {
+  metadata?: Record<string, unknown>;
+  spec?: { resourceAttributes?: z.infer<typeof ResourceAttributes>; nonResourceAttributes?: z.infer<typeof NonResourceAttributes> };
+}
+interface RulesReviewBody {
+  spec?: { namespace?: string };
+}
+
 /** The object as the apiserver writes it back: metadata as sent, creationTimestamp null (apimachinery before 1.33). */
-const envelope = (kind: string, meta: Record<string, unknown> | null | undefined) => ({
+const envelope = (kind: string, meta: Record<string, unknown> | undefined) => ({
   kind,
   apiVersion: `${AUTHORIZATION_GROUP}/v1`,
   metadata: { ...(meta ?? {}), creationTimestamp: (meta?.creationTimestamp as string | undefined) ?? null },
@@ -91,11 +86,13 @@ const selfSubjectAccessReviews: ReviewResource = {
   categories: [],
   subresources: {},
   withoutStorage: true,
+  description: 'Asks whether the requesting user may perform an action.',
+  schema: SelfSubjectAccessReview,
   create(user, body, authorizer) {
-    const review = decode(this.kind, accessReview, body);
+    const review = decode(this.kind, SelfSubjectAccessReview, body) as AccessReviewBody;
     const spec = review.spec ?? {};
-    const res = spec.resourceAttributes ?? undefined;
-    const nonRes = spec.nonResourceAttributes ?? undefined;
+    const res = spec.resourceAttributes;
+    const nonRes = spec.nonResourceAttributes;
     const errs: FieldError[] = [];
     if (res && nonRes) errs.push(fieldErrors.invalid('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
     if (!res && !nonRes) errs.push(fieldErrors.invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
@@ -135,8 +132,10 @@ const selfSubjectRulesReviews: ReviewResource = {
   categories: [],
   subresources: {},
   withoutStorage: true,
+  description: 'Lists what the requesting user may do in a namespace.',
+  schema: SelfSubjectRulesReview,
   create(user, body, authorizer) {
-    const review = decode(this.kind, rulesReview, body);
+    const review = decode(this.kind, SelfSubjectRulesReview, body) as RulesReviewBody;
     const namespace = review.spec?.namespace ?? '';
     if (!namespace) throw errors.badRequest('no namespace on request');
     const rules = authorizer.rulesFor(user, namespace);

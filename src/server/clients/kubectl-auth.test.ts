@@ -143,6 +143,21 @@ describe('kubectl auth can-i', () => {
     expect(viewer.stdout).toMatch(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/m);
   });
 
+  it('explains the reviews and lists them with their verbs', async () => {
+    const explain = await kubectl('explain', 'selfsubjectaccessreview.spec.resourceAttributes');
+    expect(explain.code, explain.stderr).toBe(0);
+    expect(explain.stdout).toMatch(/KIND:\s+SelfSubjectAccessReview/);
+    expect(explain.stdout).toMatch(/^\s+subresource\s+<string>/m);
+    const wide = await kubectl('api-resources', '-o', 'wide');
+    expect(wide.code, wide.stderr).toBe(0);
+    const line = (name: string) => wide.stdout.split('\n').find((l) => l.startsWith(name + ' '))?.trim().split(/\s+/);
+    expect(line('selfsubjectaccessreviews')).toEqual(['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview', 'create']);
+    expect(line('selfsubjectrulesreviews')).toEqual(['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview', 'create']);
+    expect(line('pods')).toEqual(['pods', 'po', 'v1', 'true', 'Pod', 'create,delete,deletecollection,get,list,patch,update,watch', 'all']);
+    expect(line('namespaces')).toEqual(['namespaces', 'ns', 'v1', 'false', 'Namespace', 'create,delete,get,list,patch,update,watch']);
+    expect(line('daemonsets')).toEqual(['daemonsets', 'ds', 'apps/v1', 'true', 'DaemonSet', 'create,delete,deletecollection,get,list,patch,update,watch', 'all']);
+  });
+
   it('fails for an unknown token', async () => {
     const r = await kubectl('--context=stranger', 'auth', 'can-i', 'get', 'pods');
     expect(r.code).not.toBe(0);

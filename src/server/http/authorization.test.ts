@@ -204,3 +204,22 @@ describe('discovery of the reviews', () => {
     ]);
   });
 });
+
+describe('OpenAPI of the reviews', () => {
+  it('publishes authorization.k8s.io/v1 with a create-only path and the review schemas', async () => {
+    const h = auth(ADMIN_TOKEN);
+    const index = (await s.api('/openapi/v3', { headers: h })).body;
+    expect(Object.keys(index.paths)).toContain('apis/authorization.k8s.io/v1');
+    const doc = (await s.api(index.paths['apis/authorization.k8s.io/v1'].serverRelativeURL, { headers: h })).body;
+    expect(Object.keys(doc.paths)).toEqual(['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews']);
+    const path = doc.paths['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews'];
+    expect(Object.keys(path)).toEqual(['post']);
+    expect(path.post).toMatchObject({ 'x-kubernetes-action': 'post', 'x-kubernetes-group-version-kind': { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' } });
+    const schema = doc.components.schemas['io.k8s.api.authorization.v1.SelfSubjectAccessReview'];
+    expect(schema['x-kubernetes-group-version-kind']).toEqual([{ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }]);
+    expect(Object.keys(schema.properties.spec.properties.resourceAttributes.properties)).toEqual(
+      expect.arrayContaining(['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name']),
+    );
+    expect(doc.components.schemas['io.k8s.api.authorization.v1.SelfSubjectRulesReview'].properties.status.required).toEqual(['resourceRules', 'nonResourceRules', 'incomplete']);
+  });
+});
