@@ -29,6 +29,7 @@ import {
   templateGenerationOf,
   type NodePods,
 } from '../../lib/rollout.ts';
+import { daemonPodTolerations, nodeShouldRunDaemonPod as placementOf, type DaemonPlacement as Placement } from '../../lib/daemonnodes.ts';
 import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
@@ -38,121 +39,9 @@ const BURST_REPLICAS = 250;
 const FAILED_POD_BACKOFF_MS = 1000;
 const FAILED_POD_BACKOFF_MAX_MS = 15 * 60 * 1000;
 
-// ---- which nodes -------------------------------------------------------------
-
-interface Taint {
-  key?: string;
-  value?: string;
-  effect?: string;
-}
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-/** v1.Toleration.ToleratesTaint. */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator ?? 'Equal';
-  if (op === 'Exists') return true;
-  if (op === 'Equal' || op === '') return (t.value ?? '') === (taint.value ?? '');
-  return false;
-}
-
-/** The tolerations every daemon pod gets (util.AddOrUpdateDaemonPodTolerations). */
-export function daemonPodTolerations(spec: any): Toleration[] {
-  const tolerations: Toleration[] = [...(spec?.tolerations ?? [])];
-  const add = (key: string, effect: string) => {
-    const t: Toleration = { key, operator: 'Exists', effect };
-    const same = (x: Toleration) => x.key === t.key && (x.operator ?? 'Equal') === t.operator && (x.value ?? '') === '' && x.effect === t.effect;
-    if (!tolerations.some(same)) tolerations.push(t);
-  };
-  add('node.kubernetes.io/not-ready', 'NoExecute');
-  add('node.kubernetes.io/unreachable', 'NoExecute');
-  add('node.kubernetes.io/disk-pressure', 'NoSchedule');
-  add('node.kubernetes.io/memory-pressure', 'NoSchedule');
-  add('node.kubernetes.io/pid-pressure', 'NoSchedule');
-  add('node.kubernetes.io/unschedulable', 'NoSchedule');
-  if (spec?.hostNetwork) add('node.kubernetes.io/network-unavailable', 'NoSchedule');
-  return tolerations;
-}
-
-function matchesNodeSelectorRequirement(r: any, value: string | undefined): boolean {
-  const values: string[] = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      if (value === undefined || values.length !== 1) return false;
-      const a = Number(value);
-      const b = Number(values[0]);
-      if (!Number.isInteger(a) || !Number.isInteger(b)) return false;
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-}
-
-/** A NodeSelector's terms are ORed; a term's requirements ANDed; an empty term matches nothing. */
-function matchesNodeSelector(sel: any, node: KubeObject): boolean {
-  const labels = node.metadata.labels ?? {};
-  return (sel?.nodeSelectorTerms ?? []).some((term: any) => {
-    const exprs: any[] = term?.matchExpressions ?? [];
-    const fields: any[] = term?.matchFields ?? [];
-    if (!exprs.length && !fields.length) return false;
-    return (
-      exprs.every((r) => matchesNodeSelectorRequirement(r, Object.hasOwn(labels, r.key) ? labels[r.key] : undefined)) &&
-      fields.every((r) => r.key === 'metadata.name' && matchesNodeSelectorRequirement(r, node.metadata.name))
-    );
-  });
-}
-
-/** GetRequiredNodeAffinity(pod).Match(node): nodeSelector and required node affinity. */
-export function matchesRequiredNodeAffinity(podSpec: any, node: KubeObject): boolean {
-  const labels = node.metadata.labels ?? {};
-  for (const [k, v] of Object.entries((podSpec?.nodeSelector ?? {}) as Record<string, string>)) if (labels[k] !== v) return false;
-  const required = podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  return !required || matchesNodeSelector(required, node);
-}
-
-/**
- * NodeShouldRunDaemonPod: shouldRun — a new daemon pod belongs on this node;
- * shouldContinueRunning — an existing one may stay (only an untolerated
- * NoExecute taint evicts). The Ready condition and spec.unschedulable do not
- * count; only taints do, and daemon pods tolerate the lifecycle ones.
- */
-export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject, tolerations = daemonPodTolerations((ds.spec as any)?.template?.spec)) {
-  const podSpec = (ds.spec as any)?.template?.spec ?? {};
-  if (podSpec.nodeName && podSpec.nodeName !== node.metadata.name) return { shouldRun: false, shouldContinueRunning: false };
-  if (!matchesRequiredNodeAffinity(podSpec, node)) return { shouldRun: false, shouldContinueRunning: false };
-  const taints: Taint[] = (node.spec as any)?.taints ?? [];
-  let noSchedule = false;
-  let noExecute = false;
-  for (const t of taints) {
-    if (t.effect !== 'NoSchedule' && t.effect !== 'NoExecute') continue;
-    let tolerated = false;
-    for (const x of tolerations) if ((tolerated = toleratesTaint(x, t))) break;
-    if (tolerated) continue;
-    if (t.effect === 'NoExecute') noExecute = true;
-    else noSchedule = true;
-  }
-  if (noSchedule || noExecute) return { shouldRun: false, shouldContinueRunning: !noExecute };
-  return { shouldRun: true, shouldContinueRunning: true };
-}
-
-export type Placement = ReturnType<typeof nodeShouldRunDaemonPod>;
+/** NodeShouldRunDaemonPod (src/lib/daemonnodes.ts, shared with the rollout view). */
+const nodeShouldRunDaemonPod = (node: KubeObject, ds: KubeObject, tolerations?: ReturnType<typeof daemonPodTolerations>): Placement =>
+  placementOf(node as any, ds as any, tolerations ?? daemonPodTolerations((ds.spec as any)?.template?.spec));
 
 // ---- revisions -----------------------------------------------------------------
 
