@@ -137,6 +137,44 @@ describe('kubectl', () => {
     expect(r.stdout).toMatch(/worker-1\s+Unknown\s+worker\s/);
   });
 
+  it('prints the DaemonSet columns of kube-apiserver, with containers, images and selector in -o wide', async () => {
+    const ds = manifests.ds.replace('name: agent}', 'name: wide}').replaceAll('app: agent', 'app: wide')
+      .replace('containers: [{name: agent, image: "agent:1.0"}]', 'containers: [{name: a, image: "a:1"}, {name: b, image: "b:2"}]\n      nodeSelector: {disk: ssd}');
+    expect((await kubectl('create', '-f', manifest('ds-wide', ds))).code).toBe(0);
+    const r = await kubectl('get', 'ds', 'wide', '-o', 'wide');
+    expect(r.code, r.stderr).toBe(0);
+    const [header, row] = r.stdout.split('\n');
+    expect(header.split(/\s{2,}/)).toEqual(['NAME', 'DESIRED', 'CURRENT', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'NODE SELECTOR', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+    expect(row).toMatch(/^wide\s+0\s+0\s+0\s+0\s+0\s+disk=ssd\s+\S+\s+a,b\s+a:1,b:2\s+app=wide$/);
+    const narrow = await kubectl('get', 'ds', 'wide');
+    expect(narrow.stdout.split('\n')[0].split(/\s{2,}/)).toEqual(['NAME', 'DESIRED', 'CURRENT', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'NODE SELECTOR', 'AGE']);
+    expect((await kubectl('delete', 'ds', 'wide')).code).toBe(0);
+  });
+
+  it('serves an OpenAPI v3 index whose documents exist and cover exactly the served group-versions', async () => {
+    const index = await kubectl('get', '--raw', '/openapi/v3');
+    expect(index.code, index.stderr).toBe(0);
+    const paths: Record<string, { serverRelativeURL: string }> = JSON.parse(index.stdout).paths;
+    const versions = await kubectl('api-versions');
+    expect(versions.code, versions.stderr).toBe(0);
+    const served = versions.stdout.trim().split('\n');
+    expect(Object.keys(paths).map((p) => p.replace(/^apis?\//, '')).sort()).toEqual([...served].sort());
+    for (const [gv, { serverRelativeURL }] of Object.entries(paths)) {
+      expect(serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/${gv}\\?hash=[0-9A-F]+$`));
+      const doc = await kubectl('get', '--raw', serverRelativeURL);
+      expect(doc.code, doc.stderr).toBe(0);
+      const parsed = JSON.parse(doc.stdout);
+      expect(parsed.openapi).toBe('3.0.0');
+      for (const p of Object.keys(parsed.paths)) expect(p.startsWith(`/${gv}/`), p).toBe(true);
+      for (const item of Object.values<any>(parsed.paths)) {
+        for (const op of ['get', 'put', 'post', 'patch', 'delete'].map((m) => item[m]).filter(Boolean)) {
+          const gvk = op['x-kubernetes-group-version-kind'];
+          expect(parsed.components.schemas[Object.keys(parsed.components.schemas).find((n) => parsed.components.schemas[n]['x-kubernetes-group-version-kind']?.[0]?.kind === gvk.kind)!]).toBeDefined();
+        }
+      }
+    }
+  });
+
   it('selects by label and by field', async () => {
     await kubectl('create', '-f', manifest('n2', manifests.node.replace('worker-1', 'worker-2').replace('east', 'west')));
     const byLabel = await kubectl('get', 'nodes', '-l', 'zone=west', '-o', 'name');
