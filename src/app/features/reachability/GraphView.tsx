@@ -5,7 +5,7 @@
 // Traffic between pods no policy isolates is hidden unless asked for: it is
 // everything-to-everything and would bury the rest.
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ClusterSummary, GraphEdge, GraphView as GraphAnswer, PolicyInfo } from './compute.ts';
+import type { ClusterSummary, GraphEdge, GraphLevel, GraphView as GraphAnswer, PolicyInfo } from './compute.ts';
 import { groupLabel, groupTitle } from './MatrixView.tsx';
 
 const BW = 230; // box width
@@ -16,8 +16,6 @@ const PAD = 10;
 const GX = 120;
 const GY = 56;
 const MAX_EDGES = 800;
-/** Past this many pod groups the graph starts folded to namespaces. */
-const AUTO_NAMESPACE_LEVEL = 40;
 
 interface NodeBox {
   id: number;
@@ -71,25 +69,6 @@ function namespaceColumns(summary: ClusterSummary): { columns: Column[]; nodeOf:
   columns.forEach((c, k) => (c.members[0].label = `${counts[k].pods} pods in ${counts[k].groups} groups`));
   summary.cidrs.forEach((_, k) => (nodeOf[summary.groups.length + k] = columns.length + k));
   return { columns, nodeOf };
-}
-
-/** Group-level edges folded onto namespaces: ports united, open only when every folded edge is. */
-function foldEdges(edges: GraphEdge[], nodeOf: Int32Array, pairsPossible: (a: number, b: number) => number): GraphEdge[] {
-  const out = new Map<string, GraphEdge & { n: number }>();
-  for (const e of edges) {
-    const a = nodeOf[e.from];
-    const b = nodeOf[e.to];
-    const k = `${a}>${b}`;
-    const cur = out.get(k);
-    if (!cur) out.set(k, { from: a, to: b, ports: [...e.ports], open: e.open, partial: e.partial, n: 1 });
-    else {
-      for (const p of e.ports) if (!cur.ports.includes(p)) cur.ports.push(p);
-      cur.open &&= e.open;
-      cur.partial ||= e.partial;
-      cur.n++;
-    }
-  }
-  return [...out.values()].map(({ n, ...e }) => ({ ...e, partial: e.partial || n < pairsPossible(e.from, e.to), ports: e.ports.includes('any') ? ['any'] : e.ports }));
 }
 
 function layout(summary: ClusterSummary, columns: Column[], firstExternal: number, width: number): Layout {
@@ -204,7 +183,9 @@ function placeLabels(items: { d: string; text: string }[]): [number, number][] {
   });
 }
 
-export function GraphView({ summary, graph, policy }: { summary: ClusterSummary; graph: GraphAnswer; policy?: PolicyInfo }) {
+export function GraphView({ summary: full, graph, policy, level: wanted, onLevel }: { summary: ClusterSummary; graph: GraphAnswer; policy?: PolicyInfo; level: GraphLevel; onLevel(level: GraphLevel): void }) {
+  // Only the external networks the answer covers.
+  const summary = useMemo(() => (full.cidrs.length > graph.cidrCount ? { ...full, cidrs: full.cidrs.slice(0, graph.cidrCount) } : full), [full, graph.cidrCount]);
   const allChecked = graph.ports.length;
   const [showOpen, setShowOpen] = useState(false);
   const [hover, setHover] = useState<number>();
@@ -218,20 +199,17 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
     return () => ro.disconnect();
   }, []);
   const G = summary.groups.length;
-  const [levelChoice, setLevel] = useState<'' | 'groups' | 'namespaces'>('');
-  const level = levelChoice || (G > AUTO_NAMESPACE_LEVEL ? 'namespaces' : 'groups');
+  // Drawn at the level the answer was computed for (the other one may be on its way).
+  const level = graph.level;
 
-  // Nodes, edges and policy marks of the chosen level; ids are group (or namespace) indexes, then external networks.
+  // Nodes and edges of that level; ids are group (or namespace) indexes, then external networks.
   const view = useMemo(() => {
     if (level === 'groups') {
       const identity = Int32Array.from({ length: G + summary.cidrs.length }, (_, i) => i);
       return { lay: layout(summary, groupColumns(summary), G, width), edges: graph.edges, nodeOf: identity };
     }
     const { columns, nodeOf } = namespaceColumns(summary);
-    const groupsIn = new Map<number, number>();
-    for (let g = 0; g < G; g++) groupsIn.set(nodeOf[g], (groupsIn.get(nodeOf[g]) ?? 0) + 1);
-    const possible = (a: number, b: number) => (groupsIn.get(a) ?? 1) * (groupsIn.get(b) ?? 1);
-    return { lay: layout(summary, columns, columns.length, width), edges: foldEdges(graph.edges, nodeOf, possible), nodeOf };
+    return { lay: layout(summary, columns, columns.length, width), edges: graph.edges, nodeOf };
   }, [level, summary, graph.edges, width, G]);
   const lay = view.lay;
 
@@ -291,7 +269,7 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
       <div className="rx-graph-bar">
         <label className="check">
           <span className="muted">Nodes</span>
-          <select className="input" aria-label="Graph detail" value={level} onChange={(e) => setLevel(e.target.value as 'groups' | 'namespaces')}>
+          <select className="input" aria-label="Graph detail" value={wanted} onChange={(e) => onLevel(e.target.value as GraphLevel)}>
             <option value="groups">pod groups</option>
             <option value="namespaces">namespaces</option>
           </select>
@@ -302,6 +280,7 @@ export function GraphView({ summary, graph, policy }: { summary: ClusterSummary;
         <span className="muted">
           Ports checked: {graph.ports.map((p) => `${p.protocol} ${p.port}`).join(', ')}
           {hidden > 0 && ` · ${hidden} more edges not drawn`}
+          {full.cidrs.length > graph.cidrCount && ` · ${full.cidrs.length - graph.cidrCount} more external networks not drawn`}
         </span>
       </div>
       <div className="rx-graph-scroll" ref={wrap}>

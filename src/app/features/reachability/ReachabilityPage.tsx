@@ -7,7 +7,7 @@ import type { Protocol } from '../../../lib/reachability/index.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { useList } from '../../api/hooks.ts';
 import { useSearchParam } from '../../routes/router.tsx';
-import type { ClusterSummary, GraphView as GraphAnswer, MatrixView as MatrixAnswer, PolicyInfo } from './compute.ts';
+import type { ClusterSummary, GraphLevel, GraphView as GraphAnswer, MatrixView as MatrixAnswer, PolicyInfo } from './compute.ts';
 import { useLiveReachability, useWorkerAnswer } from './client.ts';
 import { ExplainPanel } from './ExplainPanel.tsx';
 import { GraphView } from './GraphView.tsx';
@@ -22,6 +22,8 @@ const VIEWS: { id: View; label: string }[] = [
 ];
 const PROTOCOLS: Protocol[] = ['TCP', 'UDP', 'SCTP'];
 const policyKey = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
+/** Past this many pod groups the graph starts folded to namespaces. */
+const AUTO_NAMESPACE_LEVEL = 40;
 
 function PolicyPicker({ summary, selected, onSelect }: { summary: ClusterSummary; selected?: string; onSelect(key: string): void }) {
   return (
@@ -71,7 +73,10 @@ export function ReachabilityPage() {
   const [portDraft, setPortDraft] = useState(String(port));
   useEffect(() => setPortDraft(String(port)), [port]);
   const matrix = useWorkerAnswer<MatrixAnswer>(summary, `${protocol}/${port}`, view === 'matrix' ? { type: 'matrix', port, protocol } : null);
-  const graph = useWorkerAnswer<GraphAnswer>(summary, 'graph', view === 'graph' ? { type: 'graph' } : null);
+  // The graph shows pod groups, or namespaces once there are too many groups to draw (switchable).
+  const [nodesParam, setNodes] = useSearchParam('nodes');
+  const level: GraphLevel = nodesParam === 'groups' || nodesParam === 'namespaces' ? nodesParam : (summary?.groups.length ?? 0) > AUTO_NAMESPACE_LEVEL ? 'namespaces' : 'groups';
+  const graph = useWorkerAnswer<GraphAnswer>(summary, `graph/${level}`, view === 'graph' ? { type: 'graph', level } : null);
 
   const policy: PolicyInfo | undefined = summary?.policies.find((p) => policyKey(p) === policyParam);
   const shownSummary = view === 'matrix' ? matrix.summary : view === 'graph' ? graph.summary : summary;
@@ -202,7 +207,7 @@ export function ReachabilityPage() {
       )}
       {summary && view === 'graph' && (
         <div className={`rx-layout${computing ? ' stale' : ''}`}>
-          <div className="rx-main">{graph.summary && graph.data ? <GraphView summary={graph.summary} graph={graph.data} policy={shownPolicy} /> : <div className="empty">computing…</div>}</div>
+          <div className="rx-main">{graph.summary && graph.data ? <GraphView summary={graph.summary} graph={graph.data} policy={shownPolicy} level={level} onLevel={(l) => setNodes(l)} /> : <div className="empty">computing…</div>}</div>
           <PolicyPicker summary={summary} selected={policy ? policyParam : undefined} onSelect={setPolicy} />
         </div>
       )}

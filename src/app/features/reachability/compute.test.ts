@@ -105,5 +105,10 @@ describe('reachability view computations', () => {
     const ext = sum.groups.length; // the first external network
     const b = sum.groups.findIndex((x) => x.pods[0].name === 'b');
     expect(g.edges.find((e) => e.from === ext && e.to === b)?.ports).toEqual(['TCP 8080']);
+    // Folded to namespaces x (0) and y (1): x reaches y on any port, y reaches x only where a pod allows it.
+    const ns = s.graphView('namespaces');
+    expect(ns.edges.find((e) => e.from === 0 && e.to === 1)).toMatchObject({ open: true, ports: ['any'] });
+    expect(ns.edges.find((e) => e.from === 1 && e.to === 0)).toBeUndefined();
+    expect(ns.edges.find((e) => e.from === 2 && e.to === 0)).toMatchObject({ ports: ['TCP 8080'], partial: true });
   });
 });

@@ -83,9 +83,14 @@ export interface GraphEdge {
   partial: boolean;
 }
 
+export type GraphLevel = 'groups' | 'namespaces';
+
 export interface GraphView {
   version: number;
+  level: GraphLevel;
   ports: PortSpec[];
+  /** The first this many of the summary's external networks are drawn. */
+  cidrCount: number;
   edges: GraphEdge[];
   ms: number;
 }
@@ -113,6 +118,7 @@ export interface WhatIfResult {
   ms: number;
 }
 
+const MAX_GRAPH_CIDRS = 16;
 const portText = (p: PortSpec) => `${p.protocol} ${p.port}`;
 const sortedLabels = (l: Record<string, string> | undefined) => Object.fromEntries(Object.entries(l ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 const policyKey = (np: { metadata: { namespace?: string; name?: string } }) => `${np.metadata.namespace ?? 'default'}/${np.metadata.name ?? ''}`;
@@ -146,6 +152,49 @@ export function sampleAddress(cidr: string, except: string[] = []): string | und
     if (cidrContainsIP(net, ip) && !ex.some((e) => cidrContainsIP(e, ip))) return formatIP(ip);
   }
   return undefined;
+}
+
+/**
+ * Allowed pod pairs per bucket pair, buckets given per pod (groups, or
+ * namespaces). A row equal to the previous one reuses its counts: pods of one
+ * workload sit next to each other and usually share their row.
+ */
+function bucketCounts(m: ReachabilityMatrix, bucketOf: Int32Array, B: number): { counts: Uint32Array; allowed: number } {
+  const counts = new Uint32Array(B * B);
+  const n = m.pods.length;
+  const rw = m.rowWords;
+  const rowCounts = new Uint32Array(B);
+  let allowed = 0;
+  let rowTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const base = i * rw;
+    let same = i > 0;
+    if (same) {
+      for (let w = 0; w < rw; w++) {
+        if (m.bits[base + w] !== m.bits[base - rw + w]) {
+          same = false;
+          break;
+        }
+      }
+    }
+    if (!same) {
+      rowCounts.fill(0);
+      rowTotal = 0;
+      for (let w = 0; w < rw; w++) {
+        let x = m.bits[base + w];
+        while (x !== 0) {
+          const low = x & -x;
+          rowCounts[bucketOf[(w << 5) + 31 - Math.clz32(low)]]++;
+          rowTotal++;
+          x ^= low;
+        }
+      }
+    }
+    const out = bucketOf[i] * B;
+    for (let g = 0; g < B; g++) counts[out + g] += rowCounts[g];
+    allowed += rowTotal;
+  }
+  return { counts, allowed };
 }
 
 /** One computation context: the live cluster and its analysis. */
@@ -352,44 +401,9 @@ export class Session {
     return [...out.values()].slice(0, limit).sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1));
   }
 
-  /** Allowed pod pairs per group pair; rows equal to the previous one reuse its counts. */
+  /** Allowed pod pairs per group pair. */
   private groupCounts(m: ReachabilityMatrix): { counts: Uint32Array; allowed: number } {
-    const G = this.groups.length;
-    const counts = new Uint32Array(G * G);
-    const n = m.pods.length;
-    const rw = m.rowWords;
-    const rowCounts = new Uint32Array(G);
-    let allowed = 0;
-    let rowTotal = 0;
-    for (let i = 0; i < n; i++) {
-      const base = i * rw;
-      let same = i > 0;
-      if (same) {
-        for (let w = 0; w < rw; w++) {
-          if (m.bits[base + w] !== m.bits[base - rw + w]) {
-            same = false;
-            break;
-          }
-        }
-      }
-      if (!same) {
-        rowCounts.fill(0);
-        rowTotal = 0;
-        for (let w = 0; w < rw; w++) {
-          let x = m.bits[base + w];
-          while (x !== 0) {
-            const low = x & -x;
-            rowCounts[this.podGroup[(w << 5) + 31 - Math.clz32(low)]]++;
-            rowTotal++;
-            x ^= low;
-          }
-        }
-      }
-      const out = this.podGroup[i] * G;
-      for (let g = 0; g < G; g++) counts[out + g] += rowCounts[g];
-      allowed += rowTotal;
-    }
-    return { counts, allowed };
+    return bucketCounts(m, this.podGroup, this.groups.length);
   }
 
   matrixView(port: number, protocol: Protocol): MatrixView {
@@ -428,54 +442,107 @@ export class Session {
     return { version: this.version, explanations };
   }
 
-  graphView(maxPorts = 8): GraphView {
+  /**
+   * Edges of the graph over the ports worth checking: between pod groups, or
+   * (for big clusters) between namespaces, whose node order is the order in
+   * which namespaces first appear among the groups; external networks follow.
+   */
+  graphView(level: GraphLevel = 'groups', maxPorts = 8): GraphView {
     const t0 = performance.now();
     const summary = this.getSummary();
     const G = this.groups.length;
+    const bucketOfGroup = new Int32Array(G);
+    let B = G;
+    if (level === 'groups') bucketOfGroup.forEach((_, g) => (bucketOfGroup[g] = g));
+    else {
+      B = 0;
+      this.groups.forEach((g, i) => {
+        if (i > 0 && this.groups[i - 1].namespace !== g.namespace) B++;
+        bucketOfGroup[i] = B;
+      });
+      B = G ? B + 1 : 0;
+    }
+    const podBucket = this.podGroup.map((g) => bucketOfGroup[g]);
+    const pods = new Float64Array(B);
+    const groupsIn = new Int32Array(B);
+    const egressOpen = new Uint8Array(B).fill(1);
+    const ingressOpen = new Uint8Array(B).fill(1);
+    this.groups.forEach((g, i) => {
+      const b = bucketOfGroup[i];
+      pods[b] += g.pods.length;
+      groupsIn[b]++;
+      if (g.egressIsolated) egressOpen[b] = 0;
+      if (g.ingressIsolated) ingressOpen[b] = 0;
+    });
     let ports = summary.suggestedPorts.slice(0, maxPorts);
     if (!ports.length) ports = [{ port: 80, protocol: 'TCP' }];
+    // Each external network costs a decision per isolated group and port; past a few they are left out (and said so).
+    const cidrs = summary.cidrs.slice(0, MAX_GRAPH_CIDRS);
+    const N = B + cidrs.length;
     const edgeMap = new Map<number, GraphEdge>();
     const edge = (a: number, b: number) => {
-      const k = a * (G + summary.cidrs.length) + b;
+      const k = a * N + b;
       let e = edgeMap.get(k);
       if (!e) edgeMap.set(k, (e = { from: a, to: b, ports: [], open: false, partial: false }));
       return e;
     };
     for (const p of ports) {
-      const { counts } = this.groupCounts(this.matrix(p.port, p.protocol));
-      for (let a = 0; a < G; a++) {
-        for (let b = 0; b < G; b++) {
-          const c = counts[a * G + b];
+      const { counts } = bucketCounts(this.matrix(p.port, p.protocol), podBucket, B);
+      for (let a = 0; a < B; a++) {
+        for (let b = 0; b < B; b++) {
+          const c = counts[a * B + b];
           if (!c) continue;
           const e = edge(a, b);
           e.ports.push(portText(p));
-          if (c < this.groups[a].pods.length * this.groups[b].pods.length) e.partial = true;
+          if (c < pods[a] * pods[b]) e.partial = true;
         }
       }
     }
-    // External networks: one address of each block stands for it.
-    summary.cidrs.forEach((block, k) => {
+    // External networks: one address of each block stands for it. Only pods
+    // isolated in that direction get an edge (the others reach everything).
+    cidrs.forEach((block, k) => {
       const ip = sampleAddress(block.cidr, block.except);
       if (!ip) return;
-      const node = G + k;
-      this.groups.forEach((g, gi) => {
-        const pod = g.pods[0];
-        for (const p of ports) {
-          if (this.analysis.allowed(pod, { ip }, p.port, p.protocol) && g.egressIsolated) edge(gi, node).ports.push(portText(p));
-          if (this.analysis.allowed({ ip }, pod, p.port, p.protocol) && g.ingressIsolated) edge(node, gi).ports.push(portText(p));
+      const node = B + k;
+      for (const p of ports) {
+        const out = new Int32Array(B);
+        const outTried = new Int32Array(B);
+        const inn = new Int32Array(B);
+        const innTried = new Int32Array(B);
+        this.groups.forEach((g, gi) => {
+          const b = bucketOfGroup[gi];
+          const pod = g.pods[0];
+          if (g.egressIsolated) {
+            outTried[b]++;
+            if (this.analysis.allowed(pod, { ip }, p.port, p.protocol)) out[b]++;
+          }
+          if (g.ingressIsolated) {
+            innTried[b]++;
+            if (this.analysis.allowed({ ip }, pod, p.port, p.protocol)) inn[b]++;
+          }
+        });
+        for (let b = 0; b < B; b++) {
+          if (out[b]) {
+            const e = edge(b, node);
+            e.ports.push(portText(p));
+            if (out[b] < outTried[b]) e.partial = true;
+          }
+          if (inn[b]) {
+            const e = edge(node, b);
+            e.ports.push(portText(p));
+            if (inn[b] < innTried[b]) e.partial = true;
+          }
         }
-      });
+      }
     });
     const edges: GraphEdge[] = [];
     for (const e of edgeMap.values()) {
       if (!e.ports.length) continue;
-      const a = this.groups[e.from];
-      const b = this.groups[e.to];
-      e.open = !!a && !!b && !a.egressIsolated && !b.ingressIsolated;
+      e.open = e.from < B && e.to < B && egressOpen[e.from] === 1 && ingressOpen[e.to] === 1;
       if (e.open) e.ports = ['any'];
       edges.push(e);
     }
-    return { version: this.version, ports, edges, ms: performance.now() - t0 };
+    return { version: this.version, level, ports, edges, cidrCount: cidrs.length, ms: performance.now() - t0 };
   }
 
   /** The change a policy edit would make: live policies with `original` replaced by `draft` (or `draft` added). */

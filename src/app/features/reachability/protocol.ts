@@ -1,12 +1,12 @@
 // Messages between the page and reachability.worker.ts.
 import type { Endpoint, NetworkPolicyLike, Protocol, ReachabilityInput } from '../../../lib/reachability/index.ts';
-import type { PortSpec } from './compute.ts';
+import type { GraphLevel, PortSpec } from './compute.ts';
 
 type Body =
   | { type: 'input'; input: ReachabilityInput; version: number }
   | { type: 'summary' }
   | { type: 'matrix'; port: number; protocol: Protocol }
-  | { type: 'graph' }
+  | { type: 'graph'; level: GraphLevel }
   | { type: 'explain'; from: Endpoint; to: Endpoint; port: number; protocol: Protocol }
   | { type: 'explainCell'; fromKey: string; toKey: string; port: number; protocol: Protocol }
   | { type: 'whatif'; draft: NetworkPolicyLike; original?: NetworkPolicyLike; extraPorts?: PortSpec[] };

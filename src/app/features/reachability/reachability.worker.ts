@@ -22,7 +22,7 @@ function answer(req: WorkerRequest): { result: unknown; transfer?: Transferable[
       return { result: view, transfer: [view.counts.buffer] };
     }
     case 'graph':
-      return { result: session.graphView() };
+      return { result: session.graphView(req.level) };
     case 'explain':
       return { result: session.explain(req.from, req.to, req.port, req.protocol) };
     case 'explainCell':
