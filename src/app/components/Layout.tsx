@@ -61,7 +61,7 @@ function NavLink({ to, icon, children, active, unavailable }: { to: string; icon
 }
 
 // `g` then a letter jumps to a view; `/` focuses the filter.
-const JUMPS: Record<string, string> = { o: '/', n: '/nodes', p: '/networkpolicies', d: '/daemonsets', v: '/volumeattachments', s: '/namespaces', c: '/pods', ',': '/settings' };
+const JUMPS: Record<string, string> = { o: '/', n: '/nodes', p: '/networkpolicies', d: '/daemonsets', v: '/volumeattachments', s: '/namespaces', c: '/pods', r: '/reachability', ',': '/settings' };
 function useKeyboard() {
   useEffect(() => {
     let pendingG = 0;

@@ -581,7 +581,13 @@ export class Session {
       }
     };
     for (const p of ports) {
-      const d = diffMatrices(this.matrix(p.port, p.protocol), after.matrix(p.port, p.protocol));
+      let d: ReturnType<typeof diffMatrices>;
+      try {
+        d = diffMatrices(this.matrix(p.port, p.protocol), after.matrix(p.port, p.protocol));
+      } catch (e) {
+        // A half-typed draft the engine cannot read: say so rather than fail.
+        return { ...empty, error: e instanceof Error ? e.message : String(e), ms: performance.now() - t0 };
+      }
       result.ports.push({ ...p, newlyAllowed: d.newlyAllowedCount, newlyDenied: d.newlyDeniedCount });
       result.totalAllowed += d.newlyAllowedCount;
       result.totalDenied += d.newlyDeniedCount;
