@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startServer } from './server.ts';
+import { parseCorsAllowedOrigins } from './http/cors.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +29,8 @@ if (values.help) {
   --data-dir DIR                where the SQLite store lives (default ./data)
   --static-dir DIR              the built web app (default ./dist)
   --token-file FILE             bearer tokens, kube-apiserver CSV format (default: no authentication)
-  --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS
+  --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS, each pinned
+                                to the host's start and end (e.g. '^https://app\\.example\\.com(:[0-9]+)?$')
   --no-demo                     start with an empty cluster
   --no-controllers              do not run the in-process controllers (nor the simulated kubelets and attacher)
   --sim-nodes N                 register N extra simulated nodes (sim-node-00001 ...)
@@ -37,13 +39,24 @@ if (values.help) {
   process.exit(0);
 }
 
+function corsAllowedOrigins(): RegExp[] | undefined {
+  const list = values['cors-allowed-origins'];
+  if (list === undefined) return undefined;
+  try {
+    return parseCorsAllowedOrigins(list);
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(2);
+  }
+}
+
 const server = await startServer({
   host: values.host,
   port: Number(values.port),
   dataDir: resolve(values['data-dir']!),
   staticDir: resolve(values['static-dir']!),
   tokenFile: values['token-file'],
-  corsAllowedOrigins: values['cors-allowed-origins']?.split(',').filter(Boolean).map((o) => new RegExp(o)),
+  corsAllowedOrigins: corsAllowedOrigins(),
   controllers: !values['no-controllers'],
   demo: !values['no-demo'],
   simulation: {

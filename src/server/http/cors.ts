@@ -31,3 +31,29 @@ export function corsHeaders(req: IncomingMessage, patterns: readonly RegExp[]): 
     'Access-Control-Allow-Credentials': 'true',
   };
 }
+
+/**
+ * `--cors-allowed-origins`: comma-separated regular expressions. As
+ * kube-apiserver (since CVE-2022-1996) each must pin the start of the host
+ * (`^` or `//`) and its end (`$` or `:`), so that `example.com` cannot be
+ * satisfied by `https://example.com.attacker.io`.
+ */
+export function parseCorsAllowedOrigins(list: string): RegExp[] {
+  return list
+    .split(',')
+    .filter(Boolean)
+    .map((pattern) => {
+      let re: RegExp;
+      try {
+        re = new RegExp(pattern);
+      } catch (e) {
+        throw new Error(`--cors-allowed-origins has an invalid regular expression: ${(e as Error).message}`);
+      }
+      const pinsStart = pattern.includes('^') || pattern.includes('//');
+      const pinsEnd = pattern.includes('$') || pattern.includes(':');
+      if (!pinsStart || !pinsEnd) {
+        throw new Error(`--cors-allowed-origins has an invalid regular expression: ${JSON.stringify(pattern)} does not pin the start and end of the host in the Origin header (e.g. '^https://app\\.example\\.com(:[0-9]+)?$' or '//app\\.example\\.com(:|$)')`);
+      }
+      return re;
+    });
+}
