@@ -13,7 +13,7 @@ import { applyMergePatch, createMergePatch } from '../../../lib/patch/mergepatch
 import { mergeYaml, parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { api, KubeError } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
-import { useObject } from '../../api/hooks.ts';
+import { useCanI, useObject } from '../../api/hooks.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { buildFields } from '../../editors/form/fields.ts';
 import { kindForms } from '../../editors/form/layouts.ts';
@@ -231,6 +231,8 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
 
   const title = creating ? `New ${kind.kind}` : `Edit ${draft.metadata.name}`;
   const hasStatus = !creating && !!kind.subresources.status;
+  const statusWrite = useCanI('update', kind, initial.metadata.namespace, 'status');
+  const statusEditable = statusWrite?.allowed === true;
   const schema = jsonSchemaFor(kind);
 
   return (
@@ -329,14 +331,23 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
           {tab === 'status' && hasStatus && (
             <>
               <div className="alert info">
-                Status is written through its own endpoint (<code>{kind.plural}/status</code>), normally only by controllers and node agents. Change it here only to test or repair; the server decides who may.
+                {statusEditable ? (
+                  <>
+                    Status is written through its own endpoint (<code>{kind.plural}/status</code>), normally only by controllers and node agents. Change it here only to test or repair.
+                  </>
+                ) : (
+                  <>
+                    Read-only: you may not update <code>{kind.plural}/status</code>
+                    {statusWrite?.reason ? ` (${statusWrite.reason})` : ''}. Controllers and node agents write it.
+                  </>
+                )}
               </div>
-              <LazyYamlEditor value={statusText} onChange={setStatusText} schema={{}} schemaUri={`${schemaUriFor(kind)}#status`} height={420} />
+              <LazyYamlEditor value={statusText} onChange={setStatusText} readOnly={!statusEditable} schema={{}} schemaUri={`${schemaUriFor(kind)}#status`} height={420} />
             </>
           )}
           <div className="editor-bar">
             {tab === 'status' ? (
-              <button className="btn primary" onClick={() => void applyStatus()} disabled={busy}>
+              <button className="btn primary" onClick={() => void applyStatus()} disabled={busy || !statusEditable}>
                 Apply status
               </button>
             ) : (

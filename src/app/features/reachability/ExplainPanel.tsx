@@ -1,6 +1,7 @@
 // Why one cell of the matrix says what it says: for each direction, the
 // policies that isolate the pod and the rules (by index) that let the
 // connection through, with links to the policies.
+import { useEffect, useRef } from 'react';
 import type { DirectionExplanation, Explanation, PolicyRef, Protocol, RuleRef } from '../../../lib/reachability/index.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
@@ -90,12 +91,18 @@ export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose }:
     `${src?.key}>${dst?.key}@${protocol}/${port}`,
     src && dst ? { type: 'explainCell', fromKey: src.key, toKey: dst.key, port, protocol } : null,
   );
+  // On narrow screens the panel sits below the matrix: bring it into view when a cell is chosen.
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (el && el.getBoundingClientRect().top > window.innerHeight - 80) el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [src?.key, dst?.key]);
   if (!src || !dst) return null;
   const { state, count, total } = cellState(summary, matrix, cell.from, cell.to);
   const list = answer.data?.explanations ?? [];
   const single = src.pods.length === 1 && dst.pods.length === 1;
   return (
-    <aside className="panel rx-side" aria-label="Explanation" data-testid="explanation">
+    <aside className="panel rx-side" aria-label="Explanation" data-testid="explanation" ref={ref}>
       <h2>
         <span className={`rx-cell static ${state}`} aria-hidden="true">
           {SYMBOL[state]}
