@@ -115,3 +115,17 @@ test('a node\'s taints edited in the form are seen by kubectl', async ({ page })
   const node = JSON.parse((await kubectl('get', 'node', 'tainted', '-o', 'json')).stdout);
   expect(node.spec.taints).toEqual([{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]);
 });
+
+test('status is edited through its own endpoint from the Status tab', async ({ page }) => {
+  // An attacher no simulator handles, so nothing else writes this status.
+  const va = { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: 'manual-va' }, spec: { attacher: 'manual.csi.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv-1' } } };
+  expect((await apiRequest('/apis/storage.k8s.io/v1/volumeattachments', 'POST', va)).status).toBe(201);
+  await page.goto('/edit/volumeattachments/manual-va');
+  await page.getByRole('tab', { name: 'Status' }).click();
+  await expect(page.getByText('Change it here only to test or repair')).toBeVisible();
+  await setEditorText(page, 'attached: true\nattachmentMetadata:\n  devicePath: /dev/sdb\n');
+  await page.getByRole('button', { name: 'Apply status' }).click();
+  await expect(page).toHaveURL(/\/volumeattachments\/manual-va$/);
+  const r = await kubectl('get', 'volumeattachment', 'manual-va', '-o', 'jsonpath={.status.attached} {.status.attachmentMetadata.devicePath}');
+  expect(r.stdout).toBe('true /dev/sdb');
+});

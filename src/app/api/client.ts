@@ -100,6 +100,25 @@ export const api = {
     kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name, subresource), json('PATCH', patch, 'application/merge-patch+json')),
   delete: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, options: Record<string, unknown> = {}) =>
     kubeFetch<unknown>(conn, kindPath(kind, namespace, name), json('DELETE', { kind: 'DeleteOptions', apiVersion: 'v1', ...options })),
+  /**
+   * Whether the connection's user may do `verb` on a kind (or its
+   * subresource), asked with a SelfSubjectAccessReview as `kubectl auth can-i`
+   * does. A server without the review API leaves the decision to each request.
+   */
+  canI: async (conn: Connection, verb: string, kind: KindDefinition, namespace?: string, subresource?: string): Promise<{ allowed: boolean; reason?: string }> => {
+    const review = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb, group: kind.group, version: kind.version, resource: kind.plural, subresource, namespace } },
+    };
+    try {
+      const answer = await kubeFetch<{ status?: { allowed?: boolean; reason?: string } }>(conn, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', json('POST', review));
+      return { allowed: !!answer.status?.allowed, reason: answer.status?.reason };
+    } catch (e) {
+      if (e instanceof KubeError && (e.code === 404 || e.code === 403)) return { allowed: true };
+      throw e;
+    }
+  },
   /** POST to an action subresource such as `eviction`. */
   action: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, subresource: string, body: unknown) =>
     kubeFetch<unknown>(conn, kindPath(kind, namespace, name, subresource), json('POST', body)),
