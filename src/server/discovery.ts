@@ -13,7 +13,7 @@ export function storageVersionHash(k: Pick<KindDefinition, 'group' | 'version' |
  * Subresources whose request and response are another kind than their parent
  * (upstream's discovery names them with group and version when those differ).
  */
-const SUBRESOURCE_KINDS: Record<string, { group: string; version: string; kind: string }> = {
+export const SUBRESOURCE_KINDS: Record<string, { group: string; version: string; kind: string }> = {
   eviction: { group: 'policy', version: 'v1', kind: 'Eviction' },
   binding: { group: '', version: 'v1', kind: 'Binding' },
 };

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
-import { groupVersions, type GroupVersion, type ServedResource } from './discovery.ts';
+import { groupVersions, SUBRESOURCE_KINDS, type GroupVersion, type ServedResource } from './discovery.ts';
 import { patchMetaFor, type FieldMeta, type KindPatchSchema } from '../kinds/patchmeta.ts';
 
 const SAFE_INT = 9007199254740991;
@@ -137,7 +137,7 @@ function kindPaths(k: KindDefinition): Record<string, unknown> {
     operationId: id,
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': gvk,
-    responses: { '200': { description: 'OK', content: json(action === 'list' ? listRef : ref) } },
+    responses: { '200': { description: 'OK', content: json(action === 'list' || action === 'deletecollection' ? listRef : ref) } },
     ...extra,
   });
   const Kind = k.kind;
@@ -176,6 +176,28 @@ function kindPaths(k: KindDefinition): Record<string, unknown> {
         requestBody: { required: true, content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: 'object' } }])) },
       }),
     };
+  }
+  // Other subresources (pods/eviction, pods/binding, namespaces/finalize), with
+  // the kind they take when it is not the parent's (discovery says the same).
+  for (const [sub, { verbs }] of Object.entries(k.subresources)) {
+    if (sub === 'status') continue;
+    const other = SUBRESOURCE_KINDS[sub];
+    const subGvk = other ?? gvk;
+    const body = other ? { type: 'object', description: `${other.kind} (${other.group ? `${other.group}/` : ''}${other.version}).` } : ref;
+    const content = { 'application/json': { schema: body }, 'application/yaml': { schema: body } };
+    const Sub = sub[0].toUpperCase() + sub.slice(1);
+    const item: Record<string, unknown> = { parameters: [...nameParam, ...nsParam] };
+    const subOp = (action: string, id: string) => ({
+      operationId: `${id}${Kind}${Sub}`,
+      'x-kubernetes-action': action,
+      'x-kubernetes-group-version-kind': subGvk,
+      parameters: writeParams,
+      requestBody: { required: true, content },
+      responses: { [action === 'post' ? '201' : '200']: { description: 'OK', content } },
+    });
+    if (verbs.includes('create')) item.post = subOp('post', 'create');
+    if (verbs.includes('update')) item.put = subOp('put', 'replace');
+    paths[`${base}/{name}/${sub}`] = item;
   }
   return paths;
 }

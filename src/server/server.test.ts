@@ -95,6 +95,22 @@ describe('health, version, discovery', () => {
     expect(ds.properties.spec.properties.updateStrategy).toBeDefined();
   });
 
+  it('lists every subresource discovery lists in OpenAPI, action subresources with their own kinds', async () => {
+    const index = (await s.api('/openapi/v3')).body;
+    const core = (await s.api(index.paths['api/v1'].serverRelativeURL)).body;
+    const eviction = core.paths['/api/v1/namespaces/{namespace}/pods/{name}/eviction'];
+    expect(Object.keys(eviction)).toEqual(['parameters', 'post']);
+    expect(eviction.post['x-kubernetes-group-version-kind']).toEqual({ group: 'policy', version: 'v1', kind: 'Eviction' });
+    expect(core.paths['/api/v1/namespaces/{namespace}/pods/{name}/binding'].post['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'Binding' });
+    expect(Object.keys(core.paths['/api/v1/namespaces/{name}/finalize'])).toEqual(['parameters', 'put']);
+    const discovered = (await s.api('/api/v1')).body.resources.filter((r: any) => r.name.includes('/')).map((r: any) => r.name);
+    const documented = Object.keys(core.paths).flatMap((p) => {
+      const m = p.match(/\/([a-z]+)\/\{name\}\/([a-z]+)$/);
+      return m ? [`${m[1]}/${m[2]}`] : [];
+    });
+    expect(documented.sort()).toEqual(discovered.sort());
+  });
+
   it('publishes the kinds\' patch metadata and the patch types served (no apply-patch)', async () => {
     const index = (await s.api('/openapi/v3')).body;
     const doc = (await s.api(index.paths['apis/apps/v1'].serverRelativeURL)).body;
