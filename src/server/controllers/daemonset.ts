@@ -576,6 +576,42 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     );
   }
 
+  /** updateDaemonSet: manage, then the rolling update once manage has nothing left to do, then history clean-up. Returns whether work was left over. */
+  async function updateDaemonSet(
+    ds: KubeObject,
+    sel: Requirement[],
+    hash: string,
+    old: KubeObject[],
+    nodeList: KubeObject[],
+    placement: Map<string, Placement>,
+    byNode: Map<string, KubeObject[]>,
+    now: number,
+    requeue: (ms: number) => void,
+  ): Promise<boolean> {
+    const { toCreate, toDelete } = manage(ds, nodeList, placement, byNode, hash, now, requeue);
+    const managed = await syncNodes(ds, toDelete, toCreate, hash);
+    let more = managed.more;
+    // The rolling update runs only once manage has nothing left to do (upstream
+    // waits for its expectations); the events of manage's writes bring us back.
+    const strategy = (ds.spec as any)?.updateStrategy?.type ?? 'RollingUpdate';
+    if (!managed.wrote && strategy === 'RollingUpdate') {
+      now = Date.now();
+      const entries = new Map<string, NodePods<KubeObject>>();
+      for (const node of nodeList) {
+        const { shouldRun } = placement.get(node.metadata.name!)!;
+        const pods = byNode.get(node.metadata.name!);
+        if (shouldRun || pods) entries.set(node.metadata.name!, { nodeName: node.metadata.name!, shouldRun, pods: pods ?? [] });
+      }
+      for (const [nodeName, pods] of byNode) if (!entries.has(nodeName)) entries.set(nodeName, { nodeName, shouldRun: false, pods });
+      const plan = planRollingUpdate({ ds: ds as any, nodes: [...entries.values()].sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)), hash, now });
+      const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
+      more ||= r.more;
+    }
+
+    await cleanupHistory(ds, sel, old);
+    return more;
+  }
+
   // ---- sync ----
 
   async function sync(key: string) {
@@ -602,33 +638,19 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const placement = new Map<string, Placement>();
     for (const node of nodeList) placement.set(node.metadata.name!, nodeShouldRunDaemonPod(node, ds, tolerations));
     let byNode = nodesToDaemonPods(podsOf(ds, sel));
-    const { toCreate, toDelete } = manage(ds, nodeList, placement, byNode, hash, now, requeue);
-    let { wrote, more } = await syncNodes(ds, toDelete, toCreate, hash);
-
-    // The rolling update runs only once manage has nothing left to do (upstream
-    // waits for its expectations); the events of manage's writes bring us back.
-    const strategy = (ds.spec as any)?.updateStrategy?.type ?? 'RollingUpdate';
-    if (!wrote && strategy === 'RollingUpdate') {
-      now = Date.now();
-      const entries = new Map<string, NodePods<KubeObject>>();
-      for (const node of nodeList) {
-        const { shouldRun } = placement.get(node.metadata.name!)!;
-        const pods = byNode.get(node.metadata.name!);
-        if (shouldRun || pods) entries.set(node.metadata.name!, { nodeName: node.metadata.name!, shouldRun, pods: pods ?? [] });
-      }
-      for (const [nodeName, pods] of byNode) if (!entries.has(nodeName)) entries.set(nodeName, { nodeName, shouldRun: false, pods });
-      const plan = planRollingUpdate({ ds: ds as any, nodes: [...entries.values()].sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)), hash, now });
-      const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
-      wrote ||= r.wrote;
-      more ||= r.more;
+    let more = false;
+    let failure: unknown;
+    try {
+      more = await updateDaemonSet(ds, sel, hash, old, nodeList, placement, byNode, now, requeue);
+    } catch (e) {
+      failure = e; // the status is written all the same, as upstream does
     }
-
-    await cleanupHistory(ds, sel, old);
 
     now = Date.now();
     byNode = nodesToDaemonPods(podsOf(ds, sel));
     const { status } = computeStatus(ds, nodeList, placement, byNode, hash, now);
     await storeStatus(ds, status, true);
+    if (failure) throw failure;
     // Come back when a ready pod turns available (minReadySeconds): the status
     // changes and the rollout may proceed (upstream requeues after minReadySeconds).
     const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
