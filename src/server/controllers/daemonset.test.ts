@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
 import { isPodAvailable, rolloutStatus } from '../../lib/rollout.ts';
+import { computeHash, revisionData, stableStringify } from './daemonset.ts';
 
 let s: TestServer;
 
@@ -217,6 +218,23 @@ async function setImage(name: string, image: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body;
 }
+
+describe('revision names and data', () => {
+  it('hash the template with FNV-32a into name-safe characters, collisionCount changing it', () => {
+    const template = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'i:1' }] } };
+    const h = computeHash(template);
+    expect(h).toMatch(/^[4-9bcdf]+$/);
+    expect(computeHash({ spec: template.spec, metadata: template.metadata })).toBe(h); // key order does not matter
+    expect(computeHash(template, 1)).not.toBe(h);
+    expect(computeHash(template, 0)).not.toBe(h); // a collisionCount of 0 is hashed too, as upstream
+    expect(computeHash({ ...template, spec: { containers: [{ name: 'c', image: 'i:2' }] } })).not.toBe(h);
+  });
+
+  it('store the template as a replace patch with sorted keys', () => {
+    const ds: any = { metadata: { name: 'x' }, spec: { template: { spec: { b: 1, a: [{ d: 1, c: 2 }] }, metadata: { labels: { z: '1' } } } } };
+    expect(stableStringify(revisionData(ds))).toBe('{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"z":"1"}},"spec":{"a":[{"c":2,"d":1}],"b":1}}}}');
+  });
+});
 
 describe('placement', () => {
   it('runs one pod on each node that matches the selector, affinity and taints', async () => {
