@@ -6,8 +6,12 @@ import react from '@vitejs/plugin-react';
 // `npm run dev` proxies the Kubernetes paths to a server started with `npm start`.
 const apiPaths = ['/api', '/apis', '/openapi', '/version', '/healthz', '/livez', '/readyz'];
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   plugins: [react()],
+  // Relative asset URLs in the build, so the app also runs under a prefix
+  // (`kubectl proxy --www=dist` serves it at /static/); our server adds
+  // <base href="/"> so that deep links resolve them from the root.
+  base: command === 'build' ? './' : '/',
   // The initial bundle budget (300 KB gzipped without Monaco) is printed by bench/, not guessed here.
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1500 },
   server: {
@@ -19,4 +23,4 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
   },
-});
+}));

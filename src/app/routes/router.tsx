@@ -12,15 +12,35 @@ export function setNavigationGuard(g: typeof guard) {
   guard = g;
 }
 
+/**
+ * Where the app is mounted: `/` when our server serves it, `/static/` under
+ * `kubectl proxy --www=dist` (its default prefix). Read off the URL of the
+ * bundle itself (`<mount>assets/<chunk>.js`); app paths (`/nodes`) are
+ * relative to it everywhere else in the app.
+ */
+export const mountPath = (() => {
+  const m = /^(.*\/)assets\/[^/]+$/.exec(new URL(import.meta.url).pathname);
+  return m && typeof window !== 'undefined' ? m[1] : '/';
+})();
+
+/** The browser URL of an app path. */
+export const hrefOf = (to: string) => (to.startsWith('/') ? mountPath + to.slice(1) : to);
+
+/** The app path of the current browser URL. */
+const appPath = () => {
+  const p = window.location.pathname;
+  return p.startsWith(mountPath) ? `/${p.slice(mountPath.length)}` : p;
+};
+
 export function navigate(to: string, opts: { replace?: boolean } = {}) {
   const message = guard?.();
   if (message && !window.confirm(message)) return;
-  if (opts.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+  if (opts.replace) history.replaceState(null, '', hrefOf(to));
+  else history.pushState(null, '', hrefOf(to));
   notify();
 }
 
-const snapshot = () => window.location.pathname + window.location.search;
+const snapshot = () => appPath() + window.location.search;
 
 export function useLocation(): { pathname: string; search: URLSearchParams; href: string } {
   const href = useSyncExternalStore((l) => (listeners.add(l), () => listeners.delete(l)), snapshot);
@@ -32,10 +52,11 @@ export function useLocation(): { pathname: string; search: URLSearchParams; href
 export function useSearchParam(name: string): [string, (v: string) => void] {
   const { search } = useLocation();
   const set = (v: string) => {
-    const url = new URL(window.location.href);
-    if (v) url.searchParams.set(name, v);
-    else url.searchParams.delete(name);
-    navigate(url.pathname + url.search, { replace: true });
+    const params = new URLSearchParams(window.location.search);
+    if (v) params.set(name, v);
+    else params.delete(name);
+    const q = params.toString();
+    navigate(appPath() + (q ? `?${q}` : ''), { replace: true });
   };
   return [search.get(name) ?? '', set];
 }
@@ -59,5 +80,5 @@ export function Link({ to, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorEl
     e.preventDefault();
     navigate(to);
   };
-  return <a href={to} onClick={click} {...rest} />;
+  return <a href={hrefOf(to)} onClick={click} {...rest} />;
 }

@@ -1,6 +1,6 @@
 // Serves the built SPA: files from dist/, and index.html for any other path
 // so that the app's own routes survive a reload.
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 
@@ -38,6 +38,14 @@ export function staticFiles(root: string) {
     const file = normalize(join(root, pathname));
     const inside = file.startsWith(root.endsWith(sep) ? root : root + sep);
     const target = inside && existsSync(file) && statSync(file).isFile() ? file : index;
+    if (target === index) {
+      // The build's asset URLs are relative (so the app also runs under a
+      // prefix); served from the root for any deep link, they resolve from /.
+      const html = readFileSync(index, 'utf8').replace(/<head>/i, '<head><base href="/">');
+      res.writeHead(200, { 'Content-Type': TYPES['.html'], 'Cache-Control': 'no-cache' });
+      res.end(req.method === 'HEAD' ? undefined : html);
+      return;
+    }
     const immutable = target !== index && pathname.startsWith('/assets/');
     res.writeHead(200, {
       'Content-Type': TYPES[extname(target)] ?? 'application/octet-stream',
