@@ -76,41 +76,25 @@ export function kubeletPodStatus(pod: any, memo: PodMemo, ctx: PodSyncContext): 
   const previous = new Map<string, any>((s.containerStatuses ?? []).map((c: any) => [c.name, c]));
   const startDue = memo.seenAt + ctx.startDelayMs;
   const started = s.phase === 'Running' || now >= startDue;
-  if (s.phase !== 'Running' && ctx.imagePullError) {
+  // Not started yet: the sandbox is being created, or (a node fault) the images cannot be pulled.
+  const pullError = s.phase !== 'Running' && ctx.imagePullError;
+  if (pullError || !started) {
     s.phase = 'Pending';
     const names = containers.map((c) => c.name).join(' ');
-    setCondition(conds, 'PodReadyToStartContainers', 'True', nowStr);
+    setCondition(conds, 'PodReadyToStartContainers', pullError ? 'True' : 'False', nowStr);
     setCondition(conds, 'Initialized', 'True', nowStr);
     setCondition(conds, 'Ready', 'False', nowStr, 'ContainersNotReady', `containers with unready status: [${names}]`);
     setCondition(conds, 'ContainersReady', 'False', nowStr, 'ContainersNotReady', `containers with unready status: [${names}]`);
     s.containerStatuses = containers.map((c) => ({
       name: c.name,
-      state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"` } },
+      state: { waiting: pullError ? { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"` } : { reason: 'ContainerCreating' } },
       ready: false,
       restartCount: 0,
       image: imageRef(c.image ?? '').full,
       imageID: '',
       started: false,
     }));
-    return { status: order(s), wakeAt };
-  }
-  if (!started) {
-    s.phase = 'Pending';
-    const names = containers.map((c) => c.name).join(' ');
-    setCondition(conds, 'PodReadyToStartContainers', 'False', nowStr);
-    setCondition(conds, 'Initialized', 'True', nowStr);
-    setCondition(conds, 'Ready', 'False', nowStr, 'ContainersNotReady', `containers with unready status: [${names}]`);
-    setCondition(conds, 'ContainersReady', 'False', nowStr, 'ContainersNotReady', `containers with unready status: [${names}]`);
-    s.containerStatuses = containers.map((c) => ({
-      name: c.name,
-      state: { waiting: { reason: 'ContainerCreating' } },
-      ready: false,
-      restartCount: 0,
-      image: imageRef(c.image ?? '').full,
-      imageID: '',
-      started: false,
-    }));
-    wake(startDue);
+    if (!pullError) wake(startDue);
     return { status: order(s), wakeAt };
   }
 

@@ -134,26 +134,8 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
         {list.length > 1 && a && b && (
           <div className="history-diff">
             <div className="toolbar">
-              <label className="check">
-                Compare revision{' '}
-                <select className="input" value={a.hash} onChange={(e) => setFrom(e.target.value)} aria-label="Older revision">
-                  {list.map((r) => (
-                    <option key={r.hash} value={r.hash}>
-                      {r.revision}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label className="check">
-                with{' '}
-                <select className="input" value={b.hash} onChange={(e) => setTo(e.target.value)} aria-label="Newer revision">
-                  {list.map((r) => (
-                    <option key={r.hash} value={r.hash}>
-                      {r.revision}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <RevisionSelect label="Compare revision" aria="Older revision" value={a.hash} list={list} onChange={setFrom} />
+              <RevisionSelect label="with" aria="Newer revision" value={b.hash} list={list} onChange={setTo} />
             </div>
             <LazyDiffEditor original={sortedYaml(a.template)} modified={sortedYaml(b.template)} originalLabel={`Revision ${a.revision}`} modifiedLabel={`Revision ${b.revision}`} height={300} />
           </div>
@@ -179,5 +161,20 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
         )}
       </ConfirmDialog>
     </section>
+  );
+}
+
+function RevisionSelect({ label, aria, value, list, onChange }: { label: string; aria: string; value: string; list: { hash: string; revision: number }[]; onChange(hash: string): void }) {
+  return (
+    <label className="check">
+      {label}{' '}
+      <select className="input" value={value} onChange={(e) => onChange(e.target.value)} aria-label={aria}>
+        {list.map((r) => (
+          <option key={r.hash} value={r.hash}>
+            {r.revision}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
