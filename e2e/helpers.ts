@@ -1,9 +1,5 @@
 // Talking to the real server from e2e tests: JSON over HTTP and the real kubectl.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { kubectlFor, type Kubectl } from '../src/server/clients/kubectl.ts';
 import { E2E_PORT } from '../playwright.config.ts';
 
 export const SERVER = `http://127.0.0.1:${E2E_PORT}`;
@@ -31,22 +27,7 @@ export function nodeManifest(name: string, labels: Record<string, string> = {}, 
   };
 }
 
-const run = promisify(execFile);
-let kubeconfig: string | undefined;
+let k: Kubectl | undefined;
 
-export async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  if (!kubeconfig) {
-    const dir = mkdtempSync(join(tmpdir(), 'kw-e2e-'));
-    kubeconfig = join(dir, 'config');
-    writeFileSync(
-      kubeconfig,
-      `apiVersion: v1\nkind: Config\nclusters: [{name: e2e, cluster: {server: "${SERVER}"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: e2e, context: {cluster: e2e, user: u}}]\ncurrent-context: e2e\n`,
-    );
-  }
-  try {
-    const r = await run('kubectl', args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: join(kubeconfig, '..') } });
-    return { ...r, code: 0 };
-  } catch (e: any) {
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? String(e), code: e.code ?? 1 };
-  }
-}
+/** The real kubectl against the e2e server. */
+export const kubectl = (...args: string[]) => (k ??= kubectlFor(SERVER))(...args);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
+import { kubectlFor, type Kubectl, type KubectlResult } from './kubectl.ts';
 import { allowAll, makeAuthorizer } from '../auth/authz.ts';
 
 const run = promisify(execFile);
@@ -40,7 +41,7 @@ const viewerOnly = makeAuthorizer({
 let s: TestServer;
 let tls: TLSServer;
 let dir: string;
-let env: NodeJS.ProcessEnv;
+let k: Kubectl;
 
 /** A TLS front for the plain-HTTP test server; answers its https URL. */
 async function tlsPipe(target: URL): Promise<string> {
@@ -67,38 +68,14 @@ beforeAll(async () => {
   writeFileSync(tokenFile, 'admin-token,admin,1,"system:masters"\nviewer-token,viewer,2\n');
   s = await startTestServer({ tokenFile, authorizer: viewerOnly });
   const url = await tlsPipe(new URL(s.url));
-  const kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters: [{name: local, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]
-users:
-- {name: admin, user: {token: admin-token}}
-- {name: viewer, user: {token: viewer-token}}
-- {name: stranger, user: {token: wrong-token}}
-contexts:
-- {name: admin, context: {cluster: local, user: admin, namespace: default}}
-- {name: viewer, context: {cluster: local, user: viewer, namespace: default}}
-- {name: stranger, context: {cluster: local, user: stranger, namespace: default}}
-current-context: admin
-`,
-  );
-  env = { ...process.env, KUBECONFIG: kubeconfig, HOME: dir };
+  k = kubectlFor(url, { insecure: true, users: [{ name: 'admin', token: 'admin-token' }, { name: 'viewer', token: 'viewer-token' }, { name: 'stranger', token: 'wrong-token' }] });
 });
 afterAll(async () => {
   await new Promise((resolve) => tls?.close(resolve));
   await s?.stop();
 });
 
-async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run('kubectl', args, { env, timeout: 30_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (e: any) {
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? String(e), code: typeof e.code === 'number' ? e.code : 1 };
-  }
-}
+const kubectl = (...args: string[]): Promise<KubectlResult> => k(...args);
 
 describe('kubectl auth can-i', () => {
   it('says yes to the admin, for a subresource too', async () => {

@@ -1,46 +1,23 @@
 // The kubectl commands that send strategic merge patches (and drain, which
 // adds evictions), with the real kubectl against the real server.
-import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
+import { kubectlFor, type Kubectl } from './kubectl.ts';
 
-const run = promisify(execFile);
 let s: TestServer;
-let dir: string;
-let env: NodeJS.ProcessEnv;
+let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer();
-  dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-smp-'));
-  const kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters: [{name: local, cluster: {server: "${s.url}"}}]
-users: [{name: admin, user: {}}]
-contexts: [{name: local, context: {cluster: local, user: admin, namespace: default}}]
-current-context: local
-`,
-  );
-  env = { ...process.env, KUBECONFIG: kubeconfig, HOME: dir };
+  k = kubectlFor(s.url, { timeoutMs: 40_000 });
 });
 afterAll(async () => {
   await s.stop();
 });
 
-async function kubectl(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run('kubectl', args, { env: { ...env, ...extraEnv }, timeout: 40_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (e: any) {
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? String(e), code: e.code ?? 1 };
-  }
-}
+const kubectl = (args: string[], env: NodeJS.ProcessEnv = {}) => k.run(args, { env });
 
 const ok = async (...args: string[]) => {
   const r = await kubectl(args);
@@ -51,7 +28,7 @@ const ok = async (...args: string[]) => {
 const getJSON = async (...args: string[]) => JSON.parse(await ok('get', ...args, '-o', 'json'));
 
 function file(name: string, text: string): string {
-  const f = join(dir, name);
+  const f = join(k.dir, name);
   writeFileSync(f, text);
   return f;
 }

@@ -1,52 +1,24 @@
 // The real kubectl against the real server: what a user types must work.
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
+import { kubectlFor, type Kubectl } from './kubectl.ts';
 
-const run = promisify(execFile);
 let s: TestServer;
-let dir: string;
-let env: NodeJS.ProcessEnv;
+let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer();
-  dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
-  const kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters: [{name: local, cluster: {server: "${s.url}"}}]
-users: [{name: admin, user: {}}]
-contexts: [{name: local, context: {cluster: local, user: admin, namespace: default}}]
-current-context: local
-`,
-  );
-  // A private HOME keeps kubectl's discovery cache per test run.
-  env = { ...process.env, KUBECONFIG: kubeconfig, HOME: dir };
+  k = kubectlFor(s.url);
 });
 afterAll(async () => {
   await s.stop();
 });
 
-async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run('kubectl', args, { env, timeout: 30_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (e: any) {
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? String(e), code: e.code ?? 1 };
-  }
-}
-
-function manifest(name: string, text: string): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
+const kubectl = (...args: string[]) => k(...args);
+const manifest = (name: string, text: string) => k.manifest(name, text);
 
 const manifests = {
   node: `apiVersion: v1
@@ -112,7 +84,7 @@ describe('kubectl', () => {
       const obj = JSON.parse(g.stdout);
       expect(obj.metadata.name).toBe(name);
       obj.metadata.labels = { ...obj.metadata.labels, replaced: 'yes' };
-      const edited = join(dir, `${kind}-edited.json`);
+      const edited = join(k.dir, `${kind}-edited.json`);
       writeFileSync(edited, JSON.stringify(obj));
       const rep = await kubectl('replace', '-f', edited);
       expect(rep.code, rep.stderr).toBe(0);
@@ -186,7 +158,7 @@ describe('kubectl', () => {
   it('fails a stale replace with Conflict', async () => {
     const stale = JSON.parse((await kubectl('get', 'node', 'worker-2', '-o', 'json')).stdout);
     await kubectl('patch', 'node', 'worker-2', '--type', 'merge', '-p', '{"metadata":{"labels":{"bump":"1"}}}');
-    const file = join(dir, 'stale.json');
+    const file = join(k.dir, 'stale.json');
     writeFileSync(file, JSON.stringify(stale));
     const r = await kubectl('replace', '-f', file);
     expect(r.code).not.toBe(0);
@@ -227,7 +199,7 @@ describe('kubectl', () => {
   });
 
   it('watches (get -w) a change made by another client', async () => {
-    const child = spawn('kubectl', ['get', 'nodes', '-w', '--output-watch-events'], { env });
+    const child = spawn('kubectl', ['get', 'nodes', '-w', '--output-watch-events'], { env: k.env });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const until = async (pred: () => boolean) => {

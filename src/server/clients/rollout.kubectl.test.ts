@@ -1,51 +1,21 @@
 // The real `kubectl rollout status` against the real server, with the
 // DaemonSet controller and simulated kubelets running: it waits while the
 // rollout is in progress and reports success at the end.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
+import { kubectlFor, type Kubectl } from './kubectl.ts';
 
-const run = promisify(execFile);
 let s: TestServer;
-let dir: string;
-let env: NodeJS.ProcessEnv;
+let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer({ simulation: { heartbeatSeconds: 1, podStartSeconds: 0.1, podReadySeconds: 0.2, podStopSeconds: 0.1 } });
-  dir = mkdtempSync(join(tmpdir(), 'kw-rollout-'));
-  const kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters: [{name: local, cluster: {server: "${s.url}"}}]
-users: [{name: admin, user: {}}]
-contexts: [{name: local, context: {cluster: local, user: admin, namespace: default}}]
-current-context: local
-`,
-  );
-  env = { ...process.env, KUBECONFIG: kubeconfig, HOME: dir };
+  k = kubectlFor(s.url, { timeoutMs: 90_000 });
 });
 afterAll(() => s.stop());
 
-async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run('kubectl', args, { env, timeout: 90_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (e: any) {
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? String(e), code: e.code ?? 1 };
-  }
-}
-
-const manifest = (name: string, text: string) => {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, text);
-  return file;
-};
+const kubectl = (...args: string[]) => k(...args);
+const manifest = (name: string, text: string) => k.manifest(name, text);
 
 const daemonSet = (image: string, strategy = 'RollingUpdate') => `apiVersion: apps/v1
 kind: DaemonSet
