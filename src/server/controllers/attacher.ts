@@ -10,7 +10,8 @@ import { nodeKind } from '../../kinds/node.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
-import { Annotations, DEFAULT_DRIVERS, hex, timingOf, WorkQueue, type SimulationOptions } from './simulation.ts';
+import { Annotations, DEFAULT_DRIVERS, hex, timingOf, type SimulationOptions } from './simulation.ts';
+import { WorkQueue } from './workqueue.ts';
 
 /** external-attacher's finalizer name: `external-attacher/` + the driver name with other characters than [a-zA-Z0-9-] as '-'. */
 export function attacherFinalizer(driver: string): string {

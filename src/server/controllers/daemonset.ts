@@ -33,6 +33,7 @@ import { daemonPodTolerations, nodeShouldRunDaemonPod as placementOf, type Daemo
 import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
+import { WorkQueue } from './workqueue.ts';
 
 /** Creates and deletes per sync at most (upstream's burstReplicas). */
 const BURST_REPLICAS = 250;
@@ -93,96 +94,6 @@ function targetNodeName(pod: KubeObject): string | undefined {
 
 class Conflict extends Error {}
 
-/**
- * A work queue in the manner of client-go's rate-limited queue: a key is
- * queued once however often it is added; a key added while it syncs syncs
- * again afterwards; failures come back after an exponential back-off
- * (5 ms doubling up to 1000 s), forgotten on success. A key syncs again no
- * sooner than its last sync took (up to 0.5 s): a sync of a large DaemonSet
- * walks every node and pod, and events meanwhile are better batched than
- * chased one by one.
- */
-class RateLimitedQueue {
-  private readonly queued = new Set<string>();
-  private readonly active = new Set<string>();
-  private readonly dirty = new Set<string>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly failures = new Map<string, number>();
-  private readonly notBefore = new Map<string, number>();
-  private running = 0;
-  private stopped = false;
-
-  constructor(
-    private readonly sync: (key: string) => Promise<void>,
-    private readonly concurrency = 2,
-  ) {}
-
-  add(key: string) {
-    if (this.stopped) return;
-    if (this.active.has(key)) {
-      this.dirty.add(key);
-      return;
-    }
-    const wait = (this.notBefore.get(key) ?? 0) - Date.now();
-    if (wait > 0) {
-      this.after(key, wait);
-      return;
-    }
-    this.notBefore.delete(key);
-    this.queued.add(key);
-    this.pump();
-  }
-
-  after(key: string, ms: number) {
-    if (this.stopped) return;
-    const at = Date.now() + Math.max(0, ms);
-    const t = this.timers.get(key);
-    if (t && t.at <= at) return;
-    if (t) clearTimeout(t.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.add(key);
-    }, Math.max(0, ms));
-    timer.unref?.();
-    this.timers.set(key, { at, timer });
-  }
-
-  private retry(key: string) {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    this.after(key, Math.min(5 * 2 ** n, 1_000_000));
-  }
-
-  private pump() {
-    while (!this.stopped && this.running < this.concurrency && this.queued.size) {
-      const key = this.queued.values().next().value!;
-      this.queued.delete(key);
-      this.active.add(key);
-      this.running++;
-      const started = Date.now();
-      void this.sync(key)
-        .then(
-          () => this.failures.delete(key),
-          () => this.retry(key),
-        )
-        .finally(() => {
-          this.running--;
-          this.active.delete(key);
-          const took = Date.now() - started;
-          if (took > 0) this.notBefore.set(key, Date.now() + Math.min(500, took));
-          if (this.dirty.delete(key)) this.add(key);
-          this.pump();
-        });
-    }
-  }
-
-  stop() {
-    this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t.timer);
-    this.timers.clear();
-    this.queued.clear();
-  }
-}
 
 // ---- the controller ----------------------------------------------------------
 
@@ -666,7 +577,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (requeueAt.ms !== Infinity) queue.after(key, requeueAt.ms);
   }
 
-  const queue = new RateLimitedQueue(sync, 2);
+  const queue = new WorkQueue(sync, { concurrency: 2, spacing: true });
 
   // ---- events ----
 

@@ -13,7 +13,7 @@
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { resourcePrefixOf, type CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
-import { WorkQueue } from './simulation.ts';
+import { WorkQueue } from './workqueue.ts';
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';

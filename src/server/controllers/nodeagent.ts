@@ -20,7 +20,8 @@ import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
-import { Annotations, hex, isTrue, timingOf, WorkQueue, type SimulationOptions, type Timing } from './simulation.ts';
+import { Annotations, hex, isTrue, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
+import { WorkQueue } from './workqueue.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
 import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
 

@@ -1,6 +1,5 @@
-// Options and plumbing shared by the simulated node agents and the simulated
-// CSI attacher: their delays, and a small keyed work queue so that a burst of
-// watch events for one object costs one sync.
+// Options shared by the simulated node agents and the simulated CSI
+// attacher: their delays and the fault annotations.
 import { createHash } from 'node:crypto';
 
 export interface SimulationOptions {
@@ -58,69 +57,3 @@ export const isTrue = (annotations: Record<string, string> | undefined, key: str
 
 export const hex = (s: string, len = 64) => createHash('sha256').update(s).digest('hex').slice(0, len);
 
-/**
- * A keyed work queue (client-go's workqueue in miniature): a key added while
- * queued is synced once; a key added while its sync runs is synced again
- * afterwards; at most `concurrency` syncs run at once. `after` re-adds a key
- * later, keeping only the earliest pending timer per key.
- */
-export class WorkQueue {
-  private readonly queued = new Set<string>();
-  private readonly active = new Set<string>();
-  private readonly dirty = new Set<string>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private running = 0;
-  private stopped = false;
-
-  constructor(
-    private readonly sync: (key: string) => Promise<void>,
-    private readonly concurrency = 8,
-  ) {}
-
-  add(key: string) {
-    if (this.stopped) return;
-    if (this.active.has(key)) {
-      this.dirty.add(key);
-      return;
-    }
-    this.queued.add(key);
-    this.pump();
-  }
-
-  after(key: string, ms: number) {
-    if (this.stopped) return;
-    const at = Date.now() + Math.max(0, ms);
-    const t = this.timers.get(key);
-    if (t && t.at <= at) return;
-    if (t) clearTimeout(t.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.add(key);
-    }, Math.max(0, ms));
-    this.timers.set(key, { at, timer });
-  }
-
-  private pump() {
-    while (!this.stopped && this.running < this.concurrency && this.queued.size) {
-      const key = this.queued.values().next().value!;
-      this.queued.delete(key);
-      this.active.add(key);
-      this.running++;
-      void this.sync(key)
-        .catch(() => this.after(key, 1000)) // a failed write is retried, as a requeue with back-off would
-        .finally(() => {
-          this.running--;
-          this.active.delete(key);
-          if (this.dirty.delete(key)) this.queued.add(key);
-          this.pump();
-        });
-    }
-  }
-
-  stop() {
-    this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t.timer);
-    this.timers.clear();
-    this.queued.clear();
-  }
-}

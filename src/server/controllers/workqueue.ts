@@ -1,0 +1,101 @@
+// The controllers' work queue, as client-go's: a key is queued at most once
+// and synced by one worker at a time (a key that changes while it syncs is
+// synced again after), delayed adds, and a failed sync retried with
+// per-key exponential back-off (5 ms doubling, as the default rate limiter).
+// With `spacing`, a key is not synced again sooner than its last sync took
+// (at most 500 ms), so one busy object cannot starve the others.
+
+export interface WorkQueueOptions {
+  concurrency?: number;
+  spacing?: boolean;
+}
+
+const BASE_DELAY_MS = 5;
+const MAX_DELAY_MS = 1_000_000;
+const MAX_SPACING_MS = 500;
+
+export class WorkQueue {
+  private readonly queued = new Set<string>();
+  private readonly active = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly failures = new Map<string, number>();
+  private readonly notBefore = new Map<string, number>();
+  private readonly concurrency: number;
+  private readonly spacing: boolean;
+  private running = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly sync: (key: string) => Promise<void>,
+    opts: WorkQueueOptions | number = {},
+  ) {
+    const o = typeof opts === 'number' ? { concurrency: opts } : opts;
+    this.concurrency = o.concurrency ?? 8;
+    this.spacing = o.spacing ?? false;
+  }
+
+  add(key: string) {
+    if (this.stopped) return;
+    if (this.active.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    const wait = (this.notBefore.get(key) ?? 0) - Date.now();
+    if (wait > 0) return this.after(key, wait);
+    this.notBefore.delete(key);
+    this.queued.add(key);
+    this.pump();
+  }
+
+  /** Adds `key` after `ms`; an earlier pending add of the same key wins. */
+  after(key: string, ms: number) {
+    if (this.stopped) return;
+    const at = Date.now() + Math.max(0, ms);
+    const t = this.timers.get(key);
+    if (t && t.at <= at) return;
+    if (t) clearTimeout(t.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.max(0, ms));
+    timer.unref?.();
+    this.timers.set(key, { at, timer });
+  }
+
+  private retry(key: string) {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    this.after(key, Math.min(BASE_DELAY_MS * 2 ** n, MAX_DELAY_MS));
+  }
+
+  private pump() {
+    while (!this.stopped && this.running < this.concurrency && this.queued.size) {
+      const key = this.queued.values().next().value!;
+      this.queued.delete(key);
+      this.active.add(key);
+      this.running++;
+      const started = Date.now();
+      void this.sync(key)
+        .then(
+          () => this.failures.delete(key),
+          () => this.retry(key),
+        )
+        .finally(() => {
+          this.running--;
+          this.active.delete(key);
+          const took = Date.now() - started;
+          if (this.spacing && took > 0) this.notBefore.set(key, Date.now() + Math.min(MAX_SPACING_MS, took));
+          if (this.dirty.delete(key)) this.add(key);
+          this.pump();
+        });
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t.timer);
+    this.timers.clear();
+    this.queued.clear();
+  }
+}
