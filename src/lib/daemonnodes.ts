@@ -26,6 +26,7 @@ interface DaemonSetLike {
 }
 
 interface PodSpecLike {
+  containers?: unknown[];
   nodeName?: string;
   nodeSelector?: Record<string, string>;
   tolerations?: Toleration[];
