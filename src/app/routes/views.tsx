@@ -20,7 +20,7 @@ import { PodDetails } from '../features/namespaces/PodDetails.tsx';
 export const primaryViews: KindView[] = [
   { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions },
   { kind: networkPolicyKind, label: 'Network policies', icon: icons.networkpolicy, Details: NetworkPolicyDetails },
-  { kind: daemonSetKind, label: 'Daemon sets', icon: icons.daemonset, Details: DaemonSetDetails },
+  { kind: daemonSetKind, label: 'Daemon sets', icon: icons.daemonset, Details: DaemonSetDetails, dependents: 'its pods and ControllerRevisions' },
   { kind: volumeAttachmentKind, label: 'Volume attachments', icon: icons.volumeattachment, Details: VolumeAttachmentDetails },
 ];
 

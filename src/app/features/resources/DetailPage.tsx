@@ -7,16 +7,27 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import { fieldsWithMaturity } from '../../../kinds/schema.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
-import { useObject } from '../../api/hooks.ts';
+import { useCanI, useObject } from '../../api/hooks.ts';
 import { Age, ConfirmDialog, ErrorAlert, KeyValues, MaturityBadge, YamlView } from '../../components/common.tsx';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
 
-export function DetailPage({ view, namespace, name, ownerLink }: { view: KindView; namespace?: string; name: string; ownerLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
+export function DetailPage({
+  view,
+  namespace,
+  name,
+  ownerLink,
+}: {
+  view: KindView;
+  namespace?: string;
+  name: string;
+  ownerLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined;
+}) {
   const { kind } = view;
   const { object, isPending, error } = useObject(kind, namespace, name);
   const [tab, setTab] = useSearchParam('tab');
   const listHref = withSearch(`/${kind.plural}`);
+  const canUpdate = useCanI('update', kind, namespace);
 
   return (
     <>
@@ -30,11 +41,16 @@ export function DetailPage({ view, namespace, name, ownerLink }: { view: KindVie
         {object?.metadata.deletionTimestamp && <span className="badge bad">Terminating</span>}
         <span className="spacer" style={{ flex: 1 }} />
         {object && view.Actions && <view.Actions object={object} />}
-        {object && (
-          <Link className="btn" to={withSearch(`/edit${detailPath(kind, object)}`)}>
-            Edit
-          </Link>
-        )}
+        {object &&
+          (canUpdate?.allowed === false ? (
+            <button className="btn" disabled title={`You may not update ${kind.plural}${canUpdate.reason ? `: ${canUpdate.reason}` : ''}`}>
+              Edit
+            </button>
+          ) : (
+            <Link className="btn" to={withSearch(`/edit${detailPath(kind, object)}`)}>
+              Edit
+            </Link>
+          ))}
         {object && <DeleteButton view={view} object={object} onDeleted={() => navigate(listHref)} />}
       </div>
       <ErrorAlert error={error} />
@@ -145,11 +161,19 @@ function Metadata({ object, ownerLink }: { object: KubeObject; ownerLink: (kind:
   );
 }
 
+const PROPAGATION = [
+  ['Background', 'delete them after it (default)'],
+  ['Foreground', 'delete them first, then it'],
+  ['Orphan', 'keep them, without their owner'],
+] as const;
+
 function DeleteButton({ view, object, onDeleted }: { view: KindView; object: KubeObject; onDeleted(): void }) {
   const conn = useConnection();
   const [open, setOpen] = useState(false);
+  const [propagation, setPropagation] = useState<(typeof PROPAGATION)[number][0]>('Background');
+  const allowed = useCanI('delete', view.kind, object.metadata.namespace);
   const del = useMutation({
-    mutationFn: () => api.delete(conn, view.kind, object.metadata.namespace, object.metadata.name!, { propagationPolicy: 'Background' }),
+    mutationFn: () => api.delete(conn, view.kind, object.metadata.namespace, object.metadata.name!, { propagationPolicy: propagation }),
     onSuccess: () => {
       setOpen(false);
       onDeleted();
@@ -158,7 +182,12 @@ function DeleteButton({ view, object, onDeleted }: { view: KindView; object: Kub
   const what = `${view.kind.kind.toLowerCase()} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
   return (
     <>
-      <button className="btn danger" onClick={() => (del.reset(), setOpen(true))}>
+      <button
+        className="btn danger"
+        onClick={() => (del.reset(), setOpen(true))}
+        disabled={allowed?.allowed === false}
+        title={allowed?.allowed === false ? `You may not delete ${view.kind.plural}${allowed.reason ? `: ${allowed.reason}` : ''}` : undefined}
+      >
         Delete
       </button>
       <ConfirmDialog open={open} title={`Delete ${what}?`} confirmLabel={`Delete ${object.metadata.name}`} danger busy={del.isPending} onConfirm={() => del.mutate()} onCancel={() => setOpen(false)}>
@@ -166,6 +195,16 @@ function DeleteButton({ view, object, onDeleted }: { view: KindView; object: Kub
           The {view.kind.kind} <strong>{object.metadata.name}</strong> will be deleted
           {object.metadata.finalizers?.length ? ' once its finalizers are released' : ''}. This cannot be undone.
         </p>
+        {view.dependents && (
+          <fieldset className="propagation">
+            <legend>What becomes of {view.dependents}</legend>
+            {PROPAGATION.map(([value, label]) => (
+              <label key={value} className="check">
+                <input type="radio" name="propagation" value={value} checked={propagation === value} onChange={() => setPropagation(value)} /> {label}
+              </label>
+            ))}
+          </fieldset>
+        )}
         <ErrorAlert error={del.error} />
       </ConfirmDialog>
     </>

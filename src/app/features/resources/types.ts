@@ -11,6 +11,8 @@ export interface KindView {
   Details?: ComponentType<{ object: KubeObject }>;
   /** Extra buttons on the detail page (cordon, drain…). */
   Actions?: ComponentType<{ object: KubeObject }>;
+  /** What the kind's objects own (`its pods and revisions`): deletion then asks what becomes of them. */
+  dependents?: string;
 }
 
 export const detailPath = (kind: KindDefinition, o: { metadata: { namespace?: string; name?: string } }) =>
