@@ -10,22 +10,10 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { analyzeReachability } from '../src/lib/reachability/index.ts';
 import { naiveContext, naiveRow } from '../src/lib/reachability/naive.ts';
+import { rng } from '../src/lib/reachability/test-helpers.ts';
 import type { ContainerPortLike, NamespaceLike, NetworkPolicyLike, NetworkPolicyPeerLike, NodeLike, PodLike, ReachabilityInput } from '../src/lib/reachability/types.ts';
 
 const NAIVE_BUDGET_MS = Number(process.env.BENCH_NAIVE_MS ?? 15_000);
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { next, int, pick: <T>(xs: readonly T[]): T => xs[int(xs.length)], chance: (p: number) => next() < p };
-}
 
 const TIERS = ['web', 'api', 'worker', 'db', 'cache'] as const;
 const TIER_PORTS: Record<string, ContainerPortLike[]> = {

@@ -4,24 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeReachability } from './index.ts';
 import { naiveAllowed, naiveContext, naiveMatrix, peerMatches, selects } from './naive.ts';
-import { ns, node, pod, policy } from './test-helpers.ts';
+import { ns, node, pod, policy, rng } from './test-helpers.ts';
 import type { ContainerPortLike, Endpoint, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyPortLike, NetworkPolicyRuleLike, PodLike, Protocol, ReachabilityInput } from './types.ts';
 import type { LabelSelector } from '../labels.ts';
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)];
-  const chance = (p: number) => next() < p;
-  return { next, int, pick, chance };
-}
 type R = ReturnType<typeof rng>;
 
 const KEYS = ['app', 'tier', 'team'];

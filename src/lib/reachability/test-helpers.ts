@@ -68,3 +68,19 @@ export function allExcept(denied: (from: string, to: string) => boolean, pods = 
   for (const f of pods) for (const t of pods) if (!denied(f, t)) out.add(`${f}->${t}`);
   return out;
 }
+
+/** A small seeded random source (mulberry32), so generated clusters repeat run to run. */
+export function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)];
+  const chance = (p: number) => next() < p;
+  return { next, int, pick, chance };
+}
