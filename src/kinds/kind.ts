@@ -102,6 +102,14 @@ export interface KindStrategy {
    * (a Namespace waits for its spec.finalizers). Called on the object being deleted.
    */
   deletionPending?: (obj: any) => boolean;
+  /**
+   * What a DELETE without propagationPolicy does to dependents
+   * (rest.GarbageCollectionDeleteStrategy): `DeleteDependents` (Background,
+   * the default when absent), `OrphanDependents` (legacy group versions such as
+   * core/v1 ReplicationController or extensions/v1beta1 workloads), or
+   * `Unsupported` (no garbage-collector finalizers are ever added).
+   */
+  defaultGarbageCollectionPolicy?: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
   /** Changes made when deletion starts (a Namespace turns Terminating). Mutates. */
   onDeletionStart?: (obj: any) => void;
   /**

@@ -70,3 +70,113 @@ describe('garbage collector', () => {
     expect(dep.body.metadata.ownerReferences).toBeUndefined();
   });
 });
+
+describe('DELETE propagationPolicy', () => {
+  const del = (name: string, body?: unknown, query = '') => s.api(`${CM}/${name}${query}`, { method: 'DELETE', body });
+  const release = (name: string) =>
+    s.api(`${CM}/${name}`, { method: 'PATCH', body: [{ op: 'remove', path: '/metadata/finalizers' }], headers: { 'Content-Type': 'application/json-patch+json' } });
+
+  it('Orphan (query) adds the orphan finalizer; the dependents lose their reference and stay', async () => {
+    const owner = await configMap('q-orphan');
+    await configMap('q-orphan-dep', { ownerReferences: [ref(owner, { controller: true, blockOwnerDeletion: true })] });
+    const d = await del('q-orphan', undefined, '?propagationPolicy=Orphan');
+    expect(d.status).toBe(200);
+    expect(d.body.kind).toBe('ConfigMap');
+    expect(d.body.metadata.finalizers).toEqual(['orphan']);
+    expect(d.body.metadata.deletionTimestamp).toBeDefined();
+    expect(d.body.metadata.deletionGracePeriodSeconds).toBe(0);
+    await until(() => get('q-orphan'), (r) => r.status === 404, 'the owner gone');
+    const dep = await get('q-orphan-dep');
+    expect(dep.status).toBe(200);
+    expect(dep.body.metadata.ownerReferences).toBeUndefined();
+  });
+
+  it('orphanDependents: true (deprecated) orphans too', async () => {
+    const owner = await configMap('b-orphan');
+    await configMap('b-orphan-dep', { ownerReferences: [ref(owner)] });
+    const d = await del('b-orphan', { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: true });
+    expect(d.body.metadata.finalizers).toEqual(['orphan']);
+    await until(() => get('b-orphan'), (r) => r.status === 404, 'the owner gone');
+    expect((await get('b-orphan-dep')).body.metadata.ownerReferences).toBeUndefined();
+  });
+
+  it('Foreground (body) keeps the owner, marked, until the dependents that block it are gone from storage', async () => {
+    const owner = await configMap('fg2');
+    // The dependent holds on to its own finalizer, so it lingers in deletion.
+    await configMap('fg2-blocker', { finalizers: ['example.com/hold'], ownerReferences: [ref(owner, { blockOwnerDeletion: true })] });
+    await configMap('fg2-free', { ownerReferences: [ref(owner)] });
+    const d = await del('fg2', { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
+    expect(d.status).toBe(200);
+    expect(d.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    await until(() => get('fg2-free'), (r) => r.status === 404, 'the non-blocking dependent deleted');
+    const blocker = await until(() => get('fg2-blocker'), (r) => !!r.body.metadata?.deletionTimestamp, 'the blocking dependent being deleted');
+    expect(blocker.body.metadata.finalizers).toEqual(['example.com/hold']);
+    await new Promise((r) => setTimeout(r, 200));
+    const waiting = await get('fg2');
+    expect(waiting.status).toBe(200);
+    expect(waiting.body.metadata.deletionTimestamp).toBeDefined();
+    expect(waiting.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect((await release('fg2-blocker')).status).toBe(200);
+    await until(() => get('fg2'), (r) => r.status === 404, 'the owner gone after its blocking dependent');
+  });
+
+  it('Background on an owner waiting in the foreground drops the finalizer and deletes it at once', async () => {
+    const owner = await configMap('switch');
+    await configMap('switch-dep', { finalizers: ['example.com/hold'], ownerReferences: [ref(owner, { blockOwnerDeletion: true })] });
+    expect((await del('switch', undefined, '?propagationPolicy=Foreground')).body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    await until(() => get('switch-dep'), (r) => !!r.body.metadata?.deletionTimestamp, 'the dependent being deleted');
+    const again = await del('switch', { propagationPolicy: 'Background' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'switch', kind: 'configmaps' } });
+    expect((await get('switch')).status).toBe(404);
+    await release('switch-dep');
+    await until(() => get('switch-dep'), (r) => r.status === 404, 'the dependent gone once released');
+  });
+
+  it('answers 202 for orphanDependents: false when the object waits on other finalizers', async () => {
+    await configMap('held', { finalizers: ['example.com/hold'] });
+    const d = await del('held', { orphanDependents: false });
+    expect(d.status).toBe(202);
+    expect(d.body.metadata.finalizers).toEqual(['example.com/hold']);
+    await release('held');
+    expect((await get('held')).status).toBe(404);
+  });
+
+  it('deletes at once by default (Background for every served kind)', async () => {
+    const owner = await configMap('bg');
+    await configMap('bg-dep', { ownerReferences: [ref(owner)] });
+    const d = await del('bg');
+    expect(d.body).toMatchObject({ kind: 'Status', status: 'Success' });
+    await until(() => get('bg-dep'), (r) => r.status === 404, 'the dependent deleted');
+  });
+
+  it('changes nothing on dryRun, but answers with the finalizer it would add', async () => {
+    await configMap('dry');
+    const d = await del('dry', { propagationPolicy: 'Foreground', dryRun: ['All'] });
+    expect(d.status).toBe(200);
+    expect(d.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    const after = await get('dry');
+    expect(after.body.metadata.deletionTimestamp).toBeUndefined();
+    expect(after.body.metadata.finalizers).toBeUndefined();
+  });
+
+  it('rejects bad options with 422 as ValidateDeleteOptions words it', async () => {
+    await configMap('opts');
+    const bad = await del('opts', undefined, '?propagationPolicy=Sideways');
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Invalid',
+      code: 422,
+      message: 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+      details: { kind: 'DeleteOptions', group: 'meta.k8s.io', causes: [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy' }] },
+    });
+    const both = await del('opts', { orphanDependents: true, propagationPolicy: 'Nope' });
+    expect(both.status).toBe(422);
+    expect(both.body.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Nope": orphanDependents and deletionPropagation cannot be both set, propagationPolicy: Unsupported value: "Nope": supported values: "Foreground", "Background", "Orphan", "nil"]',
+    );
+    const nil = await del('opts', { propagationPolicy: null });
+    expect(nil.status).toBe(200);
+  });
+});

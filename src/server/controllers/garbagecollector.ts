@@ -1,19 +1,20 @@
 // A small garbage collector (K/pkg/controller/garbagecollector): an object
-// whose owners are all gone (by uid) is deleted, with Background propagation;
-// references to owners that are gone are dropped from objects that still
-// have a live owner. So deleting a DaemonSet removes its pods and
-// ControllerRevisions.
+// whose owners are all gone (by uid) is deleted, with Background propagation
+// unless its own GC finalizers say otherwise; references to owners that are
+// gone are dropped from objects that still have a live owner. So deleting a
+// DaemonSet removes its pods and ControllerRevisions.
 //
-// An owner being deleted that carries the `foregroundDeletion` finalizer has
-// its dependents deleted first and loses the finalizer once no dependent
-// with blockOwnerDeletion is left; one with the `orphan` finalizer has its
-// dependents' references to it removed, then the finalizer. (Whether the
-// API adds those finalizers for propagationPolicy Foreground / Orphan is the
-// registry's business; this acts on them when they are there.)
+// The API adds the GC finalizers on DELETE (propagationPolicy, see
+// finalizersForDeletion in registry/store.ts). An owner being deleted with
+// `foregroundDeletion` has its dependents deleted first and loses the
+// finalizer once no dependent with blockOwnerDeletion is left (dependents
+// are gone from storage, not just terminating); one with `orphan` has its
+// dependents' references to it removed, then the finalizer.
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { resourcePrefixOf, type CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
 import { WorkQueue } from './workqueue.ts';
+import type { PropagationPolicy } from '../registry/options.ts';
 
 const FOREGROUND = 'foregroundDeletion';
 const ORPHAN = 'orphan';
@@ -63,37 +64,71 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     if (set && !set.size) dependents.delete(uid);
   }
 
+  const ownerObject = (r: Ref) => {
+    const k = keyOfUid.get(r.uid);
+    return k ? objectAt(k) : undefined;
+  };
+  /** An owner being deleted in the foreground: it waits for its dependents. */
+  const deletingDependents = (o: KubeObject | undefined) => !!o?.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).includes(FOREGROUND);
+  const withoutRefs = (drop: Set<string>) => (o: KubeObject) => {
+    const refs = (o.metadata.ownerReferences ?? []).filter((r: any) => !drop.has(r.uid));
+    if (refs.length) o.metadata.ownerReferences = refs;
+    else delete o.metadata.ownerReferences;
+  };
+
+  /**
+   * attemptToDeleteItem: a dependent with a live owner stays (dropping its
+   * references to owners that are gone or waiting for their dependents); one
+   * without is deleted — in the foreground when an owner waits for it and it
+   * has dependents of its own, else as its own GC finalizers say (Background
+   * when it has none).
+   */
   async function syncDependent(key: string) {
     const obj = objectAt(key);
     const refs = refsOf(obj);
     if (!obj || !refs.length) return;
-    const missing = refs.filter((r) => !ownerAlive(r));
-    if (!missing.length) return;
+    // Being deleted is a one-way trip; an object deleting its own dependents is synced as an owner.
+    if (obj.metadata.deletionTimestamp) return;
     const kind = kindOfPrefix.get(resourcePrefixOf(key));
     if (!kind) return;
+    const dangling: Ref[] = [];
+    const waiting: Ref[] = [];
+    const solid: Ref[] = [];
+    for (const r of refs) {
+      if (!ownerAlive(r)) dangling.push(r);
+      else if (deletingDependents(ownerObject(r))) waiting.push(r);
+      else solid.push(r);
+    }
     const { namespace, name, uid } = obj.metadata;
-    if (missing.length === refs.length) {
-      if (obj.metadata.deletionTimestamp) return;
-      await client.delete(kind, namespace, name!, { propagationPolicy: 'Background', preconditions: { uid } }).catch(ignoreGone);
+    if (solid.length) {
+      if (!dangling.length && !waiting.length) return;
+      const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
+      await client
+        .update(kind, namespace, name!, (o) => {
+          if (o.metadata.uid === uid) withoutRefs(drop)(o);
+        })
+        .catch(ignoreGone);
       return;
     }
-    // Some owners live on: only the dangling references go.
-    const gone = new Set(missing.map((r) => r.uid));
-    await client
-      .update(kind, namespace, name!, (o) => {
-        if (o.metadata.uid !== uid) return;
-        o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter((r: any) => !gone.has(r.uid));
-      })
-      .catch(ignoreGone);
+    const own = obj.metadata.finalizers ?? [];
+    const policy: PropagationPolicy =
+      waiting.length && dependents.get(uid!)?.size ? 'Foreground' : own.includes(ORPHAN) ? 'Orphan' : own.includes(FOREGROUND) ? 'Foreground' : 'Background';
+    await client.delete(kind, namespace, name!, { propagationPolicy: policy, preconditions: { uid } }).catch(ignoreGone);
   }
 
+  /**
+   * An owner being deleted with a GC finalizer. `orphan`: every dependent
+   * loses its reference to the owner, then the finalizer goes. `foregroundDeletion`:
+   * the dependents are deleted, and the finalizer goes once none that blocks
+   * the owner (blockOwnerDeletion) is left.
+   */
   async function syncOwner(uid: string) {
     const key = keyOfUid.get(uid);
     const owner = key ? objectAt(key) : undefined;
     if (!key || !owner?.metadata.deletionTimestamp) return;
     const finalizers = owner.metadata.finalizers ?? [];
     const kind = kindOfPrefix.get(resourcePrefixOf(key))!;
-    const deps = [...(dependents.get(uid) ?? [])].map((k) => ({ k, o: objectAt(k) })).filter((d) => d.o);
+    const current = () => [...(dependents.get(uid) ?? [])].map((k) => ({ k, o: objectAt(k) })).filter((d): d is { k: string; o: KubeObject } => !!d.o);
     const dropFinalizer = (f: string) =>
       client
         .update(kind, owner.metadata.namespace, owner.metadata.name!, (o) => {
@@ -102,26 +137,24 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
         })
         .catch(ignoreGone);
     if (finalizers.includes(ORPHAN)) {
-      for (const { k, o } of deps) {
-        const dk = kindOfPrefix.get(resourcePrefixOf(k));
-        if (!dk) continue;
-        await client
-          .update(dk, o!.metadata.namespace, o!.metadata.name!, (x) => {
-            if (x.metadata.uid !== o!.metadata.uid) return;
-            x.metadata.ownerReferences = (x.metadata.ownerReferences ?? []).filter((r: any) => r.uid !== uid);
-          })
-          .catch(ignoreGone);
-      }
+      const drop = withoutRefs(new Set([uid]));
+      await Promise.all(
+        current().map(({ k, o }) => {
+          const dk = kindOfPrefix.get(resourcePrefixOf(k));
+          if (!dk) return undefined;
+          return client
+            .update(dk, o.metadata.namespace, o.metadata.name!, (x) => {
+              if (x.metadata.uid === o.metadata.uid) drop(x);
+            })
+            .catch(ignoreGone);
+        }),
+      );
       await dropFinalizer(ORPHAN);
       return;
     }
     if (finalizers.includes(FOREGROUND)) {
-      for (const { k, o } of deps) {
-        const dk = kindOfPrefix.get(resourcePrefixOf(k));
-        if (!dk || o!.metadata.deletionTimestamp) continue;
-        await client.delete(dk, o!.metadata.namespace, o!.metadata.name!, { propagationPolicy: 'Foreground', preconditions: { uid: o!.metadata.uid } }).catch(ignoreGone);
-      }
-      const blocking = deps.some(({ o }) => refsOf(o).some((r) => r.uid === uid && r.blockOwnerDeletion));
+      await Promise.all(current().filter(({ o }) => !o.metadata.deletionTimestamp).map(({ k }) => syncDependent(k)));
+      const blocking = current().some(({ o }) => refsOf(o).some((r) => r.uid === uid && r.blockOwnerDeletion));
       if (!blocking) await dropFinalizer(FOREGROUND);
     }
   }

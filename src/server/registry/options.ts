@@ -120,8 +120,12 @@ export function parseListQuery(kind: KindDefinition, q: URLSearchParams): ListQu
   };
 }
 
+export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
+const PROPAGATION_POLICIES: readonly string[] = ['Foreground', 'Background', 'Orphan'];
+
 export interface DeleteOptions {
-  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** How dependents are treated (the garbage collector's finalizers); the kind's default when absent. */
+  propagationPolicy?: PropagationPolicy;
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   orphanDependents?: boolean;
@@ -131,16 +135,18 @@ export interface DeleteOptions {
 export function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
   const b = (body && typeof body === 'object' ? body : {}) as Record<string, any>;
   const pick = (name: string) => (b[name] !== undefined ? b[name] : q.get(name) ?? undefined);
-  const policy = pick('propagationPolicy');
-  const orphan = pick('orphanDependents');
+  // JSON null is Go's nil pointer: the same as leaving the field out.
+  const policy = pick('propagationPolicy') ?? undefined;
+  const orphan = pick('orphanDependents') ?? undefined;
   const grace = pick('gracePeriodSeconds');
   const dryRun = [...q.getAll('dryRun'), ...(Array.isArray(b.dryRun) ? b.dryRun : [])];
   const errs: FieldError[] = [];
-  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
-    errs.push(fieldErrors.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
-  }
+  // ValidateDeleteOptions (AM/pkg/apis/meta/v1/validation): both-set first, then the policy's value.
   if (policy !== undefined && orphan !== undefined) {
     errs.push(fieldErrors.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) {
+    errs.push(fieldErrors.notSupported('propagationPolicy', policy, [...PROPAGATION_POLICIES, 'nil']));
   }
   for (const d of dryRun) if (d !== 'All') errs.push(fieldErrors.notSupported('dryRun', dryRun, ['All']));
   if (errs.length) throw errors.invalidOptions('DeleteOptions', errs);

@@ -57,6 +57,39 @@ function setPath(o: any, path: string, value: unknown) {
   else cur[parts.at(-1)!] = clone(value);
 }
 
+const ORPHAN_FINALIZER = 'orphan';
+const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/**
+ * The finalizers a DELETE leaves for the garbage collector
+ * (deletionFinalizersForGarbageCollection in the generic registry): the
+ * request's orphanDependents or propagationPolicy decide; without either, a
+ * GC finalizer the object already carries; without one, the kind's default
+ * policy. Returns `finalizers` itself when the set does not change.
+ */
+export function finalizersForDeletion(kind: KindDefinition, finalizers: string[] | undefined, opts: Pick<DeleteOptions, 'propagationPolicy' | 'orphanDependents'>): string[] {
+  const current = finalizers ?? [];
+  const policy = kind.strategy.defaultGarbageCollectionPolicy ?? 'DeleteDependents';
+  let orphan = false;
+  let foreground = false;
+  if (policy !== 'Unsupported') {
+    if (opts.orphanDependents !== undefined) orphan = opts.orphanDependents;
+    else if (opts.propagationPolicy) {
+      orphan = opts.propagationPolicy === 'Orphan';
+      foreground = opts.propagationPolicy === 'Foreground';
+    } else {
+      const existing = current.find((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER);
+      orphan = existing ? existing === ORPHAN_FINALIZER : policy === 'OrphanDependents';
+      foreground = existing === FOREGROUND_FINALIZER;
+    }
+  }
+  const next = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (orphan) next.push(ORPHAN_FINALIZER);
+  if (foreground) next.push(FOREGROUND_FINALIZER);
+  const same = next.length === new Set(current).size && next.every((f) => current.includes(f));
+  return same ? current : next;
+}
+
 export class Store {
   readonly resourcePrefix: string;
 
@@ -433,33 +466,59 @@ export class Store {
       }
       const forbidden = kind.strategy.forbidDelete?.(obj);
       if (forbidden) throw errors.forbidden(kind, name, forbidden);
-      const grace = kind.strategy.gracePeriod?.(obj, opts.gracePeriodSeconds) ?? 0;
-      const deadline = new Date(Date.now() + grace * 1000);
-      const waits = (obj.metadata.finalizers?.length ?? 0) > 0 || !!kind.strategy.deletionPending?.(obj);
-      if (waits || grace > 0) {
-        const started = obj.metadata.deletionTimestamp;
-        // A repeated delete may only shorten a grace period already running.
-        const shortens = started && grace < (obj.metadata.deletionGracePeriodSeconds ?? 0);
-        if (started && !shortens && (waits || grace > 0)) return { object: obj, deleted: false };
-        const next = clone(obj);
-        next.metadata.deletionTimestamp = rfc3339(grace > 0 || !started ? deadline : new Date(started));
-        next.metadata.deletionGracePeriodSeconds = grace;
-        if (!started && (next.metadata.generation ?? 0) > 0) next.metadata.generation! += 1;
+      const next = clone(obj);
+      const meta = next.metadata;
+      const started = meta.deletionTimestamp;
+      const now = Date.now();
+      // rest.BeforeDelete: graceful deletion (Pods). One already running may only be shortened.
+      let grace = 0;
+      let graceful = false;
+      if (started) {
+        const running = meta.deletionGracePeriodSeconds ?? 0;
+        if (running > 0) {
+          const requested = opts.gracePeriodSeconds;
+          // Pending graceful deletion: the options change nothing, finalizers included.
+          if (requested === undefined || requested >= running) return { object: obj, deleted: false };
+          meta.deletionTimestamp = rfc3339(new Date(now + requested * 1000));
+          meta.deletionGracePeriodSeconds = requested;
+          grace = requested;
+          graceful = true;
+        }
+      } else {
+        grace = kind.strategy.gracePeriod?.(obj, opts.gracePeriodSeconds) ?? 0;
+        if (grace > 0) {
+          meta.deletionTimestamp = rfc3339(new Date(now + grace * 1000));
+          meta.deletionGracePeriodSeconds = grace;
+          if ((meta.generation ?? 0) > 0) meta.generation! += 1;
+          graceful = true;
+        }
+      }
+      // The garbage collector's finalizers, as the propagation policy says.
+      const finalizers = finalizersForDeletion(kind, meta.finalizers, opts);
+      if (finalizers !== meta.finalizers) {
+        if (finalizers.length) meta.finalizers = finalizers;
+        else delete meta.finalizers;
+      }
+      const pending = (meta.finalizers?.length ?? 0) > 0 || !!kind.strategy.deletionPending?.(next);
+      if (pending || grace > 0) {
+        if (!graceful) {
+          // markAsDeleting: finalizers hold an object that is otherwise gone at once.
+          if (!started && (meta.generation ?? 0) > 0) meta.generation! += 1;
+          if (!started || Date.parse(started) > now) meta.deletionTimestamp = rfc3339(new Date(now));
+          meta.deletionGracePeriodSeconds = 0;
+        }
         if (!started) kind.strategy.onDeletionStart?.(next);
-        if (!waits && grace === 0) {
-          // The grace period was cut to zero: fall through to removal below.
-        } else {
-          if (ctx.dryRun) return { object: next, deleted: false };
-          const body = stripRV(next);
-          try {
-            const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
-            await this.cache.waitFor(revision);
-            body.metadata.resourceVersion = String(revision);
-            return { object: body, deleted: false };
-          } catch (e) {
-            if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
-            throw e;
-          }
+        if (deepEqual(next, obj)) return { object: obj, deleted: false };
+        if (ctx.dryRun) return { object: next, deleted: false };
+        const body = stripRV(canonicalOrder(next));
+        try {
+          const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
+          await this.cache.waitFor(revision);
+          body.metadata.resourceVersion = String(revision);
+          return { object: body, deleted: false };
+        } catch (e) {
+          if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
+          throw e;
         }
       }
       if (ctx.dryRun) return { object: obj, deleted: true };

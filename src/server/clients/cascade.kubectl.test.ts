@@ -1,0 +1,127 @@
+// `kubectl delete --cascade=…` against the real server, with the DaemonSet
+// controller, the garbage collector and simulated kubelets running: orphan
+// leaves the pods and revisions (without their owner references), foreground
+// removes the pods before the DaemonSet, background removes everything.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing.ts';
+import { kubectlFor, type Kubectl } from './kubectl.ts';
+
+let s: TestServer;
+let k: Kubectl;
+
+// Pods take a while to stop, so a foreground deletion can be watched waiting for them.
+beforeAll(async () => {
+  s = await startTestServer({ simulation: { heartbeatSeconds: 1, podStartSeconds: 0.05, podReadySeconds: 0.1, podStopSeconds: 1.5 } });
+  k = kubectlFor(s.url, { timeoutMs: 60_000 });
+  for (const n of ['cas-1', 'cas-2']) {
+    const r = await k('create', '-f', k.manifest(n, `apiVersion: v1\nkind: Node\nmetadata: {name: ${n}}\n`));
+    expect(r.code, r.stderr).toBe(0);
+  }
+});
+afterAll(() => s.stop());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
+    await sleep(25);
+  }
+}
+
+const daemonSet = (name: string) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ${name}}
+spec:
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+      - name: main
+        image: registry.k8s.io/pause:3.9
+`;
+
+const getDs = (name: string) => s.api(`/apis/apps/v1/namespaces/default/daemonsets/${name}`);
+const podsOf = async (app: string) => (await s.api(`/api/v1/namespaces/default/pods?labelSelector=app%3D${app}`)).body.items as any[];
+const revisionsOf = async (app: string) => (await s.api(`/apis/apps/v1/namespaces/default/controllerrevisions?labelSelector=app%3D${app}`)).body.items as any[];
+
+async function runningDaemonSet(name: string) {
+  const r = await k('create', '-f', k.manifest(name, daemonSet(name)));
+  expect(r.code, r.stderr).toBe(0);
+  const ds = (await getDs(name)).body;
+  const pods = await until(
+    () => podsOf(name),
+    (ps) => ps.length === 2 && ps.every((p) => p.status?.phase === 'Running'),
+    `two running pods of ${name}`,
+  );
+  expect(pods.every((p) => p.metadata.ownerReferences?.[0]?.uid === ds.metadata.uid)).toBe(true);
+  expect(await revisionsOf(name)).toHaveLength(1);
+  return ds;
+}
+
+describe('kubectl delete ds --cascade', () => {
+  it('orphan leaves the pods, without owner references, and the ControllerRevisions', async () => {
+    await runningDaemonSet('orph');
+    const r = await k('delete', 'ds', 'orph', '--cascade=orphan');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('daemonset.apps "orph" deleted');
+    expect((await getDs('orph')).status).toBe(404);
+    const pods = await podsOf('orph');
+    expect(pods).toHaveLength(2);
+    for (const p of pods) {
+      expect(p.metadata.ownerReferences).toBeUndefined();
+      expect(p.metadata.deletionTimestamp).toBeUndefined();
+    }
+    const revs = await revisionsOf('orph');
+    expect(revs).toHaveLength(1);
+    expect(revs[0].metadata.ownerReferences).toBeUndefined();
+    // Nothing comes back for them later either.
+    await sleep(300);
+    expect((await podsOf('orph')).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
+  });
+
+  it('foreground removes the pods first and the DaemonSet last, which waits marked with the finalizer', async () => {
+    await runningDaemonSet('fore');
+    const deleting = k('delete', 'ds', 'fore', '--cascade=foreground');
+    // While the pods stop, the DaemonSet is there with deletionTimestamp and foregroundDeletion.
+    const marked = await until(
+      async () => ({ ds: (await getDs('fore')).body, pods: await podsOf('fore') }),
+      (v) => !!v.ds.metadata?.deletionTimestamp && v.pods.length > 0 && v.pods.every((p) => p.metadata.deletionTimestamp),
+      'the DaemonSet waiting for its terminating pods',
+    );
+    expect(marked.ds.metadata.finalizers).toEqual(['foregroundDeletion']);
+    // The DaemonSet never goes while a pod remains.
+    for (;;) {
+      const gone = (await getDs('fore')).status === 404;
+      const pods = await podsOf('fore');
+      if (gone) {
+        expect(pods).toEqual([]);
+        break;
+      }
+      await sleep(25);
+    }
+    const r = await deleting;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('daemonset.apps "fore" deleted');
+    expect(await revisionsOf('fore')).toEqual([]);
+  });
+
+  it('background (the default) deletes the DaemonSet at once and then its pods and revisions', async () => {
+    await runningDaemonSet('back');
+    const r = await k('delete', 'ds', 'back');
+    expect(r.code, r.stderr).toBe(0);
+    expect((await getDs('back')).status).toBe(404);
+    await until(async () => [...(await podsOf('back')), ...(await revisionsOf('back'))], (all) => all.length === 0, 'pods and revisions gone');
+  });
+
+  it('rejects an unknown propagation policy as the server words it', async () => {
+    const r = await s.api('/apis/apps/v1/namespaces/default/daemonsets/none?propagationPolicy=orphan', { method: 'DELETE' });
+    expect(r.status).toBe(422);
+    expect(r.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "orphan": supported values: "Foreground", "Background", "Orphan", "nil"');
+  });
+});
