@@ -2,6 +2,7 @@
 // controller, the garbage collector and simulated kubelets running: orphan
 // leaves the pods and revisions (without their owner references), foreground
 // removes the pods before the DaemonSet, background removes everything.
+// And `kubectl delete node`: pod GC removes the pods bound to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
 import { kubectlFor, type Kubectl } from './kubectl.ts';
@@ -123,5 +124,22 @@ describe('kubectl delete ds --cascade', () => {
     const r = await s.api('/apis/apps/v1/namespaces/default/daemonsets/none?propagationPolicy=orphan', { method: 'DELETE' });
     expect(r.status).toBe(422);
     expect(r.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "orphan": supported values: "Foreground", "Background", "Orphan", "nil"');
+  });
+});
+
+describe('kubectl delete node', () => {
+  it('leaves its pods to pod GC, which force-deletes them after the quarantine', async () => {
+    expect((await k('create', '-f', k.manifest('cas-3', 'apiVersion: v1\nkind: Node\nmetadata: {name: cas-3}\n'))).code).toBe(0);
+    for (const name of ['stray-1', 'stray-2']) {
+      const r = await k('run', name, '--image=registry.k8s.io/pause:3.9', '--overrides={"spec":{"nodeName":"cas-3"}}');
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const running = await k('wait', '--for=jsonpath={.status.phase}=Running', 'pod/stray-1', 'pod/stray-2', '--timeout=20s');
+    expect(running.code, running.stderr).toBe(0);
+    const del = await k('delete', 'node', 'cas-3');
+    expect(del.stdout.trim()).toBe('node "cas-3" deleted');
+    const gone = await k('wait', '--for=delete', 'pod/stray-1', 'pod/stray-2', '--timeout=30s');
+    expect(gone.code, gone.stderr).toBe(0);
+    expect((await k('get', 'pods', '--field-selector=spec.nodeName=cas-3', '-o', 'name')).stdout.trim()).toBe('');
   });
 });

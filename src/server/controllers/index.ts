@@ -9,6 +9,7 @@ import { startNodeAgents } from './nodeagent.ts';
 import { startAttacher } from './attacher.ts';
 import { startDaemonSetController } from './daemonset.ts';
 import { startGarbageCollector } from './garbagecollector.ts';
+import { startPodGC, type PodGCOptions } from './podgc.ts';
 import type { SimulationOptions } from './simulation.ts';
 
 export interface ControllerContext {
@@ -23,6 +24,8 @@ export interface ControllerOptions {
   enabled: boolean;
   /** Delays and scope of the simulated kubelets and CSI attacher; false leaves them out. */
   simulation?: SimulationOptions | false;
+  /** Pod garbage collection (the quarantine of pods on missing nodes). */
+  podGC?: PodGCOptions;
 }
 
 export const controllerIdentity = (name: string) => ({
@@ -37,6 +40,7 @@ export function startControllers(ctx: ControllerContext, opts: ControllerOptions
     startNamespaceController(ctx.client.as(controllerIdentity('namespace-controller')), ctx.stores, ctx.cache),
     startDaemonSetController(ctx),
     startGarbageCollector(ctx),
+    startPodGC(ctx, opts.podGC),
   ];
   if (opts.simulation !== false) stops.push(startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
   return () => stops.forEach((stop) => stop());
