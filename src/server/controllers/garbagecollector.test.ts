@@ -180,3 +180,54 @@ describe('DELETE propagationPolicy', () => {
     expect(nil.status).toBe(200);
   });
 });
+
+describe('GC finalizers with namespace lifecycle and graceful pod deletion', () => {
+  const PODS = '/api/v1/namespaces/default/pods';
+  const pod = (name: string, metadata: Record<string, unknown> = {}) => ({
+    metadata: { name, ...metadata },
+    spec: { nodeName: 'gc-node', terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox:1.36' }] },
+  });
+
+  it('deletes a namespace in the foreground or orphaning: Terminating with the finalizer, emptied, then gone', async () => {
+    for (const [ns, policy, finalizer] of [
+      ['fg-ns', 'Foreground', 'foregroundDeletion'],
+      ['or-ns', 'Orphan', 'orphan'],
+    ]) {
+      expect((await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: ns } } })).status).toBe(201);
+      expect((await s.api(`/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', body: { metadata: { name: 'content' } } })).status).toBe(201);
+      const d = await s.api(`/api/v1/namespaces/${ns}`, { method: 'DELETE', body: { propagationPolicy: policy } });
+      expect(d.status).toBe(200);
+      expect(d.body.status.phase).toBe('Terminating');
+      expect(d.body.metadata.finalizers).toEqual([finalizer]);
+      expect(d.body.spec.finalizers).toEqual(['kubernetes']);
+      await until(() => s.api(`/api/v1/namespaces/${ns}`), (r) => r.status === 404, `${ns} gone`);
+      expect((await s.api(`/api/v1/namespaces/${ns}/configmaps/content`)).status).toBe(404);
+    }
+  });
+
+  it('keeps a pod in its grace period after the GC drops its finalizer; grace 0 then removes it', async () => {
+    expect((await s.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'gc-node' } } })).status).toBe(201);
+    expect((await s.api(PODS, { method: 'POST', body: pod('graceful') })).status).toBe(201);
+    const d = await s.api(`${PODS}/graceful?propagationPolicy=Orphan`, { method: 'DELETE' });
+    expect(d.body.metadata).toMatchObject({ deletionGracePeriodSeconds: 30, finalizers: ['orphan'] });
+    const released = await until(() => s.api(`${PODS}/graceful`), (r) => !r.body.metadata?.finalizers, 'the orphan finalizer dropped');
+    expect(released.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    // A second delete during the grace period changes nothing, not even finalizers.
+    const again = await s.api(`${PODS}/graceful?propagationPolicy=Foreground`, { method: 'DELETE' });
+    expect(again.body.metadata.finalizers).toBeUndefined();
+    expect(again.body.metadata.deletionTimestamp).toBe(released.body.metadata.deletionTimestamp);
+    const now = await s.api(`${PODS}/graceful?gracePeriodSeconds=0`, { method: 'DELETE' });
+    expect(now.body).toMatchObject({ kind: 'Status', status: 'Success' });
+  });
+
+  it('holds a force-deleted pod with a finalizer at grace 0 until the finalizer goes', async () => {
+    expect((await s.api(PODS, { method: 'POST', body: pod('held-pod', { finalizers: ['example.com/hold'] }) })).status).toBe(201);
+    const d = await s.api(`${PODS}/held-pod?gracePeriodSeconds=0`, { method: 'DELETE' });
+    expect(d.status).toBe(200);
+    expect(d.body.metadata.deletionGracePeriodSeconds).toBe(0);
+    expect((await s.api(`${PODS}/held-pod`)).status).toBe(200);
+    const r = await s.api(`${PODS}/held-pod`, { method: 'PATCH', body: [{ op: 'remove', path: '/metadata/finalizers' }], headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(r.status).toBe(200);
+    expect((await s.api(`${PODS}/held-pod`)).status).toBe(404);
+  });
+});
