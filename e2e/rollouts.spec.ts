@@ -73,3 +73,24 @@ test('a node fault stalls the rollout on that node, and a rollback rolls the old
   expect(images.stdout.split(' ').sort()).toEqual(['agent:v1', 'agent:v1', 'agent:v1']);
   await expect(history.locator('tr[data-revision="4"]')).toContainText('current');
 });
+
+test('deleting a DaemonSet while keeping its pods orphans them, as kubectl delete --cascade=orphan', async ({ page }) => {
+  const keep = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'keeper', namespace: NS },
+    spec: { selector: { matchLabels: { app: 'keeper' } }, template: { metadata: { labels: { app: 'keeper' } }, spec: { nodeSelector: { rollout: 'e2e' }, containers: [{ name: 'k', image: 'keeper:v1' }] } } },
+  };
+  expect((await apiRequest(dsPath, 'POST', keep)).status).toBe(201);
+  await page.goto(`/daemonsets/${NS}/keeper`);
+  await expect(page.getByTestId('rollout-message')).toHaveText('daemon set "keeper" successfully rolled out');
+  await page.getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('keep them, without their owner').check();
+  await dialog.getByRole('button', { name: 'Delete keeper' }).click();
+  await expect(page).toHaveURL(/\/daemonsets$/);
+  await expect.poll(async () => (await apiRequest(`${dsPath}/keeper`)).status, { timeout: 15_000 }).toBe(404);
+  const pods = (await apiRequest(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dkeeper`)).body.items;
+  expect(pods).toHaveLength(3);
+  for (const p of pods) expect(p.metadata.ownerReferences ?? []).toEqual([]);
+});
