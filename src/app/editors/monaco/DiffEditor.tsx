@@ -26,6 +26,11 @@ export default function DiffEditor({ original, modified, originalLabel, modified
           language="yaml"
           theme={theme}
           loading={<div className="monaco-loading">Loading diff…</div>}
+          onMount={(editor) => {
+            // Named for screen readers (the diff options' aria labels do not reach the text areas).
+            editor.getOriginalEditor().updateOptions({ ariaLabel: originalLabel });
+            editor.getModifiedEditor().updateOptions({ ariaLabel: modifiedLabel });
+          }}
           options={{ readOnly: true, originalEditable: false, renderSideBySide: true, minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false, automaticLayout: true, renderOverviewRuler: false, hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3, revealLineCount: 10 } }}
         />
       </div>

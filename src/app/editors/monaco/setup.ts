@@ -21,14 +21,16 @@ loader.config({ monaco });
 monaco.editor.defineTheme('kw-light', {
   base: 'vs',
   inherit: true,
-  rules: [],
-  colors: { 'editor.background': '#ffffff', 'editorGutter.background': '#f6f7f9' },
+  // YAML keys a shade darker than vs's teal, so they keep AA contrast on diff highlights too.
+  rules: [{ token: 'type', foreground: '006464' }],
+  // Diff highlights light enough that every token keeps AA contrast on them.
+  colors: { 'editor.background': '#ffffff', 'editorGutter.background': '#f6f7f9', 'diffEditor.removedTextBackground': '#ffb3b333', 'diffEditor.insertedTextBackground': '#9ccc2c26', 'diffEditor.removedLineBackground': '#ffb3b326', 'diffEditor.insertedLineBackground': '#9bb95520' },
 });
 monaco.editor.defineTheme('kw-dark', {
   base: 'vs-dark',
   inherit: true,
   rules: [],
-  colors: { 'editor.background': '#161d27', 'editorGutter.background': '#131922' },
+  colors: { 'editor.background': '#161d27', 'editorGutter.background': '#131922', 'diffEditor.removedTextBackground': '#ff000024', 'diffEditor.insertedTextBackground': '#9ccc2c1a', 'diffEditor.removedLineBackground': '#ff00001a', 'diffEditor.insertedLineBackground': '#9bb95514' },
 });
 
 /** The schema registered per model path: monaco-yaml takes one list, so it is rebuilt on each change. */

@@ -227,7 +227,9 @@ function NodeGrid({ rows, grouped }: { rows: NodeRow[]; grouped: boolean }) {
             if ('header' in item)
               return (
                 <div key={`g-${item.group}`} className="node-grid-group" style={style} role="row">
-                  {item.group || '(no value)'} <span className="muted">{item.count}</span>
+                  <span role="cell" aria-colspan={6}>
+                    {item.group || '(no value)'} <span className="muted">{item.count}</span>
+                  </span>
                 </div>
               );
             return <NodeGridRow key={item.nodeName} row={item} style={style} />;

@@ -1,0 +1,42 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { apiRequest, nodeManifest } from './helpers.ts';
+
+// WCAG 2.1 A and AA as axe-core checks them, on the main pages in both themes.
+const PAGES = ['/', '/nodes', '/nodes/a11y-node', '/daemonsets/default/a11y-ds', '/networkpolicies/default/a11y-np', '/edit/networkpolicies/default/a11y-np', '/reachability', '/settings'];
+
+test.beforeAll(async () => {
+  await apiRequest('/api/v1/nodes', 'POST', nodeManifest('a11y-node', { a11y: 'yes' }));
+  await apiRequest('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', 'POST', {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'a11y-np', namespace: 'default' },
+    spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ from: [{ podSelector: { matchLabels: { role: 'client' } } }], ports: [{ port: 8080 }] }] },
+  });
+  await apiRequest('/apis/apps/v1/namespaces/default/daemonsets', 'POST', {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'a11y-ds', namespace: 'default' },
+    spec: { selector: { matchLabels: { app: 'a11y' } }, template: { metadata: { labels: { app: 'a11y' } }, spec: { nodeSelector: { a11y: 'yes' }, containers: [{ name: 'c', image: 'a11y:v1' }] } } },
+  });
+});
+
+async function violations(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+for (const theme of ['light', 'dark']) {
+  test(`the main pages pass axe's WCAG 2.1 AA checks (${theme} theme)`, async ({ page }) => {
+    await page.goto('/settings');
+    await page.evaluate((t) => localStorage.setItem('kw.theme', t), theme);
+    for (const path of PAGES) {
+      await page.goto(path);
+      await expect(page.getByTestId('connection')).toHaveText(/Live/);
+      await expect(page.locator('main h1').first()).toBeVisible();
+      // Lazy editors name their text areas once mounted; wait for that, not for time.
+      if (path.startsWith('/edit/')) await expect(page.locator('form[aria-label]')).toBeVisible();
+      expect(await violations(page), path).toEqual([]);
+    }
+  });
+}
