@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { apiRequest, kubectl, nodeManifest } from './helpers.ts';
+import { apiRequest, appUrl, kubectl, nodeManifest } from './helpers.ts';
 
 /** Replaces the whole text of the Monaco editor on the page. */
 async function setEditorText(page: Page, text: string) {
@@ -39,7 +39,7 @@ test('create a NetworkPolicy through the form, with an ingress port range', asyn
   await page.getByRole('button', { name: /Review and create/ }).click();
   await expect(page.getByRole('region', { name: 'Review' })).toBeVisible();
   await page.getByRole('button', { name: 'Create', exact: true }).click();
-  await expect(page).toHaveURL(/\/networkpolicies\/default\/web-range/);
+  await expect(page).toHaveURL(appUrl('/networkpolicies/default/web-range'));
   await expect(page.getByText('Allows ingress on TCP 8000-8080')).toBeVisible();
   const r = await kubectl('get', 'netpol', 'web-range', '-n', 'default', '-o', 'jsonpath={.spec.ingress[0].ports[0].endPort}');
   expect(r.stdout).toBe('8080');
@@ -75,7 +75,7 @@ test('a DaemonSet\'s maxUnavailable edited in YAML is applied after the diff', a
   await expect(review).toBeVisible();
   await expect(review.locator('.monaco-diff-editor')).toBeVisible();
   await review.getByRole('button', { name: 'Apply' }).click();
-  await expect(page).toHaveURL(/\/daemonsets\/default\/edit-me$/);
+  await expect(page).toHaveURL(appUrl('/daemonsets/default/edit-me'));
   const r = await kubectl('get', 'ds', 'edit-me', '-n', 'default', '-o', 'jsonpath={.spec.updateStrategy.rollingUpdate.maxUnavailable}');
   expect(r.stdout).toBe('3');
 });
@@ -97,7 +97,7 @@ test('a change made with kubectl during the edit leads to the three-way view, an
   await conflict.getByRole('button', { name: 'Rebase my changes onto theirs' }).click();
   await page.getByRole('button', { name: /Review changes/ }).click();
   await page.getByRole('region', { name: 'Review' }).getByRole('button', { name: 'Apply' }).click();
-  await expect(page).toHaveURL(/\/nodes\/conflicted$/);
+  await expect(page).toHaveURL(appUrl('/nodes/conflicted'));
   const labels = JSON.parse((await kubectl('get', 'node', 'conflicted', '-o', 'jsonpath={.metadata.labels}')).stdout);
   expect(labels).toMatchObject({ mine: 'yes', theirs: 'yes' });
 });
@@ -111,7 +111,7 @@ test('a node\'s taints edited in the form are seen by kubectl', async ({ page })
   await page.locator('#f-spec-taints-0-effect').selectOption('NoSchedule');
   await page.getByRole('button', { name: /Review changes/ }).click();
   await page.getByRole('region', { name: 'Review' }).getByRole('button', { name: 'Apply' }).click();
-  await expect(page).toHaveURL(/\/nodes\/tainted$/);
+  await expect(page).toHaveURL(appUrl('/nodes/tainted'));
   const node = JSON.parse((await kubectl('get', 'node', 'tainted', '-o', 'json')).stdout);
   expect(node.spec.taints).toEqual([{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]);
 });
@@ -123,9 +123,11 @@ test('status is edited through its own endpoint from the Status tab', async ({ p
   await page.goto('/edit/volumeattachments/manual-va');
   await page.getByRole('tab', { name: 'Status' }).click();
   await expect(page.getByText('Change it here only to test or repair')).toBeVisible();
+  // Opening another tab is not an edit.
+  await expect(page.getByText('unsaved changes')).toHaveCount(0);
   await setEditorText(page, 'attached: true\nattachmentMetadata:\n  devicePath: /dev/sdb\n');
   await page.getByRole('button', { name: 'Apply status' }).click();
-  await expect(page).toHaveURL(/\/volumeattachments\/manual-va$/);
+  await expect(page).toHaveURL(appUrl('/volumeattachments/manual-va'));
   const r = await kubectl('get', 'volumeattachment', 'manual-va', '-o', 'jsonpath={.status.attached} {.status.attachmentMetadata.devicePath}');
   expect(r.stdout).toBe('true /dev/sdb');
 });

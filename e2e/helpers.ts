@@ -4,6 +4,9 @@ import { E2E_PORT } from '../playwright.config.ts';
 
 export const SERVER = `http://127.0.0.1:${E2E_PORT}`;
 
+/** The page URL of an app path exactly (any query string allowed): `/x/y` must not match `/edit/x/y`. */
+export const appUrl = (path: string) => new RegExp(`^${SERVER.replace(/\./g, '\\.')}${path.replace(/[.?]/g, '\\$&')}(\\?.*)?$`);
+
 export async function apiRequest(path: string, method = 'GET', body?: unknown, contentType = 'application/json') {
   const res = await fetch(SERVER + path, { method, headers: body ? { 'Content-Type': contentType } : {}, body: body ? JSON.stringify(body) : undefined });
   const text = await res.text();

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiRequest, kubectl, nodeManifest } from './helpers.ts';
+import { apiRequest, appUrl, kubectl, nodeManifest } from './helpers.ts';
 
 test.beforeAll(async () => {
   for (const [name, zone] of [['e2e-a', 'east'], ['e2e-b', 'west'], ['e2e-c', 'east']]) {
@@ -52,7 +52,7 @@ test('a node deleted in the UI is gone for kubectl', async ({ page }) => {
   const dialog = page.getByRole('dialog');
   await expect(dialog).toContainText('Delete node doomed-node?');
   await dialog.getByRole('button', { name: 'Delete doomed-node' }).click();
-  await expect(page).toHaveURL(/\/nodes$/);
+  await expect(page).toHaveURL(appUrl('/nodes'));
   const r = await kubectl('get', 'node', 'doomed-node');
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain('NotFound');

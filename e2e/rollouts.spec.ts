@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { apiRequest, kubectl, nodeManifest } from './helpers.ts';
+import { apiRequest, appUrl, kubectl, nodeManifest } from './helpers.ts';
 
 // A DaemonSet on three simulated nodes of its own (label rollout=e2e), so
 // nodes other tests create do not join its rollout.
@@ -34,7 +34,7 @@ test('an image changed in the UI rolls out to done, as kubectl rollout status sa
   await page.locator('#f-spec-template-spec-containers-0-image').fill('agent:v2');
   await page.getByRole('button', { name: /Review changes/ }).click();
   await page.getByRole('region', { name: 'Review' }).getByRole('button', { name: 'Apply' }).click();
-  await expect(page).toHaveURL(new RegExp(`/daemonsets/${NS}/${NAME}$`));
+  await expect(page).toHaveURL(appUrl(`/daemonsets/${NS}/${NAME}`));
 
   // Progress reaches done, and every node shows the new revision.
   await expect(page.getByTestId('rollout-message')).toHaveText(`daemon set "${NAME}" successfully rolled out`, { timeout: 45_000 });
@@ -88,7 +88,7 @@ test('deleting a DaemonSet while keeping its pods orphans them, as kubectl delet
   const dialog = page.getByRole('dialog');
   await dialog.getByLabel('keep them, without their owner').check();
   await dialog.getByRole('button', { name: 'Delete keeper' }).click();
-  await expect(page).toHaveURL(/\/daemonsets$/);
+  await expect(page).toHaveURL(appUrl('/daemonsets'));
   await expect.poll(async () => (await apiRequest(`${dsPath}/keeper`)).status, { timeout: 15_000 }).toBe(404);
   const pods = (await apiRequest(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dkeeper`)).body.items;
   expect(pods).toHaveLength(3);

@@ -51,6 +51,13 @@ const forDiff = (o: KubeObject | undefined) => {
   return toYaml(ordered({ ...o, metadata: ordered(metadata, META_ORDER) }, TOP_ORDER));
 };
 
+/** An object without what only the system writes: status and the bookkeeping of every write. */
+const userFields = (o: KubeObject) => {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata;
+  const { status: _status, ...rest } = o;
+  return { ...rest, metadata };
+};
+
 /** Loads the object (edit) or the template (create), then hands over to the editor. */
 export function EditPage({ view, namespace, name }: { view: KindView; namespace?: string; name?: string }) {
   const form = kindForms.get(view.kind);
@@ -83,11 +90,19 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
 
   const fields = useMemo(() => (layout ? buildFields(kind.schema, { ...layout, readOnly: creating ? layout.readOnly : [...(layout.readOnly ?? []), 'metadata.name', 'metadata.namespace'] }) : []), [kind, layout, creating]);
   const methods = useForm<FieldValues>({ defaultValues: clone(initial), resolver: kindResolver(kind, layout, base), mode: 'onChange' });
-  const dirty = !deepEqual(draft, initial) || !!conflict;
+  // Unsaved: the draft differs from what the edit began with in what the user
+  // edits (the live object's status moving on is not an edit of ours).
+  const [start] = useState(initial);
+  const dirty = !deepEqual(userFields(draft), userFields(start)) || !!conflict;
 
-  // Form -> draft (and the YAML text, keeping its comments).
+  // Form -> draft (and the YAML text, keeping its comments), only while the
+  // form is on screen: its fields unmounting when another tab opens must not
+  // count as an edit.
+  const tabRef = useRef(tab);
+  tabRef.current = tab;
   useEffect(() => {
     const sub = methods.watch((values) => {
+      if (tabRef.current !== 'form') return;
       const next = clone(values) as KubeObject;
       setDraft(next);
       setYamlText((t) => mergeYaml(t, next));
@@ -142,8 +157,25 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     setError(e);
   };
 
-  const send = (dryRun: boolean) =>
-    creating ? api.create(conn, kind, draft, dryRun) : api.replace(conn, kind, { ...draft, metadata: { ...draft.metadata, resourceVersion: base!.metadata.resourceVersion } }, undefined, dryRun);
+  /**
+   * Creates, or replaces carrying the resourceVersion the edit began from. A
+   * 409 caused only by writes to what the user does not edit (status, by
+   * controllers and node agents) is not a conflict: the edit moves onto the
+   * server's version and is sent once more. Any other change is shown.
+   */
+  const send = async (dryRun: boolean): Promise<KubeObject> => {
+    if (creating) return api.create(conn, kind, draft, dryRun);
+    const attempt = (resourceVersion?: string) => api.replace(conn, kind, { ...draft, metadata: { ...draft.metadata, resourceVersion } }, undefined, dryRun);
+    try {
+      return await attempt(base!.metadata.resourceVersion);
+    } catch (e) {
+      if (!(e instanceof KubeError && e.code === 409)) throw e;
+      const theirs = await api.get(conn, kind, draft.metadata.namespace, draft.metadata.name!);
+      if (!deepEqual(userFields(base!), userFields(theirs))) throw e;
+      setBase(theirs);
+      return attempt(theirs.metadata.resourceVersion);
+    }
+  };
 
   const startReview = async () => {
     setError(undefined);
