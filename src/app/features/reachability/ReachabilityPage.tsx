@@ -59,6 +59,7 @@ export function ReachabilityPage() {
   const [portParam, setPort] = useSearchParam('port');
   const [protoParam, setProto] = useSearchParam('protocol');
   const [policyParam, setPolicy] = useSearchParam('policy');
+  const [nsParam] = useSearchParam('ns');
   const view: View = VIEWS.some((v) => v.id === viewParam) ? (viewParam as View) : 'matrix';
   const [cellKeys, setCellKeys] = useState<{ from: string; to: string }>();
   const live = useLiveReachability();
@@ -113,6 +114,11 @@ export function ReachabilityPage() {
         </span>
       </div>
       {live.error && <div className="alert bad">The reachability worker failed: {live.error}</div>}
+      {nsParam && (
+        <div className="alert info">
+          Showing every namespace: traffic crosses namespaces, so the choice of <code>{nsParam}</code> in the namespace switcher does not narrow this page.
+        </div>
+      )}
       <div className="tabs" role="tablist" aria-label="Reachability views">
         {VIEWS.map((v) => (
           <button key={v.id} role="tab" aria-selected={view === v.id} onClick={() => setView(v.id === 'matrix' ? '' : v.id)}>
