@@ -5,6 +5,7 @@ import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { maxLenError, regexError } from '../lib/names.ts';
 import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, validateObjectMeta } from './meta.ts';
 
 /** MaxSecretSize: the total of all values. */
@@ -74,7 +75,7 @@ export const configMapKind: KindDefinition = {
     'Non-confidential configuration data as key/value pairs, for pods to consume.',
   ),
   subresources: {},
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults() {},
   validate(obj, { old }) {
     if (!old) return validateConfigMap(obj);

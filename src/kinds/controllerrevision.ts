@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { fieldErrors, type FieldError } from '../lib/field.ts';
 import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, validateImmutable, validateNonnegative, validateObjectMeta } from './meta.ts';
 
 const description = 'An immutable snapshot of state data, kept by controllers for rollback.';
@@ -44,7 +45,7 @@ export const controllerRevisionKind: KindDefinition = {
     description,
   ),
   subresources: {},
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults() {},
   validate(obj, { old }) {
     if (!old) return validateRevision(obj);

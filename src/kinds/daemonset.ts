@@ -8,12 +8,12 @@ import { age } from '../lib/duration.ts';
 import { formatLabelSelector, formatLabels, labelSelectorAsRequirements, matchesRequirements } from '../lib/labels.ts';
 import { deepEqual } from '../lib/json.ts';
 import type { KindDefinition } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import {
   AgeColumnDescription,
   IntOrString,
   LabelSelector,
   NameColumnDescription,
-  Time,
   objectSchema,
   validateImmutable,
   validateIntOrPercent,
@@ -21,6 +21,7 @@ import {
   validateNonnegative,
   validateNotMoreThan100Percent,
   validateObjectMeta,
+  Condition,
 } from './meta.ts';
 import { PodTemplateSpec, defaultPodSpec, validatePodTemplateSpec } from './pod.ts';
 
@@ -62,15 +63,7 @@ export const DaemonSetStatus = z
     numberUnavailable: int('Nodes that should run the daemon pod and have no available one.'),
     collisionCount: int('Hash collisions met when naming the newest revision.'),
     conditions: z
-      .array(
-        z.object({
-          type: z.string().optional().describe('Condition type.'),
-          status: z.string().optional().meta({ enum: ['True', 'False', 'Unknown'], description: 'Status of the condition.' }),
-          lastTransitionTime: Time.optional().describe('Last time the status changed.'),
-          reason: z.string().optional().describe('Reason of the last transition.'),
-          message: z.string().optional().describe('Details of the last transition.'),
-        }),
-      )
+      .array(Condition)
       .optional()
       .describe('Latest observations of the DaemonSet.'),
   })
@@ -196,7 +189,7 @@ export const daemonSetKind: KindDefinition = {
   description: 'Runs a copy of a pod on every eligible node.',
   schema: objectSchema(DaemonSetSpec, DaemonSetStatus, {}, 'Runs a copy of a pod on every eligible node.'),
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults(obj) {
     const spec = (obj.spec ??= {});
     const strategy = (spec.updateStrategy ??= {});

@@ -160,4 +160,11 @@ export const apiVersionOf = (k: Pick<KindDefinition, 'group' | 'version'>) => (k
 export const groupResourceOf = (k: Pick<KindDefinition, 'group' | 'plural'>) => (k.group ? `${k.plural}.${k.group}` : k.plural);
 
 /** `DaemonSet.apps`, or `Node` for the core group (the kind in Invalid messages). */
+/** Whether an owner reference (or any apiVersion + kind pair) names this kind, in any version of its group. */
+export const refersTo = (ref: { apiVersion?: string; kind?: string }, k: Pick<KindDefinition, 'group' | 'kind'>) =>
+  ref.kind === k.kind && (ref.apiVersion?.includes('/') ? ref.apiVersion.split('/')[0] : '') === k.group;
+
+/** The verbs of a kind that supports every standard one. */
+export const STANDARD_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
 export const groupKindOf = (k: Pick<KindDefinition, 'group' | 'kind'>) => (k.group ? `${k.kind}.${k.group}` : k.kind);

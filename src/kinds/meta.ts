@@ -85,6 +85,15 @@ export const ObjectMeta = z
   })
   .describe('Standard object metadata.');
 
+/** metav1.Condition as the apps and core status types carry it (type, status, reason, message, transition time). */
+export const Condition = z.object({
+  type: z.string().optional().describe('Condition type.'),
+  status: z.string().optional().meta({ enum: ['True', 'False', 'Unknown'], description: 'Status of the condition.' }),
+  lastTransitionTime: Time.optional().describe('Last time the status changed.'),
+  reason: z.string().optional().describe('Reason of the last transition.'),
+  message: z.string().optional().describe('Details of the last transition.'),
+});
+
 export const ListMeta = z
   .object({
     resourceVersion: z.string().optional().describe('Version of the list, for watches.'),

@@ -6,7 +6,7 @@ import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { isQualifiedName } from '../lib/names.ts';
 import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
-import { AgeColumnDescription, NameColumnDescription, Time, objectSchema, validateObjectMeta } from './meta.ts';
+import { AgeColumnDescription, NameColumnDescription, objectSchema, validateObjectMeta, Condition } from './meta.ts';
 
 /** Namespaces the cluster cannot do without. */
 const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
@@ -21,15 +21,7 @@ export const NamespaceStatus = z
   .object({
     phase: z.string().optional().meta({ enum: ['Active', 'Terminating'], description: 'Lifecycle phase of the namespace.' }),
     conditions: z
-      .array(
-        z.object({
-          type: z.string().optional().describe('Condition type.'),
-          status: z.string().optional().meta({ enum: ['True', 'False', 'Unknown'], description: 'Status of the condition.' }),
-          lastTransitionTime: Time.optional().describe('Last time the status changed.'),
-          reason: z.string().optional().describe('Reason of the last transition.'),
-          message: z.string().optional().describe('Details of the last transition.'),
-        }),
-      )
+      .array(Condition)
       .optional()
       .describe('Observations of the namespace, mostly about its deletion.'),
   })

@@ -3,6 +3,7 @@
 // ValidateNetworkPolicy (API-SEMANTICS §15.2).
 import { z } from 'zod';
 import type { KindDefinition } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
 import { isValidPortName } from '../lib/names.ts';
 import { cidrErrors, cidrWarnings, isStrictSubset, parseCIDRSloppy } from '../lib/cidr.ts';
@@ -212,7 +213,7 @@ export const networkPolicyKind: KindDefinition = {
   description: 'NetworkPolicy describes what network traffic is allowed for a set of pods.',
   schema: NetworkPolicySchema,
   subresources: {},
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults,
   validate,
   strategy: {

@@ -2,12 +2,14 @@
 // kube-apiserver's node strategy and ValidateNode / ValidateNodeUpdate (API-SEMANTICS §15.1).
 import { z } from 'zod';
 import type { KindDefinition } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, nameIsDNSSubdomain } from '../lib/names.ts';
 import { cidrCanonicalErrors, parseCIDR } from '../lib/cidr.ts';
 import { canonicalQuantity, isWholeNumber } from '../lib/quantity.ts';
 import { age } from '../lib/duration.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, QuantityFormatMsg, ResourceList, Time, validateObjectMeta, validateQuantity } from './meta.ts';
+import { conditionOf } from '../lib/conditions.ts';
 
 const str = (description: string, extra: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...extra });
 const bool = (description: string) => z.boolean().optional().meta({ description });
@@ -415,7 +417,7 @@ function validate(obj: any, ctx: { old?: any; subresource?: string }): FieldErro
 // ---- printing ---------------------------------------------------------------
 
 function nodeStatusCell(node: any): string {
-  const ready = (node.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+  const ready = conditionOf(node, 'Ready');
   const parts = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
   if (node.spec?.unschedulable) parts.push('SchedulingDisabled');
   return parts.join(',');
@@ -448,7 +450,7 @@ export const nodeKind: KindDefinition = {
   description: 'Node is a worker machine registered with the control plane; its status is written by the kubelet.',
   schema: NodeSchema,
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults,
   validate,
   strategy: {

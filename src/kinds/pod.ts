@@ -7,6 +7,7 @@ import { isDNS1123Label, isQualifiedName, isValidLabelValue, isValidPortName, na
 import { age } from '../lib/duration.ts';
 import { canonicalQuantity, compareQuantities, isWholeNumber } from '../lib/quantity.ts';
 import type { KindDefinition, PrinterColumn } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import {
   AgeColumnDescription,
   IntOrString,
@@ -30,6 +31,7 @@ import {
   validateQuantity,
 } from './meta.ts';
 import { isConfigMapKey } from './configmap.ts';
+import { isConditionTrue } from '../lib/conditions.ts';
 
 const str = (d: string) => z.string().optional().describe(d);
 const int = (d: string) => z.number().int().optional().describe(d);
@@ -978,8 +980,6 @@ export function qosClass(spec: any): string {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-const conditionTrue = (pod: any, type: string) => (pod.status?.conditions ?? []).some((c: any) => c.type === type && c.status === 'True');
-
 /** printPod's Ready, Status and Restarts cells. */
 export function podSummary(pod: any, now: Date): { ready: string; status: string; restarts: string } {
   const spec = pod.spec ?? {};
@@ -1007,7 +1007,7 @@ export function podSummary(pod: any, now: Date): { ready: string; status: string
     initializing = true;
     break;
   }
-  if (!initializing || conditionTrue(pod, 'Initialized')) {
+  if (!initializing || isConditionTrue(pod, 'Initialized')) {
     restarts = 0;
     lastRestart = '';
     let hasRunning = false;
@@ -1025,7 +1025,7 @@ export function podSummary(pod: any, now: Date): { ready: string; status: string
         ready++;
       }
     }
-    if (reason === 'Completed' && hasRunning) reason = conditionTrue(pod, 'Ready') ? 'Running' : 'NotReady';
+    if (reason === 'Completed' && hasRunning) reason = isConditionTrue(pod, 'Ready') ? 'Running' : 'NotReady';
   }
   if (pod.metadata?.deletionTimestamp && status.reason === 'NodeLost') reason = 'Unknown';
   else if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
@@ -1101,7 +1101,7 @@ export const podKind: KindDefinition = {
     binding: { verbs: ['create'] },
     eviction: { verbs: ['create'] },
   },
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults(obj) {
     obj.spec ??= {};
     defaultPodSpec(obj.spec);

@@ -3,6 +3,7 @@
 // Behaviour follows the upstream volumeattachment strategy and validation (API-SEMANTICS §15.4).
 import { z } from 'zod';
 import type { KindDefinition } from './kind.ts';
+import { STANDARD_VERBS } from './kind.ts';
 import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
 import { nameIsDNSSubdomain } from '../lib/names.ts';
 import { deepEqual } from '../lib/json.ts';
@@ -172,7 +173,7 @@ export const volumeAttachmentKind: KindDefinition = {
   description: 'VolumeAttachment captures the intent to attach or detach a volume to or from a node; cluster-scoped.',
   schema: VolumeAttachmentSchema,
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
-  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  verbs: STANDARD_VERBS,
   defaults,
   validate,
   strategy: {

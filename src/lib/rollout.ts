@@ -5,6 +5,7 @@
 // message `kubectl rollout status` prints for a DaemonSet. Pure: plain
 // objects in, plain objects out, the clock passed in.
 import { scaledValueFromIntOrPercent, type IntOrString } from './intorstring.ts';
+import { conditionOf, isConditionTrue } from './conditions.ts';
 
 export const ControllerRevisionHashLabel = 'controller-revision-hash';
 export const PodTemplateGenerationLabel = 'pod-template-generation';
@@ -37,17 +38,16 @@ export interface DaemonSetLike {
 
 // ---- pods ------------------------------------------------------------------
 
-const readyCondition = (pod: PodLike) => (pod.status?.conditions ?? []).find((c) => c.type === 'Ready');
 
 /** podutil.IsPodReady: the Ready condition is True. */
-export const isPodReady = (pod: PodLike) => readyCondition(pod)?.status === 'True';
+export const isPodReady = (pod: PodLike) => isConditionTrue(pod, 'Ready');
 
 /**
  * When a ready pod becomes (or became) available: its Ready transition plus
  * minReadySeconds. undefined when the pod is not ready.
  */
 export function podAvailableAt(pod: PodLike, minReadySeconds = 0): number | undefined {
-  const c = readyCondition(pod);
+  const c = conditionOf(pod, 'Ready');
   if (c?.status !== 'True') return undefined;
   if (!minReadySeconds) return -Infinity;
   const since = Date.parse(c.lastTransitionTime ?? '');

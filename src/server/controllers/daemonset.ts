@@ -13,7 +13,7 @@ import { daemonSetKind } from '../../kinds/daemonset.ts';
 import { podKind } from '../../kinds/pod.ts';
 import { nodeKind } from '../../kinds/node.ts';
 import { controllerRevisionKind } from '../../kinds/controllerrevision.ts';
-import type { KubeObject } from '../../kinds/kind.ts';
+import { refersTo, type KubeObject } from '../../kinds/kind.ts';
 import { labelSelectorAsRequirements, matchesRequirements, type Requirement } from '../../lib/labels.ts';
 import { clone, deepEqual } from '../../lib/json.ts';
 import {
@@ -588,7 +588,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (!o) return;
     const ref = controllerRefOf(o);
     if (ref) {
-      if (ref.kind === 'DaemonSet' && ref.apiVersion?.startsWith('apps/')) queue.add(dsKey(o.metadata.namespace, ref.name));
+      if (refersTo(ref, daemonSetKind)) queue.add(dsKey(o.metadata.namespace, ref.name));
       return;
     }
     // An orphan: every DaemonSet that would adopt it.

@@ -24,6 +24,7 @@ import { Annotations, hex, isTrue, timingOf, type SimulationOptions, type Timing
 import { WorkQueue } from './workqueue.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
 import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
+import { conditionOf } from '../../lib/conditions.ts';
 
 export const nodeIdentity = (name: string): UserInfo => ({ name: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] });
 
@@ -64,7 +65,6 @@ interface NodeState {
   client: Client;
 }
 
-const conditionOf = (node: KubeObject, type: string) => ((node.status as any)?.conditions ?? []).find((c: any) => c.type === type);
 const podKey = (p: KubeObject) => `${p.metadata.namespace}/${p.metadata.name}`;
 
 export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions): () => void {
@@ -265,7 +265,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   async function syncLifecycle(name: string) {
     const node = getNode(name);
     if (!node) return;
-    if (simulated(node) && unreachable(node) && conditionOf(node, 'Ready') && conditionOf(node, 'Ready').status !== 'Unknown') {
+    if (simulated(node) && unreachable(node) && (conditionOf(node, 'Ready')?.status ?? 'Unknown') !== 'Unknown') {
       // The kubelet went silent: the lifecycle controller marks every condition Unknown.
       const nowStr = rfc3339(new Date());
       await lifecycle.update(nodeKind, undefined, name, (o) => {

@@ -22,6 +22,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
 import { WorkQueue } from './workqueue.ts';
+import { isConditionTrue } from '../../lib/conditions.ts';
 
 export interface PodGCOptions {
   /** Seconds a node must stay missing before its pods are force-deleted (upstream: 40). */
@@ -36,7 +37,6 @@ const isTerminated = (pod: KubeObject) => {
   return phase === 'Succeeded' || phase === 'Failed';
 };
 const nodeNameOf = (pod: KubeObject | undefined): string | undefined => (pod as any)?.spec?.nodeName || undefined;
-const isReady = (node: KubeObject) => ((node as any).status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 const outOfService = (node: KubeObject) => ((node as any).spec?.taints ?? []).some((t: any) => t.key === OUT_OF_SERVICE_TAINT);
 
 export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () => void {
@@ -107,7 +107,7 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
       await Promise.all(podsOn(nodeName).map((p) => forceDelete(p, { reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists' })));
       return;
     }
-    if (!node || isReady(node) || !outOfService(node)) return;
+    if (!node || isConditionTrue(node, 'Ready') || !outOfService(node)) return;
     await Promise.all(podsOn(nodeName).filter((p) => p.metadata.deletionTimestamp).map((p) => forceDelete(p)));
   }
 
@@ -119,7 +119,7 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
     if (!nodeName) return;
     const node = nodeAt(nodeName);
     if (!node) quarantine(nodeName);
-    else if (pod.metadata.deletionTimestamp && outOfService(node) && !isReady(node)) queue.add(`out-of-service:${nodeName}`);
+    else if (pod.metadata.deletionTimestamp && outOfService(node) && !isConditionTrue(node, 'Ready')) queue.add(`out-of-service:${nodeName}`);
   }
 
   function onPod(e: CacheEvent) {
@@ -132,7 +132,7 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
     const name = e.object.object.metadata.name!;
     if (!podsByNode.get(name)?.size) return;
     if (e.type === 'DELETED') quarantine(name);
-    else if (outOfService(e.object.object) && !isReady(e.object.object)) queue.add(`out-of-service:${name}`);
+    else if (outOfService(e.object.object) && !isConditionTrue(e.object.object, 'Ready')) queue.add(`out-of-service:${name}`);
   }
 
   const from = cache.revision;

@@ -17,6 +17,7 @@ import { buildRollout, formatDuration, type NodeRow, type NodeState, type PodCel
 import { useRolloutTimeline } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
+import { isConditionTrue } from '../../../lib/conditions.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const STALL_CHOICES = [15, 60, 300];
@@ -28,8 +29,6 @@ const stateBadge: Record<NodeState, { tone: 'ok' | 'warn' | 'bad' | 'info' | und
   missing: { tone: 'warn', label: 'No pod', symbol: '–' },
   stalled: { tone: 'bad', label: 'Stalled', symbol: '!' },
 };
-
-const nodeReady = (node?: KubeObject) => ((node?.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status === 'True';
 
 export function RolloutView({ ds }: { ds: KubeObject }) {
   const ns = ds.metadata.namespace;
@@ -57,7 +56,10 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
 
   const rows = show === 'pending' ? model.rows.filter((r) => r.state !== 'updated') : show === 'stalled' ? model.rows.filter((r) => r.state === 'stalled') : model.rows;
-  const groupKeys = [...new Set(nodes.items.flatMap((n) => Object.keys(n.metadata.labels ?? {})))].filter((k) => k !== ZONE && !k.startsWith('kubernetes.io/hostname')).sort();
+  const groupKeys = useMemo(
+    () => [...new Set(nodes.items.flatMap((n) => Object.keys(n.metadata.labels ?? {})))].filter((k) => k !== ZONE && !k.startsWith('kubernetes.io/hostname')).sort(),
+    [nodes.items],
+  );
 
   return (
     <>
@@ -200,7 +202,11 @@ function NodeGrid({ rows, grouped }: { rows: NodeRow[]; grouped: boolean }) {
   const items: GridItem[] = useMemo(() => {
     if (!grouped) return rows;
     const groups = new Map<string, NodeRow[]>();
-    for (const r of rows) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
+    for (const r of rows) {
+      const list = groups.get(r.group);
+      if (list) list.push(r);
+      else groups.set(r.group, [r]);
+    }
     return [...groups.entries()].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b))).flatMap(([group, list]): GridItem[] => [{ header: true, group, count: list.length }, ...list]);
   }, [rows, grouped]);
   const virtual = useVirtualizer({ count: items.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
@@ -247,7 +253,7 @@ function NodeGridRow({ row, style }: { row: NodeRow; style: CSSProperties }) {
   return (
     <div className={`node-grid-row state-${row.state}`} style={style} role="row" data-node={row.nodeName} data-state={row.state}>
       <span role="cell" className="mono">
-        <Link to={withSearch(`/nodes/${row.nodeName}`)}>{row.nodeName}</Link> {row.node && !nodeReady(row.node) && <Badge tone="bad">NotReady</Badge>}
+        <Link to={withSearch(`/nodes/${row.nodeName}`)}>{row.nodeName}</Link> {row.node && !isConditionTrue(row.node, 'Ready') && <Badge tone="bad">NotReady</Badge>}
       </span>
       <span role="cell">
         <Badge tone={b.tone}>

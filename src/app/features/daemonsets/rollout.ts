@@ -164,7 +164,11 @@ export function buildRollout({ ds, pods, nodes, revisions, now, stallAfterMs, gr
   for (const p of owned) {
     const nodeName = (p.spec as any)?.nodeName as string | undefined;
     if (!nodeName) orphans.push(cell(p));
-    else byNode.set(nodeName, [...(byNode.get(nodeName) ?? []), p]);
+    else {
+      const list = byNode.get(nodeName);
+      if (list) list.push(p);
+      else byNode.set(nodeName, [p]);
+    }
   }
 
   const rows: NodeRow[] = [];

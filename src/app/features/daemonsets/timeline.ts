@@ -14,6 +14,7 @@ export interface TimelineEvent {
 }
 
 interface Seen {
+  name: string;
   revision: 'new' | 'old';
   ready: boolean;
   available: boolean;
@@ -34,16 +35,15 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
     if (!loaded) return;
     const now = Date.now();
     const next = new Map<string, Seen>();
-    for (const row of rows) for (const p of row.pods) if (p.state !== 'terminating') next.set(p.uid, { revision: p.revision, ready: p.ready, available: p.state === 'available', node: row.nodeName });
+    for (const row of rows) for (const p of row.pods) if (p.state !== 'terminating') next.set(p.uid, { name: p.name, revision: p.revision, ready: p.ready, available: p.state === 'available', node: row.nodeName });
     const fresh: TimelineEvent[] = [];
     const previous = seen.current;
     if (previous) {
       for (const [uid, s] of next) {
         const before = previous.get(uid);
-        const pod = rows.flatMap((r) => r.pods).find((p) => p.uid === uid)!;
-        if (!before) fresh.push({ at: now, kind: 'created', revision: s.revision, text: `${pod.name} created on ${s.node}` });
-        if (s.ready && !before?.ready) fresh.push({ at: now, kind: 'ready', revision: s.revision, text: `${pod.name} on ${s.node} is Ready` });
-        if (s.available && !before?.available) fresh.push({ at: now, kind: 'available', revision: s.revision, text: `${pod.name} on ${s.node} is available` });
+        if (!before) fresh.push({ at: now, kind: 'created', revision: s.revision, text: `${s.name} created on ${s.node}` });
+        if (s.ready && !before?.ready) fresh.push({ at: now, kind: 'ready', revision: s.revision, text: `${s.name} on ${s.node} is Ready` });
+        if (s.available && !before?.available) fresh.push({ at: now, kind: 'available', revision: s.revision, text: `${s.name} on ${s.node} is available` });
       }
       for (const [uid, s] of previous) if (!next.has(uid)) fresh.push({ at: now, kind: 'deleted', revision: s.revision, text: `pod on ${s.node} (${s.revision} revision) deleted` });
     }

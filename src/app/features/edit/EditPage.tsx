@@ -22,7 +22,6 @@ import { formPath, kindResolver, validateObject } from '../../editors/form/valid
 import { LazyDiffEditor, LazyYamlEditor, jsonSchemaFor, schemaUriFor } from '../../editors/monaco/index.ts';
 import { navigate, setNavigationGuard, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from '../resources/types.ts';
-import { NetworkPolicyWhatIf } from '../reachability/NetworkPolicyWhatIf.tsx';
 
 type Tab = 'form' | 'yaml' | 'status';
 
@@ -292,7 +291,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
           </button>
         )}
       </div>
-      {kind.kind === 'NetworkPolicy' && <NetworkPolicyWhatIf draft={draft} original={base} />}
+      {view.EditorAside && <view.EditorAside draft={draft} original={base} />}
       <ErrorAlert error={error} />
       {conflict && base && (
         <section className="panel" aria-label="Conflict">

@@ -1,11 +1,12 @@
 // A pod readably: where it runs, its phase and readiness, and its containers.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { Age, Badge } from '../../components/common.tsx';
+import { conditionOf } from '../../../lib/conditions.ts';
 
 export function PodDetails({ object }: { object: KubeObject }) {
   const spec = (object.spec ?? {}) as any;
   const status = (object.status ?? {}) as any;
-  const ready = (status.conditions ?? []).find((c: any) => c.type === 'Ready');
+  const ready = conditionOf(object, 'Ready');
   return (
     <div className="grid2">
       <section className="panel">

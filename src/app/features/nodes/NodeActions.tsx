@@ -3,7 +3,8 @@
 // DaemonSet-owned pods alone (kubectl drain --ignore-daemonsets).
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import type { KubeObject } from '../../../kinds/kind.ts';
+import { refersTo, type KubeObject } from '../../../kinds/kind.ts';
+import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { api, type Connection } from '../../api/client.ts';
@@ -24,7 +25,7 @@ async function drain(conn: Connection, name: string): Promise<DrainResult> {
   const result: DrainResult = { evicted: [], skipped: [] };
   for (const p of pods.items) {
     const id = `${p.metadata.namespace}/${p.metadata.name}`;
-    const daemon = p.metadata.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet');
+    const daemon = p.metadata.ownerReferences?.some((r) => r.controller && refersTo(r, daemonSetKind));
     const phase = (p.status as { phase?: string } | undefined)?.phase;
     if (daemon || phase === 'Succeeded' || phase === 'Failed') {
       result.skipped.push(id);

@@ -9,8 +9,8 @@ import { rolloutStatus } from '../../../lib/rollout.ts';
 import { useList } from '../../api/hooks.ts';
 import { Age, Badge, Meter } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
+import { conditionOf, isConditionTrue } from '../../../lib/conditions.ts';
 
-const isReady = (n: KubeObject) => ((n.status as any)?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 
 /**
  * Not finished by kubectl's rule (generation observed, all updated and
@@ -30,7 +30,7 @@ export function Overview({ namespace }: { namespace?: string }) {
   const daemonSets = useList(daemonSetKind, namespace);
   const policies = useList(networkPolicyKind, namespace);
   const attachments = useList(volumeAttachmentKind);
-  const notReady = nodes.items.filter((n) => !isReady(n));
+  const notReady = nodes.items.filter((n) => !isConditionTrue(n, 'Ready'));
   const cordoned = nodes.items.filter((n) => (n.spec as any)?.unschedulable);
   const rolling = daemonSets.items.filter(rolloutInProgress);
   const failing = attachments.items.filter((v) => (v.status as any)?.attachError || (v.status as any)?.detachError);
@@ -66,7 +66,7 @@ export function Overview({ namespace }: { namespace?: string }) {
               <table className="simple">
                 <tbody>
                   {notReady.slice(0, 20).map((n) => {
-                    const ready = ((n.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready');
+                    const ready = conditionOf(n, 'Ready');
                     return (
                       <tr key={n.metadata.uid}>
                         <td>
