@@ -151,3 +151,17 @@ export function nodeShouldRunDaemonPod(node: NodeLike, ds: DaemonSetLike, tolera
   }
   return { shouldRun: true, shouldContinueRunning: true };
 }
+
+/**
+ * util.GetTargetNodeName: the node a daemon pod is for — spec.nodeName once
+ * bound, else the one name its required node affinity allows (what the
+ * DaemonSet controller writes; the scheduler binds the pod later).
+ */
+export function daemonPodNodeName(pod: { spec?: { nodeName?: string; affinity?: PodSpecLike['affinity'] } }): string | undefined {
+  const spec = pod.spec;
+  if (spec?.nodeName) return spec.nodeName;
+  for (const term of spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+    for (const f of term?.matchFields ?? []) if (f.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return f.values[0];
+  }
+  return undefined;
+}

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   compareDaemonPods,
+  hostPortBlock,
   isPodAvailable,
+  nodeStall,
+  podNotAvailableReason,
+  rolloutEstimate,
   isPodUpdated,
   planRollingUpdate,
   rollingUpdateLimits,
@@ -205,5 +209,77 @@ describe('kubectl rollout status', () => {
 
   it('refuses OnDelete', () => {
     expect(rolloutStatus(ds(undefined))).toEqual({ done: true, message: '', error: 'rollout status is only available for RollingUpdate strategy type' });
+  });
+});
+
+describe('stalls', () => {
+  const at = (secondsAgo: number) => new Date(NOW - secondsAgo * 1000).toISOString();
+  const opts = { minReadySeconds: 0, now: NOW, stallAfterMs: 60_000 };
+  /** A new pod created `secondsAgo`, with the given status. */
+  const fresh = (secondsAgo: number, status: PodLike['status'], spec: PodLike['spec'] = { nodeName: 'n' }): PodLike => ({
+    metadata: { name: 'new-pod', creationTimestamp: at(secondsAgo), labels: { 'controller-revision-hash': HASH } },
+    spec,
+    status,
+  });
+  const pullBackOff: PodLike['status'] = {
+    phase: 'Pending',
+    conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [exporter]' }],
+    containerStatuses: [{ name: 'exporter', ready: false, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "exporter:v2"' } } }],
+  };
+  const oldAvailable = pod(false, { name: 'old-pod' });
+
+  it('flags a surge node whose new pod waits in ImagePullBackOff while the old pod still serves', () => {
+    // The old rule looked only at nodes whose old pod was not available, so this was never a stall.
+    expect(nodeStall(fresh(108, pullBackOff), [oldAvailable], opts)).toEqual({ since: NOW - 108_000, reason: 'exporter: ImagePullBackOff: Back-off pulling image "exporter:v2"' });
+    expect(nodeStall(fresh(30, pullBackOff), [oldAvailable], opts)).toBeUndefined(); // within the threshold
+    expect(nodeStall(fresh(108, pullBackOff), [], opts)?.reason).toContain('ImagePullBackOff');
+    expect(nodeStall(undefined, [oldAvailable], opts)).toBeUndefined();
+    expect(nodeStall({ ...pod(true, { created: at(300) }) }, [], opts)).toBeUndefined(); // available
+  });
+
+  it('gives the reason in full: crash loops, failing readiness, minReadySeconds, the scheduler', () => {
+    const crash = fresh(120, {
+      phase: 'Running',
+      containerStatuses: [{ name: 'c', ready: false, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s restarting failed container=c pod=p_ns(uid)' } } }],
+    });
+    expect(podNotAvailableReason(crash, 0, NOW)).toBe('c: CrashLoopBackOff: back-off 40s restarting failed container=c pod=p_ns(uid)');
+    const unready = fresh(120, {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [c]' }],
+      containerStatuses: [{ name: 'c', ready: false, state: { running: {} } }],
+    });
+    expect(nodeStall(unready, [oldAvailable], opts)?.reason).toBe('readiness failing: c running but not ready (containers with unready status: [c])');
+    const readyNotAvailable = fresh(120, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at(5) }] });
+    expect(nodeStall(readyNotAvailable, [], { ...opts, minReadySeconds: 30 })?.reason).toBe('ready, available after minReadySeconds (30s)');
+    const message = "0/3 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 2 node is filtered out by the prefilter result.";
+    const unscheduled = fresh(120, { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }] }, {});
+    expect(podNotAvailableReason(unscheduled, 0, NOW)).toBe(`not scheduled: Unschedulable: ${message}`);
+  });
+
+  it('explains a surge pod kept off its node by the host port the old pod holds', () => {
+    const ports = { hostNetwork: true, containers: [{ name: 'exporter', ports: [{ containerPort: 9100 }] }] };
+    const waiting = fresh(120, { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available' }] }, ports);
+    const old: PodLike = { ...oldAvailable, metadata: { ...oldAvailable.metadata, name: 'exporter-old' }, spec: { nodeName: 'n', ...ports } };
+    const why = 'new pod cannot start: host port 9100/TCP is held by the old pod exporter-old; maxSurge with hostPort cannot progress — use maxUnavailable';
+    expect(hostPortBlock(waiting, [waiting, old])).toBe(why);
+    expect(nodeStall(waiting, [waiting, old], opts)?.reason).toBe(why);
+    // Another port, or a bound pod, is not that.
+    expect(hostPortBlock(waiting, [{ ...old, spec: { nodeName: 'n', containers: [{ ports: [{ containerPort: 80, hostPort: 9101 }] }] } }])).toBeUndefined();
+    expect(hostPortBlock({ ...waiting, spec: { ...ports, nodeName: 'n' } }, [old])).toBeUndefined();
+  });
+});
+
+describe('the time-left estimate', () => {
+  const samples = [
+    { at: NOW - 20_000, done: 0 },
+    { at: NOW - 10_000, done: 2 },
+    { at: NOW, done: 4 },
+  ];
+  it('extrapolates the observed pace', () => {
+    expect(rolloutEstimate(samples, 6, 0)).toEqual({ pace: 0.2, eta: 10_000, stalled: 0 });
+    expect(rolloutEstimate(samples.slice(0, 1), 6, 0)).toEqual({ stalled: 0 });
+  });
+  it('promises no finish time while a node is stalled', () => {
+    expect(rolloutEstimate(samples, 6, 1)).toEqual({ pace: 0.2, stalled: 1 });
   });
 });

@@ -6,10 +6,18 @@
 // objects in, plain objects out, the clock passed in.
 import { scaledValueFromIntOrPercent, type IntOrString } from './intorstring.ts';
 import { conditionOf, isConditionTrue } from './conditions.ts';
+import { clashingHostPorts, formatHostPort, hostPortsOf, type PodSpecWithPorts } from './nodeports.ts';
 
 export const ControllerRevisionHashLabel = 'controller-revision-hash';
 export const PodTemplateGenerationLabel = 'pod-template-generation';
 export const TemplateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+interface ContainerStatusLike {
+  name?: string;
+  ready?: boolean;
+  started?: boolean;
+  state?: { waiting?: { reason?: string; message?: string }; running?: unknown; terminated?: { reason?: string; message?: string; exitCode?: number } };
+}
 
 export interface PodLike {
   metadata?: {
@@ -18,8 +26,15 @@ export interface PodLike {
     deletionTimestamp?: string;
     labels?: Record<string, string>;
   };
-  spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type?: string; status?: string; lastTransitionTime?: string }[] };
+  spec?: { nodeName?: string } & PodSpecWithPorts;
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+    initContainerStatuses?: ContainerStatusLike[];
+    containerStatuses?: ContainerStatusLike[];
+  };
 }
 
 export interface DaemonSetLike {
@@ -307,6 +322,98 @@ export function rolloutBudget<P extends PodLike>(input: RollingUpdateInput<P>): 
     remaining: Math.max(0, limit - inUse),
     mode: surge ? 'surge' : 'unavailable',
   };
+}
+
+// ---- stalls ----------------------------------------------------------------
+
+const withDetail = (reason: string | undefined, message: string | undefined) => [reason, message].filter(Boolean).join(': ');
+
+/**
+ * Why a pod is not available, in full, from what its status says: not
+ * scheduled (the scheduler's message), a container waiting (ImagePullBackOff,
+ * CrashLoopBackOff with their messages), readiness not passing, or ready but
+ * within minReadySeconds. undefined for an available pod.
+ */
+export function podNotAvailableReason(pod: PodLike, minReadySeconds: number, now: number): string | undefined {
+  if (isPodAvailable(pod, minReadySeconds, now)) return undefined;
+  const st = pod.status ?? {};
+  if (isTerminating(pod)) return 'terminating';
+  if (st.phase === 'Failed' || st.phase === 'Succeeded') return `pod ${st.phase.toLowerCase()}${st.reason || st.message ? ` (${withDetail(st.reason, st.message)})` : ''}`;
+  const scheduled = conditionOf(pod, 'PodScheduled');
+  if (!pod.spec?.nodeName && scheduled?.status === 'False') return `not scheduled: ${withDetail(scheduled.reason, scheduled.message) || 'waiting for the scheduler'}`;
+  if (!pod.spec?.nodeName) return 'waiting for the scheduler';
+  const waiting = [...(st.initContainerStatuses ?? []), ...(st.containerStatuses ?? [])]
+    .filter((c) => c.state?.waiting?.reason)
+    .map((c) => `${c.name}: ${withDetail(c.state!.waiting!.reason, c.state!.waiting!.message)}`);
+  if (waiting.length) return waiting.join('; ');
+  if (isPodReady(pod)) return `ready, available after minReadySeconds (${minReadySeconds}s)`;
+  const running = (st.containerStatuses ?? []).filter((c) => c.state?.running && !c.ready).map((c) => c.name);
+  const ready = conditionOf(pod, 'Ready');
+  if (running.length) return `readiness failing: ${running.join(', ')} running but not ready${ready?.message ? ` (${ready.message})` : ''}`;
+  return withDetail(ready?.reason, ready?.message) || withDetail(st.reason, st.message) || `pod ${(st.phase ?? 'Pending').toLowerCase()}, not ready`;
+}
+
+/**
+ * Surge with host ports: the new pod cannot be scheduled beside the old pod
+ * that holds its ports, and the old pod goes only once the new one is
+ * available, so that node never progresses (upstream's daemonset-surge KEP
+ * names HostPort as the common case). Says so when `newPod` waits
+ * unscheduled and one of `others` on its node holds a port it asks for.
+ */
+export function hostPortBlock(newPod: PodLike, others: PodLike[]): string | undefined {
+  if (newPod.spec?.nodeName || isTerminating(newPod)) return undefined;
+  const wanted = hostPortsOf(newPod.spec);
+  if (!wanted.length) return undefined;
+  for (const other of others) {
+    if (other === newPod || ['Failed', 'Succeeded'].includes(other.status?.phase ?? '')) continue;
+    const held = clashingHostPorts(wanted, hostPortsOf(other.spec));
+    if (!held.length) continue;
+    const ports = held.map(formatHostPort).join(', ');
+    return `new pod cannot start: host port${held.length > 1 ? 's' : ''} ${ports} ${held.length > 1 ? 'are' : 'is'} held by the old pod ${other.metadata?.name ?? ''}; maxSurge with hostPort cannot progress — use maxUnavailable`;
+  }
+  return undefined;
+}
+
+export interface NodeStall {
+  /** When the node's new pod was created (epoch ms). */
+  since: number;
+  reason: string;
+}
+
+/**
+ * A node is stalled when its new pod has not become available within
+ * `stallAfterMs` of its creation, whatever its old pod does: with surge the
+ * old pod keeps serving while the new one fails, and that is still a stall.
+ */
+export function nodeStall(newPod: PodLike | undefined, others: PodLike[], opts: { minReadySeconds: number; now: number; stallAfterMs: number }): NodeStall | undefined {
+  if (!newPod || isTerminating(newPod) || isPodAvailable(newPod, opts.minReadySeconds, opts.now)) return undefined;
+  const since = Date.parse(newPod.metadata?.creationTimestamp ?? '');
+  if (Number.isNaN(since) || opts.now - since <= opts.stallAfterMs) return undefined;
+  const reason = hostPortBlock(newPod, others) ?? podNotAvailableReason(newPod, opts.minReadySeconds, opts.now) ?? 'new pod not available';
+  return { since, reason };
+}
+
+export interface RolloutEstimate {
+  /** Nodes finished per second, over what was observed. */
+  pace?: number;
+  /** Milliseconds left at that pace; absent while stalled or before any progress. */
+  eta?: number;
+  /** Nodes stalled now: no finish time is promised while any is. */
+  stalled: number;
+}
+
+/**
+ * The time left at the observed pace. `samples` are (time, nodes updated and
+ * available) pairs as the rollout moved. While a node is stalled the rollout
+ * will not finish at any pace, so no time is promised.
+ */
+export function rolloutEstimate(samples: { at: number; done: number }[], desired: number, stalled: number): RolloutEstimate {
+  const first = samples.find((x) => x.done < desired);
+  const last = samples[samples.length - 1];
+  if (!first || !last || last.done <= first.done || last.at <= first.at) return { stalled };
+  const pace = (last.done - first.done) / ((last.at - first.at) / 1000);
+  if (stalled > 0) return { pace, stalled };
+  return { pace, eta: desired > last.done ? ((desired - last.done) / pace) * 1000 : 0, stalled };
 }
 
 // ---- kubectl rollout status ------------------------------------------------

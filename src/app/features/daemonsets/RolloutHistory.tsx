@@ -44,6 +44,8 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
   const [to, setTo] = useState<string>();
   const [confirm, setConfirm] = useState<{ action: 'rollback'; revision: (typeof list)[number] } | { action: 'restart' }>();
   const [busy, setBusy] = useState(false);
+  // The diff (Monaco, a few MB) loads only when asked for, not with the page.
+  const [comparing, setComparing] = useState(false);
   const [error, setError] = useState<unknown>();
   const owned = pods.filter((p) => isOwnedBy(p, ds));
   const podsOn = (hash: string) => owned.filter((p) => p.metadata.labels?.[ControllerRevisionHashLabel] === hash).length;
@@ -134,10 +136,19 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
         {list.length > 1 && a && b && (
           <div className="history-diff">
             <div className="toolbar">
-              <RevisionSelect label="Compare revision" aria="Older revision" value={a.hash} list={list} onChange={setFrom} />
-              <RevisionSelect label="with" aria="Newer revision" value={b.hash} list={list} onChange={setTo} />
+              <button className="btn" aria-expanded={comparing} onClick={() => setComparing((c) => !c)}>
+                {comparing ? 'Hide comparison' : 'Compare revisions'}
+              </button>
+              {comparing && (
+                <>
+                  <RevisionSelect label="Compare revision" aria="Older revision" value={a.hash} list={list} onChange={setFrom} />
+                  <RevisionSelect label="with" aria="Newer revision" value={b.hash} list={list} onChange={setTo} />
+                </>
+              )}
             </div>
-            <LazyDiffEditor original={sortedYaml(a.template)} modified={sortedYaml(b.template)} originalLabel={`Revision ${a.revision}`} modifiedLabel={`Revision ${b.revision}`} height={300} />
+            {comparing && (
+              <LazyDiffEditor original={sortedYaml(a.template)} modified={sortedYaml(b.template)} originalLabel={`Revision ${a.revision}`} modifiedLabel={`Revision ${b.revision}`} height={300} />
+            )}
           </div>
         )}
       </div>

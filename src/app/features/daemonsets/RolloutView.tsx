@@ -51,7 +51,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const status = rolloutStatus(ds as never);
   const st = (ds.status ?? {}) as Record<string, number | undefined>;
   const desired = st.desiredNumberScheduled ?? 0;
-  const timeline = useRolloutTimeline(ds, model.rows, model.counts.updatedAvailable, model.counts.desired, pods.isSuccess && nodes.isSuccess && revisions.isSuccess);
+  const stalled = model.counts.stalled;
+  const timeline = useRolloutTimeline(ds, model.rows, model.counts.updatedAvailable, model.counts.desired, stalled, pods.isSuccess && nodes.isSuccess && revisions.isSuccess);
   const strategy = (ds.spec as any)?.updateStrategy ?? {};
   const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
 
@@ -66,8 +67,16 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
       <section className="panel rollout" aria-label="Rollout">
         <h2>
           Rollout
-          {status.error ? <Badge>OnDelete: pods are replaced when you delete them</Badge> : status.done ? <Badge tone="ok">complete</Badge> : <Badge tone="info">in progress</Badge>}
-          {model.counts.stalled > 0 && <Badge tone="bad">{model.counts.stalled} stalled</Badge>}
+          {status.error ? (
+            <Badge>OnDelete: pods are replaced when you delete them</Badge>
+          ) : status.done ? (
+            <Badge tone="ok">complete</Badge>
+          ) : stalled > 0 ? (
+            <Badge tone="bad">stalled</Badge>
+          ) : (
+            <Badge tone="info">in progress</Badge>
+          )}
+          {stalled > 0 && <Badge tone="bad">{stalledOn(stalled)}</Badge>}
         </h2>
         <div className="body">
           <pre className="rollout-message" data-testid="rollout-message">
@@ -94,11 +103,19 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           </div>
           <p className="rollout-facts">
             {rolling ? <BudgetLine model={model} /> : <span>Update strategy OnDelete: a pod moves to the new template only when it is deleted.</span>}
-            {timeline.eta !== undefined && !status.done && (
-              <span>
+            {!status.done && !status.error && stalled > 0 ? (
+              <span data-testid="rollout-estimate">
                 {' '}
-                · pace {timeline.pace!.toFixed(timeline.pace! < 1 ? 2 : 1)} nodes/s, about <strong>{formatDuration(timeline.eta)}</strong> left
+                · <strong>{stalledOn(stalled)}</strong>: no finish time while {stalled === 1 ? 'it stays' : 'they stay'} stalled
               </span>
+            ) : (
+              timeline.eta !== undefined &&
+              !status.done && (
+                <span data-testid="rollout-estimate">
+                  {' '}
+                  · pace {timeline.pace!.toFixed(timeline.pace! < 1 ? 2 : 1)} nodes/s, about <strong>{formatDuration(timeline.eta)}</strong> left
+                </span>
+              )
             )}
           </p>
           <StrategyEditor ds={ds} />
@@ -151,6 +168,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
               ))}
             </span>
           </div>
+          {stalled > 0 && <StalledNodes rows={model.rows} />}
           <NodeGrid rows={rows} grouped={!!groupBy} />
           {(model.excluded.length > 0 || model.orphans.length > 0) && <Excluded model={model} />}
         </div>
@@ -181,6 +199,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   );
 }
 
+const stalledOn = (n: number) => `stalled on ${n} node${n === 1 ? '' : 's'}`;
+
 function BudgetLine({ model }: { model: ReturnType<typeof buildRollout> }) {
   const b = model.budget;
   const ru = b.mode === 'surge' ? 'maxSurge' : 'maxUnavailable';
@@ -190,6 +210,25 @@ function BudgetLine({ model }: { model: ReturnType<typeof buildRollout> }) {
       Budget: {ru} resolves to <strong>{limit}</strong> of {b.desiredNumberScheduled} node{b.desiredNumberScheduled === 1 ? '' : 's'};{' '}
       {b.mode === 'surge' ? `${b.inUse} surging now, ${b.remaining} more may surge` : `${b.inUse} without an available pod now, ${b.remaining} more may go down`}
     </span>
+  );
+}
+
+/** Stalled nodes with their reasons in full (the grid's note column is cut to one line). */
+function StalledNodes({ rows }: { rows: NodeRow[] }) {
+  const stalled = rows.filter((r) => r.state === 'stalled');
+  const shown = stalled.slice(0, 20);
+  return (
+    <div className="alert bad" role="region" aria-label="Stalled nodes">
+      <strong>{stalledOn(stalled.length)}</strong>: each has had a new pod for longer than the stalled-after time without it becoming available.
+      <ul className="stalled-list">
+        {shown.map((r) => (
+          <li key={r.nodeName} data-stalled-node={r.nodeName}>
+            <span className="mono">{r.nodeName}</span> for {formatDuration(Date.now() - (r.stalledSince ?? Date.now()))}: {r.stalledMessage}
+          </li>
+        ))}
+        {stalled.length > shown.length && <li>and {stalled.length - shown.length} more (Show: stalled lists them all)</li>}
+      </ul>
+    </div>
   );
 }
 

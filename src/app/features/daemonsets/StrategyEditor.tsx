@@ -5,6 +5,8 @@ import { FormProvider, useForm, type FieldValues } from 'react-hook-form';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { clone } from '../../../lib/json.ts';
+import { formatHostPort, hostPortsOf } from '../../../lib/nodeports.ts';
+import { allowsSurge } from '../../../lib/rollout.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
 import { ErrorAlert } from '../../components/common.tsx';
@@ -29,12 +31,31 @@ const describe = (ds: KubeObject) => {
   return `${type}${type === 'RollingUpdate' ? `, maxUnavailable ${ru.maxUnavailable ?? 1}, maxSurge ${ru.maxSurge ?? 0}` : ''}, minReadySeconds ${s.minReadySeconds ?? 0}`;
 };
 
+/** Surge with host ports never progresses: the new pod cannot be scheduled while the old one holds the port. */
+function surgeHostPortWarning(ds: KubeObject): string | undefined {
+  let surge = false;
+  try {
+    surge = allowsSurge(ds as never);
+  } catch {
+    // an unparsable maxSurge (validation rejects it) does not surge
+  }
+  const ports = surge ? hostPortsOf((ds.spec as any)?.template?.spec) : [];
+  if (!ports.length) return undefined;
+  return `maxSurge with host port ${ports.map(formatHostPort).join(', ')} cannot progress: a new pod cannot be scheduled while the old pod holds the port, and the old pod goes only once the new one is available. Use maxUnavailable.`;
+}
+
 export function StrategyEditor({ ds }: { ds: KubeObject }) {
   const [open, setOpen] = useState(false);
+  const warning = surgeHostPortWarning(ds);
   return (
     <div className="strategy">
       <span className="muted">Strategy: </span>
       <span data-testid="strategy-summary">{describe(ds)}</span>{' '}
+      {warning && (
+        <div className="alert warn" role="note" data-testid="strategy-warning">
+          {warning}
+        </div>
+      )}
       {!open && (
         <button className="btn" onClick={() => setOpen(true)}>
           Edit strategy

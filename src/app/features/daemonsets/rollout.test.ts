@@ -57,4 +57,44 @@ describe('the rollout view model', () => {
     expect(m.orphans.map((p) => p.name)).toEqual(['p1']);
     expect(m.rows[0].pods).toEqual([]);
   });
+
+  it('flags a surge node whose new pod waits in ImagePullBackOff beside its available old pod', () => {
+    const surge = { ...ds, spec: { ...(ds.spec as any), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } } as KubeObject;
+    const pulling = pod('p2', 'n2', 'new222', false, 108, {
+      status: {
+        phase: 'Pending',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [c]' }],
+        containerStatuses: [{ name: 'c', ready: false, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "v2"' } } }],
+      },
+    });
+    const m = buildRollout({
+      ds: surge,
+      pods: [pod('p1', 'n1', 'new222', true, 300), pod('o2', 'n2', 'old111', true, 900), pulling],
+      nodes: [node('n1'), node('n2')],
+      revisions: [revision('d-old111', 1, 'v1'), revision('d-new222', 2, 'v2')],
+      now,
+      stallAfterMs: 60_000,
+      groupBy: '',
+    });
+    const row = m.rows.find((r) => r.nodeName === 'n2')!;
+    expect(row.state).toBe('stalled');
+    expect(row.stalledMessage).toBe('c: ImagePullBackOff: Back-off pulling image "v2"');
+    expect(m.counts.stalled).toBe(1);
+  });
+
+  it('places a pod the scheduler has not bound yet on the node its affinity names, and says why it waits', () => {
+    const ports = { hostNetwork: true, containers: [{ name: 'c', image: 'v2', ports: [{ containerPort: 9100, hostPort: 9100 }] }] };
+    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] } } };
+    const old = pod('old', 'n1', 'old111', true, 900, { spec: { nodeName: 'n1', ...ports } });
+    const waiting = pod('new', 'n1', 'new222', false, 120, {
+      spec: { affinity, ...ports },
+      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports." }] },
+    });
+    const m = build([old, waiting], [node('n1')]);
+    expect(m.orphans).toEqual([]);
+    expect(m.rows[0]).toMatchObject({
+      state: 'stalled',
+      stalledMessage: 'new pod cannot start: host port 9100/TCP is held by the old pod old; maxSurge with hostPort cannot progress — use maxUnavailable',
+    });
+  });
 });

@@ -6,7 +6,7 @@
 // `controller-revision-hash` and `pod-template-generation` labels and the
 // DaemonSet's ControllerRevisions.
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
+import { daemonPodNodeName, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import {
   ControllerRevisionHashLabel,
@@ -14,7 +14,10 @@ import {
   isPodReady,
   isPodUpdated,
   isTerminating,
+  nodeStall,
   podAvailableAt,
+  podNotAvailableReason,
+  hostPortBlock,
   rolloutBudget,
   templateGenerationOf,
   type NodePods,
@@ -35,7 +38,7 @@ export interface PodCell {
   availableSince?: number;
   restarts: number;
   createdAt: number;
-  /** Why it is not ready, from its conditions or containers. */
+  /** Why it is not available, in full, from its conditions or containers. */
   message?: string;
 }
 
@@ -98,18 +101,7 @@ export function currentHashOf(ds: KubeObject, revisions: ReturnType<typeof revis
   return revisions.find((r) => deepEqual(r.template, template))?.hash;
 }
 
-function notReadyMessage(pod: KubeObject): string | undefined {
-  const status = pod.status as any;
-  for (const c of status?.containerStatuses ?? []) {
-    const waiting = c.state?.waiting;
-    if (waiting?.reason) return `${c.name}: ${waiting.reason}${waiting.message ? ` — ${waiting.message}` : ''}`;
-  }
-  const cond = (status?.conditions ?? []).find((c: any) => (c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'True' && (c.message || c.reason));
-  if (cond) return cond.message || cond.reason;
-  return status?.message || status?.reason;
-}
-
-function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now: number): PodCell {
+function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now: number, nodePods: KubeObject[]): PodCell {
   const status = pod.status as any;
   const ready = isPodReady(pod);
   const availableAt = podAvailableAt(pod, minReadySeconds);
@@ -137,7 +129,7 @@ function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now
     availableSince: availableAt === undefined ? undefined : availableAt === -Infinity ? (Number.isNaN(readySince) ? undefined : readySince) : availableAt,
     restarts: (status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0),
     createdAt: Date.parse(pod.metadata.creationTimestamp ?? '') || now,
-    message: ready ? undefined : notReadyMessage(pod),
+    message: (updated ? hostPortBlock(pod as never, nodePods as never) : undefined) ?? podNotAvailableReason(pod as never, minReadySeconds, now),
   };
 }
 
@@ -160,9 +152,10 @@ export function buildRollout({ ds, pods, nodes, revisions, now, stallAfterMs, gr
   const owned = pods.filter((p) => isOwnedBy(p, ds));
   const byNode = new Map<string, KubeObject[]>();
   const orphans: PodCell[] = [];
-  const cell = (p: KubeObject) => podCell(p, isPodUpdated(p, currentHash, generation), minReady, now);
+  const cell = (p: KubeObject, nodePods: KubeObject[] = []) => podCell(p, isPodUpdated(p, currentHash, generation), minReady, now, nodePods);
   for (const p of owned) {
-    const nodeName = (p.spec as any)?.nodeName as string | undefined;
+    // Pods the scheduler has not bound yet belong to the node their affinity names.
+    const nodeName = daemonPodNodeName(p as never);
     if (!nodeName) orphans.push(cell(p));
     else {
       const list = byNode.get(nodeName);
@@ -181,7 +174,7 @@ export function buildRollout({ ds, pods, nodes, revisions, now, stallAfterMs, gr
     const nodePods = (byNode.get(nodeName) ?? []).sort(compareDaemonPods);
     const placement = nodeShouldRunDaemonPod(node as any, ds as any);
     if (nodePods.length || placement.shouldRun) planNodes.push({ nodeName, shouldRun: placement.shouldRun, pods: nodePods as any });
-    const cells = nodePods.map(cell);
+    const cells = nodePods.map((p) => cell(p, nodePods));
     if (!placement.shouldRun) {
       excluded.push({ nodeName, reason: placement.reason ?? 'not eligible', pods: cells, misscheduled: cells.length > 0 && !placement.shouldContinueRunning });
       continue;
@@ -195,15 +188,15 @@ export function buildRollout({ ds, pods, nodes, revisions, now, stallAfterMs, gr
     else if (old) state = 'old';
     else state = 'missing';
     const row: NodeRow = { nodeName, node, group: groupBy ? (node.metadata.labels?.[groupBy] ?? '') : '', pods: cells, state };
-    // Stalled: the new pod has had its time and is still not available, and no old pod serves meanwhile.
-    if (fresh && fresh.state !== 'available' && !(old && old.state === 'available') && now - fresh.createdAt > stallAfterMs) {
+    const stall = fresh && nodeStall(nodePods.find((p) => p.metadata.uid === fresh.uid) as never, nodePods as never, { minReadySeconds: minReady, now, stallAfterMs });
+    if (stall) {
       row.state = 'stalled';
-      row.stalledSince = fresh.createdAt;
-      row.stalledMessage = fresh.message ?? (fresh.ready ? `ready, available after minReadySeconds (${minReady}s)` : `pod ${fresh.phase.toLowerCase()}, not ready`);
+      row.stalledSince = stall.since;
+      row.stalledMessage = stall.reason;
     }
     rows.push(row);
   }
-  for (const [nodeName, list] of byNode) if (!known.has(nodeName)) orphans.push(...list.map(cell));
+  for (const [nodeName, list] of byNode) if (!known.has(nodeName)) orphans.push(...list.map((p) => cell(p, list)));
 
   const budget = rolloutBudget({ ds: ds as any, nodes: planNodes as any, hash: currentHash, now });
   const live = (r: NodeRow) => r.pods.filter((c) => c.state !== 'terminating');

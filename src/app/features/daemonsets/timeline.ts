@@ -3,7 +3,7 @@
 // status moving; with the pace it implies and the time left at that pace.
 import { useEffect, useRef, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { rolloutStatus } from '../../../lib/rollout.ts';
+import { rolloutEstimate, rolloutStatus } from '../../../lib/rollout.ts';
 import type { NodeRow } from './rollout.ts';
 
 export interface TimelineEvent {
@@ -24,7 +24,7 @@ interface Seen {
 const MAX_EVENTS = 300;
 
 /** `loaded`: the pod and node lists have arrived; until then nothing is compared, so the first list is not read as pods being created. */
-export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvailable: number, desired: number, loaded: boolean) {
+export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvailable: number, desired: number, stalledNodes: number, loaded: boolean) {
   const seen = useRef<Map<string, Seen> | null>(null);
   const stalled = useRef(new Set<string>());
   const lastMessage = useRef<string>('');
@@ -65,15 +65,7 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
     if (fresh.length) setEvents((e) => [...fresh.reverse(), ...e].slice(0, MAX_EVENTS));
   }, [ds, rows, updatedAvailable, loaded]);
 
-  // Pace over what was observed: nodes finished per second since the first sample that had work left.
-  const s = samples.current;
-  let eta: number | undefined;
-  let pace: number | undefined;
-  const first = s.find((x) => x.done < desired);
-  const last = s[s.length - 1];
-  if (first && last && last.done > first.done && last.at > first.at) {
-    pace = (last.done - first.done) / ((last.at - first.at) / 1000);
-    eta = desired > last.done ? ((desired - last.done) / pace) * 1000 : 0;
-  }
-  return { events, pace, eta };
+  // Pace over what was observed; no finish time while a node is stalled.
+  const estimate = rolloutEstimate(samples.current, desired, stalledNodes);
+  return { events, ...estimate };
 }
