@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
 import { isPodAvailable, rolloutStatus } from '../../lib/rollout.ts';
 import { computeHash, revisionData, stableStringify } from './daemonset.ts';
+import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
 
 let s: TestServer;
 
@@ -16,6 +17,8 @@ afterAll(() => s.stop());
 
 const NS = 'default';
 const DS_PATH = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
+/** The node a daemon pod is for, bound or not yet (the scheduler binds it after the controller creates it). */
+const nodeOf = (p: any) => daemonPodNodeName(p);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
@@ -90,13 +93,14 @@ async function rolledOut(name: string, desired: number) {
 function expectedStatus(pods: any[], desiredNodes: string[], templateGeneration: string, minReadySeconds = 0) {
   const live = pods.filter((p) => !(p.status?.phase === 'Failed' && p.metadata.deletionTimestamp));
   const byNode = new Map<string, any[]>();
-  for (const p of live) byNode.set(p.spec.nodeName, [...(byNode.get(p.spec.nodeName) ?? []), p]);
+  for (const p of live) byNode.set(nodeOf(p), [...(byNode.get(nodeOf(p)) ?? []), p]);
   let current = 0;
   let ready = 0;
   let available = 0;
   let updated = 0;
   for (const n of desiredNodes) {
-    const ps = (byNode.get(n) ?? []).sort((a, b) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp) || a.metadata.name.localeCompare(b.metadata.name));
+    // Bound pods first, then the older (podByCreationTimestampAndPhase).
+    const ps = (byNode.get(n) ?? []).sort((a, b) => Number(!a.spec.nodeName) - Number(!b.spec.nodeName) || a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp) || a.metadata.name.localeCompare(b.metadata.name));
     if (!ps.length) continue;
     current++;
     if (cond(ps[0], 'Ready')?.status === 'True') ready++;
@@ -198,7 +202,7 @@ async function watchPods(app: string, check: (pods: any[]) => string | undefined
 
 const brief = (p: any) => ({
   name: p.metadata.name,
-  node: p.spec.nodeName,
+  node: nodeOf(p),
   gen: p.metadata.labels['pod-template-generation'],
   ready: cond(p, 'Ready')?.status,
   deleting: !!p.metadata.deletionTimestamp,
@@ -209,7 +213,7 @@ const live = (pods: any[]) => pods.filter((p) => !p.metadata.deletionTimestamp);
 const settled = (nodes: string[], generation: string, minReadySeconds = 0) => (pods: any[]) =>
   pods.length === nodes.length &&
   nodes.every((n) => {
-    const on = pods.filter((p) => p.spec.nodeName === n);
+    const on = pods.filter((p) => nodeOf(p) === n);
     return on.length === 1 && !on[0].metadata.deletionTimestamp && on[0].metadata.labels['pod-template-generation'] === generation && isPodAvailable(on[0], minReadySeconds, Date.now());
   });
 
@@ -252,14 +256,14 @@ describe('placement', () => {
     // A cordoned node still runs daemon pods: they tolerate the unschedulable taint.
     await rolledOut('place', 2);
     const pods = await podsOf('place');
-    expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(['place-1', 'place-3']);
+    expect(pods.map((p) => nodeOf(p)).sort()).toEqual(['place-1', 'place-3']);
     const pod = pods[0];
     expect(pod.metadata.generateName).toBe('place-');
     expect(pod.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'place', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true }]);
     const [rev] = await revisionsOf('place');
     expect(pod.metadata.labels).toEqual({ app: 'place', 'controller-revision-hash': rev.metadata.labels['controller-revision-hash'], 'pod-template-generation': '1' });
     expect(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual({
-      nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [pod.spec.nodeName] }] }],
+      nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeOf(pod)] }] }],
     });
     expect(pod.spec.tolerations.map((t: any) => `${t.key}:${t.effect}`)).toEqual([
       'node.kubernetes.io/not-ready:NoExecute',
@@ -280,10 +284,10 @@ describe('placement', () => {
     // A NoSchedule taint keeps the running pod (misscheduled); a NoExecute one evicts it.
     await mergePatch('/api/v1/nodes/place-2', { spec: { taints: [{ key: 'maintenance', effect: 'NoSchedule' }] } });
     await mergePatch('/api/v1/nodes/place-4', { spec: { taints: [{ key: 'maintenance', effect: 'NoExecute' }] } });
-    await until(() => podsOf('place'), (ps) => !ps.some((p) => p.spec.nodeName === 'place-4'), 'the pod on place-4 evicted');
+    await until(() => podsOf('place'), (ps) => !ps.some((p) => nodeOf(p) === 'place-4'), 'the pod on place-4 evicted');
     const ds = await statusAgrees('place', ['place-1', 'place-3']);
     expect(ds.status).toMatchObject({ desiredNumberScheduled: 2, numberMisscheduled: 1, currentNumberScheduled: 2 });
-    expect((await podsOf('place')).map((p) => p.spec.nodeName).sort()).toEqual(['place-1', 'place-2', 'place-3']);
+    expect((await podsOf('place')).map((p) => nodeOf(p)).sort()).toEqual(['place-1', 'place-2', 'place-3']);
   });
 
   it('keeps the pod of a node that goes NotReady, counted misscheduled, as upstream', async () => {
@@ -306,7 +310,7 @@ describe('placement', () => {
     await createNodes('fail', [{ name: 'fail-1' }, { name: 'fail-2' }]);
     await createDaemonSet(daemonSet('fail', 'fail'));
     await rolledOut('fail', 2);
-    const [victim] = (await podsOf('fail')).filter((p) => p.spec.nodeName === 'fail-1');
+    const [victim] = (await podsOf('fail')).filter((p) => nodeOf(p) === 'fail-1');
     const r = await mergePatch(`/api/v1/namespaces/${NS}/pods/${victim.metadata.name}/status`, { status: { phase: 'Failed' } });
     expect(r.status).toBe(200);
     const pods = await until(
@@ -314,7 +318,7 @@ describe('placement', () => {
       (ps) => ps.length === 2 && !ps.some((p) => p.metadata.name === victim.metadata.name) && ps.every((p) => cond(p, 'Ready')?.status === 'True'),
       'the failed pod replaced',
     );
-    expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(['fail-1', 'fail-2']);
+    expect(pods.map((p) => nodeOf(p)).sort()).toEqual(['fail-1', 'fail-2']);
     await statusAgrees('fail', ['fail-1', 'fail-2']);
   });
 });
@@ -328,8 +332,8 @@ describe('rolling update', () => {
     let rolling = false;
     let maxUnavailableSeen = 0;
     const w = await watchPods('ru', (pods) => {
-      const unavailable = nodes.filter((n) => !live(pods).some((p) => p.spec.nodeName === n && isPodAvailable(p, 0, Date.now()))).length;
-      const twice = nodes.filter((n) => live(pods).filter((p) => p.spec.nodeName === n).length > 1);
+      const unavailable = nodes.filter((n) => !live(pods).some((p) => nodeOf(p) === n && isPodAvailable(p, 0, Date.now()))).length;
+      const twice = nodes.filter((n) => live(pods).filter((p) => nodeOf(p) === n).length > 1);
       if (twice.length) return `nodes with two pods without surge: ${twice}`;
       if (!rolling) return;
       maxUnavailableSeen = Math.max(maxUnavailableSeen, unavailable);
@@ -365,8 +369,8 @@ describe('rolling update', () => {
     let maxSurgeSeen = 0;
     const w = await watchPods('surge', (pods) => {
       if (!rolling) return;
-      const available = nodes.filter((n) => live(pods).some((p) => p.spec.nodeName === n && isPodAvailable(p, minReadySeconds, Date.now()))).length;
-      const doubled = nodes.filter((n) => live(pods).filter((p) => p.spec.nodeName === n).length > 1).length;
+      const available = nodes.filter((n) => live(pods).some((p) => nodeOf(p) === n && isPodAvailable(p, minReadySeconds, Date.now()))).length;
+      const doubled = nodes.filter((n) => live(pods).filter((p) => nodeOf(p) === n).length > 1).length;
       maxSurgeSeen = Math.max(maxSurgeSeen, doubled);
       if (available < nodes.length) return `only ${available} of ${nodes.length} nodes with an available pod`;
       if (doubled > 2) return `${doubled} nodes with two pods, maxSurge is 2`;
@@ -395,7 +399,7 @@ describe('rolling update', () => {
     const generation = updated.metadata.annotations['deprecated.daemonset.template.generation'];
     const pods = await until(
       () => podsOf('sick'),
-      (ps) => nodes.every((n) => ps.some((p) => p.spec.nodeName === n && p.metadata.labels['pod-template-generation'] === generation)),
+      (ps) => nodes.every((n) => ps.some((p) => nodeOf(p) === n && p.metadata.labels['pod-template-generation'] === generation)),
       'a new pod on every node',
     );
     expect(pods.filter((p) => p.metadata.labels['pod-template-generation'] === generation)).toHaveLength(3);
@@ -417,17 +421,17 @@ describe('OnDelete', () => {
     // revisionHistoryLimit 0, but the old revision is still in use by live pods.
     expect((await revisionsOf('od')).map((r) => r.revision)).toEqual([1, 2]);
 
-    const victim = (await podsOf('od')).find((p) => p.spec.nodeName === 'od-2');
+    const victim = (await podsOf('od')).find((p) => nodeOf(p) === 'od-2');
     await s.api(`/api/v1/namespaces/${NS}/pods/${victim.metadata.name}`, { method: 'DELETE' });
     const pods = await until(
       () => podsOf('od'),
-      (ps) => ps.length === 3 && ps.some((p) => p.spec.nodeName === 'od-2' && p.metadata.labels['pod-template-generation'] === '2' && cond(p, 'Ready')?.status === 'True'),
+      (ps) => ps.length === 3 && ps.some((p) => nodeOf(p) === 'od-2' && p.metadata.labels['pod-template-generation'] === '2' && cond(p, 'Ready')?.status === 'True'),
       'od-2 replaced',
     );
-    expect(pods.filter((p) => p.metadata.labels['pod-template-generation'] === '2').map((p) => p.spec.nodeName)).toEqual(['od-2']);
+    expect(pods.filter((p) => p.metadata.labels['pod-template-generation'] === '2').map((p) => nodeOf(p))).toEqual(['od-2']);
     await statusAgrees('od', nodes);
 
-    for (const p of pods.filter((x) => x.spec.nodeName !== 'od-2')) await s.api(`/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { method: 'DELETE' });
+    for (const p of pods.filter((x) => nodeOf(x) !== 'od-2')) await s.api(`/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { method: 'DELETE' });
     await until(() => revisionsOf('od'), (rs) => rs.length === 1, 'the unused old revision cleaned up');
     expect((await revisionsOf('od'))[0].revision).toBe(2);
     await rolledOut('od', 3);
@@ -500,6 +504,53 @@ describe('revisions', () => {
     expect(revs[0].metadata.name).not.toBe(`collide-${hash}`);
     expect(revs[0].metadata.name.startsWith('collide-')).toBe(true);
     expect((await s.api(`/apis/apps/v1/namespaces/${NS}/controllerrevisions/collide-${hash}`)).body.data).toEqual({ something: 'else' });
+  });
+});
+
+describe('host ports', () => {
+  it('stall a surge rollout (the new pod cannot be scheduled beside the old one that holds the port); maxUnavailable rolls it out', async () => {
+    const nodes = ['hp-1', 'hp-2'];
+    await createNodes('hp', nodes.map((name) => ({ name })));
+    // As the demo's node-exporter: on the host network, containerPort 9100 (hostPort defaults to it).
+    const container = (image: string) => ({ name: 'main', image, ports: [{ name: 'metrics', containerPort: 9100 }] });
+    const surge = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } };
+    await createDaemonSet(daemonSet('hp', 'hp', { strategy: surge, spec: { hostNetwork: true, containers: [container('exporter:v1')] } }));
+    await rolledOut('hp', 2);
+    for (const p of await podsOf('hp')) {
+      const ip = (await s.api(`/api/v1/nodes/${p.spec.nodeName}`)).body.status.addresses.find((a: any) => a.type === 'InternalIP').address;
+      expect(p.status).toMatchObject({ podIP: ip, podIPs: [{ ip }], hostIP: ip });
+      expect(p.spec.containers[0].ports[0].hostPort).toBe(9100);
+    }
+
+    const r = await mergePatch(`${DS_PATH}/hp`, { spec: { template: { spec: { containers: [container('exporter:v2')] } } } });
+    expect(r.status).toBe(200);
+    const generation = r.body.metadata.annotations['deprecated.daemonset.template.generation'];
+    const isNew = (p: any) => p.metadata.labels['pod-template-generation'] === generation;
+    const pods = await until(() => podsOf('hp'), (ps) => ps.some((p) => isNew(p) && cond(p, 'PodScheduled')?.status === 'False'), 'the surge pod unschedulable');
+    const surgePod = pods.find(isNew);
+    expect(surgePod.spec.nodeName).toBeUndefined();
+    expect(surgePod.status.phase).toBe('Pending');
+    expect(cond(surgePod, 'PodScheduled')).toMatchObject({ status: 'False', reason: 'Unschedulable' });
+    // Upstream's FitError: counts per reason, sorted as strings; the PreFilter (the affinity's one node) leaves out the rest.
+    const n = (await s.api('/api/v1/nodes')).body.items.length;
+    const sorted = (...xs: string[]) => xs.sort().join(', ');
+    expect(cond(surgePod, 'PodScheduled').message).toBe(
+      `0/${n} nodes are available: ${sorted("1 node(s) didn't have free ports for the requested pod ports", `${n - 1} node is filtered out by the prefilter result`)}. ` +
+        `preemption: 0/${n} nodes are available: ${sorted('1 No preemption victims found for incoming pod', `${n - 1} Preemption is not helpful for scheduling`)}.`,
+    );
+    // Nothing else moves: the old pods stay and serve, one new pod waits (maxSurge 1).
+    const ds = await statusAgrees('hp', nodes);
+    expect(ds.status).toMatchObject({ updatedNumberScheduled: 0, numberAvailable: 2 });
+    const now = await podsOf('hp');
+    expect(now.filter(isNew).map((p) => p.metadata.name)).toEqual([surgePod.metadata.name]);
+    expect(now.filter((p) => !isNew(p) && !p.metadata.deletionTimestamp && cond(p, 'Ready')?.status === 'True')).toHaveLength(2);
+
+    // maxUnavailable instead: the old pod goes first, then the new one takes the port.
+    expect((await mergePatch(`${DS_PATH}/hp`, { spec: { updateStrategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } } })).status).toBe(200);
+    await rolledOut('hp', 2);
+    const after = await podsOf('hp');
+    expect(after.map(isNew)).toEqual([true, true]);
+    expect(after.map((p) => p.spec.nodeName).sort()).toEqual(nodes);
   });
 });
 

@@ -6,9 +6,10 @@
 // DaemonSet's namespace/name; it writes only through the API as
 // `daemon-set-controller`.
 //
-// There is no scheduler here, so besides the required node affinity on
-// `metadata.name` that upstream gives daemon pods, pods are created with
-// `spec.nodeName` set and the (simulated) kubelet of that node runs them.
+// Pods are created as upstream creates them: without spec.nodeName, with a
+// required node affinity on the node's `metadata.name`; the scheduler binds
+// them (src/server/controllers/scheduler.ts in the simulated cluster), so a
+// pod the node cannot take (a host port in use) waits Pending there.
 import { daemonSetKind } from '../../kinds/daemonset.ts';
 import { podKind } from '../../kinds/pod.ts';
 import { nodeKind } from '../../kinds/node.ts';
@@ -29,7 +30,7 @@ import {
   templateGenerationOf,
   type NodePods,
 } from '../../lib/rollout.ts';
-import { daemonPodTolerations, nodeShouldRunDaemonPod as placementOf, type DaemonPlacement as Placement } from '../../lib/daemonnodes.ts';
+import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod as placementOf, type DaemonPlacement as Placement } from '../../lib/daemonnodes.ts';
 import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './index.ts';
@@ -82,15 +83,8 @@ const controllerRefOf = (o: KubeObject) => (o.metadata.ownerReferences ?? []).fi
 const ownerRef = (ds: KubeObject) => ({ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name!, uid: ds.metadata.uid!, controller: true, blockOwnerDeletion: true });
 const isTerminal = (p: KubeObject) => ['Failed', 'Succeeded'].includes((p.status as any)?.phase);
 
-/** util.GetTargetNodeName: spec.nodeName, or the single name of a daemon pod's node affinity. */
-function targetNodeName(pod: KubeObject): string | undefined {
-  const spec = pod.spec as any;
-  if (spec?.nodeName) return spec.nodeName;
-  for (const term of spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
-    for (const f of term.matchFields ?? []) if (f.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return f.values[0];
-  }
-  return undefined;
-}
+/** util.GetTargetNodeName (src/lib/daemonnodes.ts, shared with the rollout view). */
+const targetNodeName = (pod: KubeObject) => daemonPodNodeName(pod as never);
 
 class Conflict extends Error {}
 
@@ -318,7 +312,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     spec.affinity ??= {};
     spec.affinity.nodeAffinity ??= {};
     spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms: [term] };
-    spec.nodeName = nodeName;
     const labels: Record<string, string> = { ...template.metadata?.labels };
     const generation = templateGenerationOf(ds as any);
     if (generation !== undefined) labels[PodTemplateGenerationLabel] = String(generation);
@@ -423,6 +416,12 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         toDelete.push(p.metadata.name!);
       }
       if (oldestNew && oldestOld && (!isPodReady(oldestOld) || isPodAvailable(oldestNew, minReady, now))) toDelete.push(oldestOld.metadata.name!);
+    }
+    // getUnscheduledPodsWithoutNode: pods still waiting for a node that is gone.
+    const known = new Set(nodes.map((n) => n.metadata.name!));
+    for (const [name, pods] of byNode) {
+      if (known.has(name)) continue;
+      for (const p of pods) if (!(p.spec as any)?.nodeName && !p.metadata.deletionTimestamp) toDelete.push(p.metadata.name!);
     }
     return { toCreate, toDelete };
   }

@@ -114,7 +114,7 @@ const DAEMONSETS = [
     metadata: { name: 'node-exporter', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'node-exporter' } },
     spec: {
       selector: { matchLabels: { app: 'node-exporter' } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } }, // host port 9100 (hostNetwork): a surge pod could never be scheduled beside the old one
       minReadySeconds: 5,
       template: {
         metadata: { labels: { app: 'node-exporter' } },

@@ -10,6 +10,7 @@ import { startAttacher } from './attacher.ts';
 import { startDaemonSetController } from './daemonset.ts';
 import { startGarbageCollector } from './garbagecollector.ts';
 import { startPodGC, type PodGCOptions } from './podgc.ts';
+import { startScheduler } from './scheduler.ts';
 import type { SimulationOptions } from './simulation.ts';
 
 export interface ControllerContext {
@@ -22,7 +23,7 @@ export interface ControllerContext {
 export interface ControllerOptions {
   /** Whether to run them at all (`--no-controllers` turns them off). */
   enabled: boolean;
-  /** Delays and scope of the simulated kubelets and CSI attacher; false leaves them out. */
+  /** Delays and scope of the simulated cluster (scheduler, kubelets, CSI attacher); false leaves them out. */
   simulation?: SimulationOptions | false;
   /** Pod garbage collection (the quarantine of pods on missing nodes). */
   podGC?: PodGCOptions;
@@ -42,6 +43,6 @@ export function startControllers(ctx: ControllerContext, opts: ControllerOptions
     startGarbageCollector(ctx),
     startPodGC(ctx, opts.podGC),
   ];
-  if (opts.simulation !== false) stops.push(startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
+  if (opts.simulation !== false) stops.push(startScheduler(ctx), startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
   return () => stops.forEach((stop) => stop());
 }

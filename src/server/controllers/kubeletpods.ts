@@ -23,7 +23,7 @@ export interface PodMemo {
 export interface PodSyncContext {
   now: number;
   hostIP: string;
-  /** Allocates the pod's IP the first time it runs. */
+  /** Allocates the pod's IP the first time it runs (not for hostNetwork pods, which use hostIP). */
   allocatePodIP: () => string;
   startDelayMs: number;
   readyDelayMs: number;
@@ -99,8 +99,9 @@ export function kubeletPodStatus(pod: any, memo: PodMemo, ctx: PodSyncContext): 
   }
 
   s.phase = 'Running';
-  if (!s.podIP) {
-    const ip = ctx.allocatePodIP();
+  if (!s.podIP || (pod.spec?.hostNetwork && s.podIP !== ctx.hostIP)) {
+    // A pod on the host's network has the node's address; others get one from the pod CIDR.
+    const ip = pod.spec?.hostNetwork ? ctx.hostIP : ctx.allocatePodIP();
     s.podIP = ip;
     s.podIPs = [{ ip }];
   }

@@ -126,6 +126,26 @@ describe('pods', () => {
     expect(ready.containerStatuses[0]).toMatchObject({ name: 'app', ready: true, started: true, restartCount: 0, image: 'docker.io/library/nginx:1.27' });
   });
 
+  it("on the host's network have the node's InternalIP as their address, not one from the pod CIDR", async () => {
+    await createPod('on-host', 'agent-n2', undefined, { hostNetwork: true, containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] }] });
+    const node = await getNode('agent-n2');
+    const ip = node.status.addresses.find((a: any) => a.type === 'InternalIP').address;
+    const pod = await until(() => getPod('default', 'on-host'), (p) => p.status?.phase === 'Running', 'on-host Running');
+    expect(pod.status).toMatchObject({ podIP: ip, podIPs: [{ ip }], hostIP: ip, hostIPs: [{ ip }] });
+    expect(pod.spec.containers[0].ports[0].hostPort).toBe(8080); // defaulted from containerPort on the host network
+  });
+
+  it('asking for a host port an admitted pod holds are rejected by the kubelet (bound past the scheduler)', async () => {
+    await until(() => getPod('default', 'on-host'), (p) => p.status?.phase === 'Running', 'on-host Running');
+    await createPod('port-clash', 'agent-n2', undefined, { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80, hostPort: 8080 }] }] });
+    const pod = await until(() => getPod('default', 'port-clash'), (p) => p.status?.phase === 'Failed', 'port-clash rejected');
+    expect(pod.status).toMatchObject({ reason: 'NodePorts', message: "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" });
+    expect(pod.status.containerStatuses).toBeUndefined();
+    // Another port, or the same port over UDP, is admitted.
+    await createPod('port-udp', 'agent-n2', undefined, { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'UDP' }] }] });
+    await until(() => getPod('default', 'port-udp'), (p) => p.status?.phase === 'Running', 'port-udp Running');
+  });
+
   it('are deleted by the kubelet after a graceful delete', async () => {
     await createPod('graceful', 'agent-n2');
     await until(() => getPod('default', 'graceful'), (p) => p.status?.phase === 'Running', 'running');

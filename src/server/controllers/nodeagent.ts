@@ -25,6 +25,7 @@ import { WorkQueue } from './workqueue.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
 import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
 import { conditionOf } from '../../lib/conditions.ts';
+import { clashingHostPorts, hostPortsOf, NodePortsUnfitReason } from '../../lib/nodeports.ts';
 
 export const nodeIdentity = (name: string): UserInfo => ({ name: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] });
 
@@ -310,6 +311,29 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
 
   // ---- pods ----------------------------------------------------------------
 
+  /**
+   * The kubelet's admission (canAdmitPod) for a pod it has not started yet:
+   * a host port that a pod it already admitted holds rejects it, as the
+   * NodePorts predicate does (a pod bound past the scheduler, by spec.nodeName).
+   */
+  function admissionRejection(pod: KubeObject, nodeName: string): { reason: string; message: string } | undefined {
+    const st = pod.status as any;
+    if ((st?.phase && st.phase !== 'Pending') || (st?.containerStatuses ?? []).some((c: any) => c.started || c.state?.running)) return undefined;
+    const wanted = hostPortsOf(pod.spec as any);
+    if (!wanted.length) return undefined;
+    for (const key of podsByNode.get(nodeName) ?? []) {
+      const other = cache.get(podStore.keyFor(key.split('/')[0], key.split('/')[1]))?.object;
+      if (!other || other.metadata.uid === pod.metadata.uid) continue;
+      const phase = (other.status as any)?.phase;
+      const admitted = memos.has(other.metadata.uid!) || phase === 'Running';
+      if (!admitted || phase === 'Succeeded' || phase === 'Failed') continue;
+      if (clashingHostPorts(wanted, hostPortsOf(other.spec as any)).length) {
+        return { reason: 'NodePorts', message: `Pod was rejected: Predicate NodePorts failed: ${NodePortsUnfitReason}` };
+      }
+    }
+    return undefined;
+  }
+
   async function syncPod(key: string) {
     const [ns, name] = key.split('/');
     const pod = cache.get(podStore.keyFor(ns, name))?.object;
@@ -338,7 +362,21 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (phase === 'Succeeded' || phase === 'Failed') return;
     if (faulted(node)) return; // not Ready: the lifecycle controller marks the pods, the kubelet waits
     let memo = memos.get(uid);
-    if (!memo) memos.set(uid, (memo = { seenAt: now, startedAt: new Map(), crashedAt: new Map() }));
+    if (!memo) {
+      const rejected = admissionRejection(pod, nodeName);
+      if (rejected) {
+        await client
+          .update(podKind, ns, name, (o) => {
+            if (o.metadata.uid !== uid) return;
+            o.status = { ...(o.status as any), phase: 'Failed', ...rejected };
+          }, 'status')
+          .catch((e) => {
+            if (e?.code !== 404) throw e;
+          });
+        return;
+      }
+      memos.set(uid, (memo = { seenAt: now, startedAt: new Map(), crashedAt: new Map() }));
+    }
     const hostIP = internalIPOf(st, node);
     const podCtx = {
       now,
