@@ -43,6 +43,12 @@ export interface KubeList<T = KubeObject> {
   items: T[];
 }
 
+export const json = (method: string, body: unknown, contentType = 'application/json'): RequestInit => ({
+  method,
+  headers: { 'Content-Type': contentType },
+  body: JSON.stringify(body),
+});
+
 export const apiBase = (conn: Connection) => conn.baseUrl.replace(/\/+$/, '');
 
 /** `/apis/apps/v1/namespaces/ns/daemonsets/name/status` from a kind and its coordinates. */
@@ -57,6 +63,14 @@ export function kindPath(kind: KindDefinition, namespace?: string, name?: string
 
 export function authHeaders(conn: Connection): Record<string, string> {
   return conn.token ? { Authorization: `Bearer ${conn.token}` } : {};
+}
+
+/** Told of every 401 and 403 (sign-in prompt, access answers refreshed). */
+type RefusalListener = (code: 401 | 403, conn: Connection, path: string) => void;
+const refusalListeners = new Set<RefusalListener>();
+export function onRefusal(l: RefusalListener) {
+  refusalListeners.add(l);
+  return () => void refusalListeners.delete(l);
 }
 
 export async function kubeFetch<T>(conn: Connection, path: string, init: RequestInit = {}): Promise<T> {
@@ -76,15 +90,10 @@ export async function kubeFetch<T>(conn: Connection, path: string, init: Request
   } catch {
     body = undefined;
   }
+  if (res.status === 401 || res.status === 403) refusalListeners.forEach((l) => l(res.status as 401 | 403, conn, path));
   if (!res.ok) throw new KubeError(res.status, body?.kind === 'Status' ? body : undefined, text.trim() || res.statusText);
   return body as T;
 }
-
-const json = (method: string, body: unknown, contentType = 'application/json'): RequestInit => ({
-  method,
-  headers: { 'Content-Type': contentType },
-  body: JSON.stringify(body),
-});
 
 /** Typed verbs over kubeFetch for one kind. */
 export const api = {
@@ -100,25 +109,6 @@ export const api = {
     kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name, subresource), json('PATCH', patch, 'application/merge-patch+json')),
   delete: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, options: Record<string, unknown> = {}) =>
     kubeFetch<unknown>(conn, kindPath(kind, namespace, name), json('DELETE', { kind: 'DeleteOptions', apiVersion: 'v1', ...options })),
-  /**
-   * Whether the connection's user may do `verb` on a kind (or its
-   * subresource), asked with a SelfSubjectAccessReview as `kubectl auth can-i`
-   * does. A server without the review API leaves the decision to each request.
-   */
-  canI: async (conn: Connection, verb: string, kind: KindDefinition, namespace?: string, subresource?: string): Promise<{ allowed: boolean; reason?: string }> => {
-    const review = {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { verb, group: kind.group, version: kind.version, resource: kind.plural, subresource, namespace } },
-    };
-    try {
-      const answer = await kubeFetch<{ status?: { allowed?: boolean; reason?: string } }>(conn, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', json('POST', review));
-      return { allowed: !!answer.status?.allowed, reason: answer.status?.reason };
-    } catch (e) {
-      if (e instanceof KubeError && (e.code === 404 || e.code === 403)) return { allowed: true };
-      throw e;
-    }
-  },
   /** POST to an action subresource such as `eviction`. */
   action: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, subresource: string, body: unknown) =>
     kubeFetch<unknown>(conn, kindPath(kind, namespace, name, subresource), json('POST', body)),

@@ -13,8 +13,6 @@ export const queryKeys = {
   list: (conn: Connection, kind: KindDefinition, namespace?: string) => ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? ''] as const,
   discovery: (conn: Connection) => ['discovery', connectionKey(conn)] as const,
   version: (conn: Connection) => ['version', connectionKey(conn)] as const,
-  canI: (conn: Connection, verb: string, kind: KindDefinition, namespace?: string, subresource?: string) =>
-    ['can-i', connectionKey(conn), verb, kind.group, kind.plural, subresource ?? '', namespace ?? ''] as const,
 };
 
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
@@ -173,14 +171,5 @@ export function useVersion() {
   });
 }
 
-/** Whether the user may do `verb` on the kind (its subresource) in the namespace; undefined while asking. */
-export function useCanI(verb: string, kind: KindDefinition, namespace?: string, subresource?: string) {
-  const conn = useConnection();
-  const ns = kind.scope === 'Namespaced' ? namespace : undefined;
-  return useQuery({
-    queryKey: queryKeys.canI(conn, verb, kind, ns, subresource),
-    queryFn: () => api.canI(conn, verb, kind, ns, subresource),
-    staleTime: 60_000,
-    retry: false,
-  }).data;
-}
+// Access answers live with the other access reviews; re-exported for the pages that gate actions.
+export { useCanI } from './access.ts';
