@@ -72,12 +72,14 @@ describe('DaemonSet defaults', () => {
     expect(o.spec.template.spec.containers[0].imagePullPolicy).toBe('Always');
     expect(o.spec.template.metadata).toEqual({});
   });
-  it('copies containerPort to hostPort with hostNetwork', () => {
-    const o = ds((x) => x);
-    const h: any = { metadata: {}, spec: { template: { spec: { hostNetwork: true, containers: [{ name: 'c', image: 'x:1', ports: [{ containerPort: 80 }] }] } } } };
+  it('leaves hostPort unset in a hostNetwork template (1.28+: only pods get it) and accepts it', () => {
+    const h: any = {
+      metadata: { name: 'h', namespace: 'default' },
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { hostNetwork: true, containers: [{ name: 'c', image: 'x:1', ports: [{ containerPort: 80 }] }] } } },
+    };
     k.defaults(h);
-    expect(h.spec.template.spec.containers[0].ports[0].hostPort).toBe(80);
-    expect(o.spec.template.spec.containers[0].ports[0].hostPort).toBeUndefined();
+    expect(h.spec.template.spec.containers[0].ports[0].hostPort).toBeUndefined();
+    expect(k.validate(h, {})).toEqual([]);
   });
 });
 

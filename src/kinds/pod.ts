@@ -10,15 +10,7 @@ import type { KindDefinition, PrinterColumn } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import {
   AgeColumnDescription,
-  IntOrString,
-  LabelSelector,
   NameColumnDescription,
-  NodeSelector,
-  NodeSelectorTerm,
-  ObjectMeta,
-  Quantity,
-  ResourceList,
-  Time,
   objectSchema,
   validateLabelName,
   validateLabelSelector,
@@ -31,409 +23,17 @@ import {
   validateQuantity,
 } from './meta.ts';
 import { isConfigMapKey } from './configmap.ts';
+import { ipErrors } from '../lib/cidr.ts';
 import { isConditionTrue } from '../lib/conditions.ts';
 
-const str = (d: string) => z.string().optional().describe(d);
-const int = (d: string) => z.number().int().optional().describe(d);
-const bool = (d: string) => z.boolean().optional().describe(d);
-const strs = (d: string) => z.array(z.string()).optional().describe(d);
-const oneOf = (values: string[], d: string) => z.string().optional().meta({ enum: values, description: d });
+// The shapes are generated from the upstream API (src/kinds/generated/corev1.ts);
+// this file adds what kube-apiserver does with them: defaults and validation.
+import { Container, PodSpec, PodStatus, PodTemplateSpec, Volume } from './generated/corev1.ts';
+import './apinames.ts';
+import { shapeOf } from './schema.ts';
+import { validateVolumes } from './volumesource.ts';
 
-// ---------------------------------------------------------------------------
-// Containers
-
-export const ContainerPort = z
-  .object({
-    name: str('IANA service name for the port, unique within the pod; referable from services.'),
-    containerPort: int('Port number opened on the pod IP (1-65535).'),
-    hostPort: int('Port number to open on the host; usually unneeded.'),
-    protocol: oneOf(['TCP', 'UDP', 'SCTP'], 'Protocol of the port; defaults to TCP.'),
-    hostIP: str('Host IP to bind the host port to.'),
-  })
-  .describe('A network port of a container.');
-
-const KeySelector = (kind: string) =>
-  z
-    .object({
-      name: str(`Name of the ${kind}.`),
-      key: str(`Key within the ${kind}.`),
-      optional: bool(`Whether the ${kind} or its key may be missing.`),
-    })
-    .describe(`Selects a key of a ${kind}.`);
-
-export const ObjectFieldSelector = z
-  .object({
-    apiVersion: str('Version of the schema the field path is written in; defaults to v1.'),
-    fieldPath: str('Path of the pod field to select, e.g. metadata.name.'),
-  })
-  .describe('Selects a field of the pod.');
-
-export const ResourceFieldSelector = z
-  .object({
-    containerName: str('Container whose resource is selected (required for volumes).'),
-    resource: str('Resource to select, e.g. limits.cpu.'),
-    divisor: Quantity.optional().describe('Output unit of the exposed resource; defaults to 1.'),
-  })
-  .describe('Selects a resource of a container.');
-
-export const EnvVar = z
-  .object({
-    name: str('Name of the environment variable.'),
-    value: str('Literal value; $(VAR) references are expanded.'),
-    valueFrom: z
-      .object({
-        fieldRef: ObjectFieldSelector.optional(),
-        resourceFieldRef: ResourceFieldSelector.optional(),
-        configMapKeyRef: KeySelector('ConfigMap').optional(),
-        secretKeyRef: KeySelector('Secret').optional(),
-      })
-      .optional()
-      .describe('Source of the value; not allowed together with value.'),
-  })
-  .describe('An environment variable of a container.');
-
-export const EnvFromSource = z
-  .object({
-    prefix: str('Prefix prepended to every key.'),
-    configMapRef: z.object({ name: str('Name of the ConfigMap.'), optional: bool('Whether the ConfigMap may be missing.') }).optional(),
-    secretRef: z.object({ name: str('Name of the Secret.'), optional: bool('Whether the Secret may be missing.') }).optional(),
-  })
-  .describe('A source of a set of environment variables.');
-
-export const ResourceRequirements = z
-  .object({
-    limits: ResourceList.optional().describe('Maximum amount of compute resources allowed.'),
-    requests: ResourceList.optional().describe('Minimum amount of compute resources required; defaults to limits.'),
-  })
-  .describe('Compute resource requirements.');
-
-const HTTPHeader = z.object({ name: str('Header field name.'), value: str('Header field value.') });
-
-export const Probe = z
-  .object({
-    exec: z.object({ command: strs('Command line to run inside the container; exit 0 is healthy.') }).optional().describe('Runs a command.'),
-    httpGet: z
-      .object({
-        path: str('Path to request; defaults to /.'),
-        port: IntOrString.optional().describe('Port number or name to connect to.'),
-        host: str('Host to connect to; defaults to the pod IP.'),
-        scheme: oneOf(['HTTP', 'HTTPS'], 'Scheme to use; defaults to HTTP.'),
-        httpHeaders: z.array(HTTPHeader).optional().describe('Custom request headers.'),
-      })
-      .optional()
-      .describe('Performs an HTTP GET; 2xx/3xx is healthy.'),
-    tcpSocket: z
-      .object({
-        port: IntOrString.optional().describe('Port number or name to connect to.'),
-        host: str('Host to connect to; defaults to the pod IP.'),
-      })
-      .optional()
-      .describe('Opens a TCP connection.'),
-    grpc: z
-      .object({ port: int('Port of the gRPC service.'), service: str('Service name for the gRPC health check.') })
-      .optional()
-      .describe('Calls the gRPC health service.'),
-    initialDelaySeconds: int('Seconds after container start before the first probe.'),
-    timeoutSeconds: int('Seconds after which the probe times out; defaults to 1.'),
-    periodSeconds: int('How often to probe, in seconds; defaults to 10.'),
-    successThreshold: int('Consecutive successes to count as healthy after a failure; defaults to 1.'),
-    failureThreshold: int('Consecutive failures to count as unhealthy; defaults to 3.'),
-    terminationGracePeriodSeconds: int('Grace period for termination after a failed probe.'),
-  })
-  .describe('A health check of a container.');
-
-export const VolumeMount = z
-  .object({
-    name: str('Name of the pod volume to mount.'),
-    mountPath: str('Path inside the container; must not contain ":".'),
-    readOnly: bool('Mount read-only.'),
-    subPath: str('Path within the volume to mount instead of its root.'),
-    mountPropagation: oneOf(['None', 'HostToContainer', 'Bidirectional'], 'How mounts propagate between host and container.'),
-  })
-  .describe('A volume mounted into a container.');
-
-export const SecurityContext = z
-  .object({
-    privileged: bool('Run the container privileged.'),
-    runAsUser: int('UID to run the entrypoint as.'),
-    runAsGroup: int('GID to run the entrypoint as.'),
-    runAsNonRoot: bool('Refuse to start if the image runs as root.'),
-    readOnlyRootFilesystem: bool('Mount the root filesystem read-only.'),
-    allowPrivilegeEscalation: bool('Whether a process may gain more privileges than its parent.'),
-    capabilities: z
-      .object({ add: strs('Capabilities to add.'), drop: strs('Capabilities to drop.') })
-      .optional()
-      .describe('POSIX capabilities to add or drop.'),
-    seccompProfile: z
-      .object({ type: oneOf(['RuntimeDefault', 'Unconfined', 'Localhost'], 'Kind of seccomp profile.'), localhostProfile: str('Profile file on the node.') })
-      .optional()
-      .describe('Seccomp profile.'),
-  })
-  .describe('Security options of a container.');
-
-export const Container = z
-  .object({
-    name: str('Name of the container, a DNS label unique within the pod.'),
-    image: str('Container image name.'),
-    command: strs('Entrypoint array; replaces the image ENTRYPOINT.'),
-    args: strs('Arguments to the entrypoint; replace the image CMD.'),
-    workingDir: str('Working directory of the container.'),
-    ports: z.array(ContainerPort).optional().describe('Ports to expose from the container.'),
-    envFrom: z.array(EnvFromSource).optional().describe('Sources of environment variables.'),
-    env: z.array(EnvVar).optional().describe('Environment variables to set.'),
-    resources: ResourceRequirements.optional(),
-    volumeMounts: z.array(VolumeMount).optional().describe('Pod volumes to mount.'),
-    livenessProbe: Probe.optional().describe('Restarts the container when it fails.'),
-    readinessProbe: Probe.optional().describe('Removes the pod from service endpoints when it fails.'),
-    startupProbe: Probe.optional().describe('Holds other probes until the container has started.'),
-    terminationMessagePath: str('File the termination message is read from; defaults to /dev/termination-log.'),
-    terminationMessagePolicy: oneOf(['File', 'FallbackToLogsOnError'], 'How the termination message is filled; defaults to File.'),
-    imagePullPolicy: oneOf(['Always', 'Never', 'IfNotPresent'], 'When to pull the image; Always for :latest, else IfNotPresent.'),
-    securityContext: SecurityContext.optional(),
-    stdin: bool('Allocate a stdin buffer.'),
-    tty: bool('Allocate a TTY.'),
-  })
-  .describe('A container of a pod.');
-
-// ---------------------------------------------------------------------------
-// Volumes
-
-const KeyToPath = z.object({
-  key: str('Key to project.'),
-  path: str('Relative path of the file.'),
-  mode: int('File mode bits.'),
-});
-
-export const Volume = z
-  .object({
-    name: str('Name of the volume, a DNS label unique within the pod.'),
-    hostPath: z
-      .object({
-        path: str('Path on the host.'),
-        type: oneOf(['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'], 'Expected type of the host path.'),
-      })
-      .optional()
-      .describe('A file or directory on the host.'),
-    emptyDir: z
-      .object({
-        medium: oneOf(['', 'Memory'], 'Storage medium; empty means the node default.'),
-        sizeLimit: Quantity.optional().describe('Maximum size of the volume.'),
-      })
-      .optional()
-      .describe('A temporary directory that lives as long as the pod.'),
-    configMap: z
-      .object({
-        name: str('Name of the ConfigMap.'),
-        items: z.array(KeyToPath).optional().describe('Keys to project; all keys when empty.'),
-        defaultMode: int('File mode bits; defaults to 0644.'),
-        optional: bool('Whether the ConfigMap may be missing.'),
-      })
-      .optional()
-      .describe('Files from a ConfigMap.'),
-    secret: z
-      .object({
-        secretName: str('Name of the Secret.'),
-        items: z.array(KeyToPath).optional().describe('Keys to project; all keys when empty.'),
-        defaultMode: int('File mode bits; defaults to 0644.'),
-        optional: bool('Whether the Secret may be missing.'),
-      })
-      .optional()
-      .describe('Files from a Secret.'),
-    persistentVolumeClaim: z
-      .object({ claimName: str('Name of the PersistentVolumeClaim.'), readOnly: bool('Mount read-only.') })
-      .optional()
-      .describe('A PersistentVolumeClaim in the same namespace.'),
-    downwardAPI: z
-      .object({
-        items: z.array(z.record(z.string(), z.unknown())).optional().describe('Files to create from pod fields.'),
-        defaultMode: int('File mode bits; defaults to 0644.'),
-      })
-      .optional()
-      .describe('Files from pod fields.'),
-    projected: z
-      .object({
-        sources: z.array(z.record(z.string(), z.unknown())).optional().describe('Volume projections.'),
-        defaultMode: int('File mode bits; defaults to 0644.'),
-      })
-      .optional()
-      .describe('Several sources projected into one directory.'),
-  })
-  .describe('A named volume that containers may mount.');
-
-// ---------------------------------------------------------------------------
-// Scheduling
-
-export const Toleration = z
-  .object({
-    key: str('Taint key the toleration applies to; empty with Exists matches all taints.'),
-    operator: oneOf(['Exists', 'Equal'], 'Relation of key and value; defaults to Equal.'),
-    value: str('Taint value to match; empty with Exists.'),
-    effect: oneOf(['NoSchedule', 'PreferNoSchedule', 'NoExecute'], 'Taint effect to match; empty matches all.'),
-    tolerationSeconds: int('How long a NoExecute taint is tolerated before eviction.'),
-  })
-  .describe('Lets the pod run on nodes with a matching taint.');
-
-const PodAffinityTerm = z
-  .object({
-    labelSelector: LabelSelector.optional().describe('Pods to be near (or away from).'),
-    namespaceSelector: LabelSelector.optional().describe('Namespaces the selected pods may be in.'),
-    namespaces: strs('Namespaces the selected pods may be in.'),
-    topologyKey: str('Node label whose equal values form one topology domain.'),
-  })
-  .describe('Pods that must (not) share a topology domain with this pod.');
-
-const WeightedPodAffinityTerm = z.object({ weight: int('Weight 1-100.'), podAffinityTerm: PodAffinityTerm.optional() });
-
-const PodAffinity = z
-  .object({
-    requiredDuringSchedulingIgnoredDuringExecution: z.array(PodAffinityTerm).optional().describe('Hard requirements.'),
-    preferredDuringSchedulingIgnoredDuringExecution: z.array(WeightedPodAffinityTerm).optional().describe('Soft preferences.'),
-  })
-  .describe('Inter-pod (anti-)affinity.');
-
-export const Affinity = z
-  .object({
-    nodeAffinity: z
-      .object({
-        requiredDuringSchedulingIgnoredDuringExecution: NodeSelector.optional().describe('Nodes the pod must be scheduled on.'),
-        preferredDuringSchedulingIgnoredDuringExecution: z
-          .array(
-            z.object({
-              weight: int('Weight 1-100 of this preference.'),
-              preference: NodeSelectorTerm.optional().describe('Nodes preferred with this weight.'),
-            }),
-          )
-          .optional()
-          .describe('Nodes the scheduler prefers.'),
-      })
-      .optional()
-      .describe('Node affinity rules.'),
-    podAffinity: PodAffinity.optional(),
-    podAntiAffinity: PodAffinity.optional(),
-  })
-  .describe('Scheduling constraints.');
-
-export const PodSecurityContext = z
-  .object({
-    runAsUser: int('UID for all containers.'),
-    runAsGroup: int('GID for all containers.'),
-    runAsNonRoot: bool('Refuse to start containers that run as root.'),
-    fsGroup: int('Supplementary group owning mounted volumes.'),
-    supplementalGroups: z.array(z.number().int()).optional().describe('Extra groups of the first process.'),
-    seccompProfile: SecurityContext.shape.seccompProfile,
-  })
-  .describe('Pod-level security attributes.');
-
-export const PodSpec = z
-  .object({
-    volumes: z.array(Volume).optional().describe('Volumes that containers may mount.'),
-    initContainers: z.array(Container).optional().describe('Containers run to completion, in order, before the others start.'),
-    containers: z.array(Container).optional().describe('Containers of the pod; at least one.'),
-    restartPolicy: oneOf(['Always', 'OnFailure', 'Never'], 'Restart policy of all containers; defaults to Always.'),
-    terminationGracePeriodSeconds: int('Seconds to wait for graceful termination; defaults to 30.'),
-    activeDeadlineSeconds: int('Seconds the pod may be active before it is failed.'),
-    dnsPolicy: oneOf(['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'], 'DNS policy; defaults to ClusterFirst.'),
-    nodeSelector: z.record(z.string(), z.string()).optional().describe('Labels a node must have to run the pod.'),
-    serviceAccountName: str('Service account the pod runs as.'),
-    serviceAccount: z.string().optional().meta({ maturity: 'deprecated', description: 'Deprecated alias of serviceAccountName.' }),
-    automountServiceAccountToken: bool('Whether a service account token is mounted.'),
-    nodeName: str('Node the pod is bound to; set by the scheduler.'),
-    hostNetwork: bool("Use the host's network namespace."),
-    hostPID: bool("Use the host's PID namespace."),
-    hostIPC: bool("Use the host's IPC namespace."),
-    securityContext: PodSecurityContext.optional(),
-    imagePullSecrets: z.array(z.object({ name: str('Name of the Secret.') })).optional().describe('Secrets for pulling images.'),
-    hostname: str('Hostname of the pod; defaults to the pod name.'),
-    subdomain: str('Subdomain of the pod hostname.'),
-    affinity: Affinity.optional(),
-    schedulerName: str('Scheduler that places the pod; defaults to default-scheduler.'),
-    tolerations: z.array(Toleration).optional().describe('Taints the pod tolerates.'),
-    priorityClassName: str('PriorityClass that gives the pod its priority.'),
-    priority: int('Priority value, filled from the priority class.'),
-    readinessGates: z
-      .array(z.object({ conditionType: str('Pod condition type that must be True for readiness.') }))
-      .optional()
-      .describe('Extra conditions that must be True for the pod to be ready.'),
-    runtimeClassName: str('RuntimeClass to run the pod with.'),
-    enableServiceLinks: bool('Inject service environment variables; defaults to true.'),
-    preemptionPolicy: oneOf(['PreemptLowerPriority', 'Never'], 'Whether the pod may preempt lower-priority pods.'),
-  })
-  .describe('Desired state of a pod.');
-
-export const PodTemplateSpec = z
-  .object({
-    metadata: ObjectMeta.optional().describe('Metadata of the pods created from the template.'),
-    spec: PodSpec.optional(),
-  })
-  .describe('Template of the pods to create.');
-
-// ---------------------------------------------------------------------------
-// Status
-
-const ContainerState = z
-  .object({
-    waiting: z.object({ reason: str('Why the container is not running yet.'), message: str('Details.') }).optional(),
-    running: z.object({ startedAt: Time.optional().describe('When the container started.') }).optional(),
-    terminated: z
-      .object({
-        exitCode: int('Exit status of the last termination.'),
-        signal: int('Signal of the last termination.'),
-        reason: str('Brief reason of the termination.'),
-        message: str('Details of the termination.'),
-        startedAt: Time.optional().describe('When the container started.'),
-        finishedAt: Time.optional().describe('When the container terminated.'),
-        containerID: str('ID of the container.'),
-      })
-      .optional(),
-  })
-  .describe('State of a container: waiting, running or terminated.');
-
-export const ContainerStatus = z
-  .object({
-    name: str('Name of the container.'),
-    state: ContainerState.optional(),
-    lastState: ContainerState.optional().describe('Last termination state.'),
-    ready: bool('Whether the container passes its readiness probe.'),
-    started: bool('Whether the container passed its startup probe.'),
-    restartCount: int('Number of restarts.'),
-    image: str('Image the container runs.'),
-    imageID: str('Image ID of the container.'),
-    containerID: str('ID of the container as <type>://<id>.'),
-  })
-  .describe('Status of one container.');
-
-const PodIP = z.object({ ip: str('An IP address.') });
-
-export const PodStatus = z
-  .object({
-    phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'], 'Phase of the pod lifecycle.'),
-    conditions: z
-      .array(
-        z.object({
-          type: str('Condition type, e.g. Ready.'),
-          status: oneOf(['True', 'False', 'Unknown'], 'Status of the condition.'),
-          lastProbeTime: Time.optional().describe('Last time the condition was probed.'),
-          lastTransitionTime: Time.optional().describe('Last time the status changed.'),
-          reason: str('Reason of the last transition.'),
-          message: str('Details of the last transition.'),
-        }),
-      )
-      .optional()
-      .describe('Current service state of the pod.'),
-    message: str('Why the pod is in this condition.'),
-    reason: str('Brief reason, e.g. Evicted.'),
-    nominatedNodeName: str('Node the scheduler nominated while preempting.'),
-    hostIP: str('IP of the node the pod runs on.'),
-    hostIPs: z.array(PodIP).optional().describe('IPs of the node the pod runs on.'),
-    podIP: str('IP of the pod.'),
-    podIPs: z.array(PodIP).optional().describe('IPs of the pod, at most one per family.'),
-    startTime: Time.optional().describe('When the node acknowledged the pod.'),
-    initContainerStatuses: z.array(ContainerStatus).optional(),
-    containerStatuses: z.array(ContainerStatus).optional(),
-    qosClass: oneOf(['Guaranteed', 'Burstable', 'BestEffort'], 'QoS class from the resource requirements.'),
-  })
-  .describe('Observed state of a pod.');
-
+export { Container, PodSpec, PodStatus, PodTemplateSpec, Volume };
 export type PodSpecType = z.infer<typeof PodSpec>;
 export type ContainerType = z.infer<typeof Container>;
 
@@ -448,39 +48,79 @@ function imageTag(image: string): string {
   return tag || (digest ? '' : 'latest');
 }
 
+/** SetDefaults_HTTPGetAction: probes and lifecycle hooks alike. */
+function defaultHTTPGet(h: any) {
+  if (!h) return;
+  h.path ||= '/';
+  h.scheme ||= 'HTTP';
+}
+
 function defaultProbe(p: any) {
   if (!p) return;
   p.timeoutSeconds ||= 1;
   p.periodSeconds ||= 10;
   p.successThreshold ||= 1;
   p.failureThreshold ||= 3;
-  if (p.httpGet) {
-    p.httpGet.path ||= '/';
-    p.httpGet.scheme ||= 'HTTP';
-  }
+  defaultHTTPGet(p.httpGet);
 }
 
-function defaultContainer(c: any, hostNetwork: boolean) {
+/** SetDefaults_ObjectFieldSelector: wherever a fieldRef appears. */
+function defaultFieldRef(ref: any) {
+  if (ref) ref.apiVersion ||= 'v1';
+}
+
+function defaultContainer(c: any) {
   if (!c.imagePullPolicy) c.imagePullPolicy = imageTag(c.image ?? '') === 'latest' ? 'Always' : 'IfNotPresent';
   c.terminationMessagePath ||= '/dev/termination-log';
   c.terminationMessagePolicy ||= 'File';
   c.resources ??= {};
-  for (const port of c.ports ?? []) {
-    port.protocol ||= 'TCP';
-    if (hostNetwork && !port.hostPort) port.hostPort = port.containerPort;
-  }
-  for (const e of c.env ?? []) if (e.valueFrom?.fieldRef) e.valueFrom.fieldRef.apiVersion ||= 'v1';
+  for (const port of c.ports ?? []) port.protocol ||= 'TCP';
+  for (const e of c.env ?? []) defaultFieldRef(e.valueFrom?.fieldRef);
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
+  defaultHTTPGet(c.lifecycle?.postStart?.httpGet);
+  defaultHTTPGet(c.lifecycle?.preStop?.httpGet);
 }
 
-const volumeSources = ['hostPath', 'emptyDir', 'configMap', 'secret', 'persistentVolumeClaim', 'downwardAPI', 'projected'] as const;
+/** Every volume source upstream's Volume lists (all of its fields but `name`), from the generated shape. */
+export const VOLUME_SOURCES: readonly string[] = Object.keys(shapeOf(Volume)!).filter((k) => k !== 'name');
+
+/** SetDefaults_RBD/ISCSI/AzureDisk/ScaleIO (volume and persistent volume sources alike). */
+export function defaultVolumeSourceFields(v: any) {
+  if (v.iscsi) v.iscsi.iscsiInterface ||= 'default';
+  if (v.rbd) {
+    v.rbd.pool ||= 'rbd';
+    v.rbd.user ||= 'admin';
+    v.rbd.keyring ||= '/etc/ceph/keyring';
+  }
+  if (v.azureDisk) {
+    v.azureDisk.cachingMode ??= 'ReadWrite';
+    v.azureDisk.fsType ??= 'ext4';
+    v.azureDisk.readOnly ??= false;
+    v.azureDisk.kind ??= 'Shared';
+  }
+  if (v.scaleIO) {
+    v.scaleIO.storageMode ||= 'ThinProvisioned';
+    v.scaleIO.fsType ||= 'xfs';
+  }
+}
 
 function defaultVolume(v: any) {
-  if (!volumeSources.some((s) => v[s])) v.emptyDir = {};
+  // SetDefaults_Volume: a volume without a source is an emptyDir. Only a volume
+  // that names no source at all: the shape knows every upstream source, so a
+  // source is never replaced by another.
+  if (!VOLUME_SOURCES.some((s) => v[s])) v.emptyDir = {};
   for (const s of ['configMap', 'secret', 'downwardAPI', 'projected']) if (v[s]) v[s].defaultMode ??= 0o644;
   if (v.hostPath) v.hostPath.type ??= '';
+  for (const item of v.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
+  for (const p of v.projected?.sources ?? []) {
+    if (p.serviceAccountToken) p.serviceAccountToken.expirationSeconds ??= 3600;
+    for (const item of p.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
+  }
+  const claim = v.ephemeral?.volumeClaimTemplate?.spec;
+  if (claim) claim.volumeMode ??= 'Filesystem';
+  defaultVolumeSourceFields(v);
 }
 
 /** PodSpec defaults as for a pod template (Pod-only ones are in `podKind.defaults`). Idempotent. */
@@ -491,8 +131,9 @@ export function defaultPodSpec(spec: any): void {
   spec.securityContext ??= {};
   spec.terminationGracePeriodSeconds ??= 30;
   spec.schedulerName ||= 'default-scheduler';
-  for (const c of spec.initContainers ?? []) defaultContainer(c, !!spec.hostNetwork);
-  for (const c of spec.containers ?? []) defaultContainer(c, !!spec.hostNetwork);
+  for (const c of spec.initContainers ?? []) defaultContainer(c);
+  for (const c of spec.containers ?? []) defaultContainer(c);
+  for (const c of spec.ephemeralContainers ?? []) defaultContainer(c);
   for (const v of spec.volumes ?? []) defaultVolume(v);
 }
 
@@ -500,7 +141,6 @@ export function defaultPodSpec(spec: any): void {
 // Validation (ValidatePodSpec and its helpers)
 
 const portRangeMsg = 'must be between 1 and 65535, inclusive';
-const fileModeMsg = 'must be a number between 0 and 0777 (octal), both inclusive';
 const label = (v: string, p: Path) => isDNS1123Label(v).map((m) => fieldErrors.invalid(p, v, m));
 const subdomain = (v: string, p: Path) => nameIsDNSSubdomain(v, false).map((m) => fieldErrors.invalid(p, v, m));
 const validPort = (n: number) => Number.isInteger(n) && n >= 1 && n <= 65535;
@@ -508,81 +148,13 @@ const validPort = (n: number) => Number.isInteger(n) && n >= 1 && n <= 65535;
 export interface PodSpecValidationOptions {
   /** The pod's (or template's) metadata, for rules that look at it. */
   podMeta?: unknown;
+  /** A pod, not a pod template (ValidationOptions.ResourceIsPod). */
+  isPod?: boolean;
 }
 
 function validatePortNumOrName(port: number | string | undefined, p: Path): FieldError[] {
   if (typeof port === 'string') return isValidPortName(port).map((m) => fieldErrors.invalid(p, port, m));
   return validPort(port ?? 0) ? [] : [fieldErrors.invalid(p, port ?? 0, portRangeMsg)];
-}
-
-function validateKeyToPaths(items: any[] | undefined, p: Path): FieldError[] {
-  const errs: FieldError[] = [];
-  (items ?? []).forEach((kp, i) => {
-    const ip = p.index(i);
-    if (!kp.key) errs.push(fieldErrors.required(ip.child('key')));
-    if (!kp.path) errs.push(fieldErrors.required(ip.child('path')));
-    if (kp.mode !== undefined && (kp.mode > 0o777 || kp.mode < 0)) errs.push(fieldErrors.invalid(ip.child('mode'), kp.mode, fileModeMsg));
-  });
-  return errs;
-}
-
-function validateDefaultMode(mode: number | undefined, p: Path): FieldError[] {
-  return mode !== undefined && (mode > 0o777 || mode < 0) ? [fieldErrors.invalid(p, mode, fileModeMsg)] : [];
-}
-
-function validateVolumeSource(v: any, p: Path): FieldError[] {
-  const errs: FieldError[] = [];
-  const present = volumeSources.filter((s) => v[s]);
-  if (!present.length) return [fieldErrors.required(p, 'must specify a volume type')];
-  for (const s of present.slice(1)) errs.push(fieldErrors.forbidden(p.child(s), 'may not specify more than 1 volume type'));
-  const s = present[0];
-  const sp = p.child(s);
-  const src = v[s];
-  switch (s) {
-    case 'hostPath': {
-      if (!src.path) errs.push(fieldErrors.required(sp.child('path')));
-      else if (src.path.split('/').includes('..')) errs.push(fieldErrors.invalid(sp.child('path'), src.path, "must not contain '..'"));
-      const types = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'];
-      if (src.type !== undefined && !types.includes(src.type)) errs.push(fieldErrors.notSupported(sp.child('type'), src.type, types));
-      break;
-    }
-    case 'emptyDir':
-      if (src.sizeLimit !== undefined && validateQuantity(src.sizeLimit, sp.child('sizeLimit')).length) {
-        errs.push(fieldErrors.forbidden(sp.child('sizeLimit'), 'SizeLimit field must be a valid resource quantity'));
-      }
-      break;
-    case 'configMap':
-      if (!src.name) errs.push(fieldErrors.required(sp.child('name')));
-      errs.push(...validateDefaultMode(src.defaultMode, sp.child('defaultMode')), ...validateKeyToPaths(src.items, sp.child('items')));
-      break;
-    case 'secret':
-      if (!src.secretName) errs.push(fieldErrors.required(sp.child('secretName')));
-      errs.push(...validateDefaultMode(src.defaultMode, sp.child('defaultMode')), ...validateKeyToPaths(src.items, sp.child('items')));
-      break;
-    case 'persistentVolumeClaim':
-      if (!src.claimName) errs.push(fieldErrors.required(sp.child('claimName')));
-      break;
-    default:
-      errs.push(...validateDefaultMode(src.defaultMode, sp.child('defaultMode')));
-  }
-  return errs;
-}
-
-/** ValidateVolumes: returns the names of the volumes that validated (mounts may only reference those). */
-function validateVolumes(volumes: any[] | undefined, p: Path): { names: Set<string>; errs: FieldError[] } {
-  const names = new Set<string>();
-  const errs: FieldError[] = [];
-  (volumes ?? []).forEach((v, i) => {
-    const ip = p.index(i);
-    const np = ip.child('name');
-    const el = validateVolumeSource(v, ip);
-    if (!v.name) el.push(fieldErrors.required(np));
-    else el.push(...label(v.name, np));
-    if (names.has(v.name)) el.push(fieldErrors.duplicate(np, v.name));
-    if (el.length) errs.push(...el);
-    else names.add(v.name);
-  });
-  return { names, errs };
 }
 
 function validateContainerPorts(ports: any[] | undefined, p: Path): FieldError[] {
@@ -668,10 +240,11 @@ function validateEnv(env: any[] | undefined, p: Path): FieldError[] {
   return errs;
 }
 
-function validateVolumeMounts(mounts: any[] | undefined, volumes: Set<string>, p: Path): FieldError[] {
+function validateVolumeMounts(c: any, volumes: Set<string>, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   const paths = new Set<string>();
-  (mounts ?? []).forEach((m, i) => {
+  const privileged = !!c.securityContext?.privileged;
+  (c.volumeMounts ?? []).forEach((m: any, i: number) => {
     const ip = p.index(i);
     if (!m.name) errs.push(fieldErrors.required(ip.child('name')));
     if (!volumes.has(m.name)) errs.push(fieldErrors.notFound(ip.child('name'), m.name ?? ''));
@@ -679,14 +252,136 @@ function validateVolumeMounts(mounts: any[] | undefined, volumes: Set<string>, p
     if (paths.has(m.mountPath)) errs.push(fieldErrors.invalid(ip.child('mountPath'), m.mountPath, 'must be unique'));
     paths.add(m.mountPath);
     if (m.subPath) {
-      if (m.subPath.startsWith('/')) errs.push(fieldErrors.invalid(p.child('subPath'), m.subPath, 'must be a relative path'));
-      if (m.subPath.split('/').includes('..')) errs.push(fieldErrors.invalid(p.child('subPath'), m.subPath, "must not contain '..'"));
+      if (m.subPath.startsWith('/')) errs.push(fieldErrors.invalid(ip.child('subPath'), m.subPath, 'must be a relative path'));
+      if (m.subPath.split('/').includes('..')) errs.push(fieldErrors.invalid(ip.child('subPath'), m.subPath, "must not contain '..'"));
     }
-    const props = ['None', 'HostToContainer', 'Bidirectional'];
+    if (m.subPathExpr) {
+      if (m.subPath) errs.push(fieldErrors.invalid(ip.child('subPathExpr'), m.subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
+      if (m.subPathExpr.startsWith('/')) errs.push(fieldErrors.invalid(ip.child('subPathExpr'), m.subPathExpr, 'must be a relative path'));
+      if (m.subPathExpr.split('/').includes('..')) errs.push(fieldErrors.invalid(ip.child('subPathExpr'), m.subPathExpr, "must not contain '..'"));
+    }
+    const props = ['Bidirectional', 'HostToContainer', 'None'];
     if (m.mountPropagation !== undefined && !props.includes(m.mountPropagation)) {
       errs.push(fieldErrors.notSupported(ip.child('mountPropagation'), m.mountPropagation, props));
+    } else if (m.mountPropagation === 'Bidirectional' && !privileged) {
+      errs.push(fieldErrors.forbidden(ip.child('mountPropagation'), 'Bidirectional mount propagation is available only to privileged containers'));
+    }
+    const rro = ['Disabled', 'Enabled', 'IfPossible'];
+    if (m.recursiveReadOnly !== undefined) {
+      if (!rro.includes(m.recursiveReadOnly)) errs.push(fieldErrors.notSupported(ip.child('recursiveReadOnly'), m.recursiveReadOnly, rro));
+      else if (m.recursiveReadOnly !== 'Disabled') {
+        if (!m.readOnly) errs.push(fieldErrors.forbidden(ip.child('recursiveReadOnly'), 'may only be specified when readOnly is true'));
+        if (m.mountPropagation && m.mountPropagation !== 'None') {
+          errs.push(fieldErrors.forbidden(ip.child('recursiveReadOnly'), 'may only be specified when mountPropagation is None or not specified'));
+        }
+      }
     }
   });
+  return errs;
+}
+
+function validateVolumeDevices(c: any, volumes: Set<string>, p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  const devicePaths = new Set<string>();
+  const mountPaths = new Set((c.volumeMounts ?? []).map((m: any) => m.mountPath));
+  const mountNames = new Set((c.volumeMounts ?? []).map((m: any) => m.name));
+  (c.volumeDevices ?? []).forEach((d: any, i: number) => {
+    const ip = p.index(i);
+    if (!d.name) errs.push(fieldErrors.required(ip.child('name')));
+    else if (!volumes.has(d.name)) errs.push(fieldErrors.notFound(ip.child('name'), d.name));
+    if (!d.devicePath) errs.push(fieldErrors.required(ip.child('devicePath')));
+    else {
+      if (devicePaths.has(d.devicePath)) errs.push(fieldErrors.invalid(ip.child('devicePath'), d.devicePath, 'must be unique'));
+      if (d.devicePath.split('/').includes('..')) errs.push(fieldErrors.invalid(ip.child('devicePath'), d.devicePath, "can not contain '..'"));
+      if (mountPaths.has(d.devicePath)) errs.push(fieldErrors.invalid(ip.child('devicePath'), d.devicePath, 'must not be already mounted in the volumeMounts'));
+      devicePaths.add(d.devicePath);
+    }
+    if (d.name && mountNames.has(d.name)) errs.push(fieldErrors.invalid(ip.child('name'), d.name, 'must not already exist in volumeMounts'));
+  });
+  return errs;
+}
+
+/** A lifecycle hook or probe action: exactly one handler. */
+function validateHandler(h: any, p: Path, kinds: readonly string[]): { errs: FieldError[]; count: number } {
+  const errs: FieldError[] = [];
+  let count = 0;
+  for (const k of kinds) {
+    if (!h[k]) continue;
+    if (count++ > 0) {
+      errs.push(fieldErrors.forbidden(p.child(k), 'may not specify more than 1 handler type'));
+      continue;
+    }
+    const hp = p.child(k);
+    if (k === 'exec' && !h.exec.command?.length) errs.push(fieldErrors.required(hp.child('command')));
+    if (k === 'httpGet') {
+      if (!h.httpGet.path) errs.push(fieldErrors.required(hp.child('path')));
+      errs.push(...validatePortNumOrName(h.httpGet.port, hp.child('port')));
+      if (!['HTTP', 'HTTPS'].includes(h.httpGet.scheme)) errs.push(fieldErrors.notSupported(hp.child('scheme'), h.httpGet.scheme ?? '', ['HTTP', 'HTTPS']));
+      (h.httpGet.httpHeaders ?? []).forEach((hd: any, i: number) => {
+        if (!/^[-!#$%&'*+.^_`|~0-9A-Za-z]+$/.test(hd.name ?? '')) errs.push(fieldErrors.invalid(hp.child('httpHeaders').index(i).child('name'), hd.name ?? '', 'a valid HTTP header must consist of alphanumeric characters, \'-\' and \'_\''));
+      });
+    }
+    if (k === 'tcpSocket') errs.push(...validatePortNumOrName(h.tcpSocket.port, hp.child('port')));
+    if (k === 'grpc' && !validPort(h.grpc.port ?? 0)) errs.push(fieldErrors.invalid(hp.child('port'), h.grpc.port ?? 0, portRangeMsg));
+    if (k === 'sleep' && !(h.sleep.seconds >= 0)) errs.push(fieldErrors.invalid(hp.child('seconds'), h.sleep.seconds ?? 0, 'must be non-negative'));
+  }
+  return { errs, count };
+}
+
+function validateLifecycle(lc: any, p: Path): FieldError[] {
+  if (!lc) return [];
+  const errs: FieldError[] = [];
+  for (const hook of ['postStart', 'preStop']) {
+    if (!lc[hook]) continue;
+    const { errs: e, count } = validateHandler(lc[hook], p.child(hook), ['exec', 'httpGet', 'tcpSocket', 'sleep']);
+    errs.push(...e);
+    if (!count) errs.push(fieldErrors.required(p.child(hook), 'must specify a handler type'));
+  }
+  return errs;
+}
+
+function validateResizePolicy(policies: any[] | undefined, p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  (policies ?? []).forEach((r, i) => {
+    const ip = p.index(i);
+    if (!['cpu', 'memory'].includes(r.resourceName)) errs.push(fieldErrors.notSupported(ip.child('resourceName'), r.resourceName ?? '', ['cpu', 'memory']));
+    else if (seen.has(r.resourceName)) errs.push(fieldErrors.duplicate(ip.child('resourceName'), r.resourceName));
+    seen.add(r.resourceName);
+    const policies = ['NotRequired', 'RestartContainer'];
+    if (!policies.includes(r.restartPolicy)) errs.push(fieldErrors.notSupported(ip.child('restartPolicy'), r.restartPolicy ?? '', policies));
+  });
+  return errs;
+}
+
+/** Seccomp and AppArmor profiles: a Localhost profile names its file, other types must not. */
+function validateProfile(profile: any, p: Path, what: 'seccomp' | 'AppArmor'): FieldError[] {
+  if (!profile) return [];
+  const types = ['Localhost', 'RuntimeDefault', 'Unconfined'];
+  if (!profile.type) return [fieldErrors.required(p.child('type'))];
+  if (!types.includes(profile.type)) return [fieldErrors.notSupported(p.child('type'), profile.type, types)];
+  if (profile.type === 'Localhost' && !profile.localhostProfile?.trim()) {
+    return [fieldErrors.required(p.child('localhostProfile'), `must be set when ${what} type is Localhost`)];
+  }
+  if (profile.type !== 'Localhost' && profile.localhostProfile !== undefined) {
+    return [fieldErrors.invalid(p.child('localhostProfile'), profile.localhostProfile, `can only be set when ${what} type is Localhost`)];
+  }
+  return [];
+}
+
+function validateSecurityContext(sc: any, p: Path): FieldError[] {
+  if (!sc) return [];
+  const errs: FieldError[] = [];
+  for (const f of ['runAsUser', 'runAsGroup']) {
+    if (sc[f] !== undefined && !(sc[f] >= 0 && sc[f] <= 2147483647)) errs.push(fieldErrors.invalid(p.child(f), sc[f], 'must be between 0 and 2147483647, inclusive'));
+  }
+  if (sc.privileged && sc.allowPrivilegeEscalation === false) {
+    errs.push(fieldErrors.invalid(p, 'false', 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+  }
+  const procMounts = ['Default', 'Unmasked'];
+  if (sc.procMount !== undefined && !procMounts.includes(sc.procMount)) errs.push(fieldErrors.notSupported(p.child('procMount'), sc.procMount, procMounts));
+  errs.push(...validateProfile(sc.seccompProfile, p.child('seccompProfile'), 'seccomp'));
+  errs.push(...validateProfile(sc.appArmorProfile, p.child('appArmorProfile'), 'AppArmor'));
   return errs;
 }
 
@@ -733,24 +428,8 @@ function validateResourceRequirements(r: any, p: Path): FieldError[] {
 function validateProbe(probe: any, p: Path, which: 'liveness' | 'readiness' | 'startup'): FieldError[] {
   if (!probe) return [];
   const errs: FieldError[] = [];
-  let handlers = 0;
-  for (const h of ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const) {
-    if (!probe[h]) continue;
-    if (handlers > 0) {
-      errs.push(fieldErrors.forbidden(p.child(h), 'may not specify more than 1 handler type'));
-      continue;
-    }
-    handlers++;
-    const hp = p.child(h);
-    if (h === 'exec' && !probe.exec.command?.length) errs.push(fieldErrors.required(hp.child('command')));
-    if (h === 'httpGet') {
-      if (!probe.httpGet.path) errs.push(fieldErrors.required(hp.child('path')));
-      errs.push(...validatePortNumOrName(probe.httpGet.port, hp.child('port')));
-      if (!['HTTP', 'HTTPS'].includes(probe.httpGet.scheme)) errs.push(fieldErrors.notSupported(hp.child('scheme'), probe.httpGet.scheme ?? '', ['HTTP', 'HTTPS']));
-    }
-    if (h === 'tcpSocket') errs.push(...validatePortNumOrName(probe.tcpSocket.port, hp.child('port')));
-    if (h === 'grpc' && !validPort(probe.grpc.port ?? 0)) errs.push(fieldErrors.invalid(hp.child('port'), probe.grpc.port ?? 0, portRangeMsg));
-  }
+  const { errs: handlerErrs, count: handlers } = validateHandler(probe, p, ['exec', 'httpGet', 'tcpSocket', 'grpc']);
+  errs.push(...handlerErrs);
   if (!handlers) errs.push(fieldErrors.required(p, 'must specify a handler type'));
   for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
     errs.push(...validateNonnegative(probe[f], p.child(f)));
@@ -775,7 +454,10 @@ function validateContainerCommon(c: any, volumes: Set<string>, p: Path): FieldEr
   else if (!tmp.includes(c.terminationMessagePolicy)) errs.push(fieldErrors.notSupported(p.child('terminationMessagePolicy'), c.terminationMessagePolicy, tmp));
   errs.push(...validateContainerPorts(c.ports, p.child('ports')));
   errs.push(...validateEnv(c.env, p.child('env')));
-  errs.push(...validateVolumeMounts(c.volumeMounts, volumes, p.child('volumeMounts')));
+  errs.push(...validateVolumeMounts(c, volumes, p.child('volumeMounts')));
+  errs.push(...validateVolumeDevices(c, volumes, p.child('volumeDevices')));
+  errs.push(...validateSecurityContext(c.securityContext, p.child('securityContext')));
+  errs.push(...validateResizePolicy(c.resizePolicy, p.child('resizePolicy')));
   const pulls = ['Always', 'IfNotPresent', 'Never'];
   if (!c.imagePullPolicy) errs.push(fieldErrors.required(p.child('imagePullPolicy')));
   else if (!pulls.includes(c.imagePullPolicy)) errs.push(fieldErrors.notSupported(p.child('imagePullPolicy'), c.imagePullPolicy, pulls));
@@ -859,20 +541,87 @@ function validateAffinity(a: any, p: Path): FieldError[] {
   return errs;
 }
 
-/** ValidatePodSpec, in upstream's order. `path` is where the spec sits (`spec`, `spec.template.spec`). */
-export function validatePodSpec(spec: any, path: Path, _opts: PodSpecValidationOptions = {}): FieldError[] {
-  const s = spec ?? {};
-  const { names: volumes, errs } = validateVolumes(s.volumes, path.child('volumes'));
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 32;
 
-  // Init containers: names unique across init and regular containers; probes not allowed.
+/** validatePodDNSConfig. */
+function validateDNSConfig(cfg: any, dnsPolicy: string | undefined, p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  if (dnsPolicy === 'None') {
+    if (!cfg) return [fieldErrors.required(p, 'must provide `dnsConfig` when `dnsPolicy` is None')];
+    if (!cfg.nameservers?.length) errs.push(fieldErrors.required(p.child('nameservers'), 'must provide at least one DNS nameserver when `dnsPolicy` is None'));
+  }
+  if (!cfg) return errs;
+  const ns: string[] = cfg.nameservers ?? [];
+  if (ns.length > MAX_DNS_NAMESERVERS) errs.push(fieldErrors.invalid(p.child('nameservers'), ns, `must not have more than ${MAX_DNS_NAMESERVERS} nameservers`));
+  ns.forEach((n, i) => errs.push(...ipErrors(n).map((m) => fieldErrors.invalid(p.child('nameservers').index(i), n, m))));
+  const searches: string[] = cfg.searches ?? [];
+  if (searches.length > MAX_DNS_SEARCH_PATHS) errs.push(fieldErrors.invalid(p.child('searches'), searches, `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`));
+  searches.forEach((d, i) => errs.push(...subdomain(d.replace(/\.$/, ''), p.child('searches').index(i))));
+  (cfg.options ?? []).forEach((o: any, i: number) => {
+    if (!o.name) errs.push(fieldErrors.required(p.child('options').index(i), 'Option.Name must not be empty'));
+  });
+  return errs;
+}
+
+/** validateTopologySpreadConstraints. */
+function validateTopologySpreadConstraints(constraints: any[] | undefined, p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  const pairs = new Set<string>();
+  const when = ['DoNotSchedule', 'ScheduleAnyway'];
+  const inclusion = ['Honor', 'Ignore'];
+  (constraints ?? []).forEach((c, i) => {
+    const ip = p.index(i);
+    if (!(c.maxSkew > 0)) errs.push(fieldErrors.invalid(ip.child('maxSkew'), c.maxSkew ?? 0, 'must be greater than zero'));
+    if (!c.topologyKey) errs.push(fieldErrors.required(ip.child('topologyKey'), 'can not be empty'));
+    else errs.push(...validateLabelName(c.topologyKey, ip.child('topologyKey')));
+    if (!when.includes(c.whenUnsatisfiable)) errs.push(fieldErrors.notSupported(ip.child('whenUnsatisfiable'), c.whenUnsatisfiable ?? '', when));
+    const pair = `${c.topologyKey}/${c.whenUnsatisfiable}`;
+    if (pairs.has(pair)) errs.push(fieldErrors.duplicate(ip, `{${c.topologyKey}, ${c.whenUnsatisfiable}}`));
+    pairs.add(pair);
+    if (c.minDomains !== undefined) {
+      if (!(c.minDomains > 0)) errs.push(fieldErrors.invalid(ip.child('minDomains'), c.minDomains, 'must be greater than zero'));
+      else if (c.whenUnsatisfiable !== 'DoNotSchedule') {
+        errs.push(fieldErrors.invalid(ip.child('minDomains'), c.minDomains, 'can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway'));
+      }
+    }
+    for (const f of ['nodeAffinityPolicy', 'nodeTaintsPolicy']) {
+      if (c[f] !== undefined && !inclusion.includes(c[f])) errs.push(fieldErrors.notSupported(ip.child(f), c[f], inclusion));
+    }
+    errs.push(...validateLabelSelector(c.labelSelector, ip.child('labelSelector')));
+    (c.matchLabelKeys ?? []).forEach((k: string, j: number) => {
+      errs.push(...validateLabelName(k, ip.child('matchLabelKeys').index(j)));
+      if (c.labelSelector?.matchLabels?.[k] !== undefined) {
+        errs.push(fieldErrors.invalid(ip.child('matchLabelKeys').index(j), k, 'exists in both matchLabelKeys and labelSelector'));
+      }
+    });
+  });
+  return errs;
+}
+
+/** ValidatePodSpec, in upstream's order. `path` is where the spec sits (`spec`, `spec.template.spec`). */
+export function validatePodSpec(spec: any, path: Path, opts: PodSpecValidationOptions = {}): FieldError[] {
+  const s = spec ?? {};
+  const { names: volumes, errs } = validateVolumes(s.volumes, path.child('volumes'), { isPod: opts.isPod });
+
+  // Init containers: names unique across init and regular containers. Only
+  // sidecars (restartPolicy Always) may have probes and lifecycle hooks.
   const allNames = new Set<string>((s.containers ?? []).map((c: any) => c.name));
   (s.initContainers ?? []).forEach((c: any, i: number) => {
     const p = path.child('initContainers').index(i);
     errs.push(...validateContainerCommon(c, volumes, p));
     if (allNames.has(c.name)) errs.push(fieldErrors.duplicate(p.child('name'), c.name));
     else if (c.name) allNames.add(c.name);
-    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
-      if (c[probe]) errs.push(fieldErrors.forbidden(p.child(probe), 'may not be set for init containers without restartPolicy=Always'));
+    if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always') errs.push(fieldErrors.notSupported(p.child('restartPolicy'), c.restartPolicy, ['Always']));
+    if (c.restartPolicy === 'Always') {
+      errs.push(...validateLifecycle(c.lifecycle, p.child('lifecycle')));
+      errs.push(...validateProbe(c.livenessProbe, p.child('livenessProbe'), 'liveness'));
+      errs.push(...validateProbe(c.readinessProbe, p.child('readinessProbe'), 'readiness'));
+      errs.push(...validateProbe(c.startupProbe, p.child('startupProbe'), 'startup'));
+    } else {
+      for (const f of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
+        if (c[f]) errs.push(fieldErrors.forbidden(p.child(f), 'may not be set for init containers without restartPolicy=Always'));
+      }
     }
   });
 
@@ -888,13 +637,19 @@ export function validatePodSpec(spec: any, path: Path, _opts: PodSpecValidationO
       errs.push(...validateProbe(c.livenessProbe, p.child('livenessProbe'), 'liveness'));
       errs.push(...validateProbe(c.readinessProbe, p.child('readinessProbe'), 'readiness'));
       errs.push(...validateProbe(c.startupProbe, p.child('startupProbe'), 'startup'));
+      errs.push(...validateLifecycle(c.lifecycle, p.child('lifecycle')));
+      if (c.restartPolicy !== undefined) errs.push(fieldErrors.forbidden(p.child('restartPolicy'), 'may not be set for non-init containers'));
     });
+  }
+  if (s.ephemeralContainers?.length) {
+    errs.push(fieldErrors.forbidden(path.child('ephemeralContainers'), opts.isPod ? 'cannot be set on create' : 'ephemeral containers not allowed in pod template'));
   }
 
   if (s.hostNetwork) {
     (s.containers ?? []).forEach((c: any, i: number) =>
       (c.ports ?? []).forEach((port: any, j: number) => {
-        if ((port.hostPort ?? 0) !== (port.containerPort ?? 0)) {
+        // Templates may leave hostPort unset (it is defaulted on the pod).
+        if ((port.hostPort ?? 0) !== (port.containerPort ?? 0) && (opts.isPod || port.hostPort)) {
           errs.push(fieldErrors.invalid(cp.index(i).child('ports').index(j).child('hostPort'), port.hostPort ?? 0, 'must match `containerPort` when `hostNetwork` is true'));
         }
       }),
@@ -929,6 +684,43 @@ export function validatePodSpec(spec: any, path: Path, _opts: PodSpecValidationO
   if (s.preemptionPolicy !== undefined && !preemption.includes(s.preemptionPolicy)) {
     errs.push(fieldErrors.notSupported(path.child('preemptionPolicy'), s.preemptionPolicy, preemption));
   }
+  errs.push(...validateDNSConfig(s.dnsConfig, s.dnsPolicy, path.child('dnsConfig')));
+  (s.hostAliases ?? []).forEach((h: any, i: number) => {
+    const hp = path.child('hostAliases').index(i);
+    if (!h.ip) errs.push(fieldErrors.required(hp.child('ip')));
+    else errs.push(...ipErrors(h.ip).map((m) => fieldErrors.invalid(hp.child('ip'), h.ip, m)));
+    (h.hostnames ?? []).forEach((n: string, j: number) => errs.push(...subdomain(n, hp.child('hostnames').index(j))));
+  });
+  errs.push(...validateTopologySpreadConstraints(s.topologySpreadConstraints, path.child('topologySpreadConstraints')));
+  const gates = new Set<string>();
+  (s.schedulingGates ?? []).forEach((g: any, i: number) => {
+    const gp = path.child('schedulingGates').index(i).child('name');
+    errs.push(...isQualifiedName(g.name ?? '').map((m) => fieldErrors.invalid(gp, g.name ?? '', m)));
+    if (gates.has(g.name)) errs.push(fieldErrors.duplicate(gp, g.name));
+    gates.add(g.name);
+  });
+  if (s.os) {
+    if (!s.os.name) errs.push(fieldErrors.required(path.child('os', 'name')));
+  }
+  for (const name of Object.keys(s.overhead ?? {}).sort()) errs.push(...validateQuantity(s.overhead[name], path.child('overhead').key(name)));
+  const psc = s.securityContext ?? {};
+  const pscPath = path.child('securityContext');
+  if (s.shareProcessNamespace && s.hostPID) {
+    errs.push(fieldErrors.invalid(pscPath.child('shareProcessNamespace'), true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
+  }
+  errs.push(...validateProfile(psc.seccompProfile, pscPath.child('seccompProfile'), 'seccomp'));
+  errs.push(...validateProfile(psc.appArmorProfile, pscPath.child('appArmorProfile'), 'AppArmor'));
+  const fsPolicies = ['Always', 'OnRootMismatch'];
+  if (psc.fsGroupChangePolicy !== undefined && !fsPolicies.includes(psc.fsGroupChangePolicy)) {
+    errs.push(fieldErrors.notSupported(pscPath.child('fsGroupChangePolicy'), psc.fsGroupChangePolicy, fsPolicies));
+  }
+  (psc.sysctls ?? []).forEach((sc: any, i: number) => {
+    const sp = pscPath.child('sysctls').index(i);
+    if (!sc.name) errs.push(fieldErrors.required(sp.child('name')));
+    else if (!/^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$/.test(sc.name)) {
+      errs.push(fieldErrors.invalid(sp.child('name'), sc.name, "must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"));
+    }
+  });
   return errs;
 }
 
@@ -1105,9 +897,11 @@ export const podKind: KindDefinition = {
   defaults(obj) {
     obj.spec ??= {};
     defaultPodSpec(obj.spec);
-    // SetDefaults_Pod: pod-only, not for templates.
+    // SetDefaults_Pod: pod-only, not for templates (since 1.28 a template's
+    // hostNetwork ports keep hostPort unset; the pod made from it gets it).
     obj.spec.enableServiceLinks ??= true;
     for (const c of [...(obj.spec.initContainers ?? []), ...(obj.spec.containers ?? [])]) {
+      if (obj.spec.hostNetwork) for (const port of c.ports ?? []) port.hostPort ||= port.containerPort;
       const limits = c.resources?.limits;
       if (!limits || !Object.keys(limits).length) continue;
       c.resources.requests ??= {};
@@ -1118,7 +912,7 @@ export const podKind: KindDefinition = {
     const meta = validateObjectMeta(obj.metadata, { namespaced: true, nameFn: 'subdomain', old: old?.metadata });
     // A binding writes spec.nodeName straight to storage upstream, past update validation.
     if (subresource === 'status' || subresource === 'binding') return meta;
-    const errs = [...meta, ...validatePodSpec(obj.spec, new Path(['spec']))];
+    const errs = [...meta, ...validatePodSpec(obj.spec, new Path(['spec']), { isPod: true })];
     if (old && stableJSON(mutableSpecMasked(obj.spec, old.spec)) !== stableJSON(old.spec ?? {})) {
       errs.push(fieldErrors.forbidden('spec', podUpdateForbiddenMsg));
     }

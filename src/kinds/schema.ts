@@ -120,3 +120,16 @@ export function unionOptions(schema: AnySchema): string[] | undefined {
   const d = def(u);
   return d.type === 'union' ? (d.options as AnySchema[]).map(schemaType) : undefined;
 }
+
+/**
+ * The upstream OpenAPI component name of a schema (`io.k8s.api.core.v1.Container`):
+ * /openapi/v3 publishes named schemas as components with `$ref`s to them, so
+ * that `kubectl explain` shows upstream's type names.
+ */
+export const componentNames = new WeakMap<object, string>();
+
+/** Registers `schema` under its upstream component name and returns it. */
+export function named<T extends AnySchema>(name: string, schema: T): T {
+  componentNames.set(schema, name);
+  return schema;
+}

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
 import { groupVersions, SUBRESOURCE_KINDS, type GroupVersion, type ServedResource } from './discovery.ts';
 import { patchMetaFor, type FieldMeta, type KindPatchSchema } from '../kinds/patchmeta.ts';
+import { componentNames } from '../kinds/schema.ts';
 
 const SAFE_INT = 9007199254740991;
 
@@ -83,12 +84,70 @@ function annotateField(prop: JSONSchema, fm: FieldMeta) {
 const schemaName = (k: Pick<KindDefinition, 'group' | 'version' | 'kind'>, kind = k.kind) =>
   `io.k8s.api.${k.group ? k.group.split('.')[0] : 'core'}.${k.version}.${kind}`;
 
+const COMPONENT = 'x-component';
+const COMPONENT_DESCRIPTION = 'x-component-description';
+
+/** The schema as JSON, with each named schema (src/kinds `named`) marked for extraction into a component. */
+function jsonSchemaOf(schema: z.ZodType): JSONSchema {
+  return toOpenAPI(
+    z.toJSONSchema(schema, {
+      io: 'input',
+      unrepresentable: 'any',
+      target: 'openapi-3.0',
+      override: ({ zodSchema, jsonSchema }) => {
+        const name = componentNames.get(zodSchema);
+        if (!name) return;
+        const js = jsonSchema as JSONSchema;
+        js[COMPONENT] = name;
+        const description = z.globalRegistry.get(zodSchema as unknown as z.ZodType)?.description;
+        if (description) js[COMPONENT_DESCRIPTION] = description;
+      },
+    }),
+  ) as JSONSchema;
+}
+
+/** How upstream publishes the types that are not objects (kube-openapi's OpenAPIV3OneOfTypes). */
+const SCALAR_COMPONENTS: Record<string, JSONSchema> = {
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+};
+
+/**
+ * Moves every named schema under `node` into `components` and refers to it as
+ * upstream's /openapi/v3 does (`allOf: [{$ref}]` beside the field's own
+ * description), so that `kubectl explain` prints `<DaemonSetSpec>`,
+ * `[]Container` and `map[string]Quantity`. Patch and list-type extensions met
+ * at different uses of one type are merged into its component.
+ */
+function extractComponents(node: unknown, components: Record<string, JSONSchema>): unknown {
+  if (Array.isArray(node)) return node.map((n) => extractComponents(n, components));
+  if (!node || typeof node !== 'object') return node;
+  const out: JSONSchema = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === 'enum' || k === 'required' ? v : extractComponents(v, components);
+  const name = out[COMPONENT] as string | undefined;
+  if (!name) return out;
+  const { [COMPONENT]: _n, [COMPONENT_DESCRIPTION]: typeDescription, description, ...body } = out;
+  const existing = components[name];
+  if (!existing) {
+    const scalar = SCALAR_COMPONENTS[name];
+    const own = scalar ? { ...scalar } : body;
+    if (scalar) for (const [k, v] of Object.entries(body)) if (k.startsWith('x-kubernetes-') && k !== 'x-kubernetes-int-or-string') own[k] = v;
+    components[name] = { ...((typeDescription ?? description) ? { description: typeDescription ?? description } : {}), ...own };
+  } else {
+    for (const [k, v] of Object.entries(body)) if (k.startsWith('x-kubernetes-') && k !== 'x-kubernetes-int-or-string' && !(k in existing)) existing[k] = v;
+  }
+  const ref = { $ref: `#/components/schemas/${name}` };
+  return description !== undefined ? { allOf: [ref], description } : { allOf: [ref] };
+}
+
 function kindSchemas(k: KindDefinition): Record<string, unknown> {
   const gvk = [{ group: k.group, version: k.version, kind: k.kind }];
-  const obj = toOpenAPI(z.toJSONSchema(k.schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' })) as Record<string, unknown>;
-  obj.description ??= k.description;
+  const inline = jsonSchemaOf(k.schema);
+  inline.description ??= k.description;
+  annotatePatchMeta(inline, patchMetaFor(k));
+  const components: Record<string, JSONSchema> = {};
+  const obj = extractComponents(inline, components) as JSONSchema;
   obj['x-kubernetes-group-version-kind'] = gvk;
-  annotatePatchMeta(obj, patchMetaFor(k));
   const list = {
     description: `${k.listKind} is a list of ${k.kind} objects.`,
     type: 'object',
@@ -101,7 +160,7 @@ function kindSchemas(k: KindDefinition): Record<string, unknown> {
     },
     'x-kubernetes-group-version-kind': [{ group: k.group, version: k.version, kind: k.listKind }],
   };
-  return { [schemaName(k)]: obj, [schemaName(k, k.listKind)]: list };
+  return { ...components, [schemaName(k)]: obj, [schemaName(k, k.listKind)]: list };
 }
 
 const param = (name: string, type: string, description: string, where: 'query' | 'path' = 'query') => ({
