@@ -12,18 +12,34 @@ import { AgeColumnDescription, NameColumnDescription, objectSchema, validateObje
 export const MaxConfigMapSize = 1 << 20;
 
 const configMapKeyFmt = '[-._a-zA-Z0-9]+';
+const configMapKeyRe = new RegExp(`^${configMapKeyFmt}$`);
 
 /** IsConfigMapKey (also used for Secret keys and key selectors). */
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
-  if (!new RegExp(`^${configMapKeyFmt}$`).test(value)) {
+  if (!configMapKeyRe.test(value)) {
     errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configMapKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
   }
   if (value === '.') errs.push("must not be '.'");
   else if (value === '..') errs.push("must not be '..'");
   else if (value.startsWith('..')) errs.push("must not start with '..'");
   return errs;
+}
+
+/** Bytes of a string in UTF-8, counted without encoding it (this runs over every value of a ConfigMap). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Bytes of a base64 value once decoded. */
@@ -41,8 +57,9 @@ function validateConfigMap(obj: any): FieldError[] {
   for (const key of Object.keys(data).sort()) {
     const p = new Path(['data']).key(key);
     for (const m of isConfigMapKey(key)) errs.push(fieldErrors.invalid(p, key, m));
-    if (key in binary) errs.push(fieldErrors.invalid(p, key, 'duplicate of key present in binaryData'));
-    total += new TextEncoder().encode(data[key]).length;
+    // An own key of the map: `constructor` or `toString` are keys like any other, not Object's members.
+    if (Object.hasOwn(binary, key)) errs.push(fieldErrors.invalid(p, key, 'duplicate of key present in binaryData'));
+    total += utf8Length(data[key]);
   }
   for (const key of Object.keys(binary).sort()) {
     for (const m of isConfigMapKey(key)) errs.push(fieldErrors.invalid(new Path(['binaryData']).key(key), key, m));

@@ -20,3 +20,64 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 export function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, found by
+ * scanning the text (strings skipped) before anything recursive touches it:
+ * every later step (decoding, patching, copying) recurses once per level.
+ */
+export function jsonTextDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** Whether a parsed value nests deeper than `max` (iterative: the value may be too deep to recurse into). */
+export function valueDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+/**
+ * Puts back the own `__proto__` members of `from` (JSON.parse makes them
+ * ordinary keys) that a copy into plain objects lost, wherever `to` has an
+ * object at the same place: an assignment `o["__proto__"] = v` sets the
+ * prototype instead, and validation libraries drop the key on purpose. A
+ * label or data key named `__proto__` is data like any other. Null members
+ * stay absent (null is "unset" in a request body).
+ */
+export function restoreProtoKeys(from: unknown, to: unknown): void {
+  const stack: [unknown, unknown][] = [[from, to]];
+  while (stack.length) {
+    const [f, t] = stack.pop()!;
+    if (f === null || typeof f !== 'object' || t === null || typeof t !== 'object') continue;
+    if (Array.isArray(f)) {
+      if (Array.isArray(t)) f.forEach((v, i) => stack.push([v, t[i]]));
+      continue;
+    }
+    const fo = f as Record<string, unknown>;
+    const to = t as Record<string, unknown>;
+    if (Object.hasOwn(fo, '__proto__') && fo.__proto__ !== null && !Object.hasOwn(to, '__proto__')) {
+      Object.defineProperty(to, '__proto__', { value: clone(fo.__proto__), writable: true, enumerable: true, configurable: true });
+    }
+    for (const k of Object.keys(fo)) if (Object.hasOwn(to, k)) stack.push([fo[k], to[k]]);
+  }
+}

@@ -13,6 +13,7 @@ const { values } = parseArgs({
     'static-dir': { type: 'string', default: './dist' },
     'token-file': { type: 'string' },
     'cors-allowed-origins': { type: 'string' },
+    'accept-hosts': { type: 'string' },
     'no-demo': { type: 'boolean', default: false },
     'no-controllers': { type: 'boolean', default: false },
     'sim-nodes': { type: 'string', default: '0' },
@@ -31,6 +32,9 @@ if (values.help) {
   --token-file FILE             bearer tokens, kube-apiserver CSV format (default: no authentication)
   --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS, each pinned
                                 to the host's start and end (e.g. '^https://app\\.example\\.com(:[0-9]+)?$')
+  --accept-hosts LIST           comma-separated Host names served besides IP addresses, localhost and --host
+                                (e.g. 'kube.example.com,*.internal'; '*' serves any): other names get 403,
+                                which keeps DNS-rebinding pages from reaching the API
   --no-demo                     start with an empty cluster
   --no-controllers              do not run the in-process controllers (nor the simulated kubelets and attacher)
   --sim-nodes N                 register N extra simulated nodes (sim-node-00001 ...)
@@ -57,6 +61,7 @@ const server = await startServer({
   staticDir: resolve(values['static-dir']!),
   tokenFile: values['token-file'],
   corsAllowedOrigins: corsAllowedOrigins(),
+  acceptHosts: values['accept-hosts']?.split(',').map((h) => h.trim()).filter(Boolean),
   controllers: !values['no-controllers'],
   demo: !values['no-demo'],
   simulation: {

@@ -17,6 +17,7 @@ import { tokenAuthenticator } from './auth/authn.ts';
 import { allowAll, type Authorizer } from './auth/authz.ts';
 import { staticFiles } from './http/static.ts';
 import { corsHeaders } from './http/cors.ts';
+import { hostChecker } from './http/hosts.ts';
 import { reviewResources } from './auth/reviews.ts';
 import { startControllers } from './controllers/index.ts';
 import type { SimulationOptions } from './controllers/simulation.ts';
@@ -44,6 +45,8 @@ export interface ServerOptions {
   simulation?: SimulationOptions | false;
   /** Create the demo cluster when the data dir is fresh (`npm start` does unless `--no-demo`). */
   demo?: boolean;
+  /** Host names served besides loopback names, IP addresses and `host` (`--accept-hosts`; `*` serves any). */
+  acceptHosts?: string[];
 }
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -113,10 +116,13 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       return () => closers.delete(fn);
     },
     webSocketOrigins: origins,
+    acceptHost: hostChecker(opts.host, opts.acceptHosts),
   });
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void handler(req, res));
   // Watches over WebSocket (and any other request that asks to upgrade) go through the same pipeline.
   server.on('upgrade', (req, socket, head) => void handler.upgrade(req, socket, head));
+  // Requests node:http cannot even parse are answered with a Status too.
+  server.on('clientError', handler.clientError);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

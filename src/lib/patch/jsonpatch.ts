@@ -19,6 +19,13 @@ export class JsonPatchFormatError extends Error {
   }
 }
 
+/** A pointer that names nothing: its parent (`path`) or its last member (`key`) is missing. */
+class Missing extends Error {
+  constructor(readonly what: 'path' | 'key') {
+    super(`missing ${what}`);
+  }
+}
+
 type Json = unknown;
 type Container = Record<string, Json> | Json[];
 
@@ -82,11 +89,20 @@ function child(node: Json, token: string, pointer: string): Json {
     return node[i];
   }
   if (isObject(node) && Object.hasOwn(node, token)) return node[token];
-  throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist`);
+  throw new Missing('path');
 }
 
 function get(doc: Json, pointer: string): Json {
-  return parsePointer(pointer).reduce((node, t) => child(node, t, pointer), doc);
+  const tokens = parsePointer(pointer);
+  const last = tokens.pop();
+  const parent = tokens.reduce((node, t) => child(node, t, pointer), doc);
+  if (last === undefined) return parent;
+  if (!isContainer(parent)) throw new Missing('path');
+  try {
+    return child(parent, last, pointer);
+  } catch (e) {
+    throw e instanceof Missing ? new Missing('key') : e;
+  }
 }
 
 /** The container holding the pointer's last token, plus that token. */
@@ -94,7 +110,7 @@ function parentOf(doc: Json, pointer: string): { parent: Container; token: strin
   const tokens = parsePointer(pointer);
   const token = tokens.pop()!;
   const parent = tokens.reduce((node, t) => child(node, t, pointer), doc);
-  if (!isContainer(parent)) throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist: parent is not an object or array`);
+  if (!isContainer(parent)) throw new Missing('path');
   return { parent, token };
 }
 
@@ -119,7 +135,7 @@ function remove(doc: Json, pointer: string): Json {
     if (i >= parent.length) throw new JsonPatchError(`array index ${i} out of bounds in ${JSON.stringify(pointer)}`);
     parent.splice(i, 1);
   } else {
-    if (!Object.hasOwn(parent, token)) throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist`);
+    if (!Object.hasOwn(parent, token)) throw new Missing('key');
     delete parent[token];
   }
   return doc;
@@ -130,10 +146,10 @@ function replace(doc: Json, pointer: string, value: Json): Json {
   const { parent, token } = parentOf(doc, pointer);
   if (Array.isArray(parent)) {
     const i = arrayIndex(token, pointer);
-    if (i >= parent.length) throw new JsonPatchError(`array index ${i} out of bounds in ${JSON.stringify(pointer)}`);
+    if (i >= parent.length) throw new Missing('key');
     parent[i] = value;
   } else {
-    if (!Object.hasOwn(parent, token)) throw new JsonPatchError(`path ${JSON.stringify(pointer)} does not exist`);
+    if (!Object.hasOwn(parent, token)) throw new Missing('key');
     setKey(parent, token, value);
   }
   return doc;
@@ -144,6 +160,42 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   const operations = validateOps(ops);
   let out = clone(doc);
   for (const op of operations) {
+    try {
+      out = applyOp(out, op);
+    } catch (e) {
+      if (e instanceof Missing) throw new JsonPatchError(missingMessage(op, e.what));
+      throw e;
+    }
+  }
+  return out;
+}
+
+/**
+ * The texts of the JSON patch library kube-apiserver uses (evanphx/json-patch
+ * v4, errors wrapped as `<context>: <cause>`), which it passes on as the
+ * cause of its 422: kubectl prints them.
+ */
+function missingMessage(op: Op, what: 'path' | 'key'): string {
+  const token = parsePointer(op.path).at(-1) ?? '';
+  switch (op.op) {
+    case 'add':
+      return `add operation does not apply: doc is missing path: "${op.path}": missing value`;
+    case 'remove':
+      return what === 'path'
+        ? `remove operation does not apply: doc is missing path: "${op.path}": missing value`
+        : `error in remove for path: '${op.path}': Unable to remove nonexistent key: ${token}: missing value`;
+    case 'replace':
+      return `replace operation does not apply: doc is missing ${what}: ${op.path}: missing value`;
+    case 'test':
+      return what === 'path' ? `test operation does not apply: is missing path: ${op.path}: missing value` : `testing value ${op.path} failed: test failed`;
+    case 'move':
+    case 'copy':
+      return `${op.op} operation does not apply: doc is missing from path: ${op.from}: missing value`;
+  }
+}
+
+function applyOp(out: Json, op: Op): Json {
+  {
     switch (op.op) {
       case 'add':
         out = add(out, op.path, clone(op.value));
@@ -168,7 +220,7 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
         out = add(out, op.path, clone(get(out, op.from!)));
         break;
       case 'test':
-        if (!deepEqual(get(out, op.path), op.value)) throw new JsonPatchError(`test operation for path ${JSON.stringify(op.path)} failed`);
+        if (!deepEqual(get(out, op.path), op.value)) throw new JsonPatchError(`testing value ${op.path} failed: test failed`);
         break;
     }
   }

@@ -9,10 +9,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Returns the patched document; neither argument is modified. */
 export function applyMergePatch(doc: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch);
-  const out: Record<string, unknown> = isObject(doc) ? clone(doc) : {};
+  // One copy of the document, merged into in place: copying again at every level costs size x depth.
+  return mergeInto(isObject(doc) ? clone(doc) : {}, patch);
+}
+
+function mergeInto(out: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else setKey(out, k, applyMergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v));
+    else if (isObject(v)) setKey(out, k, mergeInto(Object.hasOwn(out, k) && isObject(out[k]) ? out[k] : {}, v));
+    else setKey(out, k, clone(v));
   }
   return out;
 }

@@ -16,6 +16,8 @@
 // mergeSlice with MergeParallelList and IgnoreUnmatchedNulls, as the API
 // server applies patches), including its ordering of merged lists.
 
+import { setKey } from './jsonpatch.ts';
+
 /** How a field's value combines with a patch; absent metadata means "merge maps, replace lists". */
 export interface PatchField {
   /** `merge` merges lists (by `key` for lists of objects); `replace` replaces maps and lists wholesale. */
@@ -129,27 +131,27 @@ function mergeMap(original: JSONMap, patch: JSONMap, schema: PatchSchema | undef
       continue;
     }
     const field = schema?.[k];
-    if (!(k in original) || original[k] === null) {
+    if (!Object.hasOwn(original, k) || original[k] === null) {
       // Nothing to merge with: the patch value, cleaned of directives and nulls.
       if (!deleteList) {
         const v = stripDirectives(value, field?.fields, field);
-        if (v !== undefined) original[k] = v;
+        if (v !== undefined) setKey(original, k, v);
       }
       continue;
     }
     const current = original[k];
     if (typeOf(current) !== typeOf(value)) {
-      if (!deleteList) original[k] = stripDirectives(value, field?.fields, field);
+      if (!deleteList) setKey(original, k, stripDirectives(value, field?.fields, field));
       continue;
     }
     if (isMap(current)) {
       const merged = field?.strategy === 'replace' ? stripDirectives(value, field.fields) : mergeMap(current, value as JSONMap, field?.fields);
       if (merged === undefined) delete original[k];
-      else original[k] = merged;
+      else setKey(original, k, merged);
     } else if (Array.isArray(current)) {
-      original[k] = mergeListField(current, value as unknown[], field, deleteList);
+      setKey(original, k, mergeListField(current, value as unknown[], field, deleteList));
     } else {
-      original[k] = value;
+      setKey(original, k, value);
     }
   }
   return original;
@@ -215,8 +217,8 @@ function mergeOrderedLists(original: JSONMap, patch: JSONMap, schema: PatchSchem
     const name = keyAfter(k, SET_ORDER);
     const field = schema?.[name];
     const key = field?.key;
-    const inOriginal = name in original && original[name] !== null;
-    const inPatch = name in patch && patch[name] !== null;
+    const inOriginal = Object.hasOwn(original, name) && original[name] !== null;
+    const inPatch = Object.hasOwn(patch, name) && patch[name] !== null;
     const current = inOriginal ? original[name] : [];
     const patchList = inPatch ? patch[name] : [];
     if (!Array.isArray(current) || !Array.isArray(patchList)) throw badSetOrder();
@@ -229,7 +231,7 @@ function mergeOrderedLists(original: JSONMap, patch: JSONMap, schema: PatchSchem
     const kind = elementType(current, patchList);
     const inOrder = merged.filter((v) => indexIn(order, v, kind === 'map' ? key : undefined) >= 0);
     const serverOnly = merged.filter((v) => indexIn(order, v, kind === 'map' ? key : undefined) < 0);
-    original[name] = interleave(sortBy(serverOnly, current, key, kind), sortBy(inOrder, order, key, kind), current, kind === 'map' ? key : undefined);
+    setKey(original, name, interleave(sortBy(serverOnly, current, key, kind), sortBy(inOrder, order, key, kind), current, kind === 'map' ? key : undefined));
     delete patch[name];
   }
 }

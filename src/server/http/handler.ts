@@ -4,14 +4,10 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { parse as parseYAML } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
-import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
-import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
-import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/patch/strategicmerge.ts';
-import { patchMetaFor } from '../../kinds/patchmeta.ts';
+import { jsonTextDeeperThan } from '../../lib/json.ts';
 import { fieldErrors } from '../../lib/field.ts';
 import type { Authenticator } from '../auth/authn.ts';
 import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/authz.ts';
@@ -19,23 +15,22 @@ import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import { jsonOf, type CachedObject } from '../watch/cache.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
-import { decodeObject, parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
-import { parseDeleteOptions, parseDryRun, parseListQuery } from '../registry/options.ts';
+import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
+import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
 import { ApiError, errors, successStatus } from './status.ts';
-import { resolveRequest, type RequestInfo } from './request.ts';
+import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
+import { hostRefused } from './hosts.ts';
+import { isAppPath } from '../../lib/approutes.ts';
 import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
-import { decodeKubeProtobuf, ProtobufError, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
+import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TYPES } from './bodies.ts';
 import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
 
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-const BODY_TYPES = ['application/json', 'application/yaml'];
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
-const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+export { MAX_BODY_BYTES };
 
 export interface HandlerContext {
   kinds: readonly KindDefinition[];
@@ -44,8 +39,14 @@ export interface HandlerContext {
   authenticator: Authenticator;
   authorizer: Authorizer;
   version: Record<string, string>;
-  /** Serves anything that is not API (the SPA); answers 404 when absent. */
-  fallback?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Serves anything that is not API (the SPA): its files, and index.html for
+   * the app's routes (`appRoute`). Returns false for paths it does not serve,
+   * which are then a 404 Status.
+   */
+  fallback?: (req: IncomingMessage, res: ServerResponse, pathname: string, appRoute: boolean) => boolean;
+  /** Host header values the server answers to (see hosts.ts); all when absent. */
+  acceptHost?: (host: string | undefined) => boolean;
   /** Extra response headers on every answer (CORS). */
   corsHeaders?: (req: IncomingMessage) => Record<string, string> | undefined;
   /** Tells watchers to end (server shutdown); returns the function that forgets `fn`. */
@@ -93,26 +94,15 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const mediaType = (req: IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
-/** Parses a create/update body per Content-Type (JSON when absent). */
-function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, req: IncomingMessage, buf: Buffer): unknown {
-  const type = mediaType(req) || 'application/json';
-  if (type === PROTOBUF_MEDIA_TYPE) {
-    try {
-      const obj = decodeKubeProtobuf(buf);
-      // Kinds whose messages are not described here cannot be read from protobuf.
-      if (!obj) throw errors.unsupportedMediaType(BODY_TYPES);
-      return obj;
-    } catch (e) {
-      if (e instanceof ProtobufError) throw errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${e.message}`);
-      throw e;
-    }
-  }
-  if (!BODY_TYPES.includes(type)) throw errors.unsupportedMediaType([...BODY_TYPES, PROTOBUF_MEDIA_TYPE]);
+/** A DELETE body: DeleteOptions as JSON, or nothing. */
+function parseDeleteBody(buf: Buffer): unknown {
+  if (!buf.length) return undefined;
   const text = buf.toString('utf8');
+  if (jsonTextDeeperThan(text, MAX_DEPTH)) throw errors.badRequest('invalid DeleteOptions body: exceeded max depth');
   try {
-    return type === 'application/yaml' ? parseYAML(text) : JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
-    throw errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${(e as Error).message}`);
+    throw errors.badRequest(`invalid DeleteOptions body: ${(e as Error).message}`);
   }
 }
 
@@ -121,6 +111,9 @@ export function createHandler(ctx: HandlerContext) {
   const served: readonly discovery.ServedResource[] = [...ctx.kinds, ...reviewResources];
   const gvs = discovery.groupVersions(served);
   const sockets = new WatchSockets();
+  const bodies = new BodyDecoder();
+  ctx.onClose(() => bodies.stop());
+  const acceptHost = ctx.acceptHost ?? (() => true);
 
   /**
    * node:http hands every request carrying `Upgrade` to its `upgrade` event
@@ -133,67 +126,101 @@ export function createHandler(ctx: HandlerContext) {
     return handle(req, refusalResponse(req, socket), { socket, head });
   }
 
-  return Object.assign(handle, { upgrade });
+  /** node:http's `clientError`: a request it could not parse gets a 400 Status, and the connection ends. */
+  function clientError(err: Error & { code?: string }, socket: Duplex) {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const e = tooLarge ? new ApiError(431, undefined, 'request header fields too large') : errors.badRequest(`malformed HTTP request: ${err.code ?? err.message}`);
+    const body = JSON.stringify(e.toStatus()) + '\n';
+    socket.end(`HTTP/1.1 ${e.code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
 
+  return Object.assign(handle, { upgrade, clientError });
+
+  /**
+   * Every request ends here, whatever its line, headers or body: failures are
+   * Statuses, and an exception nothing else caught is logged and answered 500
+   * (or the connection dropped, when the answer had started): never fatal.
+   */
   async function handle(req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade) {
-    const url = new URL(req.url ?? '/', 'http://local');
-    const query = url.searchParams;
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    let pretty = false;
+    try {
+      pretty = await serve(req, res, upgrade);
+    } catch (e) {
+      try {
+        writeError(res, e, pretty);
+      } catch (e2) {
+        console.error(e2);
+        res.destroy();
+      }
+    }
+  }
+
+  /** Answers one request; throws its failure. Returns whether errors are written pretty. */
+  async function serve(req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade): Promise<boolean> {
     const cors = ctx.corsHeaders?.(req);
     if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (!acceptHost(req.headers.host)) throw hostRefused(req);
     if (req.method === 'OPTIONS' && cors) {
       res.writeHead(204).end();
-      return;
+      return false;
     }
+    const { path, query } = requestTarget(req.url);
     const pretty = wantsPretty(req, query);
     try {
-      if (path === '/healthz' || path === '/livez' || path === '/readyz') {
-        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
-        return;
-      }
-      const isApi = path === '/api' || path === '/apis' || path === '/version' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi');
-      if (!isApi) {
-        if (ctx.fallback) ctx.fallback(req, res);
-        else notFoundText(res);
-        return;
-      }
-      // authenticate
-      if (upgrade && isWebSocketRequest(req)) {
-        // Browsers cannot set Authorization on a WebSocket; the token may come as a subprotocol.
-        const { token, error } = bearerTokenFromProtocols(req);
-        if (error) throw errors.unauthorized();
-        if (token && !req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
-      }
-      const user = ctx.authenticator.authenticate(req);
-      if (!user) throw errors.unauthorized();
-
-      const info = resolveRequest(path);
-      if (!info) {
-        // Non-resource requests (discovery, /version, /openapi) are authorized by path, as upstream.
-        authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
-        if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
-        if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
-        return serveDiscovery(path, req, res, pretty);
-      }
-
-      const review = reviewResourceFor(info.group, info.version, info.resource);
-      if (review) return await serveReview(review, user, info, req, res, pretty);
-
-      const kind = kindFor(info.group, info.version, info.resource);
-      if (!kind) return notFoundText(res);
-      const store = ctx.stores.get(kind)!;
-      const verb = verbOf(req.method ?? 'GET', info, query);
-      if (!verb) throw errors.methodNotAllowed(kind, req.method ?? '');
-      checkScope(kind, info, verb);
-
-      authorize(user, { verb, group: kind.group, resource: kind.plural, subresource: info.subresource, namespace: info.namespace, name: info.name }, kind);
-
-      const rep = negotiate(req);
-      if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
-      await serveResource(verb, kind, store, info, req, res, query, rep, pretty);
+      await route(req, res, path, query, pretty, upgrade);
     } catch (e) {
       writeError(res, e, pretty);
     }
+    return pretty;
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, pretty: boolean, upgrade?: Upgrade) {
+    if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
+      return;
+    }
+    const isApi = path === '/api' || path === '/apis' || path === '/version' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi');
+    if (!isApi) {
+      // The app's files and routes; any other path is kube-apiserver's 404 Status, not the app.
+      const decoded = decodeURIComponent(path);
+      if (ctx.fallback?.(req, res, decoded, isAppPath(decoded, ctx.kinds))) return;
+      throw errors.notFoundPath();
+    }
+    // authenticate
+    if (upgrade && isWebSocketRequest(req)) {
+      // Browsers cannot set Authorization on a WebSocket; the token may come as a subprotocol.
+      const { token, error } = bearerTokenFromProtocols(req);
+      if (error) throw errors.unauthorized();
+      if (token && !req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
+    }
+    const user = ctx.authenticator.authenticate(req);
+    if (!user) throw errors.unauthorized();
+
+    const info = resolveRequest(path);
+    if (!info) {
+      // Non-resource requests (discovery, /version, /openapi) are authorized by path, as upstream.
+      authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
+      if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
+      if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
+      return serveDiscovery(path, req, res, pretty);
+    }
+
+    const review = reviewResourceFor(info.group, info.version, info.resource);
+    if (review) return await serveReview(review, user, info, req, res, pretty);
+
+    const kind = kindFor(info.group, info.version, info.resource);
+    if (!kind) return notFoundText(res);
+    const store = ctx.stores.get(kind)!;
+    const verb = verbOf(req.method ?? 'GET', info, query);
+    if (!verb) throw errors.methodNotAllowed(kind, req.method ?? '');
+    checkScope(kind, info, verb);
+
+    authorize(user, { verb, group: kind.group, resource: kind.plural, subresource: info.subresource, namespace: info.namespace, name: info.name }, kind);
+
+    const rep = negotiate(req);
+    if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
+    await serveResource(verb, kind, store, info, req, res, query, rep, pretty);
   }
 
   /** The pipeline's authorization step: a denied request is a 403 naming the user, verb and resource. */
@@ -212,7 +239,7 @@ export function createHandler(ctx: HandlerContext) {
     if (req.method !== 'POST') throw errors.methodNotAllowed(review, (req.method ?? '').toLowerCase());
     authorize(user, { verb: 'create', group: review.group, resource: review.plural, namespace: info.namespace }, review);
     const rep = negotiate(req);
-    const body = parseBody(review, req, await readBody(req));
+    const { value: body } = await bodies.run({ op: 'parse', kind: { kind: review.kind, version: review.version }, contentType: mediaType(req), body: await readBody(req) });
     writeBody(res, 201, review.create(user, body, ctx.authorizer), { pretty, yaml: rep.type === 'yaml' });
   }
 
@@ -291,7 +318,7 @@ export function createHandler(ctx: HandlerContext) {
     const warnings: string[] = [];
     switch (verb) {
       case 'get':
-        return writeObject(res, 200, kind, store.getCached(ns, info.name!), rep, pretty, query);
+        return writeObject(res, 200, kind, await store.getAt(ns, info.name!, parseResourceVersion(query.get('resourceVersion'))), rep, pretty, query);
       case 'list': {
         const q = parseListQuery(kind, query);
         if (rep.type === 'partial') {
@@ -312,22 +339,24 @@ export function createHandler(ctx: HandlerContext) {
       }
       case 'create': {
         const write = writeContext(query, 'CreateOptions', warnings);
+        const body = await readBody(req);
         if (info.subresource) {
           const action = subresourceActions[info.subresource];
           if (!action) throw errors.methodNotAllowed(kind, 'create');
-          const status = await action(store, ns, info.name!, parseBody(kind, req, await readBody(req)), write);
+          const { value } = await bodies.run({ op: 'parse', kind: { kind: kind.kind, version: kind.version }, contentType: mediaType(req), body });
+          const status = await action(store, ns, info.name!, value, write);
           return writeBody(res, status.code ?? 201, status, { pretty, headers: warningHeaders(warnings) });
         }
-        const body = parseBody(kind, req, await readBody(req));
-        const obj = decodeObject(kind, body, { fieldValidation: write.fieldValidation, warnings });
-        const created = await store.create(ns, obj, write);
+        const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation });
+        warnings.push(...decoded.warnings);
+        const created = await store.create(ns, decoded.value as KubeObject, write);
         return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
       }
       case 'update': {
         const write = writeContext(query, 'UpdateOptions', warnings);
-        const body = parseBody(kind, req, await readBody(req));
-        const obj = decodeObject(kind, body, { fieldValidation: write.fieldValidation, warnings });
-        const updated = await store.update(ns, info.name!, obj, write, info.subresource);
+        const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body: await readBody(req), fieldValidation: write.fieldValidation });
+        warnings.push(...decoded.warnings);
+        const updated = await store.update(ns, info.name!, decoded.value as KubeObject, write, info.subresource);
         return writeObject(res, 200, kind, updated, rep, pretty, query, warnings);
       }
       case 'patch': {
@@ -339,48 +368,16 @@ export function createHandler(ctx: HandlerContext) {
           throw errors.invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
         }
         const write = writeContext(query, 'PatchOptions', warnings);
-        const buf = await readBody(req);
-        let patch: unknown;
-        try {
-          patch = JSON.parse(buf.toString('utf8'));
-        } catch {
-          throw errors.badRequest(type === 'application/json-patch+json' ? 'invalid JSON patch' : 'invalid JSON document');
-        }
-        if (type === 'application/json-patch+json' && Array.isArray(patch) && patch.length > 10000) {
-          throw errors.tooLarge(`Request entity too large: The allowed maximum operations in a JSON patch is 10000, got ${patch.length}`);
-        }
-        const patched = await store.guaranteedUpdate(ns, info.name!, (current) => {
-          let raw: unknown;
-          if (type === 'application/json-patch+json') {
-            try {
-              raw = applyJsonPatch(current, patch);
-            } catch (e) {
-              if (e instanceof JsonPatchFormatError) throw errors.badRequest(e.message);
-              if (e instanceof JsonPatchError) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
-              throw e;
-            }
-          } else if (type === 'application/strategic-merge-patch+json') {
-            raw = strategicMergePatch(kind, current, patch);
-          } else raw = applyMergePatch(current, patch);
-          const obj = decodeObject(kind, raw, { fieldValidation: write.fieldValidation, warnings, patch: true });
-          if (obj.metadata.name !== info.name) {
-            throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
-          }
-          return obj;
+        const body = await readBody(req);
+        const patched = await store.guaranteedUpdateFrom(ns, info.name!, async (current) => {
+          const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name! });
+          warnings.push(...decoded.warnings);
+          return decoded.value as KubeObject;
         }, write, info.subresource);
         return writeObject(res, 200, kind, patched, rep, pretty, query, warnings);
       }
       case 'delete': {
-        const buf = await readBody(req);
-        let body: unknown;
-        if (buf.length) {
-          try {
-            body = JSON.parse(buf.toString('utf8'));
-          } catch {
-            throw errors.badRequest('invalid DeleteOptions body');
-          }
-        }
-        const opts = parseDeleteOptions(body, query);
+        const opts = parseDeleteOptions(parseDeleteBody(await readBody(req)), query);
         const { object, deleted } = await store.delete(ns, info.name!, opts, { dryRun: opts.dryRun, warnings });
         if (!deleted) return writeObject(res, opts.orphanDependents === false ? 202 : 200, kind, object, rep, pretty, query, warnings);
         if (kind.strategy.returnDeletedObject) return writeObject(res, 200, kind, object, rep, pretty, query, warnings);
@@ -388,8 +385,7 @@ export function createHandler(ctx: HandlerContext) {
       }
       case 'deletecollection': {
         const q = parseListQuery(kind, query);
-        const buf = await readBody(req);
-        const opts = parseDeleteOptions(buf.length ? JSON.parse(buf.toString('utf8')) : undefined, query);
+        const opts = parseDeleteOptions(parseDeleteBody(await readBody(req)), query);
         const items = await store.deleteCollection(ns, q, opts, { dryRun: opts.dryRun, warnings });
         return writeBody(res, 200, store.listJSON({ items, resourceVersion: store.currentRevision() }), { pretty, headers: warningHeaders(warnings) });
       }
@@ -424,25 +420,6 @@ export function createHandler(ctx: HandlerContext) {
       };
     }
     await runWatch(prepared, transport, ctx.onClose);
-  }
-}
-
-/** Applies a strategic merge patch, with the apiserver's answers for its errors (interpretStrategicMergePatchError). */
-function strategicMergePatch(kind: KindDefinition, current: KubeObject, patch: unknown): unknown {
-  // `null` decodes into Go's map as an empty patch.
-  if (patch === null) return current;
-  if (typeof patch !== 'object' || Array.isArray(patch)) {
-    throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'string' ? 'string' : typeof patch} into Go value of type map[string]interface {}`);
-  }
-  try {
-    return applyStrategicMergePatch(current, patch, patchMetaFor(kind));
-  } catch (e) {
-    if (!(e instanceof StrategicMergePatchError)) throw e;
-    if (e.kind === 'BadRequest') throw errors.badRequest(e.message);
-    if (e.kind === 'Invalid') {
-      throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ reason: 'UnexpectedServerResponse', message: e.message }] });
-    }
-    throw errors.internal(e.message);
   }
 }
 

@@ -213,7 +213,8 @@ function decodeMessage(msg: Message, buf: Buffer): unknown {
       if (wire !== 2) throw new ProtobufError(`wrong wire type for ${f.name}`);
       const entry = decodeMessage({ fields: { 1: { name: 'k', type: 'string', keepZero: true }, 2: { name: 'v', type: f.type.map, keepZero: true } } }, r.bytes()) as { k?: string; v?: unknown };
       const m = (out[f.name] ??= {}) as Record<string, unknown>;
-      m[entry.k ?? ''] = entry.v ?? (f.type.map === 'string' || f.type.map === 'bytes' ? '' : 0);
+      // Defined, not assigned: a key named `__proto__` is data.
+      Object.defineProperty(m, entry.k ?? '', { value: entry.v ?? (f.type.map === 'string' || f.type.map === 'bytes' ? '' : 0), writable: true, enumerable: true, configurable: true });
       continue;
     } else {
       value = scalar(f.type, r, wire);

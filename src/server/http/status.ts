@@ -86,6 +86,8 @@ export const errors = {
       kind: what,
       causes: errs.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field })),
     }),
+  /** kube-apiserver's answer for a path no handler serves (its NotFound handler). */
+  notFoundPath: () => new ApiError(404, 'NotFound', 'the server could not find the requested resource'),
   badRequest: (message: string) => new ApiError(400, 'BadRequest', message),
   forbidden: (k: KindRef, name: string, why: string) =>
     new ApiError(403, 'Forbidden', `${groupResourceOf(k)}${name ? ` "${name}"` : ''} is forbidden: ${why}`, resourceDetails(k, name)),
@@ -94,6 +96,9 @@ export const errors = {
   expired: (message: string, continueToken?: string) =>
     new ApiError(410, 'Expired', message, undefined, continueToken ? { continue: continueToken } : {}),
   tooLarge: (message: string) => new ApiError(413, 'RequestEntityTooLarge', message),
+  /** An object the storage cannot hold (etcd's request limit upstream). */
+  objectTooLarge: (limit: number, bytes?: number) =>
+    new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: the object is too large to store${bytes ? ` (${bytes} bytes)` : ''}; the limit is ${limit} bytes`),
   unsupportedMediaType: (accepted: readonly string[]) =>
     new ApiError(
       415,

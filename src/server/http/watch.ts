@@ -73,6 +73,8 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
 
 /** How often a watch that allows bookmarks gets one even when nothing changes. */
 const BOOKMARK_INTERVAL_MS = 60_000;
+/** How long before the watch's timeout its last bookmark goes out. */
+const PRE_TIMEOUT_BOOKMARK_MS = 2_000;
 
 /**
  * Runs a prepared watch over a transport until the timeout (timeoutSeconds, or
@@ -100,7 +102,13 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
   stop = await store.watch(w.namespace, q, {
     event: (type, c) => {
       lastRevision = Math.max(lastRevision, c.revision);
-      send(encoder.event(type, c));
+      try {
+        send(encoder.event(type, c));
+      } catch (e) {
+        // This runs inside the watch cache's delivery to every watcher: a failure ends this watch only.
+        console.error(e);
+        end();
+      }
     },
     bookmark: (rv, initialEnd) => {
       lastRevision = Math.max(lastRevision, rv);
@@ -116,8 +124,23 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
     return;
   }
   const timeout = q.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
+  const deadline = Date.now() + timeout * 1000;
   timers.push(setTimeout(end, timeout * 1000));
   if (q.allowWatchBookmarks) {
-    timers.push(setInterval(() => send(encoder.bookmark(Math.max(lastRevision, store.currentRevision()), false)), BOOKMARK_INTERVAL_MS));
+    // Upstream's cacheWatcher.nextBookmarkTime: a bookmark every minute, and
+    // one 2 s before the deadline, so that a client resuming after the close
+    // starts from a fresh revision instead of replaying (or losing) history.
+    const schedule = () => {
+      const now = Date.now();
+      const at = Math.min(now + BOOKMARK_INTERVAL_MS, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+      if (at < now || !open) return;
+      timers.push(
+        setTimeout(() => {
+          send(encoder.bookmark(Math.max(lastRevision, store.currentRevision()), false));
+          schedule();
+        }, at - now),
+      );
+    };
+    schedule();
   }
 }

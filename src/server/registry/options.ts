@@ -34,16 +34,30 @@ export function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
 }
 
+/**
+ * A continue token's revision is a positive integer (a list's revision), or
+ * -1: upstream's "inconsistent continue" token, handed out with a 410 when
+ * the revision was compacted, which continues at the latest revision. Zero,
+ * other negatives, fractions and numbers past 2^53 are forged (storage.DecodeContinue).
+ */
 function decodeContinue(token: string): { rv: number; start: string } {
+  let t: { v?: unknown; rv?: unknown; start?: unknown };
   try {
-    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string') throw new Error('bad');
-    if (t.start.startsWith('/') || t.start.includes('..')) throw new Error('bad');
-    return { rv: t.rv, start: t.start };
+    t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
     throw errors.badRequest('invalid continue token: continue key is not valid');
   }
+  if (!t || t.v !== 'meta.k8s.io/v1' || typeof t.start !== 'string' || t.start.startsWith('/') || t.start.includes('..')) {
+    throw errors.badRequest('invalid continue token: continue key is not valid');
+  }
+  if (typeof t.rv !== 'number' || !Number.isSafeInteger(t.rv) || (t.rv <= 0 && t.rv !== -1)) {
+    throw errors.badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+  return { rv: t.rv, start: t.start };
 }
+
+/** The most seconds a watch may last: Node's timers hold at most 2^31-1 ms (about 24.8 days). */
+export const MAX_WATCH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 export function parseListQuery(kind: KindDefinition, q: URLSearchParams): ListQuery {
   let labelSelector: Requirement[] = [];
@@ -115,7 +129,8 @@ export function parseListQuery(kind: KindDefinition, q: URLSearchParams): ListQu
     watch,
     allowWatchBookmarks: bool(q.get('allowWatchBookmarks')),
     sendInitialEvents,
-    timeoutSeconds: timeoutRaw && /^\d+$/.test(timeoutRaw) ? Number(timeoutRaw) : undefined,
+    // A timeout no timer can hold is capped, not turned into an instant close.
+    timeoutSeconds: timeoutRaw && /^\d+$/.test(timeoutRaw) ? Math.min(Number(timeoutRaw), MAX_WATCH_TIMEOUT_SECONDS) : undefined,
     hasSelectors: labelSelector.length > 0 || fieldSelector.length > 0,
   };
 }
@@ -132,8 +147,35 @@ export interface DeleteOptions {
   dryRun: boolean;
 }
 
+/** Go's decoding error for a DeleteOptions field of the wrong JSON type. */
+const wrongType = (field: string, value: unknown, goType: string) =>
+  errors.badRequest(`json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value} into Go struct field ${field} of type ${goType}`);
+
+/** The body's fields as Go's json decoder types them: anything else is a 400, not ignored. */
+function checkDeleteOptionsTypes(b: Record<string, unknown>) {
+  const is = (v: unknown, t: string) => v === null || v === undefined || typeof v === t;
+  if (!is(b.gracePeriodSeconds, 'number') || (typeof b.gracePeriodSeconds === 'number' && !Number.isSafeInteger(b.gracePeriodSeconds))) {
+    throw wrongType('DeleteOptions.gracePeriodSeconds', b.gracePeriodSeconds, 'int64');
+  }
+  if (!is(b.propagationPolicy, 'string')) throw wrongType('DeleteOptions.propagationPolicy', b.propagationPolicy, 'v1.DeletionPropagation');
+  if (!is(b.orphanDependents, 'boolean')) throw wrongType('DeleteOptions.orphanDependents', b.orphanDependents, 'bool');
+  if (b.dryRun !== undefined && b.dryRun !== null && (!Array.isArray(b.dryRun) || b.dryRun.some((d) => typeof d !== 'string'))) {
+    throw wrongType('DeleteOptions.dryRun', b.dryRun, '[]string');
+  }
+  const pre = b.preconditions;
+  if (pre === undefined || pre === null) return;
+  if (typeof pre !== 'object' || Array.isArray(pre)) throw wrongType('DeleteOptions.preconditions', pre, 'v1.Preconditions');
+  const p = pre as Record<string, unknown>;
+  if (!is(p.uid, 'string')) throw wrongType('DeleteOptions.preconditions.uid', p.uid, 'types.UID');
+  if (!is(p.resourceVersion, 'string')) throw wrongType('DeleteOptions.preconditions.resourceVersion', p.resourceVersion, 'string');
+}
+
 export function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, any>;
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+    throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type v1.DeleteOptions`);
+  }
+  const b = (body ?? {}) as Record<string, any>;
+  checkDeleteOptionsTypes(b);
   const pick = (name: string) => (b[name] !== undefined ? b[name] : q.get(name) ?? undefined);
   // JSON null is Go's nil pointer: the same as leaving the field out.
   const policy = pick('propagationPolicy') ?? undefined;
@@ -155,7 +197,7 @@ export function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOpt
   return {
     propagationPolicy: policy,
     gracePeriodSeconds,
-    preconditions: b.preconditions,
+    preconditions: b.preconditions ?? undefined,
     orphanDependents: orphan === undefined ? undefined : orphan === true || orphan === 'true',
     dryRun: dryRun.length > 0,
   };

@@ -9,17 +9,32 @@ import { matchesFieldRequirements } from '../../lib/fieldselector.ts';
 import { deepEqual, clone } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
-import { StorageError, type Storage } from '../storage/storage.ts';
+import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
 import { jsonOf, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
 import { encodeContinue, type DeleteOptions, type ListQuery } from './options.ts';
+import type { UserInfo } from '../auth/authn.ts';
 
 export interface WriteContext {
   dryRun: boolean;
   /** Texts for `Warning` headers. */
   warnings: string[];
+  /** Who writes; validating admission (NodeRestriction, RBAC escalation checks) judges the write by them. */
+  user?: UserInfo;
 }
+
+/** Validating admission: throws the Status to answer, or returns (run after validation, before storage). */
+export type Admission = (req: {
+  user: UserInfo;
+  kind: KindDefinition;
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  subresource?: string;
+  namespace?: string;
+  name: string;
+  object?: KubeObject;
+  old?: KubeObject;
+}) => void;
 
 export interface ListPage {
   items: CachedObject[];
@@ -39,6 +54,27 @@ export type NamespaceAdmission = (namespace: string, kind: KindDefinition, name:
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const randomSuffix = () => Array.from({ length: 5 }, () => GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)]).join('');
+
+/** Equal objects apart from metadata.resourceVersion, compared without copying either. */
+function sameButResourceVersion(a: KubeObject, b: KubeObject): boolean {
+  const { metadata: ma, ...ra } = a;
+  const { metadata: mb, ...rb } = b;
+  const { resourceVersion: _a, ...sa } = ma ?? {};
+  const { resourceVersion: _b, ...sb } = mb ?? {};
+  return deepEqual(sa, sb) && deepEqual(ra, rb);
+}
+
+/**
+ * Storage errors the client caused, as their Statuses; anything else as it
+ * is. An object too large to store is a 413 about the object: the storage's
+ * own message names its key, which is no business of the client.
+ */
+function fromStorage(e: unknown): unknown {
+  if (e instanceof StorageError && e.code === 'TooLarge') return errors.objectTooLarge(MAX_OBJECT_BYTES);
+  return e;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const stripRV = (o: KubeObject) => {
   const c = clone(o);
@@ -98,6 +134,7 @@ export class Store {
     private readonly storage: Storage,
     private readonly cache: WatchCache,
     private readonly admitNamespace: NamespaceAdmission,
+    private readonly admission?: Admission,
   ) {
     this.resourcePrefix = `/registry/${kind.group || 'core'}/${kind.plural}/`;
   }
@@ -120,6 +157,16 @@ export class Store {
   }
 
   // ---- reads ---------------------------------------------------------------
+
+  /**
+   * GET with a resourceVersion: "not older than" it. One newer than this
+   * server has seen is waited for (~3 s), then a 504, as upstream's watch
+   * cache answers (waitUntilFreshAndBlock).
+   */
+  async getAt(namespace: string | undefined, name: string, resourceVersion: number | undefined): Promise<CachedObject> {
+    await this.awaitRevision(resourceVersion);
+    return this.getCached(namespace, name);
+  }
 
   getCached(namespace: string | undefined, name: string): CachedObject {
     const c = this.cache.get(this.keyFor(namespace, name));
@@ -156,7 +203,9 @@ export class Store {
     let atRevision: number | undefined;
     let start = '';
     if (q.continueToken) {
-      atRevision = q.continueToken.rv;
+      // -1 continues at the latest revision; a revision this server never reached was not handed out by it.
+      if (q.continueToken.rv > this.cache.revision) throw errors.badRequest('invalid continue token: continue key is not valid: the resource version is newer than the server\'s');
+      atRevision = q.continueToken.rv === -1 ? undefined : q.continueToken.rv;
       start = prefix + q.continueToken.start;
     } else if (q.resourceVersion !== undefined && q.resourceVersion !== 0) {
       await this.awaitRevision(q.resourceVersion);
@@ -227,7 +276,7 @@ export class Store {
         }
         throw errors.expired('The resourceVersion for the provided list is too old.');
       }
-      throw e;
+      throw fromStorage(e);
     }
   }
 
@@ -272,7 +321,7 @@ export class Store {
         sink.error(new ApiError(410, 'Expired', e.message));
         return () => {};
       }
-      throw e;
+      throw fromStorage(e);
     }
   }
 
@@ -308,8 +357,11 @@ export class Store {
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
     const problems = kind.validate(obj, {});
     if (problems.length) throw errors.invalid(kind, meta.name ?? '', problems);
+    if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'CREATE', namespace: meta.namespace, name: meta.name ?? '', object: obj });
     if (meta.resourceVersion) throw errors.internal('resourceVersion should not be set on objects to be created');
     const stored = canonicalOrder(obj);
+    // Validation of a large object took its turn on the event loop; let waiting requests go before storing it.
+    await yieldToEventLoop();
     if (ctx.dryRun) {
       if (this.cache.get(this.keyFor(meta.namespace, meta.name!))) throw errors.alreadyExists(kind, meta.name!);
       return stored;
@@ -321,7 +373,7 @@ export class Store {
         stored.metadata.resourceVersion = String(revision);
         return stored;
       } catch (e) {
-        if (!(e instanceof StorageError) || e.code !== 'AlreadyExists') throw e;
+        if (!(e instanceof StorageError) || e.code !== 'AlreadyExists') throw fromStorage(e);
         if (generated && attempt < 7) {
           stored.metadata.name = meta.generateName!.slice(0, 58) + randomSuffix();
           continue;
@@ -344,10 +396,25 @@ export class Store {
    * object and returns the desired one; a write that loses a race to another
    * writer is retried against the new current state.
    */
-  async guaranteedUpdate(
+  guaranteedUpdate(
     namespace: string | undefined,
     name: string,
     tryUpdate: (current: KubeObject) => KubeObject,
+    ctx: WriteContext,
+    subresource?: string,
+  ): Promise<KubeObject> {
+    return this.guaranteedUpdateFrom(namespace, name, async (c) => tryUpdate(clone(c.object)), ctx, subresource);
+  }
+
+  /**
+   * The same loop for an update computed from the cached state itself (its
+   * shared JSON, not a copy), possibly elsewhere: a patch decoded in a worker.
+   * `tryUpdate` must not modify `current`.
+   */
+  async guaranteedUpdateFrom(
+    namespace: string | undefined,
+    name: string,
+    tryUpdate: (current: CachedObject) => Promise<KubeObject>,
     ctx: WriteContext,
     subresource?: string,
   ): Promise<KubeObject> {
@@ -355,9 +422,10 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       const current = this.cache.get(key);
       if (!current) throw errors.notFound(this.kind, name);
-      const desired = tryUpdate(clone(current.object));
+      // Should the object change while the update is computed, the write below conflicts and is retried.
+      const desired = await tryUpdate(current);
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
-      if (deepEqual(stripRV(next), stripRV(current.object))) return current.object;
+      if (sameButResourceVersion(next, current.object)) return current.object;
       if (ctx.dryRun) return next;
       const finishing =
         next.metadata.deletionTimestamp &&
@@ -378,7 +446,7 @@ export class Store {
           continue;
         }
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(this.kind, name);
-        throw e;
+        throw fromStorage(e);
       }
     }
   }
@@ -435,6 +503,7 @@ export class Store {
     }
     const problems: FieldError[] = kind.validate(next, { old, subresource });
     if (problems.length) throw errors.invalid(kind, name, problems);
+    if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'UPDATE', subresource, namespace: meta.namespace, name, object: next, old });
     return canonicalOrder(next);
   }
 
@@ -466,6 +535,7 @@ export class Store {
       }
       const forbidden = kind.strategy.forbidDelete?.(obj);
       if (forbidden) throw errors.forbidden(kind, name, forbidden);
+      if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'DELETE', namespace: obj.metadata.namespace, name, old: obj });
       const next = clone(obj);
       const meta = next.metadata;
       const started = meta.deletionTimestamp;
@@ -518,7 +588,7 @@ export class Store {
           return { object: body, deleted: false };
         } catch (e) {
           if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
-          throw e;
+          throw fromStorage(e);
         }
       }
       if (ctx.dryRun) return { object: obj, deleted: true };
@@ -531,7 +601,7 @@ export class Store {
       } catch (e) {
         if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(kind, name);
-        throw e;
+        throw fromStorage(e);
       }
     }
   }

@@ -22,6 +22,7 @@
 
 import Database from 'better-sqlite3';
 import {
+  MAX_OBJECT_BYTES,
   StorageError,
   type ListOptions,
   type ListResult,
@@ -76,7 +77,7 @@ interface EventRow {
 }
 
 const SCHEMA_VERSION = 1;
-const DEFAULT_MAX_VALUE_BYTES = 1572864;
+const DEFAULT_MAX_VALUE_BYTES = MAX_OBJECT_BYTES;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kine (
@@ -378,7 +379,7 @@ export class SqliteStorage implements Storage {
   private checkSize(key: string, value: string): void {
     const size = Buffer.byteLength(value) + Buffer.byteLength(key);
     if (size > this.maxValueBytes) {
-      throw new StorageError('TooLarge', `${key}: object is ${size} bytes, the limit is ${this.maxValueBytes}`);
+      throw new StorageError('TooLarge', `object is ${size} bytes, the limit is ${this.maxValueBytes}`);
     }
   }
 

@@ -45,6 +45,9 @@ export interface ListResult {
   remaining: number;
 }
 
+/** The largest key plus value a write may store: etcd's default request limit (1.5 MiB). */
+export const MAX_OBJECT_BYTES = 1572864;
+
 export type StorageErrorCode = 'AlreadyExists' | 'Conflict' | 'NotFound' | 'Expired' | 'TooLarge';
 
 export class StorageError extends Error {

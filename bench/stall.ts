@@ -1,0 +1,134 @@
+// Does a large request body stall everyone else? The server (its own process)
+// is sent the largest body it accepts in each format, one at a time, while a
+// second client asks /healthz every 5 ms; the bench prints the worst /healthz
+// latency seen during each body, beside the worst one with no body in flight
+// (the baseline measured in the same run). Goal: under 100 ms for every format.
+import { startApiServer, type Proc } from './processes.ts';
+
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** A ConfigMap whose JSON is just under `bytes`, with many small keys (the worst case for parsers). */
+function bigConfigMap(name: string, bytes: number): Record<string, unknown> {
+  const data: Record<string, string> = {};
+  let size = 200;
+  for (let i = 0; size < bytes - 64; i++) {
+    const k = `key-${i}`;
+    const v = `value-${i}`;
+    data[k] = v;
+    size += k.length + v.length + 6;
+  }
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data };
+}
+
+function yamlOf(cm: Record<string, unknown>): string {
+  const data = cm.data as Record<string, string>;
+  const meta = cm.metadata as { name: string; namespace: string };
+  let s = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${meta.name}\n  namespace: ${meta.namespace}\ndata:\n`;
+  for (const [k, v] of Object.entries(data)) s += `  ${k}: ${v}\n`;
+  return s;
+}
+
+/** The protobuf envelope kubectl sends (k8s magic, runtime.Unknown, the ConfigMap message). */
+function protobufOf(cm: Record<string, unknown>): Buffer {
+  const varint = (n: number) => {
+    const out: number[] = [];
+    while (n > 127) {
+      out.push((n & 127) | 128);
+      n >>>= 7;
+    }
+    out.push(n);
+    return Buffer.from(out);
+  };
+  const field = (n: number, b: Buffer | string) => {
+    const buf = typeof b === 'string' ? Buffer.from(b) : b;
+    return Buffer.concat([varint((n << 3) | 2), varint(buf.length), buf]);
+  };
+  const meta = cm.metadata as { name: string; namespace: string };
+  const entries = Object.entries(cm.data as Record<string, string>).map(([k, v]) => field(2, Buffer.concat([field(1, k), field(2, v)])));
+  const raw = Buffer.concat([field(1, Buffer.concat([field(1, meta.name), field(3, meta.namespace)])), ...entries]);
+  return Buffer.concat([Buffer.from('k8s\0'), field(1, Buffer.concat([field(1, 'v1'), field(2, 'ConfigMap')])), field(2, raw)]);
+}
+
+interface Probe {
+  stop(): Promise<number>;
+}
+
+/** Asks /healthz back to back (5 ms apart) and reports the slowest answer. */
+function probe(url: string): Probe {
+  let worst = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await (await fetch(`${url}/healthz`)).text();
+      worst = Math.max(worst, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return worst;
+    },
+  };
+}
+
+async function send(server: Proc, path: string, method: string, type: string, body: string | Buffer): Promise<number> {
+  const res = await fetch(server.url + path, { method, headers: { "Content-Type": type }, body: body as unknown as BodyInit });
+  await res.text();
+  return res.status;
+}
+
+export async function benchStall(): Promise<void> {
+  const server = await startApiServer();
+  try {
+    await (await fetch(`${server.url}/healthz`)).text(); // connection and JIT warm-up, not measured
+    const idle = probe(server.url);
+    await new Promise((r) => setTimeout(r, 2000));
+    const baseline = await idle.stop();
+
+    const cm = bigConfigMap('big', MAX_BODY_BYTES - 1024);
+    const json = JSON.stringify(cm);
+    const yaml = yamlOf(cm);
+    const proto = protobufOf(cm);
+    // Patches go to a small object that exists; their own size is the load.
+    await send(server, '/api/v1/namespaces/default/configmaps', 'POST', 'application/json', JSON.stringify({ metadata: { name: 'small' }, data: { a: 'b' } }));
+    const patchData = JSON.stringify({ data: cm.data });
+    const ops: unknown[] = [];
+    for (let i = 0; i < 10_000; i++) ops.push({ op: 'add', path: `/data/k${i}`, value: 'x'.repeat(250) });
+    // The largest ConfigMap the server stores: 1 MiB of data in small keys.
+    const stored = JSON.stringify(bigConfigMap('big', 1024 * 1024 - 4096));
+    const cases: [string, string, string, string | Buffer][] = [
+      ['JSON create (1 MiB, stored)', 'POST', 'application/json', stored],
+      ['JSON create', 'POST', 'application/json', json.slice(0, MAX_BODY_BYTES)],
+      ['YAML create', 'POST', 'application/yaml', yaml.length > MAX_BODY_BYTES ? yaml.slice(0, yaml.lastIndexOf('\n', MAX_BODY_BYTES)) : yaml],
+      ['protobuf create', 'POST', 'application/vnd.kubernetes.protobuf', proto.length > MAX_BODY_BYTES ? protobufOf(bigConfigMap('big', MAX_BODY_BYTES - 40_000)) : proto],
+      ['merge patch', 'PATCH', 'application/merge-patch+json', patchData],
+      ['strategic merge patch', 'PATCH', 'application/strategic-merge-patch+json', patchData],
+      ['JSON patch (10000 ops)', 'PATCH', 'application/json-patch+json', JSON.stringify(ops)],
+    ];
+    console.log(`\n/healthz latency while the largest accepted body is processed (worst of many probes)`);
+    console.log(`  baseline, nothing in flight: ${baseline.toFixed(1)} ms`);
+    for (const [label, method, type, body] of cases) {
+      const p = probe(server.url);
+      const t0 = performance.now();
+      const path = method === 'POST' ? '/api/v1/namespaces/default/configmaps' : '/api/v1/namespaces/default/configmaps/small';
+      const status = await send(server, path, method, type, body);
+      const took = performance.now() - t0;
+      const worst = await p.stop();
+      await send(server, '/api/v1/namespaces/default/configmaps/big', 'DELETE', 'application/json', '{}');
+      console.log(
+        `  ${label.padEnd(28)} body ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(2)} MiB -> ${status} in ${took.toFixed(0)} ms; ` +
+          `/healthz worst ${worst.toFixed(1)} ms (${(worst / Math.max(baseline, 0.1)).toFixed(1)}x baseline)${worst > 100 ? '  OVER 100 ms' : ''}`,
+      );
+    }
+  } finally {
+    server.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchStall();
+  process.exit(0);
+}

@@ -1,0 +1,255 @@
+// Request bodies into objects: parsing per Content-Type (JSON, YAML,
+// protobuf, the patch types), patching the current object, and decoding the
+// result into the kind's typed object. This is the CPU-heavy part of a write,
+// proportional to the body: small bodies are decoded in place, large ones in
+// a worker thread (bodyworker.ts runs these same functions), so that one 3 MiB
+// body cannot stall every other request on the event loop.
+import { Worker } from 'node:worker_threads';
+import { parse as parseYAML } from 'yaml';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { kindFor } from '../../kinds/registry.ts';
+import { patchMetaFor } from '../../kinds/patchmeta.ts';
+import { jsonTextDeeperThan, valueDeeperThan } from '../../lib/json.ts';
+import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
+import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
+import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/patch/strategicmerge.ts';
+import { decodeObject, type FieldValidation } from '../registry/decode.ts';
+import { decodeKubeProtobuf, ProtobufError, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
+import { ApiError, errors } from './status.ts';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Go's encoding/json limit, which kube-apiserver's decoders inherit. */
+export const MAX_DEPTH = 10_000;
+export const BODY_TYPES = ['application/json', 'application/yaml'];
+export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+export const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+type KindRef = Pick<KindDefinition, 'group' | 'version' | 'plural' | 'kind'>;
+
+export type BodyJob =
+  /** A body read as-is (reviews, action subresources). */
+  | { op: 'parse'; kind: Pick<KindDefinition, 'kind' | 'version'>; contentType: string; body: Uint8Array }
+  /** A create or update body decoded into the kind's object. */
+  | { op: 'decode'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation }
+  /** A patch applied to the current object (its JSON), the result decoded; `name` is the URL's. */
+  | { op: 'patch'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; current: string; name: string };
+
+export interface BodyResult {
+  value: unknown;
+  warnings: string[];
+}
+
+const kindOf = (ref: KindRef): KindDefinition => {
+  const k = kindFor(ref.group, ref.version, ref.plural);
+  if (!k) throw errors.internal(`no kind serves ${ref.group}/${ref.version} ${ref.plural}`);
+  return k;
+};
+
+const cannotHandle = (kind: Pick<KindDefinition, 'kind' | 'version'>, why: string) =>
+  errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${why}`);
+
+/** Parses a create/update body per Content-Type; one is required (a form post has none of these, 415 as upstream). */
+export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, contentType: string, buf: Uint8Array): unknown {
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (contentType === PROTOBUF_MEDIA_TYPE) {
+    let obj: Record<string, unknown> | undefined;
+    try {
+      obj = decodeKubeProtobuf(bytes);
+    } catch (e) {
+      if (e instanceof ProtobufError) throw cannotHandle(kind, e.message);
+      throw e;
+    }
+    // Kinds whose messages are not described here cannot be read from protobuf.
+    if (!obj) throw errors.unsupportedMediaType(BODY_TYPES);
+    return obj;
+  }
+  if (!BODY_TYPES.includes(contentType)) throw errors.unsupportedMediaType([...BODY_TYPES, PROTOBUF_MEDIA_TYPE]);
+  const text = bytes.toString('utf8');
+  let value: unknown;
+  if (contentType === 'application/yaml') {
+    try {
+      // uniqueKeys off: the library checks each key against every other (quadratic in the keys);
+      // a repeated key keeps its last value, as JSON.parse does.
+      value = parseYAML(text, { uniqueKeys: false, maxAliasCount: 100 });
+    } catch (e) {
+      throw cannotHandle(kind, e instanceof RangeError ? 'exceeded max depth' : (e as Error).message);
+    }
+    if (valueDeeperThan(value, MAX_DEPTH)) throw cannotHandle(kind, 'exceeded max depth');
+    return value;
+  }
+  if (jsonTextDeeperThan(text, MAX_DEPTH)) throw cannotHandle(kind, 'exceeded max depth');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw cannotHandle(kind, (e as Error).message);
+  }
+}
+
+function parsePatch(type: string, buf: Uint8Array): unknown {
+  const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8');
+  if (jsonTextDeeperThan(text, MAX_DEPTH)) throw errors.badRequest('exceeded max depth');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw errors.badRequest(type === 'application/json-patch+json' ? 'invalid JSON patch' : 'invalid JSON document');
+  }
+}
+
+/** Applies a strategic merge patch, with the apiserver's answers for its errors (interpretStrategicMergePatchError). */
+function strategicMergePatch(kind: KindDefinition, current: KubeObject, patch: unknown): unknown {
+  // `null` decodes into Go's map as an empty patch.
+  if (patch === null) return current;
+  if (typeof patch !== 'object' || Array.isArray(patch)) {
+    throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'string' ? 'string' : typeof patch} into Go value of type map[string]interface {}`);
+  }
+  try {
+    return applyStrategicMergePatch(current, patch, patchMetaFor(kind));
+  } catch (e) {
+    if (!(e instanceof StrategicMergePatchError)) throw e;
+    if (e.kind === 'BadRequest') throw errors.badRequest(e.message);
+    if (e.kind === 'Invalid') throw rejected(e.message);
+    throw errors.internal(e.message);
+  }
+}
+
+/** NewGenericServerResponse(422, …): the patch library's message travels as the one cause, which kubectl prints. */
+const rejected = (why: string) =>
+  new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ reason: 'UnexpectedServerResponse', message: why }] });
+
+function applyPatch(kind: KindDefinition, type: string, current: KubeObject, patch: unknown): unknown {
+  if (type === 'application/json-patch+json') {
+    if (Array.isArray(patch) && patch.length > 10000) {
+      throw errors.tooLarge(`Request entity too large: The allowed maximum operations in a JSON patch is 10000, got ${patch.length}`);
+    }
+    try {
+      return applyJsonPatch(current, patch);
+    } catch (e) {
+      if (e instanceof JsonPatchFormatError) throw errors.badRequest(e.message);
+      if (e instanceof JsonPatchError) throw rejected(e.message);
+      throw e;
+    }
+  }
+  if (type === 'application/strategic-merge-patch+json') return strategicMergePatch(kind, current, patch);
+  return applyMergePatch(current, patch);
+}
+
+/** Runs one job here, on this thread. */
+export function runBodyJob(job: BodyJob): BodyResult {
+  const warnings: string[] = [];
+  // Reviews and action bodies (Eviction, Binding) are no stored kind: they are only parsed.
+  if (job.op === 'parse') return { value: parseBody(job.kind, job.contentType, job.body), warnings };
+  const kind = kindOf(job.kind);
+  if (job.op === 'decode') {
+    return { value: decodeObject(kind, parseBody(kind, job.contentType, job.body), { fieldValidation: job.fieldValidation, warnings }), warnings };
+  }
+  if (!SUPPORTED_PATCH_TYPES.includes(job.contentType)) {
+    throw errors.unsupportedMediaType(PATCH_TYPES.includes(job.contentType) ? SUPPORTED_PATCH_TYPES : PATCH_TYPES);
+  }
+  const patch = parsePatch(job.contentType, job.body);
+  const raw = applyPatch(kind, job.contentType, JSON.parse(job.current) as KubeObject, patch);
+  const obj = decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings, patch: true });
+  if (obj.metadata.name !== job.name) {
+    throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${job.name})`);
+  }
+  return { value: obj, warnings };
+}
+
+export const STACK_OVERFLOW = 'stack overflow';
+const tooDeep = () => errors.badRequest('the request body nests too deeply: exceeded max depth');
+
+/** Bodies at least this large (with the current object, for patches) are decoded in the worker. */
+export const WORKER_THRESHOLD_BYTES = 64 * 1024;
+/** A body still decoding after this long is refused, and its worker replaced. */
+const JOB_TIMEOUT_MS = 20_000;
+
+interface Pending {
+  resolve: (r: { json: string; warnings: string[] }) => void;
+  reject: (e: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Decodes bodies: in place when small, else in one worker thread (jobs queue
+ * there; the machine's other cores serve requests). The worker starts on the
+ * first large body.
+ */
+export class BodyDecoder {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  async run(job: BodyJob): Promise<BodyResult> {
+    const size = job.body.byteLength + (job.op === 'patch' ? job.current.length : 0);
+    if (size < WORKER_THRESHOLD_BYTES) {
+      try {
+        return runBodyJob(job);
+      } catch (e) {
+        // Recursion in decoding or patching ran out of stack: the body nests too deeply for us.
+        if (e instanceof RangeError && e.message.includes('call stack')) throw tooDeep();
+        throw e;
+      }
+    }
+    const worker = this.start();
+    const id = this.nextId++;
+    const { json, warnings } = await new Promise<{ json: string; warnings: string[] }>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(errors.tooLarge(`Request entity too large: the body took more than ${JOB_TIMEOUT_MS / 1000}s to decode`));
+        // The worker is stuck in that body: replace it (the other jobs fail and are answered).
+        this.stop(new Error('the body decoder was restarted'));
+      }, JOB_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer });
+      // Only data crosses: the kind travels as its name (the worker has the same registry).
+      const k = job.kind as Partial<KindRef>;
+      worker.postMessage({ id, job: { ...job, kind: { group: k.group, version: k.version, plural: k.plural, kind: k.kind } } });
+    });
+    // Parsing the result is the one step left on this thread; yield first so waiting requests go ahead.
+    await new Promise((r) => setImmediate(r));
+    return { value: JSON.parse(json), warnings };
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const entry = new URL('./bodyworker.ts', import.meta.url).href;
+    // The worker runs TypeScript like this process: register tsx's loader first, then load the entry.
+    const w = new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
+    w.unref();
+    w.on('message', (m: { id: number; json?: string; warnings?: string[]; error?: SerializedError; failure?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      clearTimeout(p.timer);
+      if (m.error) p.reject(deserializeError(m.error));
+      else if (m.failure !== undefined) p.reject(m.failure === STACK_OVERFLOW ? tooDeep() : new Error(m.failure));
+      else p.resolve({ json: m.json!, warnings: m.warnings ?? [] });
+    });
+    w.on('error', (e) => this.stop(e));
+    w.on('exit', () => {
+      if (this.worker === w) this.stop(new Error('the body decoder exited'));
+    });
+    this.worker = w;
+    return w;
+  }
+
+  /** Ends the worker; jobs in it fail with `why`. */
+  stop(why: unknown = new Error('the server is shutting down')) {
+    const w = this.worker;
+    this.worker = undefined;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(why);
+      this.pending.delete(id);
+    }
+    void w?.terminate();
+  }
+}
+
+/** An ApiError as plain data (what a worker can post), and back. */
+export interface SerializedError {
+  code: number;
+  reason?: string;
+  message: string;
+  details?: ApiError['details'];
+}
+export const serializeError = (e: ApiError): SerializedError => ({ code: e.code, reason: e.reason, message: e.message, details: e.details });
+export const deserializeError = (e: SerializedError) => new ApiError(e.code, e.reason, e.message, e.details);
