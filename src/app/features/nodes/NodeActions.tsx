@@ -9,6 +9,7 @@ import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { api, type Connection } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
+import { useCanI } from '../../api/access.ts';
 import { ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
 
 const cordon = (conn: Connection, name: string, unschedulable: boolean) =>
@@ -48,12 +49,16 @@ export function NodeActions({ object }: { object: KubeObject }) {
   const [draining, setDraining] = useState(false);
   const toggle = useMutation({ mutationFn: () => cordon(conn, name, !unschedulable) });
   const drainMutation = useMutation({ mutationFn: () => drain(conn, name) });
+  // Cordon patches the node; drain also evicts pods in any namespace.
+  const canPatch = useCanI('patch', nodeKind, undefined, undefined, name);
+  const canEvict = useCanI('create', podKind, undefined, 'eviction');
+  const drainRefused = [canPatch, canEvict].find((a) => a?.allowed === false);
   return (
     <>
-      <button className="btn" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
+      <button className="btn" onClick={() => toggle.mutate()} disabled={toggle.isPending || canPatch?.allowed === false} title={canPatch?.allowed === false ? canPatch.message : undefined}>
         {unschedulable ? 'Uncordon' : 'Cordon'}
       </button>
-      <button className="btn" onClick={() => (drainMutation.reset(), setDraining(true))}>
+      <button className="btn" onClick={() => (drainMutation.reset(), setDraining(true))} disabled={!!drainRefused} title={drainRefused?.message}>
         Drain
       </button>
       {toggle.error && <ErrorAlert error={toggle.error} />}

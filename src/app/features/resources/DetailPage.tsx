@@ -1,13 +1,15 @@
 // The detail page of any kind: what the kind's view renders readably, the
 // metadata, a read-only YAML tab, and deletion with a confirmation that
-// names the object.
+// names the object. Edit and Delete are disabled, with who may not do what,
+// when the server would refuse them for this object.
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { fieldsWithMaturity } from '../../../kinds/schema.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
-import { useCanI, useObject } from '../../api/hooks.ts';
+import { useObject } from '../../api/hooks.ts';
+import { useCanI, type Access } from '../../api/access.ts';
 import { Age, ConfirmDialog, ErrorAlert, KeyValues, MaturityBadge, YamlView } from '../../components/common.tsx';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
@@ -27,7 +29,8 @@ export function DetailPage({
   const { object, isPending, error } = useObject(kind, namespace, name);
   const [tab, setTab] = useSearchParam('tab');
   const listHref = withSearch(`/${kind.plural}`);
-  const canUpdate = useCanI('update', kind, namespace);
+  const canUpdate = useCanI('update', kind, namespace, undefined, name);
+  const canDelete = useCanI('delete', kind, namespace, undefined, name);
 
   return (
     <>
@@ -39,11 +42,16 @@ export function DetailPage({
         <h1>{name}</h1>
         <span className="badge">{kind.kind}</span>
         {object?.metadata.deletionTimestamp && <span className="badge bad">Terminating</span>}
+        {canUpdate?.allowed === false && canDelete?.allowed === false && (
+          <span className="badge" title={`${canUpdate.message}. ${canDelete.message}.`}>
+            read-only for you
+          </span>
+        )}
         <span className="spacer" style={{ flex: 1 }} />
         {object && view.Actions && <view.Actions object={object} />}
         {object &&
           (canUpdate?.allowed === false ? (
-            <button className="btn" disabled title={`You may not update ${kind.plural}${canUpdate.reason ? `: ${canUpdate.reason}` : ''}`}>
+            <button className="btn" disabled title={canUpdate.message}>
               Edit
             </button>
           ) : (
@@ -51,7 +59,7 @@ export function DetailPage({
               Edit
             </Link>
           ))}
-        {object && <DeleteButton view={view} object={object} onDeleted={() => navigate(listHref)} />}
+        {object && <DeleteButton view={view} object={object} allowed={canDelete} onDeleted={() => navigate(listHref)} />}
       </div>
       <ErrorAlert error={error} />
       {!object ? (
@@ -167,11 +175,10 @@ const PROPAGATION = [
   ['Orphan', 'keep them, without their owner'],
 ] as const;
 
-function DeleteButton({ view, object, onDeleted }: { view: KindView; object: KubeObject; onDeleted(): void }) {
+function DeleteButton({ view, object, allowed, onDeleted }: { view: KindView; object: KubeObject; allowed: Access | undefined; onDeleted(): void }) {
   const conn = useConnection();
   const [open, setOpen] = useState(false);
   const [propagation, setPropagation] = useState<(typeof PROPAGATION)[number][0]>('Background');
-  const allowed = useCanI('delete', view.kind, object.metadata.namespace);
   const del = useMutation({
     mutationFn: () => api.delete(conn, view.kind, object.metadata.namespace, object.metadata.name!, { propagationPolicy: propagation }),
     onSuccess: () => {
@@ -186,7 +193,7 @@ function DeleteButton({ view, object, onDeleted }: { view: KindView; object: Kub
         className="btn danger"
         onClick={() => (del.reset(), setOpen(true))}
         disabled={allowed?.allowed === false}
-        title={allowed?.allowed === false ? `You may not delete ${view.kind.plural}${allowed.reason ? `: ${allowed.reason}` : ''}` : undefined}
+        title={allowed?.allowed === false ? allowed.message : undefined}
       >
         Delete
       </button>

@@ -3,6 +3,7 @@
 import { useMemo, useState } from 'react';
 import { parseSelector, matchesRequirements, SelectorParseError, type Requirement } from '../../../lib/labels.ts';
 import { useList } from '../../api/hooks.ts';
+import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
@@ -16,6 +17,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
   const [wide, setWide] = useSearchParam('wide');
   const [labelDraft, setLabelDraft] = useState(labels);
   const list = useList(kind, namespace);
+  const canCreate = useCanI('create', kind, namespace);
   const allNamespaces = kind.scope === 'Namespaced' && !namespace;
 
   const selector = useMemo((): { reqs: Requirement[]; error?: string } => {
@@ -75,9 +77,15 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
         <label className="check">
           <input type="checkbox" checked={wide === '1'} onChange={(e) => setWide(e.target.checked ? '1' : '')} /> Wide
         </label>
-        <Link className="btn primary" to={withSearch(`/new/${kind.plural}`)}>
-          Create
-        </Link>
+        {canCreate?.allowed === false ? (
+          <button className="btn primary" disabled title={canCreate.message}>
+            Create
+          </button>
+        ) : (
+          <Link className="btn primary" to={withSearch(`/new/${kind.plural}`)}>
+            Create
+          </Link>
+        )}
       </div>
       <ErrorAlert error={list.error} />
       <ResourceTable
