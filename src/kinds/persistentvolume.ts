@@ -1,59 +1,46 @@
-// PersistentVolumeSpec, as far as VolumeAttachment's `source.inlineVolumeSpec`
-// needs it (CSI volumes only: the inline case is filled for CSI migration).
-// Validation follows core ValidatePersistentVolumeSpec.
-import { z } from 'zod';
+// PersistentVolumeSpec, as VolumeAttachment's `source.inlineVolumeSpec`
+// carries it. The shape is generated (src/kinds/generated/corev1.ts, every
+// upstream source); defaults and validation follow core
+// SetDefaults_* and ValidatePersistentVolumeSpec.
 import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../lib/names.ts';
 import { canonicalQuantity, quantityToNumber } from '../lib/quantity.ts';
-import { NodeSelector, ResourceList, validateNodeSelector, validateQuantity } from './meta.ts';
+import { CSIPersistentVolumeSource, PersistentVolumeSpec } from './generated/corev1.ts';
+import { validateNodeSelector, validateQuantity } from './meta.ts';
 
-const str = (description: string, extra: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...extra });
+export { CSIPersistentVolumeSource, PersistentVolumeSpec };
 
 // Sorted, as upstream lists them (sets.List).
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 export const VOLUME_MODES = ['Block', 'Filesystem'];
 
-const SecretReference = (description: string) =>
-  z
-    .object({
-      name: str('Name of the secret.'),
-      namespace: str('Namespace of the secret.'),
-    })
-    .optional()
-    .meta({ description });
+/** The PersistentVolumeSource members, in the order upstream's ValidatePersistentVolumeSpec checks them. */
+export const PERSISTENT_VOLUME_SOURCES = [
+  'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'quobyte', 'cinder', 'cephfs', 'fc',
+  'flocker', 'flexVolume', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'scaleIO',
+  'local', 'storageos', 'csi', 'iscsi',
+] as const;
 
-export const CSIPersistentVolumeSource = z.object({
-  driver: str('Name of the CSI driver that handles the volume.'),
-  volumeHandle: str('Volume name returned by the driver’s CreateVolume call; identifies the volume in all later calls.'),
-  readOnly: z.boolean().optional().meta({ description: 'Publish the volume read-only; defaults to false.' }),
-  fsType: str('Filesystem type to mount, e.g. ext4.'),
-  volumeAttributes: z.record(z.string(), z.string()).optional().meta({ description: 'Driver-specific attributes of the volume.' }),
-  controllerPublishSecretRef: SecretReference('Secret passed to ControllerPublishVolume and ControllerUnpublishVolume.'),
-  nodeStageSecretRef: SecretReference('Secret passed to NodeStageVolume and NodeUnstageVolume.'),
-  nodePublishSecretRef: SecretReference('Secret passed to NodePublishVolume and NodeUnpublishVolume.'),
-  controllerExpandSecretRef: SecretReference('Secret passed to ControllerExpandVolume.'),
-  nodeExpandSecretRef: SecretReference('Secret passed to NodeExpandVolume.'),
-});
-
-export const PersistentVolumeSpec = z.object({
-  capacity: ResourceList.optional().meta({ description: 'Size of the volume (storage); forbidden for inline volumes.' }),
-  accessModes: z
-    .array(z.string().meta({ enum: ACCESS_MODES }))
-    .optional()
-    .meta({ description: 'Ways the volume can be mounted.', enum: ACCESS_MODES }),
-  csi: CSIPersistentVolumeSource.optional().meta({ description: 'A volume handled by an external CSI driver.' }),
-  persistentVolumeReclaimPolicy: str('What happens to the volume when released from its claim; only Retain for inline volumes.', {
-    enum: RECLAIM_POLICIES,
-  }),
-  storageClassName: str('StorageClass the volume belongs to.'),
-  nodeAffinity: z
-    .object({ required: NodeSelector.optional().meta({ description: 'Nodes the volume can be accessed from.' }) })
-    .optional()
-    .meta({ description: 'Constraints on the nodes the volume can be accessed from; forbidden for inline volumes.' }),
-  volumeMode: str('Whether the volume is a formatted filesystem or a raw block device; defaults to Filesystem.', { enum: VOLUME_MODES }),
-  mountOptions: z.array(z.string()).optional().meta({ description: 'Mount options, not validated.' }),
-});
+/** SetDefaults_RBD/ISCSI/AzureDisk/ScaleIO (volume and persistent volume sources alike). Mutates. */
+export function defaultVolumeSourceFields(v: any) {
+  if (v.iscsi) v.iscsi.iscsiInterface ||= 'default';
+  if (v.rbd) {
+    v.rbd.pool ||= 'rbd';
+    v.rbd.user ||= 'admin';
+    v.rbd.keyring ||= '/etc/ceph/keyring';
+  }
+  if (v.azureDisk) {
+    v.azureDisk.cachingMode ??= 'ReadWrite';
+    v.azureDisk.fsType ??= 'ext4';
+    v.azureDisk.readOnly ??= false;
+    v.azureDisk.kind ??= 'Shared';
+  }
+  if (v.scaleIO) {
+    v.scaleIO.storageMode ||= 'ThinProvisioned';
+    v.scaleIO.fsType ||= 'xfs';
+  }
+}
 
 /** ValidateCSIDriverName (core): used for PV csi.driver and VolumeAttachment spec.attacher. */
 export function validateCSIDriverName(name: string, p: Path): FieldError[] {
@@ -140,8 +127,9 @@ export function validatePersistentVolumeSpec(spec: any, path: Path, { inline = t
     else if (!spec.nodeAffinity.required) errs.push(fieldErrors.required(path.child('nodeAffinity', 'required'), 'must specify required node constraints'));
     else errs.push(...validateNodeSelector(spec.nodeAffinity.required, path.child('nodeAffinity', 'required')));
   }
-  // Only the CSI source is modelled; a spec without it has no volume type.
+  const present = PERSISTENT_VOLUME_SOURCES.filter((s) => spec[s] !== undefined && spec[s] !== null);
+  if (!present.length) errs.push(fieldErrors.required(path, 'must specify a volume type'));
+  for (const s of present.slice(1)) errs.push(fieldErrors.forbidden(path.child(s), 'may not specify more than 1 volume type'));
   if (spec.csi) errs.push(...validateCSISource(spec.csi, path.child('csi')));
-  else errs.push(fieldErrors.required(path, 'must specify a volume type'));
   return errs;
 }

@@ -32,6 +32,7 @@ import { Container, PodSpec, PodStatus, PodTemplateSpec, Volume } from './genera
 import './apinames.ts';
 import { shapeOf } from './schema.ts';
 import { validateVolumes } from './volumesource.ts';
+import { defaultVolumeSourceFields } from './persistentvolume.ts';
 
 export { Container, PodSpec, PodStatus, PodTemplateSpec, Volume };
 export type PodSpecType = z.infer<typeof PodSpec>;
@@ -85,26 +86,6 @@ function defaultContainer(c: any) {
 
 /** Every volume source upstream's Volume lists (all of its fields but `name`), from the generated shape. */
 export const VOLUME_SOURCES: readonly string[] = Object.keys(shapeOf(Volume)!).filter((k) => k !== 'name');
-
-/** SetDefaults_RBD/ISCSI/AzureDisk/ScaleIO (volume and persistent volume sources alike). */
-export function defaultVolumeSourceFields(v: any) {
-  if (v.iscsi) v.iscsi.iscsiInterface ||= 'default';
-  if (v.rbd) {
-    v.rbd.pool ||= 'rbd';
-    v.rbd.user ||= 'admin';
-    v.rbd.keyring ||= '/etc/ceph/keyring';
-  }
-  if (v.azureDisk) {
-    v.azureDisk.cachingMode ??= 'ReadWrite';
-    v.azureDisk.fsType ??= 'ext4';
-    v.azureDisk.readOnly ??= false;
-    v.azureDisk.kind ??= 'Shared';
-  }
-  if (v.scaleIO) {
-    v.scaleIO.storageMode ||= 'ThinProvisioned';
-    v.scaleIO.fsType ||= 'xfs';
-  }
-}
 
 function defaultVolume(v: any) {
   // SetDefaults_Volume: a volume without a source is an emptyDir. Only a volume

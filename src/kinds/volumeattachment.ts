@@ -9,7 +9,7 @@ import { nameIsDNSSubdomain } from '../lib/names.ts';
 import { deepEqual } from '../lib/json.ts';
 import { age } from '../lib/duration.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, Time, validateObjectMeta } from './meta.ts';
-import { PersistentVolumeSpec, validateCSIDriverName, validatePersistentVolumeSpec } from './persistentvolume.ts';
+import { PersistentVolumeSpec, defaultVolumeSourceFields, validateCSIDriverName, validatePersistentVolumeSpec } from './persistentvolume.ts';
 
 const str = (description: string) => z.string().optional().meta({ description });
 
@@ -64,8 +64,11 @@ const VolumeAttachmentSchema = objectSchema(
 
 // ---- defaults ---------------------------------------------------------------
 
-// No upstream defaults; `attached` is a non-omitempty bool, so it is always emitted.
+// `attached` is a non-omitempty bool, so it is always emitted; the inline
+// volume's sources get their core defaults (SetObjectDefaults_VolumeAttachment).
 function defaults(obj: any) {
+  const inline = obj.spec?.source?.inlineVolumeSpec;
+  if (inline) defaultVolumeSourceFields(inline);
   obj.status ??= {};
   obj.status.attached ??= false;
 }
