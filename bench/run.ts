@@ -7,5 +7,6 @@ const only = process.argv[2];
 if (!only || only === 'server') await benchServer();
 if (!only || only === 'cluster') await benchCluster();
 if (!only || only === 'ui') await benchUI();
+if (!only || only === 'stall') await (await import('./stall.ts')).benchStall();
 if (!only || only === 'reachability') await (await import('./reachability.ts')).benchReachability();
 process.exit(0);
