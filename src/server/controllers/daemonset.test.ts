@@ -93,7 +93,7 @@ async function rolledOut(name: string, desired: number) {
 function expectedStatus(pods: any[], desiredNodes: string[], templateGeneration: string, minReadySeconds = 0) {
   const live = pods.filter((p) => !(p.status?.phase === 'Failed' && p.metadata.deletionTimestamp));
   const byNode = new Map<string, any[]>();
-  for (const p of live) byNode.set(nodeOf(p), [...(byNode.get(nodeOf(p)) ?? []), p]);
+  for (const p of live) byNode.set(nodeOf(p) ?? '', [...(byNode.get(nodeOf(p) ?? '') ?? []), p]);
   let current = 0;
   let ready = 0;
   let available = 0;

@@ -72,11 +72,10 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           ) : status.done ? (
             <Badge tone="ok">complete</Badge>
           ) : stalled > 0 ? (
-            <Badge tone="bad">stalled</Badge>
+            <Badge tone="bad">{stalledOn(stalled)}</Badge>
           ) : (
             <Badge tone="info">in progress</Badge>
           )}
-          {stalled > 0 && <Badge tone="bad">{stalledOn(stalled)}</Badge>}
         </h2>
         <div className="body">
           <pre className="rollout-message" data-testid="rollout-message">
@@ -219,7 +218,7 @@ function StalledNodes({ rows }: { rows: NodeRow[] }) {
   const shown = stalled.slice(0, 20);
   return (
     <div className="alert bad" role="region" aria-label="Stalled nodes">
-      <strong>{stalledOn(stalled.length)}</strong>: each has had a new pod for longer than the stalled-after time without it becoming available.
+      <strong>{stalledOn(stalled.length)}</strong>: {stalled.length === 1 ? 'its new pod has' : 'their new pods have'} not become available within the stalled-after time.
       <ul className="stalled-list">
         {shown.map((r) => (
           <li key={r.nodeName} data-stalled-node={r.nodeName}>

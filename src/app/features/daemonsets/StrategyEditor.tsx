@@ -51,15 +51,15 @@ export function StrategyEditor({ ds }: { ds: KubeObject }) {
     <div className="strategy">
       <span className="muted">Strategy: </span>
       <span data-testid="strategy-summary">{describe(ds)}</span>{' '}
-      {warning && (
-        <div className="alert warn" role="note" data-testid="strategy-warning">
-          {warning}
-        </div>
-      )}
       {!open && (
         <button className="btn" onClick={() => setOpen(true)}>
           Edit strategy
         </button>
+      )}
+      {warning && (
+        <div className="alert warn" role="note" data-testid="strategy-warning" style={{ marginTop: 8, marginBottom: 0 }}>
+          {warning}
+        </div>
       )}
       {open && <StrategyForm key={ds.metadata.resourceVersion} ds={ds} onDone={() => setOpen(false)} />}
     </div>
