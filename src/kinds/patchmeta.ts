@@ -71,6 +71,7 @@ const podSpec: KindPatchSchema = {
   resourceClaims: { strategy: 'merge,retainKeys', key: 'name' },
   tolerations: replace,
   readinessGates: replace,
+  dnsConfig: struct({ nameservers: replace, searches: replace, options: replace }),
   nodeSelector: { mapType: 'atomic' },
   affinity: struct({
     nodeAffinity: struct({ requiredDuringSchedulingIgnoredDuringExecution: struct({ nodeSelectorTerms }) }),

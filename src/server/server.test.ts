@@ -4,6 +4,12 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import { readWatch, startTestServer, type TestServer } from './testing.ts';
 
+/** A schema behind its `$ref` (or `allOf: [{$ref}]`), as /openapi/v3 publishes named types. */
+const deref = (doc: any, node: any): any => {
+  const ref: string | undefined = node?.$ref ?? node?.allOf?.[0]?.$ref;
+  return ref ? doc.components.schemas[ref.split('/').pop()!] : node;
+};
+
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
@@ -92,7 +98,7 @@ describe('health, version, discovery', () => {
     expect(patches.length).toBeGreaterThan(0);
     for (const p of patches) expect(p.parameters.some((x: any) => x.name === 'fieldValidation' && x.in === 'query')).toBe(true);
     const ds = Object.values<any>(doc.components.schemas).find((x) => x['x-kubernetes-group-version-kind']?.[0]?.kind === 'DaemonSet');
-    expect(ds.properties.spec.properties.updateStrategy).toBeDefined();
+    expect(deref(doc, ds.properties.spec).properties.updateStrategy).toBeDefined();
   });
 
   it('lists every subresource discovery lists in OpenAPI, action subresources with their own kinds', async () => {
@@ -117,22 +123,23 @@ describe('health, version, discovery', () => {
     const patch = doc.paths['/apis/apps/v1/namespaces/{namespace}/daemonsets/{name}'].patch;
     expect(Object.keys(patch.requestBody.content)).toEqual(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
     const ds = doc.components.schemas['io.k8s.api.apps.v1.DaemonSet'];
-    const podSpec = ds.properties.spec.properties.template.properties.spec;
+    const dsSpec = deref(doc, ds.properties.spec);
+    const podSpec = deref(doc, deref(doc, dsSpec.properties.template).properties.spec);
     expect(podSpec.properties.containers).toMatchObject({
       'x-kubernetes-patch-strategy': 'merge',
       'x-kubernetes-patch-merge-key': 'name',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
     });
-    expect(podSpec.properties.containers.items.properties.ports).toMatchObject({ 'x-kubernetes-patch-merge-key': 'containerPort', 'x-kubernetes-list-map-keys': ['containerPort', 'protocol'] });
+    expect(deref(doc, podSpec.properties.containers.items).properties.ports).toMatchObject({ 'x-kubernetes-patch-merge-key': 'containerPort', 'x-kubernetes-list-map-keys': ['containerPort', 'protocol'] });
     expect(podSpec.properties.volumes['x-kubernetes-patch-strategy']).toBe('merge,retainKeys');
     expect(podSpec.properties.tolerations).toMatchObject({ 'x-kubernetes-list-type': 'atomic' });
     expect(podSpec.properties.tolerations['x-kubernetes-patch-strategy']).toBeUndefined();
-    expect(ds.properties.spec.properties.selector['x-kubernetes-map-type']).toBe('atomic');
-    expect(ds.properties.metadata.properties.finalizers).toMatchObject({ 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' });
-    expect(ds.properties.status.properties.conditions).toMatchObject({ 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-list-type': 'map' });
+    expect(deref(doc, dsSpec.properties.selector)['x-kubernetes-map-type']).toBe('atomic');
+    expect(deref(doc, ds.properties.metadata).properties.finalizers).toMatchObject({ 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' });
+    expect(deref(doc, ds.properties.status).properties.conditions).toMatchObject({ 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-list-type': 'map' });
     const core = (await s.api(index.paths['api/v1'].serverRelativeURL)).body;
-    const nodeSpec = core.components.schemas['io.k8s.api.core.v1.Node'].properties.spec.properties;
+    const nodeSpec = deref(core, core.components.schemas['io.k8s.api.core.v1.Node'].properties.spec).properties;
     expect(nodeSpec.taints['x-kubernetes-list-type']).toBe('atomic');
     expect(nodeSpec.podCIDRs).toMatchObject({ 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' });
     for (const op of Object.values<any>(core.paths).flatMap((p) => (p.patch ? [p.patch] : []))) {
