@@ -128,7 +128,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
 
   const stopControllers = startControllers({ client, stores, cache }, { enabled: opts.controllers !== false, simulation: opts.simulation });
-  if (fresh && opts.demo) await createDemoCluster(client);
+  if (opts.demo) await createDemoCluster(client, { fresh });
   const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
   compactor.unref();
 

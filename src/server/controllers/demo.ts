@@ -11,6 +11,7 @@ import { podKind } from '../../kinds/pod.ts';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
 import { networkPolicyKind } from '../../kinds/networkpolicy.ts';
 import { volumeAttachmentKind } from '../../kinds/volumeattachment.ts';
+import { configMapKind } from '../../kinds/configmap.ts';
 import type { KindDefinition } from '../../kinds/kind.ts';
 import type { Client } from '../client.ts';
 import { Annotations } from './simulation.ts';
@@ -201,13 +202,52 @@ const VOLUME_ATTACHMENTS = [
   }),
 ];
 
-/** Creates the demo objects as the cluster admin (like `kubectl apply` after provisioning). */
-export async function createDemoCluster(client: Client): Promise<void> {
-  const create = (kind: KindDefinition, obj: unknown) => client.create(kind, obj);
-  for (const ns of NAMESPACES) await create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns.name, labels: ns.labels } });
-  for (const n of NODES) await create(nodeKind, nodeObject(n));
-  for (const p of PODS) await create(podKind, podObject(p));
-  for (const ds of DAEMONSETS) await create(daemonSetKind, ds);
-  for (const p of NETWORK_POLICIES) await create(networkPolicyKind, p);
-  for (const v of VOLUME_ATTACHMENTS) await create(volumeAttachmentKind, v);
+/**
+ * Where a finished demo set-up is recorded. Written last: a start killed
+ * half-way (the objects are many separate writes) leaves no marker, and the
+ * next start creates what is missing.
+ */
+const MARKER = { namespace: 'kube-public', name: 'kube-workbench-demo' };
+
+/** The demo objects, in dependency order (namespaces before what lives in them). */
+function demoObjects(): [KindDefinition, { metadata: { name: string; namespace?: string } }][] {
+  return [
+    ...NAMESPACES.map((ns): [KindDefinition, any] => [namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns.name, labels: ns.labels } }]),
+    ...NODES.map((n): [KindDefinition, any] => [nodeKind, nodeObject(n)]),
+    ...PODS.map((p): [KindDefinition, any] => [podKind, podObject(p)]),
+    ...DAEMONSETS.map((d): [KindDefinition, any] => [daemonSetKind, d]),
+    ...NETWORK_POLICIES.map((p): [KindDefinition, any] => [networkPolicyKind, p]),
+    ...VOLUME_ATTACHMENTS.map((v): [KindDefinition, any] => [volumeAttachmentKind, v]),
+  ];
+}
+
+const exists = (client: Client, kind: KindDefinition, namespace: string | undefined, name: string) => {
+  try {
+    client.get(kind, namespace, name);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Creates the demo objects as the cluster admin (like `kubectl apply` after
+ * provisioning) on a fresh data dir, and finishes a set-up an earlier start
+ * began but did not complete. A cluster whose first start had no demo stays
+ * without one.
+ */
+export async function createDemoCluster(client: Client, opts: { fresh: boolean } = { fresh: true }): Promise<void> {
+  if (exists(client, configMapKind, MARKER.namespace, MARKER.name)) return;
+  const objects = demoObjects();
+  const begun = objects.some(([kind, o]) => exists(client, kind, o.metadata.namespace, o.metadata.name));
+  if (!opts.fresh && !begun) return;
+  for (const [kind, o] of objects) {
+    if (!exists(client, kind, o.metadata.namespace, o.metadata.name)) await client.create(kind, o);
+  }
+  await client.create(configMapKind, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: MARKER.name, namespace: MARKER.namespace },
+    data: { complete: 'true', note: 'The demo cluster was set up completely; delete this to have missing demo objects created again on the next start.' },
+  });
 }
