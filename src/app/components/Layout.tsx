@@ -1,9 +1,13 @@
-// The shell: navigation, namespace switcher, connection state, theme.
+// The shell: navigation, namespace switcher, connection switcher, who the
+// user is, connection state, theme. A connection that answers 401 gets the
+// sign-in form instead of the page.
 import { useEffect, useState, type ReactNode } from 'react';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { namespaceKind } from '../../kinds/namespace.ts';
-import { servedKey, useDiscovery, useList, useWatchHealth } from '../api/hooks.ts';
-import { useConnection } from '../api/connection.ts';
+import { servedKey, useChangeConnection, useDiscovery, useList, useWatchHealth } from '../api/hooks.ts';
+import { selectConnection, useConnection, useSavedConnections } from '../api/connection.ts';
+import { useAccessRefreshOnRefusal, useCredentialsNeeded, useWhoAmI } from '../api/access.ts';
+import { SignIn } from '../features/settings/SignIn.tsx';
 import { Link, navigate, useLocation, useSearchParam, withSearch } from '../routes/router.tsx';
 import type { KindView } from '../features/resources/types.ts';
 import { icons, Logo } from './icons.tsx';
@@ -23,9 +27,41 @@ const HEALTH_TEXT = { live: 'Live', connecting: 'Connecting…', reconnecting: '
 function ConnectionIndicator() {
   const health = useWatchHealth();
   const conn = useConnection();
+  const unauthorized = useCredentialsNeeded();
   return (
-    <Link to="/settings" className={`conn ${health}`} title={`API: ${conn.baseUrl}`} aria-live="polite" data-testid="connection">
-      <span className="dot" /> {HEALTH_TEXT[health]}
+    <Link to="/settings" className={`conn ${unauthorized ? 'offline' : health}`} title={`API: ${conn.baseUrl}`} aria-live="polite" data-testid="connection">
+      <span className="dot" /> {unauthorized ? 'Unauthorized' : HEALTH_TEXT[health]}
+    </Link>
+  );
+}
+
+function ConnectionSwitcher() {
+  const conn = useConnection();
+  const saved = useSavedConnections();
+  const change = useChangeConnection();
+  if (saved.length < 2) return null;
+  return (
+    <select className="input" value={conn.id} onChange={(e) => change(() => selectConnection(e.target.value))} aria-label="Connection" title={`API: ${conn.baseUrl}`}>
+      {saved.map((c) => (
+        <option key={c.id} value={c.id}>
+          {c.name}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** Who the app acts as (SelfSubjectReview), linking to what they may do. */
+function WhoAmI() {
+  const me = useWhoAmI();
+  const needed = useCredentialsNeeded();
+  if (needed) return null;
+  const user = me.data?.username;
+  if (!user) return null;
+  return (
+    <Link to="/access?tab=mine" className="whoami" title={`Signed in as ${user}${me.data!.groups.length ? ` (groups: ${me.data!.groups.join(', ')})` : ''}. What may I do?`} data-testid="whoami">
+      {icons.user}
+      <span className="whoami-name">{user}</span>
     </Link>
   );
 }
@@ -61,7 +97,7 @@ function NavLink({ to, icon, children, active, unavailable }: { to: string; icon
 }
 
 // `g` then a letter jumps to a view; `/` focuses the filter.
-const JUMPS: Record<string, string> = { o: '/', n: '/nodes', p: '/networkpolicies', d: '/daemonsets', v: '/volumeattachments', s: '/namespaces', c: '/pods', r: '/reachability', ',': '/settings' };
+const JUMPS: Record<string, string> = { o: '/', n: '/nodes', p: '/networkpolicies', d: '/daemonsets', v: '/volumeattachments', s: '/namespaces', c: '/pods', r: '/reachability', a: '/access', ',': '/settings' };
 function useKeyboard() {
   useEffect(() => {
     let pendingG = 0;
@@ -85,14 +121,29 @@ function useKeyboard() {
   }, []);
 }
 
-export function Layout({ primary, supporting, children, fill }: { primary: KindView[]; supporting: KindView[]; children: ReactNode; fill: boolean }) {
+export function Layout({
+  primary,
+  supporting,
+  access,
+  children,
+  fill,
+}: {
+  primary: KindView[];
+  supporting: KindView[];
+  /** Roles and bindings, beside the who-can views. */
+  access: KindView[];
+  children: ReactNode;
+  fill: boolean;
+}) {
   const [theme, toggleTheme] = useTheme();
   const { pathname } = useLocation();
   const discovery = useDiscovery();
+  const needsCredentials = useCredentialsNeeded();
   useKeyboard();
+  useAccessRefreshOnRefusal();
   const served = (v: KindView) => !discovery.data || discovery.data.resources.has(servedKey(v.kind));
   const link = (v: KindView) => (
-    <NavLink key={v.kind.plural} to={withSearch(`/${v.kind.plural}`)} icon={v.icon} active={pathname.startsWith(`/${v.kind.plural}`)} unavailable={!served(v)}>
+    <NavLink key={v.kind.plural} to={withSearch(`/${v.kind.plural}`)} icon={v.icon} active={pathname === `/${v.kind.plural}` || pathname.startsWith(`/${v.kind.plural}/`)} unavailable={!served(v)}>
       {v.label}
     </NavLink>
   );
@@ -112,6 +163,11 @@ export function Layout({ primary, supporting, children, fill }: { primary: KindV
         </NavLink>
         <div className="nav-section">Supporting</div>
         {supporting.map(link)}
+        <div className="nav-section">Access control</div>
+        <NavLink to={withSearch('/access')} icon={icons.access} active={pathname === '/access'}>
+          Who can…
+        </NavLink>
+        {access.map(link)}
         <div className="nav-section">App</div>
         <NavLink to="/settings" icon={icons.settings} active={pathname === '/settings'}>
           Settings
@@ -124,12 +180,14 @@ export function Layout({ primary, supporting, children, fill }: { primary: KindV
         <header className="topbar">
           <NamespaceSwitcher />
           <span className="spacer" />
+          <ConnectionSwitcher />
+          <WhoAmI />
           <ConnectionIndicator />
           <button className="icon-btn" onClick={toggleTheme} aria-label={theme === 'dark' ? 'Light theme' : 'Dark theme'} title="Toggle theme">
             {theme === 'dark' ? icons.sun : icons.moon}
           </button>
         </header>
-        <main className={`content${fill ? ' fill' : ''}`}>{children}</main>
+        <main className={`content${fill && !needsCredentials ? ' fill' : ''}`}>{needsCredentials && pathname !== '/settings' ? <SignIn /> : children}</main>
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-// Routes: `/` overview, `/settings`, `/<plural>` lists and
+// Routes: `/` overview, `/settings`, `/access` (who may do what), `/<plural>` lists and
 // `/<plural>[/<namespace>]/<name>` details, for every kind the app shows.
 import { Layout } from '../components/Layout.tsx';
 import { Overview } from '../features/overview/Overview.tsx';
@@ -9,10 +9,11 @@ import { EditPage } from '../features/edit/EditPage.tsx';
 import { useLocation } from './router.tsx';
 import { lazy, Suspense } from 'react';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
-import { ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+import { accessViews, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
 
 // Loaded on first visit: the reachability views and their worker stay out of the first bundle.
 const ReachabilityPage = lazy(() => import('../features/reachability/ReachabilityPage.tsx'));
+const AccessPage = lazy(() => import('../features/access/AccessPage.tsx'));
 
 function usePage() {
   const { pathname, search } = useLocation();
@@ -21,6 +22,7 @@ function usePage() {
   const served = useDiscovery().data?.resources;
   if (parts.length === 0) return { fill: false, node: <Overview namespace={namespace} /> };
   if (parts[0] === 'settings') return { fill: false, node: <Settings /> };
+  if (parts[0] === 'access' && parts.length === 1) return { fill: false, node: <Suspense fallback={<div className="empty">Loading…</div>}><AccessPage /></Suspense> };
   if (parts[0] === 'reachability' && parts.length === 1) return { fill: false, node: <Suspense fallback={<div className="empty">Loading…</div>}><ReachabilityPage /></Suspense> };
   // /new/<plural> and /edit/<plural>[/<namespace>]/<name>: the editor.
   if ((parts[0] === 'new' || parts[0] === 'edit') && viewForPlural(parts[1] ?? '')) {
@@ -59,7 +61,7 @@ function usePage() {
 export function App() {
   const page = usePage();
   return (
-    <Layout primary={primaryViews} supporting={supportingViews} fill={page.fill}>
+    <Layout primary={primaryViews} supporting={supportingViews} access={accessViews} fill={page.fill}>
       {page.node}
     </Layout>
   );

@@ -17,6 +17,8 @@ import { VolumeAttachmentDetails } from '../features/volumeattachments/VolumeAtt
 import { NetworkPolicyWhatIf } from '../features/reachability/NetworkPolicyWhatIf.tsx';
 import { NetworkPolicyDetails } from '../features/networkpolicies/NetworkPolicyDetails.tsx';
 import { PodDetails } from '../features/namespaces/PodDetails.tsx';
+import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from '../../kinds/rbac.ts';
+import { BindingDetails, RoleDetails } from '../features/access/RbacDetails.tsx';
 
 export const primaryViews: KindView[] = [
   { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions },
@@ -30,7 +32,15 @@ export const supportingViews: KindView[] = [
   { kind: podKind, label: 'Pods', icon: icons.pod, Details: PodDetails },
 ];
 
-export const allViews = [...primaryViews, ...supportingViews];
+/** Who may do what: listed under Access control, beside the who-can views. */
+export const accessViews: KindView[] = [
+  { kind: roleKind, label: 'Roles', icon: icons.role, Details: RoleDetails },
+  { kind: clusterRoleKind, label: 'Cluster roles', icon: icons.role, Details: RoleDetails },
+  { kind: roleBindingKind, label: 'Role bindings', icon: icons.binding, Details: BindingDetails },
+  { kind: clusterRoleBindingKind, label: 'Cluster role bindings', icon: icons.binding, Details: BindingDetails },
+];
+
+export const allViews = [...primaryViews, ...supportingViews, ...accessViews];
 
 export const viewForPlural = (plural: string) => allViews.find((v) => v.kind.plural === plural);
 
