@@ -2,7 +2,7 @@ import { defineConfig } from '@playwright/test';
 
 // e2e runs the built app against the real server (SQLite in a temporary data
 // dir, no demo cluster) in Debian's Chromium.
-export const E2E_PORT = 18734;
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 18734);
 
 export default defineConfig({
   testDir: 'e2e',

@@ -151,6 +151,18 @@ export interface KindDefinition {
   strategy: KindStrategy;
   printerColumns: PrinterColumn[];
   fieldSelector: FieldSelectorSpec;
+  /** For kinds whose controller runs pods from a template: what a change of it does to the pods. */
+  rollout?: RolloutSpec;
+}
+
+/** How a workload replaces its pods when its pod template changes (the editor's review says it before Apply). */
+export interface RolloutSpec {
+  /** Path of the pod template (`['spec', 'template']`): any change under it makes a new revision. */
+  template: string[];
+  /** The pods a new revision replaces: how many, and what each one runs on (`node`). */
+  pods: (obj: any) => { count: number; per: string };
+  /** Whether the controller replaces them by itself; false when they change only as they are deleted (OnDelete). */
+  automatic: (obj: any) => boolean;
 }
 
 /** `apps/v1`, or `v1` for the core group. */

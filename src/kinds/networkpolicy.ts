@@ -55,11 +55,11 @@ const NetworkPolicySpec = z.object({
       }),
     )
     .optional()
-    .meta({ maturity: 'beta', description: 'Allowed outgoing traffic; the union of the rules (beta since 1.8).' }),
+    .meta({ description: 'Allowed outgoing traffic; the union of the rules.' }),
   policyTypes: z
     .array(z.string().meta({ enum: POLICY_TYPES }))
     .optional()
-    .meta({ maturity: 'beta', description: 'Directions the policy restricts: Ingress, Egress or both (beta since 1.8).', enum: POLICY_TYPES }),
+    .meta({ description: 'Directions the policy restricts: Ingress, Egress or both.' }),
 });
 
 const NetworkPolicySchema = objectSchema(

@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { nodeKind } from '../../../kinds/node.ts';
-import { buildFields, formName, parseIntOrString, type FieldNode } from './fields.ts';
+import { volumeAttachmentKind } from '../../../kinds/volumeattachment.ts';
+import { buildFields, parseIntOrString, type FieldNode } from './fields.ts';
+import { changedPaths, editField, removeItem, setIn } from './draft.ts';
 import { kindForms } from './layouts.ts';
-import { formPath, kindResolver, pathSegments, validateObject } from './validation.ts';
+import { formKey, formPath, pathSegments, serverErrors, validateDraft, validateObject } from './validation.ts';
 
 const find = (nodes: FieldNode[], path: string): FieldNode | undefined => {
   for (const n of nodes) {
     if (n.schemaPath === path) return n;
-    const inner = n.children && find(n.children, path);
+    if (!path.startsWith(`${n.schemaPath}.`) && !path.startsWith(`${n.schemaPath}[]`)) continue;
+    const inner = find(n.children, path);
     if (inner) return inner;
   }
   return undefined;
@@ -20,78 +23,146 @@ describe('form engine: schema walk', () => {
 
   it('follows the layout order and picks widgets from the Go types', () => {
     expect(fields.map((f) => f.name)).toEqual(['metadata', 'spec']);
-    expect(find(fields, 'spec')!.children!.map((f) => f.name)).toEqual(['podSelector', 'policyTypes', 'ingress', 'egress']);
+    expect(find(fields, 'spec')!.children.map((f) => f.name)).toEqual(['podSelector', 'policyTypes', 'ingress', 'egress']);
     expect(find(fields, 'metadata.labels')!.widget).toBe('keyValue');
     expect(find(fields, 'spec.ingress')!.widget).toBe('objectList');
     expect(find(fields, 'spec.ingress[].ports[].port')!.widget).toBe('intOrString');
     expect(find(fields, 'spec.ingress[].ports[].endPort')!.widget).toBe('number');
     expect(find(fields, 'spec.ingress[].ports[].protocol')).toMatchObject({ widget: 'select', options: ['TCP', 'UDP', 'SCTP'] });
-    expect(find(fields, 'spec.ingress[].from[].ipBlock.except')!.widget).toBe('stringList');
+    expect(find(fields, 'spec.ingress[].from[].ipBlock.except')).toMatchObject({ widget: 'scalarList', itemWidget: 'text' });
     expect(find(fields, 'spec.podSelector.matchExpressions[].operator')!.options).toEqual(['In', 'NotIn', 'Exists', 'DoesNotExist']);
   });
 
-  it('carries maturity marks and help from the schema', () => {
-    expect(find(fields, 'spec.egress')!.maturity).toBe('beta');
-    expect(find(fields, 'spec.policyTypes')!.maturity).toBe('beta');
+  it('draws a list whose items take values from a fixed set as a multi-select (policyTypes)', () => {
+    expect(find(fields, 'spec.policyTypes')).toMatchObject({ widget: 'multiSelect', options: ['Ingress', 'Egress'] });
+  });
+
+  it('carries maturity marks and help from the schema; NetworkPolicy egress and policyTypes are GA (since 1.12)', () => {
+    expect(find(fields, 'spec.egress')!.maturity).toBeUndefined();
+    expect(find(fields, 'spec.policyTypes')!.maturity).toBeUndefined();
     const node = buildFields(nodeKind.schema, kindForms.get(nodeKind)!);
     expect(find(node, 'spec.configSource')!.maturity).toBe('deprecated');
     expect(find(node, 'spec.taints[].effect')!.options).toEqual(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
     expect(find(node, 'spec.unschedulable')!.help).toBeTruthy();
   });
 
-  it('renders IntOrString and Quantity fields of the DaemonSet', () => {
+  it('covers the whole pod template: the common fields first, every other one under "more fields"', () => {
     const ds = buildFields(daemonSetKind.schema, kindForms.get(daemonSetKind)!);
     expect(find(ds, 'spec.updateStrategy.rollingUpdate.maxSurge')!.widget).toBe('intOrString');
     expect(find(ds, 'spec.template.spec.containers[].resources.limits')!.widget).toBe('keyValue');
-    expect(find(ds, 'spec.updateStrategy.type')!.options).toEqual(['RollingUpdate', 'OnDelete']);
+    expect(find(ds, 'spec.updateStrategy.type')!.options!.slice().sort()).toEqual(['OnDelete', 'RollingUpdate']);
+    const podSpec = find(ds, 'spec.template.spec')!.children;
+    // Every PodSpec field of the schema is in the form, none YAML-only.
+    expect(podSpec.map((f) => f.name).sort()).toEqual(Object.keys((daemonSetKind.schema as any).shape.spec.unwrap().shape.template.unwrap().shape.spec.unwrap().shape).sort());
+    for (const name of ['containers', 'volumes', 'initContainers', 'serviceAccountName', 'hostPID', 'affinity']) expect(podSpec.find((f) => f.name === name)?.primary).toBe(true);
+    expect(podSpec.find((f) => f.name === 'hostIPC')!.primary).toBe(false);
+    const container = find(ds, 'spec.template.spec.containers[]') ?? find(ds, 'spec.template.spec.containers')!;
+    const names = container.children.map((f) => f.name);
+    for (const name of ['command', 'args', 'volumeMounts', 'livenessProbe', 'securityContext', 'envFrom']) expect(names).toContain(name);
+    expect(find(ds, 'spec.template.spec.containers[].command')).toMatchObject({ widget: 'scalarList' });
+    expect(find(ds, 'spec.template.spec.containers[].env[].valueFrom')!.widget).toBe('object');
+    // System-written metadata is not in the form.
+    expect(find(ds, 'metadata')!.children.map((f) => f.name)).not.toContain('resourceVersion');
+  });
+
+  it('shows the VolumeAttachment inline volume spec beside the PersistentVolume name', () => {
+    const va = buildFields(volumeAttachmentKind.schema, kindForms.get(volumeAttachmentKind)!);
+    expect(find(va, 'spec.source')!.children.map((f) => [f.name, f.primary])).toEqual([
+      ['persistentVolumeName', true],
+      ['inlineVolumeSpec', true],
+    ]);
+    expect(find(va, 'spec.source.inlineVolumeSpec.accessModes')!.widget).toBe('multiSelect');
+  });
+
+  it('builds children only when asked (a large schema costs what is shown)', () => {
+    const ds = buildFields(daemonSetKind.schema, { show: {} });
+    const spec = ds.find((f) => f.name === 'spec')!;
+    const descriptor = Object.getOwnPropertyDescriptor(spec, 'children')!;
+    expect(typeof descriptor.get).toBe('function');
   });
 });
 
-describe('form engine: values and paths', () => {
+describe('form engine: the draft is the stored object plus the user\'s edits', () => {
+  const stored = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'agent', namespace: 'default', labels: { app: 'agent' } },
+    spec: { template: { spec: { containers: [{ name: 'c', image: 'agent:v1' }] } } },
+  };
+
+  it('a label edit changes the labels and nothing else', () => {
+    const next = editField(stored, stored, ['metadata', 'labels'], { app: 'agent', team: 'obs' });
+    expect(changedPaths(stored, next)).toEqual(['metadata.labels.team']);
+    expect(next.spec).toBe(stored.spec);
+  });
+
+  it('an unchecked box, an emptied text or an emptied map the stored object lacks leave nothing behind', () => {
+    let d = editField(stored, stored, ['spec', 'template', 'spec', 'hostNetwork'], true);
+    d = editField(d, stored, ['spec', 'template', 'spec', 'hostNetwork'], false);
+    d = editField(d, stored, ['spec', 'template', 'spec', 'containers', 0, 'resources', 'limits'], { cpu: '1' });
+    d = editField(d, stored, ['spec', 'template', 'spec', 'containers', 0, 'resources', 'limits'], undefined);
+    d = editField(d, stored, ['spec', 'template', 'spec', 'priorityClassName'], undefined);
+    expect(d).toEqual(stored);
+  });
+
+  it('an empty value the stored object has is kept as stored', () => {
+    const withFalse = setIn(stored, ['spec', 'template', 'spec', 'hostNetwork'], false);
+    const d = editField(editField(withFalse, withFalse, ['spec', 'template', 'spec', 'hostNetwork'], true), withFalse, ['spec', 'template', 'spec', 'hostNetwork'], false);
+    expect(d).toEqual(withFalse);
+  });
+
+  it('removes list items, and the list with its last item', () => {
+    const two = setIn(stored, ['spec', 'template', 'spec', 'containers', 1], { name: 'd' });
+    expect(removeItem(two, stored, ['spec', 'template', 'spec', 'containers'], 1)).toEqual(stored);
+    expect((removeItem(stored, stored, ['spec', 'template', 'spec', 'containers'], 0) as any).spec.template.spec).toEqual({});
+  });
+
   it('reads IntOrString input as Kubernetes does', () => {
     expect(parseIntOrString('8080')).toBe(8080);
     expect(parseIntOrString('25%')).toBe('25%');
     expect(parseIntOrString('http')).toBe('http');
     expect(parseIntOrString(' ')).toBeUndefined();
   });
-
-  it('maps Kubernetes paths to form names and back', () => {
-    expect(formName('spec.ingress[0].ports[1].endPort')).toBe('spec.ingress.0.ports.1.endPort');
-    expect(pathSegments('spec.ingress[0].ports[1].endPort')).toEqual(['spec', 'ingress', 0, 'ports', 1, 'endPort']);
-    expect(formPath(kindForms.get(nodeKind), 'metadata.taints[0].effect')).toBe('spec.taints[0].effect');
-  });
 });
 
-describe('form engine: validation with the server rules', () => {
-  const policy = (ports: unknown) => ({
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: { name: 'p', namespace: 'default', annotations: { keep: 'me' } },
-    spec: { podSelector: {}, ingress: [{ ports }] },
-    somethingUnknown: { kept: true },
-  });
-  const run = (values: object) =>
-    kindResolver(networkPolicyKind, kindForms.get(networkPolicyKind))(values, undefined, { fields: {}, shouldUseNativeValidation: false } as never) as Promise<{ values: any; errors: any }>;
+describe('form engine: errors, every one at its field', () => {
+  const policy = (spec: unknown) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'default' }, spec });
 
-  it('reports endPort below port at its field, before any request', async () => {
-    const r = await run(policy([{ port: 9000, endPort: 8000 }]));
-    expect(r.errors.spec.ingress[0].ports[0].endPort.message).toBe('Invalid value: 9000: must be greater than or equal to `port`');
+  it('keeps a list item\'s own error and the errors of the fields inside it', () => {
+    const errors = validateDraft(networkPolicyKind, kindForms.get(networkPolicyKind), policy({ podSelector: {}, ingress: [{ from: [{ podSelector: {}, ipBlock: { cidr: '10.0.0.300/33' } }] }] }));
+    const fields = errors.map((e) => e.field);
+    expect(fields).toContain('spec.ingress[0].from[0]');
+    expect(fields).toContain('spec.ingress[0].from[0].ipBlock.cidr');
+    expect(errors.find((e) => e.field === 'spec.ingress[0].from[0]')!.message).toContain('may not specify both ipBlock and another peer');
   });
 
-  it('requires a numeric port for endPort', async () => {
-    const r = await run(policy([{ port: 'http', endPort: 8000 }]));
-    expect(r.errors.spec.ingress[0].ports[0].endPort.message).toContain('may not be specified when `port` is non-numeric');
+  it('reports endPort below port at its field, before any request', () => {
+    const errors = validateDraft(networkPolicyKind, undefined, policy({ podSelector: {}, ingress: [{ ports: [{ port: 9000, endPort: 8000 }] }] }));
+    expect(errors).toEqual([{ field: 'spec.ingress[0].ports[0].endPort', message: 'Invalid value: 9000: must be greater than or equal to `port`' }]);
   });
 
-  it('keeps fields the form does not know when valid', async () => {
-    const r = await run(policy([{ port: 8000, endPort: 8080 }]));
-    expect(r.errors).toEqual({});
-    expect(r.values.somethingUnknown).toEqual({ kept: true });
-    expect(r.values.metadata.annotations).toEqual({ keep: 'me' });
+  it('reports a value of the wrong shape (a string for policyTypes) at its field', () => {
+    const errors = validateDraft(networkPolicyKind, undefined, policy({ podSelector: {}, policyTypes: 'Ingress' }));
+    expect(errors[0].field).toBe('spec.policyTypes');
+  });
+
+  it('maps a Node taint error from metadata.taints (as upstream reports it) to spec.taints, for the form and the YAML', () => {
+    const form = kindForms.get(nodeKind);
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, spec: { taints: [{ key: 'k', effect: 'Sometimes' }] } };
+    const errors = validateDraft(nodeKind, form, node);
+    expect(errors.map((e) => e.field)).toEqual(['spec.taints[0].effect']);
+    expect(serverErrors(form, [{ field: 'metadata.taints[0].effect', message: 'x' }])).toEqual([{ field: 'spec.taints[0].effect', message: 'x' }]);
+    expect(formPath(form, 'metadata.taintsExtra')).toBe('metadata.taintsExtra');
+  });
+
+  it('maps Kubernetes paths to form keys and segments', () => {
+    expect(formKey('spec.ingress[0].ports[1].endPort')).toBe('spec.ingress.0.ports.1.endPort');
+    expect(pathSegments('spec.ingress[0].ports[1].endPort')).toEqual(['spec', 'ingress', 0, 'ports', 1, 'endPort']);
+    expect(pathSegments('metadata.labels[app.kubernetes.io/name]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
   });
 
   it('validates on a defaulted copy, without changing the draft', () => {
-    const draft = policy([{ port: 80 }]) as any;
+    const draft = policy({ podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] }) as any;
     expect(validateObject(networkPolicyKind, draft)).toEqual([]);
     expect(draft.spec.ingress[0].ports[0].protocol).toBeUndefined();
   });

@@ -14,6 +14,11 @@ export interface KindForm extends FormLayout {
   errorPaths?: Record<string, string>;
 }
 
+/** What only the system writes in ObjectMeta: never in the form (the YAML tab shows it). */
+const SYSTEM_META = ['selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields'];
+/** The object's own envelope: apiVersion and kind are fixed, status has its own tab. */
+const envelope = (namespaced: boolean) => ({ '': ['apiVersion', 'kind', 'status'], metadata: namespaced ? SYSTEM_META : [...SYSTEM_META, 'namespace'] });
+
 const selector = (path: string) => ({
   [path]: ['matchLabels', 'matchExpressions'],
   [`${path}.matchExpressions[]`]: ['key', 'operator', 'values'],
@@ -28,6 +33,7 @@ const peers = (path: string) => ({
 const ports = (path: string) => ({ [path]: ['protocol', 'port', 'endPort'] });
 
 const nodeForm: KindForm = {
+  hide: envelope(false),
   show: {
     '': ['metadata', 'spec'],
     metadata: meta(false),
@@ -42,6 +48,7 @@ const nodeForm: KindForm = {
 };
 
 const networkPolicyForm: KindForm = {
+  hide: envelope(true),
   show: {
     '': ['metadata', 'spec'],
     metadata: meta(true),
@@ -63,7 +70,18 @@ const networkPolicyForm: KindForm = {
   }),
 };
 
+// The pod template: the fields most DaemonSets set come first; the rest of
+// the PodSpec (every field of it) waits in each object's "more fields".
+const container = (path: string) => ({
+  [path]: ['name', 'image', 'imagePullPolicy', 'command', 'args', 'ports', 'env', 'envFrom', 'resources', 'volumeMounts', 'securityContext', 'livenessProbe', 'readinessProbe', 'startupProbe'],
+  [`${path}.ports[]`]: ['name', 'containerPort', 'protocol', 'hostPort'],
+  [`${path}.env[]`]: ['name', 'value', 'valueFrom'],
+  [`${path}.resources`]: ['requests', 'limits'],
+  [`${path}.volumeMounts[]`]: ['name', 'mountPath', 'readOnly', 'subPath', 'mountPropagation'],
+});
+
 const daemonSetForm: KindForm = {
+  hide: { ...envelope(true), 'spec.template.metadata': [...SYSTEM_META, 'name', 'namespace', 'generateName', 'ownerReferences', 'finalizers'] },
   show: {
     '': ['metadata', 'spec'],
     metadata: meta(true),
@@ -73,11 +91,10 @@ const daemonSetForm: KindForm = {
     'spec.updateStrategy.rollingUpdate': ['maxUnavailable', 'maxSurge'],
     'spec.template': ['metadata', 'spec'],
     'spec.template.metadata': ['labels', 'annotations'],
-    'spec.template.spec': ['containers', 'nodeSelector', 'tolerations', 'hostNetwork', 'priorityClassName', 'terminationGracePeriodSeconds'],
-    'spec.template.spec.containers[]': ['name', 'image', 'imagePullPolicy', 'ports', 'env', 'resources'],
-    'spec.template.spec.containers[].ports[]': ['name', 'containerPort', 'protocol', 'hostPort'],
-    'spec.template.spec.containers[].env[]': ['name', 'value'],
-    'spec.template.spec.containers[].resources': ['requests', 'limits'],
+    'spec.template.spec': ['containers', 'initContainers', 'volumes', 'nodeSelector', 'tolerations', 'affinity', 'serviceAccountName', 'hostNetwork', 'hostPID', 'dnsPolicy', 'priorityClassName', 'terminationGracePeriodSeconds', 'securityContext'],
+    ...container('spec.template.spec.containers[]'),
+    ...container('spec.template.spec.initContainers[]'),
+    'spec.template.spec.volumes[]': ['name', 'hostPath', 'configMap', 'secret', 'emptyDir', 'projected', 'downwardAPI', 'persistentVolumeClaim', 'csi'],
     'spec.template.spec.tolerations[]': ['key', 'operator', 'value', 'effect', 'tolerationSeconds'],
   },
   labels: { 'spec.template': 'Pod template', 'spec.template.spec': 'Pod spec', 'spec.selector': 'Pod selector' },
@@ -94,11 +111,12 @@ const daemonSetForm: KindForm = {
 };
 
 const volumeAttachmentForm: KindForm = {
+  hide: envelope(false),
   show: {
     '': ['metadata', 'spec'],
     metadata: meta(false),
     spec: ['attacher', 'nodeName', 'source'],
-    'spec.source': ['persistentVolumeName'],
+    'spec.source': ['persistentVolumeName', 'inlineVolumeSpec'],
   },
   labels: { 'spec.attacher': 'Attacher (CSI driver)', 'spec.nodeName': 'Node', 'spec.source.persistentVolumeName': 'PersistentVolume name' },
   template: () => ({

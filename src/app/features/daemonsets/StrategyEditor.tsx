@@ -1,7 +1,6 @@
 // The update strategy edited in place (type, maxSurge, maxUnavailable,
 // minReadySeconds) through the form engine, validated by the server's rules.
 import { useMemo, useState } from 'react';
-import { FormProvider, useForm, type FieldValues } from 'react-hook-form';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { clone } from '../../../lib/json.ts';
@@ -12,9 +11,11 @@ import { useConnection } from '../../api/connection.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { buildFields, type FormLayout } from '../../editors/form/fields.ts';
 import { Fields } from '../../editors/form/SchemaForm.tsx';
-import { kindResolver } from '../../editors/form/validation.ts';
+import { FormStore, FormStoreProvider } from '../../editors/form/store.ts';
+import { validateDraft } from '../../editors/form/validation.ts';
 
 const layout: FormLayout = {
+  exclusive: true,
   show: {
     '': ['spec'],
     spec: ['updateStrategy', 'minReadySeconds'],
@@ -69,24 +70,33 @@ export function StrategyEditor({ ds }: { ds: KubeObject }) {
 function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
   const conn = useConnection();
   const fields = useMemo(() => buildFields(daemonSetKind.schema, layout), []);
-  const methods = useForm<FieldValues>({ defaultValues: clone(ds), resolver: kindResolver(daemonSetKind, undefined, ds), mode: 'onChange' });
+  // The form store sends the stored DaemonSet plus the fields edited here, nothing else.
+  const [store] = useState(() => new FormStore(clone(ds), clone(ds)));
   const [error, setError] = useState<unknown>();
-  const save = methods.handleSubmit(async (values) => {
+  const [submitting, setSubmitting] = useState(false);
+  const save = async (e: React.FormEvent) => {
+    e.preventDefault();
     setError(undefined);
+    const errors = validateDraft(daemonSetKind, undefined, store.draft, ds);
+    store.setErrors(errors.map((x) => ({ key: x.field.replace(/\[(\d+)\]/g, '.$1'), field: x.field, message: x.message })));
+    if (errors.length) return;
+    setSubmitting(true);
     try {
-      await api.replace(conn, daemonSetKind, { ...(values as KubeObject), metadata: { ...ds.metadata } });
+      await api.replace(conn, daemonSetKind, { ...store.draft, metadata: { ...ds.metadata } });
       onDone();
     } catch (e) {
       setError(e);
+    } finally {
+      setSubmitting(false);
     }
-  });
+  };
   return (
-    <FormProvider {...methods}>
+    <FormStoreProvider value={store}>
       <form className="form strategy-form" onSubmit={(e) => void save(e)} noValidate aria-label="Update strategy form">
         <Fields nodes={fields} base="" topLevel />
         <ErrorAlert error={error} />
         <div className="row">
-          <button className="btn primary" type="submit" disabled={methods.formState.isSubmitting}>
+          <button className="btn primary" type="submit" disabled={submitting}>
             Apply strategy
           </button>
           <button className="btn" type="button" onClick={onDone}>
@@ -94,6 +104,6 @@ function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
           </button>
         </div>
       </form>
-    </FormProvider>
+    </FormStoreProvider>
   );
 }

@@ -3,13 +3,11 @@
 // proposed, and the server's own dry-run answer) before it is applied;
 // Kubernetes errors placed on their fields; and a three-way view with a
 // rebase when someone else changed the object meanwhile.
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { FormProvider, useForm, type FieldValues } from 'react-hook-form';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { apiVersionOf } from '../../../kinds/kind.ts';
 import { clone, deepEqual } from '../../../lib/json.ts';
-import { applyMergePatch, createMergePatch } from '../../../lib/patch/mergepatch.ts';
 import { mergeYaml, parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { api, KubeError } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
@@ -17,8 +15,12 @@ import { useCanI, useObject } from '../../api/hooks.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { buildFields } from '../../editors/form/fields.ts';
 import { kindForms } from '../../editors/form/layouts.ts';
-import { Fields } from '../../editors/form/SchemaForm.tsx';
-import { formPath, kindResolver, validateObject } from '../../editors/form/validation.ts';
+import { Fields, inputId } from '../../editors/form/SchemaForm.tsx';
+import { changedPaths, getIn } from '../../editors/form/draft.ts';
+import { FormStore, FormStoreProvider, type ShownError } from '../../editors/form/store.ts';
+import { formKey, pathSegments, serverErrors, validateDraft, type DraftError } from '../../editors/form/validation.ts';
+import { rolloutImpact } from './impact.ts';
+import { rebase, threeWay } from './threeway.ts';
 import { LazyDiffEditor, LazyYamlEditor, jsonSchemaFor, schemaUriFor } from '../../editors/monaco/index.ts';
 import { navigate, setNavigationGuard, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from '../resources/types.ts';
@@ -57,6 +59,28 @@ const userFields = (o: KubeObject) => {
   return { ...rest, metadata };
 };
 
+/** A value in the conflict table: scalars as they are, anything else as compact JSON. */
+const valueText = (v: unknown) => (v === undefined ? '(not set)' : typeof v === 'string' ? v : JSON.stringify(v));
+
+function ChangeList({ title, fields }: { title: string; fields: string[] }) {
+  return (
+    <div aria-label={title} role="group">
+      <h3 className="small-head">{title}</h3>
+      {fields.length === 0 ? (
+        <p className="muted">Nothing.</p>
+      ) : (
+        <ul className="change-list">
+          {fields.map((f) => (
+            <li key={f}>
+              <code>{f}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 /** Loads the object (edit) or the template (create), then hands over to the editor. */
 export function EditPage({ view, namespace, name }: { view: KindView; namespace?: string; name?: string }) {
   const form = kindForms.get(view.kind);
@@ -69,6 +93,39 @@ export function EditPage({ view, namespace, name }: { view: KindView; namespace?
   return <Editor view={view} initial={live.object} stored={live.object} live={live.object} />;
 }
 
+/** A list of every error, each a link to its field; the form and the YAML show them where they are. */
+function ErrorList({ title, errors, onPick }: { title: string; errors: DraftError[]; onPick?: (e: DraftError) => void }) {
+  return (
+    <div className="alert bad" role="alert" aria-label="Errors">
+      <div>{title}</div>
+      <ul className="error-list">
+        {errors.map((e, i) => (
+          <li key={i}>
+            {onPick && e.field ? (
+              <button type="button" className="btn link" onClick={() => onPick(e)}>
+                <code>{e.field}</code>
+              </button>
+            ) : (
+              e.field && <code>{e.field}</code>
+            )}
+            {e.field ? ': ' : ''}
+            {e.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Whether an error is near a field the user changed (before a review is asked for, only those show). */
+const near = (errorKey: string, touched: Set<string>) => {
+  const parent = errorKey.split('.').slice(0, -1).join('.');
+  for (const t of touched) if (errorKey === t || errorKey.startsWith(`${t}.`) || t.startsWith(`${errorKey}.`) || t.split('.').slice(0, -1).join('.') === parent) return true;
+  return false;
+};
+
+const shown = (errors: DraftError[]): ShownError[] => errors.map((e) => ({ key: formKey(e.field), field: e.field, message: e.message }));
+
 function Editor({ view, initial, stored, live }: { view: KindView; initial: KubeObject; stored?: KubeObject; live?: KubeObject }) {
   const { kind } = view;
   const conn = useConnection();
@@ -76,38 +133,42 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   const layout = kindForms.get(kind);
   const creating = !stored;
   const [base, setBase] = useState<KubeObject | undefined>(stored);
-  const [draft, setDraft] = useState<KubeObject>(() => clone(initial));
+  // The draft lives in the form store: the stored object plus the user's edits, written by the form and the YAML alike.
+  const [store] = useState(() => new FormStore(clone(initial), clone(initial)));
+  const draft = useSyncExternalStore(store.subscribe, () => store.draft);
   const [yamlText, setYamlText] = useState(() => toYaml(initial));
   const [yamlError, setYamlError] = useState<string>();
   const [tab, setTab] = useState<Tab>(layout ? 'form' : 'yaml');
-  const [markers, setMarkers] = useState<Marker[]>([]);
   const [review, setReview] = useState<{ dryRun: KubeObject }>();
   const [conflict, setConflict] = useState<{ theirs: KubeObject }>();
+  const [choices, setChoices] = useState<Record<string, 'mine' | 'theirs'>>({});
   const [error, setError] = useState<unknown>();
+  // The 422 causes of the last request, each with the value its field had then: fixing the field clears it.
+  const [rejected, setRejected] = useState<{ error: DraftError; value: unknown }[]>([]);
+  const [attempted, setAttempted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [statusText, setStatusText] = useState(() => toYaml(initial.status ?? {}));
 
-  const fields = useMemo(() => (layout ? buildFields(kind.schema, { ...layout, readOnly: creating ? layout.readOnly : [...(layout.readOnly ?? []), 'metadata.name', 'metadata.namespace'] }) : []), [kind, layout, creating]);
-  const methods = useForm<FieldValues>({ defaultValues: clone(initial), resolver: kindResolver(kind, layout, base), mode: 'onChange' });
+  const fields = useMemo(() => (layout ? buildFields(kind.schema, creating ? layout : { ...layout, readOnly: [...(layout.readOnly ?? []), 'metadata.name', 'metadata.namespace'] }) : []), [kind, layout, creating]);
   // Unsaved: the draft differs from what the edit began with in what the user
   // edits (the live object's status moving on is not an edit of ours).
   const [start] = useState(initial);
   const dirty = !deepEqual(userFields(draft), userFields(start)) || !!conflict;
 
-  // Form -> draft (and the YAML text, keeping its comments), only while the
-  // form is on screen: its fields unmounting when another tab opens must not
-  // count as an edit.
-  const tabRef = useRef(tab);
-  tabRef.current = tab;
-  useEffect(() => {
-    const sub = methods.watch((values) => {
-      if (tabRef.current !== 'form') return;
-      const next = clone(values) as KubeObject;
-      setDraft(next);
-      setYamlText((t) => mergeYaml(t, next));
+  // Every error of the draft, by the kind's own rules, and the server's last answer for fields not changed since.
+  const clientErrors = useMemo(() => validateDraft(kind, layout, draft, base), [kind, layout, draft, base]);
+  const serverErrs = useMemo(() => rejected.filter((r) => deepEqual(getIn(draft, pathSegments(r.error.field)), r.value)).map((r) => r.error), [rejected, draft]);
+  const allErrors = useMemo(() => {
+    const seen = new Set<string>();
+    return [...serverErrs, ...clientErrors].filter((e) => {
+      const k = `${e.field}\u0000${e.message}`;
+      return seen.has(k) ? false : (seen.add(k), true);
     });
-    return () => sub.unsubscribe();
-  }, [methods]);
+  }, [serverErrs, clientErrors]);
+  useEffect(() => {
+    store.setErrors(shown(attempted ? allErrors : [...serverErrs, ...clientErrors.filter((e) => near(formKey(e.field), store.touched))]));
+  }, [store, attempted, allErrors, serverErrs, clientErrors]);
+  const markers = useMemo<Marker[]>(() => allErrors.map((e) => ({ path: e.field, message: e.field ? `${e.field}: ${e.message}` : e.message, severity: 'error' })), [allErrors]);
 
   // Unsaved-changes guard for in-app navigation and for leaving the page.
   useEffect(() => {
@@ -130,28 +191,35 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     setYamlError(undefined);
     const next = parsed.value as KubeObject;
     next.metadata ??= {};
-    setDraft(next);
-    setMarkers(validateObject(kind, next, base).map((e) => ({ path: e.field, message: e.field ? `${e.field}: ${e.detail ?? ''}` : String(e.detail), severity: 'error' })));
+    store.replace(next);
   };
 
   const switchTab = (t: Tab) => {
     if (t === tab) return;
-    if (tab === 'yaml' && t === 'form') {
-      // The YAML alert already says what is wrong; the form returns once it parses.
-      if (yamlError) return;
-      methods.reset(clone(draft), { keepDefaultValues: true });
-      void methods.trigger();
-    }
+    // The YAML alert already says what is wrong; the form returns once it parses.
+    if (tab === 'yaml' && t === 'form' && yamlError) return;
+    // The YAML text follows the form's edits, keeping its comments and order.
+    if (t === 'yaml') setYamlText((text) => mergeYaml(text, store.draft));
     setError(undefined);
     setTab(t);
   };
 
-  /** Places a 422's causes on the form and in the YAML. */
+  /** Brings a field into view (opening the form on it) from the error list. */
+  const focusField = (e: DraftError) => {
+    if (tab !== 'form') return;
+    const key = formKey(e.field);
+    const target = document.getElementById(inputId(key)) ?? document.querySelector(`[data-key="${CSS.escape(key)}"]`) ?? document.querySelector(`[data-field="${CSS.escape(key)}"]`);
+    target?.scrollIntoView({ block: 'center' });
+    if (target instanceof HTMLElement) target.focus();
+  };
+
+  /** Keeps a 422's causes to show them on their fields, in the YAML and in the list. */
   const showInvalid = (e: unknown) => {
     if (e instanceof KubeError && e.code === 422) {
-      const causes = e.status?.details?.causes ?? [];
-      for (const c of causes) if (c.field) methods.setError(formPath(layout, c.field).replace(/\[(\d+)\]/g, '.$1'), { type: 'server', message: c.message });
-      setMarkers(causes.map((c) => ({ path: c.field ?? '', message: `${c.field ?? ''}: ${c.message ?? ''}`, severity: 'error' as const })));
+      const causes = serverErrors(layout, e.status?.details?.causes ?? []);
+      setRejected(causes.map((c) => ({ error: c, value: getIn(store.draft, pathSegments(c.field)) })));
+      setAttempted(true);
+      if (causes.length) return setError(undefined);
     }
     setError(e);
   };
@@ -163,6 +231,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
    * server's version and is sent once more. Any other change is shown.
    */
   const send = async (dryRun: boolean): Promise<KubeObject> => {
+    const draft = store.draft;
     if (creating) return api.create(conn, kind, draft, dryRun);
     const attempt = (resourceVersion?: string) => api.replace(conn, kind, { ...draft, metadata: { ...draft.metadata, resourceVersion } }, undefined, dryRun);
     try {
@@ -178,9 +247,11 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
 
   const startReview = async () => {
     setError(undefined);
+    setAttempted(true);
     if (tab === 'yaml' && yamlError) return;
-    if (tab === 'form' && !(await methods.trigger())) return setError(new Error('Some fields are not valid; see the messages next to them.'));
+    if (clientErrors.length) return;
     setBusy(true);
+    setRejected([]);
     try {
       setReview({ dryRun: await send(true) });
     } catch (e) {
@@ -192,8 +263,9 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   };
 
   const loadConflict = async () => {
-    const theirs = await api.get(conn, kind, draft.metadata.namespace, draft.metadata.name!);
+    const theirs = await api.get(conn, kind, store.draft.metadata.namespace, store.draft.metadata.name!);
     setConflict({ theirs });
+    setChoices({});
     setReview(undefined);
   };
 
@@ -217,16 +289,19 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     }
   };
 
-  /** Replays my changes (base -> mine) onto the server's current version. */
-  const rebase = () => {
-    if (!conflict || !base) return;
-    const mine = createMergePatch(base, draft);
-    const next = applyMergePatch(conflict.theirs, mine) as KubeObject;
-    next.metadata.resourceVersion = conflict.theirs.metadata.resourceVersion;
+  const merge = useMemo(() => (conflict && base ? threeWay(base, conflict.theirs, draft) : undefined), [conflict, base, draft]);
+  const unsettled = merge ? merge.conflicts.filter((c) => !choices[c.field]) : [];
+
+  /** Replays my changes onto the server's current version, each conflict settled as chosen. */
+  const rebaseOnTheirs = () => {
+    if (!conflict || !base || unsettled.length) return;
+    const next = rebase(base, conflict.theirs, store.draft, choices);
+    next.metadata = { ...next.metadata, resourceVersion: conflict.theirs.metadata.resourceVersion };
     setBase(conflict.theirs);
-    setDraft(next);
+    // Emptied fields now fall back to the server's version.
+    store.stored = conflict.theirs;
+    store.replace(next);
     setYamlText((t) => mergeYaml(t, next));
-    methods.reset(clone(next), { keepDefaultValues: true });
     setConflict(undefined);
   };
 
@@ -260,6 +335,8 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
+  const impact = review ? rolloutImpact(kind, base, review.dryRun) : undefined;
+  const myChanges = review && base ? changedPaths(userFields(base), userFields(draft)) : [];
   const title = creating ? `New ${kind.kind}` : `Edit ${draft.metadata.name}`;
   const hasStatus = !creating && !!kind.subresources.status;
   const statusWrite = useCanI('update', kind, initial.metadata.namespace, 'status');
@@ -291,9 +368,12 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
           </button>
         )}
       </div>
-      {view.EditorAside && <view.EditorAside draft={draft} original={base} />}
+      {view.EditorAside && <view.EditorAside draft={draft} original={base} invalid={clientErrors.length > 0 || !!yamlError} />}
       <ErrorAlert error={error} />
-      {conflict && base && (
+      {attempted && allErrors.length > 0 && !review && !conflict && (
+        <ErrorList title={allErrors.length === 1 ? 'One field is not valid:' : `${allErrors.length} fields are not valid:`} errors={allErrors} onPick={focusField} />
+      )}
+      {conflict && base && merge && (
         <section className="panel" aria-label="Conflict">
           <h2>Someone else changed this {kind.kind} while you were editing</h2>
           <div className="body">
@@ -302,13 +382,57 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
               changes on top of the server's version; review it again before applying.
             </p>
             <div className="grid2">
+              <ChangeList title="Changed on the server" fields={merge.theirChanges} />
+              <ChangeList title="Changed by you" fields={merge.myChanges} />
+            </div>
+            {merge.conflicts.length > 0 && (
+              <div className="alert warn" role="group" aria-label="Conflicting fields">
+                <strong>
+                  {merge.conflicts.length === 1 ? 'One field was' : `${merge.conflicts.length} fields were`} changed on both sides. Choose which value to keep for each before rebasing.
+                </strong>
+                <table className="conflicts">
+                  <thead>
+                    <tr>
+                      <th>Field</th>
+                      <th>When you began</th>
+                      <th>On the server now</th>
+                      <th>Yours</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {merge.conflicts.map((c) => (
+                      <tr key={c.field}>
+                        <td>
+                          <code>{c.field}</code>
+                        </td>
+                        <td className="mono">{valueText(c.base)}</td>
+                        <td>
+                          <label className="row">
+                            <input type="radio" name={`conflict-${c.field}`} checked={choices[c.field] === 'theirs'} onChange={() => setChoices({ ...choices, [c.field]: 'theirs' })} aria-label={`Keep the server's ${c.field}`} />
+                            <span className="mono">{valueText(c.theirs)}</span>
+                          </label>
+                        </td>
+                        <td>
+                          <label className="row">
+                            <input type="radio" name={`conflict-${c.field}`} checked={choices[c.field] === 'mine'} onChange={() => setChoices({ ...choices, [c.field]: 'mine' })} aria-label={`Use my ${c.field}`} />
+                            <span className="mono">{valueText(c.mine)}</span>
+                          </label>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            <div className="grid2">
               <LazyDiffEditor original={forDiff(base)} modified={forDiff(conflict.theirs)} originalLabel="When you began" modifiedLabel="On the server now" height={320} />
               <LazyDiffEditor original={forDiff(base)} modified={forDiff(draft)} originalLabel="When you began" modifiedLabel="Yours" height={320} />
             </div>
             <div className="row" style={{ marginTop: 12 }}>
-              <button className="btn primary" onClick={rebase}>
+              <button className="btn primary" onClick={rebaseOnTheirs} disabled={unsettled.length > 0}>
                 Rebase my changes onto theirs
               </button>
+              {unsettled.length > 0 && <span className="muted">Choose a value for {unsettled.length === 1 ? 'the conflicting field' : `the ${unsettled.length} conflicting fields`} first.</span>}
               <button className="btn" onClick={() => navigate(withSearch(detailPath(kind, conflict.theirs)))}>
                 Discard mine
               </button>
@@ -320,9 +444,23 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
         <section className="panel" aria-label="Review">
           <h2>Review: {creating ? 'the object the server would create' : 'stored against what the server would store'}</h2>
           <div className="body">
-            <p className="muted" style={{ marginTop: 0 }}>
-              The right side is the server's own answer to a dry run of this request, with its defaults and the fields it sets.
-            </p>
+            {!creating && (
+              <p data-testid="changed-fields" style={{ marginTop: 0 }}>
+                {myChanges.length === 0 ? (
+                  'You changed nothing: applying sends the object as stored.'
+                ) : (
+                  <>
+                    You changed {myChanges.length === 1 ? 'one field' : `${myChanges.length} fields`}: {myChanges.map((f, i) => <code key={f}>{i > 0 ? ', ' : ''}{f}</code>)}. Nothing else is sent changed.
+                  </>
+                )}
+              </p>
+            )}
+            {impact && (
+              <div className={`alert ${impact.rollsOut ? 'warn' : 'info'}`} role="status" data-testid="rollout-impact">
+                {impact.summary}
+              </div>
+            )}
+            <p className="muted">The right side is the server's own answer to a dry run of this request, with its defaults and the fields it sets.</p>
             <LazyDiffEditor original={creating ? '' : forDiff(base)} modified={forDiff(review.dryRun)} originalLabel={creating ? 'Nothing' : 'Stored'} modifiedLabel="After apply" height={380} />
             <div className="row" style={{ marginTop: 12 }}>
               <button className="btn primary" onClick={() => void apply()} disabled={busy}>
@@ -338,7 +476,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
       {!review && !conflict && (
         <>
           {tab === 'form' && layout && (
-            <FormProvider {...methods}>
+            <FormStoreProvider value={store}>
               <form className="form" onSubmit={(e) => (e.preventDefault(), void startReview())} noValidate aria-label={`${kind.kind} form`}>
                 <Fields nodes={fields} base="" topLevel />
                 {!creating && base && (
@@ -347,7 +485,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
                   </p>
                 )}
               </form>
-            </FormProvider>
+            </FormStoreProvider>
           )}
           {tab === 'yaml' && (
             <>

@@ -6,7 +6,18 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 
 const WhatIfPanel = lazy(() => import('./WhatIfPanel.tsx'));
 
-export function NetworkPolicyWhatIf({ draft, original }: { draft: KubeObject; original?: KubeObject }) {
+export function NetworkPolicyWhatIf({ draft, original, invalid }: { draft: KubeObject; original?: KubeObject; invalid?: boolean }) {
+  // A draft the server would refuse has no meaning to preview (and may not even have the shape of a policy).
+  if (invalid) {
+    return (
+      <section className="panel rx-whatif" aria-label="What-if">
+        <h2>Reachability change</h2>
+        <div className="body muted" data-testid="whatif-waiting">
+          Waiting for a valid policy: the preview shows once the errors in the draft are fixed.
+        </div>
+      </section>
+    );
+  }
   return (
     <Suspense fallback={<section className="panel rx-whatif" aria-label="What-if"><h2>Reachability change</h2><div className="body muted">computing…</div></section>}>
       <WhatIfPanel draft={draft} original={original} />

@@ -11,8 +11,8 @@ export interface KindView {
   Details?: ComponentType<{ object: KubeObject }>;
   /** Extra buttons on the detail page (cordon, drain…). */
   Actions?: ComponentType<{ object: KubeObject }>;
-  /** Shown beside the editor while an object of the kind is edited (the NetworkPolicy what-if). */
-  EditorAside?: ComponentType<{ draft: KubeObject; original?: KubeObject }>;
+  /** Shown beside the editor while an object of the kind is edited (the NetworkPolicy what-if); `invalid` while the draft does not validate. */
+  EditorAside?: ComponentType<{ draft: KubeObject; original?: KubeObject; invalid?: boolean }>;
   /** What the kind's objects own (`its pods and revisions`): deletion then asks what becomes of them. */
   dependents?: string;
 }
