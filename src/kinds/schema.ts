@@ -16,8 +16,16 @@ export interface FieldMeta {
   [k: string]: unknown;
 }
 
-/** The schema under optional/nullable/default/pipe/lazy wrappers, with the metadata met on the way. */
+const unwrapped = new WeakMap<AnySchema, { schema: AnySchema; meta: FieldMeta }>();
+
+/**
+ * The schema under optional/nullable/default/pipe/lazy wrappers, with the
+ * metadata met on the way (outer wins). Cached per schema: decoding walks it
+ * for every field of every object. The result is shared; do not mutate it.
+ */
 export function unwrap(schema: AnySchema): { schema: AnySchema; meta: FieldMeta } {
+  const cached = unwrapped.get(schema);
+  if (cached) return cached;
   let s = schema;
   const meta: FieldMeta = {};
   for (;;) {
@@ -26,8 +34,11 @@ export function unwrap(schema: AnySchema): { schema: AnySchema; meta: FieldMeta 
     if (d.type === 'optional' || d.type === 'nullable' || d.type === 'default' || d.type === 'prefault' || d.type === 'readonly') s = d.innerType;
     else if (d.type === 'pipe') s = d.in;
     else if (d.type === 'lazy') s = d.getter();
-    else return { schema: s, meta };
+    else break;
   }
+  const result = { schema: s, meta };
+  unwrapped.set(schema, result);
+  return result;
 }
 
 export function schemaType(schema: AnySchema): string {
@@ -46,33 +57,34 @@ const fieldPath = (base: string, name: string) => (base ? `${base}.${name}` : na
  * Paths of the fields in `value` that the schema does not declare, in the
  * form kube-apiserver reports them: `spec.foo`, `spec.containers[0].bar`.
  */
-export function unknownFields(schema: AnySchema, value: unknown, path = ''): string[] {
-  if (value === null || typeof value !== 'object') return [];
-  const u = unwrap(schema).schema;
-  const d = def(u);
+export function unknownFields(schema: AnySchema, value: unknown, path = '', out: string[] = []): string[] {
+  if (value === null || typeof value !== 'object') return out;
+  const d = def(unwrap(schema).schema);
   switch (d.type) {
     case 'object': {
-      if (Array.isArray(value)) return [];
-      const out: string[] = [];
-      for (const [k, v] of Object.entries(value)) {
-        const child = d.shape[k] as AnySchema | undefined;
+      if (Array.isArray(value)) return out;
+      const shape = d.shape as Record<string, AnySchema>;
+      for (const k in value) {
+        const child = shape[k];
         if (!child) {
           if (!d.catchall || def(d.catchall).type === 'never') out.push(fieldPath(path, k));
-        } else out.push(...unknownFields(child, v, fieldPath(path, k)));
+        } else unknownFields(child, (value as Record<string, unknown>)[k], fieldPath(path, k), out);
       }
       return out;
     }
     case 'array':
-      return Array.isArray(value) ? value.flatMap((v, i) => unknownFields(d.element, v, `${path}[${i}]`)) : [];
+      if (Array.isArray(value)) value.forEach((v, i) => unknownFields(d.element, v, `${path}[${i}]`, out));
+      return out;
     case 'record':
-      return Array.isArray(value) ? [] : Object.entries(value).flatMap(([k, v]) => unknownFields(d.valueType, v, fieldPath(path, k)));
+      if (!Array.isArray(value)) for (const k in value) unknownFields(d.valueType, (value as Record<string, unknown>)[k], fieldPath(path, k), out);
+      return out;
     case 'union': {
       // The first option that accepts the value's shape decides.
       const option = (d.options as AnySchema[]).find((o) => o.safeParse(value).success) ?? d.options[0];
-      return unknownFields(option, value, path);
+      return unknownFields(option, value, path, out);
     }
     default:
-      return [];
+      return out;
   }
 }
 
