@@ -20,7 +20,7 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   webServer: {
-    command: `npx vite build --logLevel warn && bash -c 'd=$(mktemp -d) && exec npx tsx src/server/main.ts --port ${E2E_PORT} --data-dir "$d" --no-demo'`,
+    command: `npx vite build --logLevel warn && bash -c 'd=$(mktemp -d) && exec npx tsx src/server/main.ts --port ${E2E_PORT} --data-dir "$d" --no-demo --token-file e2e/tokens.csv'`,
     url: `http://127.0.0.1:${E2E_PORT}/readyz`,
     timeout: 120_000,
     reuseExistingServer: false,

@@ -6,7 +6,7 @@
 // (`/metrics`, `/debug/pprof`, `/livez/etcd`), not with the app.
 
 /** Pages of the app that are not about one kind. */
-export const APP_PAGES = ['settings', 'reachability'] as const;
+export const APP_PAGES = ['settings', 'reachability', 'access'] as const;
 /** Editor prefixes: `/new/<plural>` and `/edit/<plural>/…`. */
 export const EDITOR_PREFIXES = ['new', 'edit'] as const;
 

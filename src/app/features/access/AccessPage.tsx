@@ -10,7 +10,7 @@ import { useCanI, useRulesReview, useWhoAmI } from '../../api/access.ts';
 import { Badge, ErrorAlert } from '../../components/common.tsx';
 import { Link, useSearchParam } from '../../routes/router.tsx';
 import { IdentityLine } from '../settings/Credentials.tsx';
-import { identityOf, rulesOf, SYSTEM_MASTERS, whoCan, type Grant, type ResourceRequest } from './policy.ts';
+import { identityOf, qualifiedResource, rulesOf, SYSTEM_MASTERS, whoCan, type Grant, type ResourceRequest } from './policy.ts';
 import { bindingPath, rolePath, RulesTable, SubjectLink } from './RbacDetails.tsx';
 import { usePolicy, type PolicyState } from './usePolicy.ts';
 
@@ -312,14 +312,14 @@ function SubjectView() {
                   <tbody>
                     {result.grants.map((g, i) => (
                       <tr key={i}>
-                        <td className="mono">{(g.rule.verbs ?? []).join(', ')}</td>
+                        <td className="mono nowrap">{(g.rule.verbs ?? []).join(', ')}</td>
                         <td className="mono">
                           {g.rule.nonResourceURLs?.length
                             ? g.rule.nonResourceURLs.join(', ')
-                            : (g.rule.resources ?? []).map((r) => `${r}${(g.rule.apiGroups ?? []).some((x) => x) ? `.${(g.rule.apiGroups ?? []).filter((x) => x).join('|')}` : ''}`).join(', ')}
+                            : (g.rule.resources ?? []).flatMap((r) => (g.rule.apiGroups ?? []).map((group) => qualifiedResource(r, group))).join(', ')}
                           {g.rule.resourceNames?.length ? <span className="muted"> named {listOrNames(g.rule.resourceNames)}</span> : null}
                         </td>
-                        <td>{where(g)}</td>
+                        <td className="nowrap">{where(g)}</td>
                         <td>
                           <Through g={g} />
                         </td>

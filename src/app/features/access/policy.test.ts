@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { identityOf, roleRules, rulesOf, ruleAllows, subjectKey, whoCan, type Policy, type ResourceRequest } from './policy.ts';
+import { identityOf, qualifiedResource, roleRules, rulesOf, ruleAllows, subjectKey, whoCan, type Policy, type ResourceRequest } from './policy.ts';
 
 const meta = (name: string, namespace?: string, labels?: Record<string, string>) => ({ name, namespace, labels });
 const clusterRole = (name: string, rules: object[], labels?: Record<string, string>, aggregate?: Record<string, string>): KubeObject => ({
@@ -59,8 +59,13 @@ describe('roleRules', () => {
   it('an aggregated ClusterRole grants the rules of the roles its selectors pick, with where each came from', () => {
     const view = roleRules(policy, { kind: 'ClusterRole', name: 'view' });
     expect(view.rules).toEqual([{ rule: { verbs: ['get', 'list', 'watch'], apiGroups: ['apps'], resources: ['daemonsets'] }, from: 'system:aggregate-to-view' }]);
-    expect(roleRules(policy, { kind: 'ClusterRole', name: 'edit' }).rules.map((r) => r.from)).toEqual([undefined, 'system:aggregate-to-view']);
+    expect(roleRules(policy, { kind: 'ClusterRole', name: 'edit' }).rules.map((r) => r.from)).toEqual(['system:aggregate-to-view', undefined]);
     expect(roleRules(policy, { kind: 'Role', name: 'ds-reader' }, 'data').missing).toBe(true);
+  });
+
+  it('rules the controller has already copied into an aggregated role are credited to the role they came from', () => {
+    const copied = { ...policy, clusterRoles: policy.clusterRoles!.map((r) => (r.metadata.name === 'view' ? { ...r, rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['apps'], resources: ['daemonsets'] }] } : r)) };
+    expect(roleRules(copied, { kind: 'ClusterRole', name: 'view' }).rules.map((r) => r.from)).toEqual(['system:aggregate-to-view']);
   });
 });
 
@@ -100,12 +105,21 @@ describe('rulesOf', () => {
     expect(vera.grants.map((g) => g.binding.name)).toEqual(['viewers']);
     expect(vera.superuser).toBe(false);
     expect(rulesOf(policy, identityOf({ kind: 'User', name: 'eddie' }), 'data').grants).toEqual([]);
-    expect(rulesOf(policy, identityOf({ kind: 'User', name: 'eddie' }), 'shop').grants.map((g) => g.aggregatedFrom)).toEqual([undefined, 'system:aggregate-to-view']);
+    expect(rulesOf(policy, identityOf({ kind: 'User', name: 'eddie' }), 'shop').grants.map((g) => g.aggregatedFrom)).toEqual(['system:aggregate-to-view', undefined]);
   });
 
   it('a service account is matched in its namespace; system:masters is everything', () => {
     expect(rulesOf(policy, identityOf({ kind: 'ServiceAccount', name: 'deployer', namespace: 'shop' })).grants.length).toBe(2);
     expect(rulesOf(policy, identityOf({ kind: 'ServiceAccount', name: 'deployer', namespace: 'data' })).grants).toEqual([]);
     expect(rulesOf(policy, identityOf({ kind: 'Group', name: 'system:masters' })).superuser).toBe(true);
+  });
+});
+
+describe('qualifiedResource', () => {
+  it('names resources as kubectl does, the group before a subresource', () => {
+    expect(qualifiedResource('pods', '')).toBe('pods');
+    expect(qualifiedResource('daemonsets', 'apps')).toBe('daemonsets.apps');
+    expect(qualifiedResource('daemonsets/status', 'apps')).toBe('daemonsets.apps/status');
+    expect(qualifiedResource('*', '*')).toBe('*.*');
   });
 });

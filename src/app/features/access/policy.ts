@@ -98,20 +98,21 @@ export function roleRules(policy: Policy, ref: RoleRef, namespace?: string): Rol
   const out: { rule: Rule; from?: string }[] = [];
   const seen = new Set<string>();
   const seenRules = new Set<string>();
+  const add = (rule: Rule, from?: string) => {
+    const key = JSON.stringify(rule);
+    if (seenRules.has(key)) return;
+    seenRules.add(key);
+    out.push({ rule, from });
+  };
   const visit = (role: KubeObject, from?: string) => {
     if (seen.has(role.metadata.name!)) return;
     seen.add(role.metadata.name!);
-    for (const rule of (role.rules as Rule[] | undefined) ?? []) {
-      const key = JSON.stringify(rule);
-      if (seenRules.has(key)) continue;
-      seenRules.add(key);
-      out.push({ rule, from });
-    }
     const selectors = ((role.aggregationRule as { clusterRoleSelectors?: LabelSelector[] } | undefined)?.clusterRoleSelectors ?? []).filter(Boolean);
-    if (!selectors.length) return;
+    // The picked roles first: an aggregated role's own rules are the controller's copy of theirs.
     for (const other of byName.values()) {
       if (other !== role && selectors.some((s) => matchesLabelSelector(s, other.metadata.labels))) visit(other, other.metadata.name);
     }
+    for (const rule of (role.rules as Rule[] | undefined) ?? []) add(rule, from);
   };
   visit(root);
   return { rules: out, missing: false };
@@ -249,6 +250,13 @@ export function rulesOf(policy: Policy, id: Identity, namespace?: string): Subje
     for (const r of rules.rules) grants.push({ subject: normalise(subject, b.namespace), binding: b.ref, role: b.role, namespace: b.namespace, rule: r.rule, aggregatedFrom: r.from });
   }
   return { grants, superuser: id.groups.includes(SYSTEM_MASTERS), unknownRoles: [...unknown].sort() };
+}
+
+/** `daemonsets.apps/status`: a rule's resource as kubectl names it. */
+export function qualifiedResource(resource: string, group: string): string {
+  if (!group) return resource;
+  const slash = resource.indexOf('/');
+  return slash < 0 ? `${resource}.${group}` : `${resource.slice(0, slash)}.${group}${resource.slice(slash)}`;
 }
 
 /** `get, list, watch` / `*`: a rule's parts for a table cell. */
