@@ -9,6 +9,7 @@ import { namespaceKind } from './namespace.ts';
 import { podKind } from './pod.ts';
 import { configMapKind } from './configmap.ts';
 import { controllerRevisionKind } from './controllerrevision.ts';
+import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from './rbac.ts';
 
 export const kinds: readonly KindDefinition[] = [
   nodeKind,
@@ -19,6 +20,10 @@ export const kinds: readonly KindDefinition[] = [
   podKind,
   configMapKind,
   controllerRevisionKind,
+  roleKind,
+  clusterRoleKind,
+  roleBindingKind,
+  clusterRoleBindingKind,
 ];
 
 /** The four kinds the product is about; the others support them. */

@@ -1,12 +1,12 @@
 // The in-process client the controllers and the bootstrap use. Each client
 // acts as one user: its requests are authorized like an HTTP request and go
-// through the same decode, defaulting, validation and storage path.
+// through the same decode, defaulting, validation, admission and storage path.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { decodeObject } from './registry/decode.ts';
 import type { Store } from './registry/store.ts';
 import type { DeleteOptions, ListQuery } from './registry/options.ts';
 import { ADMIN, type UserInfo } from './auth/authn.ts';
-import { allowAll, type Attributes, type Authorizer } from './auth/authz.ts';
+import { allowAll, forbiddenMessage, type Attributes, type Authorizer } from './auth/authz.ts';
 import { errors } from './http/status.ts';
 import type { CachedObject } from './watch/cache.ts';
 
@@ -17,7 +17,7 @@ export class Client {
     readonly user: UserInfo = ADMIN,
   ) {}
 
-  /** The same client acting as another user (a controller's own identity). */
+  /** The same client acting as another user (a controller's own identity); the stores' admission judges its writes. */
   as(user: UserInfo): Client {
     return new Client(this.stores, this.authorizer, user);
   }
@@ -27,8 +27,9 @@ export class Client {
   }
 
   private authorize(kind: KindDefinition, attrs: Omit<Attributes, 'group' | 'resource'>) {
-    const denied = this.authorizer.authorize(this.user, { ...attrs, group: kind.group, resource: kind.plural });
-    if (denied) throw errors.forbidden(kind, attrs.name ?? '', `User "${this.user.name}" cannot ${attrs.verb} resource "${kind.plural}"`);
+    const a: Attributes = { ...attrs, group: kind.group, resource: kind.plural };
+    const d = this.authorizer.decide(this.user, a);
+    if (!d.allowed) throw errors.forbidden(kind, attrs.name ?? '', forbiddenMessage(this.user, a, d.reason));
   }
 
   private decode(kind: KindDefinition, obj: unknown): KubeObject {
@@ -38,7 +39,7 @@ export class Client {
   create(kind: KindDefinition, obj: unknown): Promise<KubeObject> {
     const o = this.decode(kind, obj);
     this.authorize(kind, { verb: 'create', namespace: o.metadata.namespace });
-    return this.store(kind).create(o.metadata.namespace, o, { dryRun: false, warnings: [] });
+    return this.store(kind).create(o.metadata.namespace, o, { dryRun: false, warnings: [], user: this.user });
   }
 
   get(kind: KindDefinition, namespace: string | undefined, name: string): KubeObject {
@@ -74,13 +75,13 @@ export class Client {
         mutate(current);
         return this.decode(kind, current);
       },
-      { dryRun: false, warnings: [] },
+      { dryRun: false, warnings: [], user: this.user },
       subresource,
     );
   }
 
   delete(kind: KindDefinition, namespace: string | undefined, name: string, opts: Partial<DeleteOptions> = {}) {
     this.authorize(kind, { verb: 'delete', namespace, name });
-    return this.store(kind).delete(namespace, name, { dryRun: false, ...opts }, { dryRun: false, warnings: [] });
+    return this.store(kind).delete(namespace, name, { dryRun: false, ...opts }, { dryRun: false, warnings: [], user: this.user });
   }
 }

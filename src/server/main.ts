@@ -12,6 +12,9 @@ const { values } = parseArgs({
     'data-dir': { type: 'string', default: './data' },
     'static-dir': { type: 'string', default: './dist' },
     'token-file': { type: 'string' },
+    'tls-cert-file': { type: 'string' },
+    'tls-private-key-file': { type: 'string' },
+    'anonymous-auth': { type: 'boolean', default: false },
     'cors-allowed-origins': { type: 'string' },
     'accept-hosts': { type: 'string' },
     'no-demo': { type: 'boolean', default: false },
@@ -29,7 +32,12 @@ if (values.help) {
   --port PORT                   port to listen on (default 8080; 0 picks a free one)
   --data-dir DIR                where the SQLite store lives (default ./data)
   --static-dir DIR              the built web app (default ./dist)
-  --token-file FILE             bearer tokens, kube-apiserver CSV format (default: no authentication)
+  --token-file FILE             more bearer tokens, kube-apiserver CSV format (token,user,uid,"group1,group2");
+                                the admin token in DATA-DIR/admin-token always works
+  --tls-cert-file FILE          serving certificate (PEM) instead of the one issued by DATA-DIR/pki/ca.crt
+  --tls-private-key-file FILE   its private key (PEM)
+  --anonymous-auth              requests without credentials act as system:anonymous (judged by RBAC)
+                                instead of being answered 401
   --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS, each pinned
                                 to the host's start and end (e.g. '^https://app\\.example\\.com(:[0-9]+)?$')
   --accept-hosts LIST           comma-separated Host names served besides IP addresses, localhost and --host
@@ -60,6 +68,9 @@ const server = await startServer({
   dataDir: resolve(values['data-dir']!),
   staticDir: resolve(values['static-dir']!),
   tokenFile: values['token-file'],
+  tlsCertFile: values['tls-cert-file'],
+  tlsPrivateKeyFile: values['tls-private-key-file'],
+  anonymousAuth: values['anonymous-auth'],
   corsAllowedOrigins: corsAllowedOrigins(),
   acceptHosts: values['accept-hosts']?.split(',').map((h) => h.trim()).filter(Boolean),
   controllers: !values['no-controllers'],
@@ -71,8 +82,11 @@ const server = await startServer({
   },
 });
 
-console.log(`Kubernetes API and web app: ${server.url}`);
-console.log(`  kubectl --server ${server.url} get nodes`);
+// The token rides in the fragment, which browsers never send: the app keeps it and clears the address bar.
+console.log(`Web app: ${server.url}/#token=${server.adminToken}`);
+console.log(`Kubernetes API: ${server.httpsUrl} (admin token in ${resolve(values['data-dir']!, 'admin-token')})`);
+console.log(`  export KUBECONFIG=${server.kubeconfig}`);
+console.log('  kubectl get nodes');
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -80,7 +80,7 @@ describe('health, version, discovery', () => {
     const apps = r.body.items.find((i: any) => i.metadata.name === 'apps');
     expect(apps.versions[0].resources.find((x: any) => x.resource === 'daemonsets').subresources[0].subresource).toBe('status');
     const etag = r.headers.get('etag')!;
-    const again = await fetch(s.url + '/apis', { headers: { Accept: accept, 'If-None-Match': etag } });
+    const again = await fetch(s.url + '/apis', { headers: { ...s.adminHeaders, Accept: accept, 'If-None-Match': etag } });
     expect(again.status).toBe(304);
   });
 
@@ -579,7 +579,7 @@ describe('watch', () => {
 
   it('closes the stream after timeoutSeconds', async () => {
     // The body ends only when the server closes the stream.
-    const res = await fetch(`${s.url}/apis/apps/v1/daemonsets?watch=1&timeoutSeconds=1&resourceVersion=${s.cache.revision}`);
+    const res = await fetch(`${s.url}/apis/apps/v1/daemonsets?watch=1&timeoutSeconds=1&resourceVersion=${s.cache.revision}`, { headers: s.adminHeaders });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');
   });
@@ -671,7 +671,7 @@ describe('CORS (--cors-allowed-origins)', () => {
   it('lets exactly the same origins open a WebSocket watch (and the server\'s own)', async () => {
     const open = (origin?: string) =>
       new Promise<number>((resolve, reject) => {
-        const ws = new WebSocket(c.url.replace(/^http/, 'ws') + '/api/v1/nodes?watch=true', ['v1.watch.test'], origin ? { headers: { Origin: origin } } : {});
+        const ws = new WebSocket(c.url.replace(/^http/, 'ws') + '/api/v1/nodes?watch=true', ['v1.watch.test'], { headers: { ...c.adminHeaders, ...(origin ? { Origin: origin } : {}) } });
         ws.on('open', () => {
           ws.close();
           resolve(101);

@@ -1,8 +1,7 @@
 // Assembles the API server: storage -> watch cache -> one store per kind ->
 // the HTTP pipeline, plus the SPA and the in-process controllers.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kinds as allKinds } from '../kinds/registry.ts';
 import type { KindDefinition } from '../kinds/kind.ts';
@@ -14,7 +13,16 @@ import { buildOpenAPI } from './openapi.ts';
 import { createHandler } from './http/handler.ts';
 import { errors } from './http/status.ts';
 import { tokenAuthenticator } from './auth/authn.ts';
-import { allowAll, type Authorizer } from './auth/authz.ts';
+import type { Authorizer } from './auth/authz.ts';
+import { privilegedGroupAuthorizer, rbacAuthorizer, RbacResolver, unionAuthorizer } from './auth/rbac.ts';
+import { nodeAuthorizer, nodeRestriction } from './auth/node.ts';
+import { rbacEscalationAdmission } from './auth/escalation.ts';
+import { impersonatingAuthenticator } from './auth/impersonation.ts';
+import { reconcileBootstrapPolicy } from './auth/bootstrap.ts';
+import { ensureAdminToken, ensureServingCertificate, kubeconfigText, servingNames, writeKubeconfig } from './auth/credentials.ts';
+import { listenDual, type DualListener } from './http/listener.ts';
+import { aggregateAll } from './controllers/clusterroleaggregation.ts';
+import type { Admission } from './registry/store.ts';
 import { staticFiles } from './http/static.ts';
 import { corsHeaders } from './http/cors.ts';
 import { hostChecker } from './http/hosts.ts';
@@ -31,8 +39,14 @@ export interface ServerOptions {
   dataDir: string;
   /** Directory of the built SPA (served at `/`); none serves only the API. */
   staticDir?: string;
+  /** More bearer tokens (kube-apiserver CSV format); the admin token of `<data-dir>/admin-token` always works. */
   tokenFile?: string;
-  /** Who may do what; everyone may do everything by default (tests plug in their own). */
+  /** Requests without credentials act as system:anonymous (judged by RBAC) instead of being answered 401. */
+  anonymousAuth?: boolean;
+  /** A serving certificate and key of one's own (PEM files) instead of the one issued by `<data-dir>/pki/ca.crt`. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Replaces the Node and RBAC authorizers (tests of the review endpoints plug in their own). */
   authorizer?: Authorizer;
   corsAllowedOrigins?: RegExp[];
   /** Revisions of history the store keeps for watches to resume from. */
@@ -63,8 +77,17 @@ export const VERSION = {
 };
 
 export interface ApiServer {
+  /** Plain HTTP on loopback (the browser app; tokens still required). */
   url: string;
-  server: Server;
+  /** The same port over TLS (kubectl and other API clients). */
+  httpsUrl: string;
+  /** The bearer token of `<data-dir>/admin-token` (a member of system:masters). */
+  adminToken: string;
+  /** `<data-dir>/kubeconfig`: httpsUrl, the CA and the admin token. */
+  kubeconfig: string;
+  /** PEM of the CA that signed the serving certificate (or the certificate brought with --tls-cert-file). */
+  ca: string;
+  listener: DualListener;
   storage: Storage;
   cache: WatchCache;
   stores: Map<KindDefinition, Store>;
@@ -89,8 +112,15 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     }
     return undefined;
   };
-  for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace));
-  const authorizer = opts.authorizer ?? allowAll;
+  // Validating admission, after each write's validation: NodeRestriction, then RBAC's escalation checks.
+  const resolver = new RbacResolver(cache, stores);
+  const admissions: Admission[] = [nodeRestriction];
+  const admission: Admission = (req) => admissions.forEach((a) => a(req));
+  for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace, admission));
+  const storeOf = (group: string, plural: string) => [...stores.values()].find((st) => st.kind.group === group && st.kind.plural === plural);
+  // --authorization-mode=Node,RBAC, behind the system:masters superuser group.
+  const authorizer = opts.authorizer ?? unionAuthorizer(privilegedGroupAuthorizer, nodeAuthorizer(cache, storeOf), rbacAuthorizer(resolver));
+  admissions.push(rbacEscalationAdmission(resolver, authorizer));
   const client = new Client(stores, authorizer);
   const fresh = cache.revision === 0;
 
@@ -99,6 +129,17 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       await client.create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
   }
+  await reconcileBootstrapPolicy(client);
+  await aggregateAll(client);
+
+  const adminToken = ensureAdminToken(opts.dataDir);
+  const host = opts.host ?? '127.0.0.1';
+  const serving = opts.tlsCertFile
+    ? (() => {
+        const cert = readFileSync(opts.tlsCertFile!, 'utf8');
+        return { cert, key: readFileSync(opts.tlsPrivateKeyFile ?? opts.tlsCertFile!, 'utf8'), ca: cert };
+      })()
+    : ensureServingCertificate(opts.dataDir, servingNames(host));
 
   const closers = new Set<() => void>();
   const origins = opts.corsAllowedOrigins ?? [];
@@ -106,7 +147,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     kinds: allKinds,
     stores,
     openapi: buildOpenAPI(allKinds, reviewResources),
-    authenticator: tokenAuthenticator(opts.tokenFile),
+    authenticator: impersonatingAuthenticator(tokenAuthenticator({ adminToken, tokenFile: opts.tokenFile, anonymous: opts.anonymousAuth }), authorizer),
     authorizer,
     version: VERSION,
     fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
@@ -118,14 +159,22 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     webSocketOrigins: origins,
     acceptHost: hostChecker(opts.host, opts.acceptHosts),
   });
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => void handler(req, res));
-  // Watches over WebSocket (and any other request that asks to upgrade) go through the same pipeline.
-  server.on('upgrade', (req, socket, head) => void handler.upgrade(req, socket, head));
-  // Requests node:http cannot even parse are answered with a Status too.
-  server.on('clientError', handler.clientError);
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 8080, opts.host ?? '127.0.0.1', resolve));
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const listener = await listenDual({
+    host,
+    port: opts.port ?? 8080,
+    tls: serving,
+    onRequest: (req, res) => void handler(req, res),
+    // Watches over WebSocket (and any other request that asks to upgrade) go through the same pipeline.
+    onUpgrade: (req, socket, head) => void handler.upgrade(req, socket, head),
+    // Requests node:http cannot even parse are answered with a Status too.
+    onClientError: handler.clientError,
+  });
+  const addr = listener.address();
+  // A wildcard listener is reached on loopback; the certificate names it either way.
+  const local = addr.address === '0.0.0.0' || addr.address === '::' ? '127.0.0.1' : addr.address;
+  const origin = `${local.includes(':') ? `[${local}]` : local}:${addr.port}`;
+  const httpsUrl = `https://${origin}`;
+  const kubeconfig = writeKubeconfig(opts.dataDir, kubeconfigText(httpsUrl, serving.ca, adminToken));
 
   const stopControllers = startControllers({ client, stores, cache }, { enabled: opts.controllers !== false, simulation: opts.simulation });
   if (opts.demo) await createDemoCluster(client, { fresh });
@@ -133,8 +182,12 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   compactor.unref();
 
   return {
-    url: `http://${host}:${addr.port}`,
-    server,
+    url: `http://${origin}`,
+    httpsUrl,
+    adminToken,
+    kubeconfig,
+    ca: serving.ca,
+    listener,
     storage,
     cache,
     stores,
@@ -143,8 +196,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       clearInterval(compactor);
       stopControllers();
       for (const fn of closers) fn();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listener.close();
       cache.stop();
       await storage.close();
     },

@@ -1,4 +1,6 @@
 // Test support: a real server on an ephemeral port over a temporary SQLite file.
+// Requests made through these helpers carry the server's admin token unless a
+// test sends an Authorization header of its own (an empty one sends none).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +8,8 @@ import { startServer, type ApiServer, type ServerOptions } from './server.ts';
 
 export interface TestServer extends ApiServer {
   dataDir: string;
+  /** `Authorization: Bearer <admin token>`, for fetches of one's own. */
+  adminHeaders: Record<string, string>;
   /** fetch against the server, JSON in and out. */
   api(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
@@ -16,8 +20,10 @@ export async function startTestServer(opts: Partial<ServerOptions> = {}): Promis
   // The simulated kubelets and attacher only when a test asks for them (`simulation: {…}`),
   // so that tests of the bare API see only their own writes.
   const server = await startServer({ port: 0, controllers: true, simulation: false, ...opts, dataDir });
+  const adminHeaders = { Authorization: `Bearer ${server.adminToken}` };
+  adminTokens.set(new URL(server.url).origin, server.adminToken);
   const api: TestServer['api'] = async (path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
+    const headers: Record<string, string> = withCredentials(server.url, init.headers);
     let body: string | undefined;
     if (init.body !== undefined) {
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
@@ -36,12 +42,29 @@ export async function startTestServer(opts: Partial<ServerOptions> = {}): Promis
   return {
     ...server,
     dataDir,
+    adminHeaders,
     api,
     async stop() {
+      adminTokens.delete(new URL(server.url).origin);
       await server.close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Admin tokens of the running test servers by origin, so that helpers given only a URL can sign in. */
+const adminTokens = new Map<string, string>();
+
+/** The headers with the admin token of the server at `url` added, unless they carry an Authorization (empty: none). */
+export function withCredentials(url: string, headers: Record<string, string> = {}): Record<string, string> {
+  const own = Object.keys(headers).find((h) => h.toLowerCase() === 'authorization');
+  if (own !== undefined) {
+    if (headers[own]) return { ...headers };
+    const { [own]: _, ...rest } = headers;
+    return rest;
+  }
+  const token = adminTokens.get(new URL(url).origin);
+  return token ? { ...headers, Authorization: `Bearer ${token}` } : { ...headers };
 }
 
 /** Reads newline-delimited watch events from a streaming response until `until` says stop. */
@@ -54,7 +77,7 @@ export async function readWatch(
   const timer = setTimeout(() => ac.abort(), opts.timeoutMs ?? 10_000);
   const events: any[] = [];
   try {
-    const res = await fetch(url, { signal: ac.signal, headers: opts.headers });
+    const res = await fetch(url, { signal: ac.signal, headers: withCredentials(url, opts.headers) });
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buf = '';

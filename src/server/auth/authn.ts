@@ -1,6 +1,8 @@
-// Authentication: who is asking. Bearer tokens from a kube-apiserver style
-// token file (`token,user,uid,"group1,group2"`); without a token file every
-// request acts as the cluster admin, as a local development server does.
+// Authentication: who is asking. Bearer tokens: the server's own admin token
+// (`<data-dir>/admin-token`) and those of a kube-apiserver style token file
+// (`token,user,uid,"group1,group2"`). A request without a valid token is
+// answered 401, unless anonymous requests are enabled (`--anonymous-auth`):
+// then it is system:anonymous, and RBAC judges it like anyone else.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 
@@ -8,9 +10,14 @@ export interface UserInfo {
   name: string;
   uid?: string;
   groups: string[];
+  extra?: Record<string, string[]>;
 }
 
-export const ADMIN: UserInfo = { name: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
+export const SYSTEM_AUTHENTICATED = 'system:authenticated';
+
+/** The user of the admin token and of the in-process bootstrap client. */
+export const ADMIN: UserInfo = { name: 'system:admin', groups: ['system:masters', SYSTEM_AUTHENTICATED] };
+export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export interface Authenticator {
   /** The user, or undefined for a request that must be answered 401. */
@@ -28,20 +35,32 @@ export function parseTokenFile(text: string): Map<string, UserInfo> {
     users.set(token, {
       name,
       uid: uid || undefined,
-      groups: [...(groups ? groups.split(',').map((g) => g.trim()).filter(Boolean) : []), 'system:authenticated'],
+      groups: [...(groups ? groups.split(',').map((g) => g.trim()).filter(Boolean) : []), SYSTEM_AUTHENTICATED],
     });
   }
   return users;
 }
 
-export function tokenAuthenticator(tokenFile?: string): Authenticator {
-  if (!tokenFile) return { authenticate: () => ADMIN };
-  const users = parseTokenFile(readFileSync(tokenFile, 'utf8'));
+export interface TokenAuthOptions {
+  /** The server's own admin token (a user in system:masters). */
+  adminToken?: string;
+  tokenFile?: string;
+  /** Requests without a token are system:anonymous instead of 401. */
+  anonymous?: boolean;
+}
+
+/** The bearer token of a request, if it carries one. */
+export const bearerToken = (req: IncomingMessage) => req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+
+export function tokenAuthenticator(opts: TokenAuthOptions): Authenticator {
+  const users = opts.tokenFile ? parseTokenFile(readFileSync(opts.tokenFile, 'utf8')) : new Map<string, UserInfo>();
+  if (opts.adminToken) users.set(opts.adminToken, ADMIN);
   return {
     authenticate(req) {
-      const h = req.headers.authorization;
-      const m = h?.match(/^Bearer\s+(\S+)\s*$/i);
-      return m ? users.get(m[1]) : undefined;
+      // A request that presents credentials is judged by them: a wrong token is a 401 even when anonymous is allowed.
+      if (req.headers.authorization === undefined) return opts.anonymous ? ANONYMOUS : undefined;
+      const token = bearerToken(req);
+      return token ? users.get(token) : undefined;
     },
   };
 }

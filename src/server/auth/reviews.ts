@@ -6,12 +6,14 @@
 // K/pkg/registry/authorization/selfsubjectrulesreview/rest.go).
 import type { z } from 'zod';
 import { NonResourceAttributes, ResourceAttributes, SelfSubjectAccessReview, SelfSubjectRulesReview } from '../../kinds/authorization.ts';
+import { SelfSubjectReview, SubjectAccessReview } from '../../kinds/rbac-reviews.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { errors } from '../http/status.ts';
 import type { UserInfo } from './authn.ts';
 import type { Attributes, Authorizer } from './authz.ts';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
+export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
 
 /** A resource served without storage: what discovery needs to list it, and how a create is answered. */
 export interface ReviewResource {
@@ -41,12 +43,12 @@ function dropNulls(v: unknown): unknown {
 }
 
 /** Decodes a review body as the apiserver's decoder would: wrong types are a 400 naming the kind. */
-function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown): z.infer<T> {
+function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown, group = AUTHORIZATION_GROUP): z.infer<T> {
   const fail = (why: string) => errors.badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${why}`);
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw fail('body must be an object');
   const b = body as Record<string, unknown>;
-  if ((b.kind !== undefined && b.kind !== '' && b.kind !== kind) || (b.apiVersion !== undefined && b.apiVersion !== '' && b.apiVersion !== `${AUTHORIZATION_GROUP}/v1`)) {
-    throw fail(`expected ${AUTHORIZATION_GROUP}/v1 ${kind}, got ${String(b.apiVersion ?? '')} ${String(b.kind ?? '')}`);
+  if ((b.kind !== undefined && b.kind !== '' && b.kind !== kind) || (b.apiVersion !== undefined && b.apiVersion !== '' && b.apiVersion !== `${group}/v1`)) {
+    throw fail(`expected ${group}/v1 ${kind}, got ${String(b.apiVersion ?? '')} ${String(b.kind ?? '')}`);
   }
   const r = schema.safeParse(dropNulls(body));
   if (!r.success) {
@@ -58,16 +60,23 @@ function decode<T extends z.ZodType>(kind: string, schema: T, body: unknown): z.
 
 interface AccessReviewBody {
   metadata?: Record<string, unknown>;
-  spec?: { resourceAttributes?: z.infer<typeof ResourceAttributes>; nonResourceAttributes?: z.infer<typeof NonResourceAttributes> };
+  spec?: {
+    resourceAttributes?: z.infer<typeof ResourceAttributes>;
+    nonResourceAttributes?: z.infer<typeof NonResourceAttributes>;
+    user?: string;
+    groups?: string[];
+    uid?: string;
+    extra?: Record<string, string[]>;
+  };
 }
 interface RulesReviewBody {
   spec?: { namespace?: string };
 }
 
 /** The object as the apiserver writes it back: metadata as sent, creationTimestamp null (apimachinery before 1.33). */
-const envelope = (kind: string, meta: Record<string, unknown> | undefined) => ({
+const envelope = (kind: string, meta: Record<string, unknown> | undefined, group = AUTHORIZATION_GROUP) => ({
   kind,
-  apiVersion: `${AUTHORIZATION_GROUP}/v1`,
+  apiVersion: `${group}/v1`,
   metadata: { ...(meta ?? {}), creationTimestamp: (meta?.creationTimestamp as string | undefined) ?? null },
 });
 
@@ -90,33 +99,87 @@ const selfSubjectAccessReviews: ReviewResource = {
   schema: SelfSubjectAccessReview,
   create(user, body, authorizer) {
     const review = decode(this.kind, SelfSubjectAccessReview, body) as AccessReviewBody;
-    const spec = review.spec ?? {};
-    const res = spec.resourceAttributes;
-    const nonRes = spec.nonResourceAttributes;
-    const errs: FieldError[] = [];
-    if (res && nonRes) errs.push(fieldErrors.invalid('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
-    if (!res && !nonRes) errs.push(fieldErrors.invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
-    if (errs.length) throw errors.invalid({ group: AUTHORIZATION_GROUP, kind: this.kind }, '', errs);
+    return accessReview(this.kind, review, user, authorizer, []);
+  },
+};
 
-    const attrs: Attributes = res
-      ? {
-          verb: res.verb ?? '',
-          group: res.group ?? '',
-          resource: res.resource ?? '',
-          subresource: res.subresource || undefined,
-          namespace: res.namespace || undefined,
-          name: res.name || undefined,
-        }
-      : { verb: nonRes!.verb ?? '', group: '', resource: '', path: nonRes!.path ?? '' };
-    const d = authorizer.decide(user, attrs);
-    const status: Record<string, unknown> = { allowed: d.allowed };
-    if (d.denied) status.denied = true;
-    if (d.reason) status.reason = d.reason;
-    if (d.evaluationError) status.evaluationError = d.evaluationError;
-    const echoed: Record<string, unknown> = {};
-    if (res) echoed.resourceAttributes = dropEmpty(res);
-    if (nonRes) echoed.nonResourceAttributes = dropEmpty(nonRes);
-    return { ...envelope(this.kind, review.metadata), spec: echoed, status };
+/** The shared half of SelfSubjectAccessReview and SubjectAccessReview: validate, ask the authorizer, echo. */
+function accessReview(kind: string, review: AccessReviewBody, user: UserInfo, authorizer: Authorizer, extraErrors: FieldError[]) {
+  const spec = review.spec ?? {};
+  const res = spec.resourceAttributes;
+  const nonRes = spec.nonResourceAttributes;
+  const errs: FieldError[] = [...extraErrors];
+  if (res && nonRes) errs.push(fieldErrors.invalid('spec.nonResourceAttributes', nonRes, 'cannot be specified in combination with resourceAttributes'));
+  if (!res && !nonRes) errs.push(fieldErrors.invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  if (errs.length) throw errors.invalid({ group: AUTHORIZATION_GROUP, kind }, '', errs);
+
+  const attrs: Attributes = res
+    ? {
+        verb: res.verb ?? '',
+        group: res.group ?? '',
+        resource: res.resource ?? '',
+        subresource: res.subresource || undefined,
+        namespace: res.namespace || undefined,
+        name: res.name || undefined,
+      }
+    : { verb: nonRes!.verb ?? '', group: '', resource: '', path: nonRes!.path ?? '' };
+  const d = authorizer.decide(user, attrs);
+  const status: Record<string, unknown> = { allowed: d.allowed };
+  if (d.denied) status.denied = true;
+  if (d.reason) status.reason = d.reason;
+  if (d.evaluationError) status.evaluationError = d.evaluationError;
+  const echoed: Record<string, unknown> = {};
+  if (res) echoed.resourceAttributes = dropEmpty(res);
+  if (nonRes) echoed.nonResourceAttributes = dropEmpty(nonRes);
+  for (const k of ['user', 'groups', 'uid', 'extra'] as const) if (spec[k] !== undefined) echoed[k] = spec[k];
+  return { ...envelope(kind, review.metadata), spec: echoed, status };
+}
+
+const subjectAccessReviews: ReviewResource = {
+  group: AUTHORIZATION_GROUP,
+  version: 'v1',
+  kind: 'SubjectAccessReview',
+  plural: 'subjectaccessreviews',
+  singular: 'subjectaccessreview',
+  scope: 'Cluster',
+  verbs: ['create'],
+  shortNames: [],
+  categories: [],
+  subresources: {},
+  withoutStorage: true,
+  description: 'Asks whether a given user may perform an action.',
+  schema: SubjectAccessReview,
+  create(_requester, body, authorizer) {
+    const review = decode(this.kind, SubjectAccessReview, body) as AccessReviewBody;
+    const spec = review.spec ?? {};
+    const errs: FieldError[] = [];
+    if (!spec.user && !spec.groups?.length) errs.push(fieldErrors.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+    const subject: UserInfo = { name: spec.user ?? '', uid: spec.uid || undefined, groups: spec.groups ?? [], extra: spec.extra };
+    return accessReview(this.kind, review, subject, authorizer, errs);
+  },
+};
+
+const selfSubjectReviews: ReviewResource = {
+  group: AUTHENTICATION_GROUP,
+  version: 'v1',
+  kind: 'SelfSubjectReview',
+  plural: 'selfsubjectreviews',
+  singular: 'selfsubjectreview',
+  scope: 'Cluster',
+  verbs: ['create'],
+  shortNames: [],
+  categories: [],
+  subresources: {},
+  withoutStorage: true,
+  description: 'Tells the requesting user who the server takes them for (`kubectl auth whoami`).',
+  schema: SelfSubjectReview,
+  create(user, body) {
+    const review = decode(this.kind, SelfSubjectReview, body, AUTHENTICATION_GROUP) as { metadata?: Record<string, unknown> };
+    const userInfo: Record<string, unknown> = { username: user.name };
+    if (user.uid) userInfo.uid = user.uid;
+    if (user.groups.length) userInfo.groups = user.groups;
+    if (user.extra && Object.keys(user.extra).length) userInfo.extra = user.extra;
+    return { ...envelope(this.kind, review.metadata, AUTHENTICATION_GROUP), status: { userInfo } };
   },
 };
 
@@ -156,7 +219,7 @@ function dropEmptyLists<T extends Record<string, unknown>>(o: T): T {
   return o;
 }
 
-export const reviewResources: readonly ReviewResource[] = [selfSubjectAccessReviews, selfSubjectRulesReviews];
+export const reviewResources: readonly ReviewResource[] = [selfSubjectAccessReviews, selfSubjectRulesReviews, subjectAccessReviews, selfSubjectReviews];
 
 export function reviewResourceFor(group: string, version: string, plural: string): ReviewResource | undefined {
   return reviewResources.find((r) => r.group === group && r.version === version && r.plural === plural);

@@ -13,7 +13,7 @@ let k: Kubectl;
 // Pods take a while to stop, so a foreground deletion can be watched waiting for them.
 beforeAll(async () => {
   s = await startTestServer({ simulation: { heartbeatSeconds: 1, podStartSeconds: 0.05, podReadySeconds: 0.1, podStopSeconds: 1.5 } });
-  k = kubectlFor(s.url, { timeoutMs: 60_000 });
+  k = kubectlFor(s, { timeoutMs: 60_000 });
   for (const n of ['cas-1', 'cas-2']) {
     const r = await k('create', '-f', k.manifest(n, `apiVersion: v1\nkind: Node\nmetadata: {name: ${n}}\n`));
     expect(r.code, r.stderr).toBe(0);

@@ -9,8 +9,8 @@ beforeAll(async () => {
   s = await startTestServer();
   kc = new k8s.KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'local', server: s.url, skipTLSVerify: true }],
-    users: [{ name: 'admin' }],
+    clusters: [{ name: 'local', server: s.httpsUrl, caData: Buffer.from(s.ca).toString('base64') }],
+    users: [{ name: 'admin', token: s.adminToken }],
     contexts: [{ name: 'local', cluster: 'local', user: 'admin' }],
     currentContext: 'local',
   });

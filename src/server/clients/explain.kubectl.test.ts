@@ -10,7 +10,7 @@ let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer();
-  k = kubectlFor(s.url);
+  k = kubectlFor(s);
 });
 afterAll(async () => {
   await s?.stop();

@@ -11,7 +11,7 @@ let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer();
-  k = kubectlFor(s.url, { timeoutMs: 40_000 });
+  k = kubectlFor(s, { timeoutMs: 40_000 });
 });
 afterAll(async () => {
   await s.stop();

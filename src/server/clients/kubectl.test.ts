@@ -11,7 +11,7 @@ let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer();
-  k = kubectlFor(s.url);
+  k = kubectlFor(s);
 });
 afterAll(async () => {
   await s.stop();

@@ -20,6 +20,13 @@ export interface KubectlUser {
   token?: string;
 }
 
+/** A server as kubectl needs it: its TLS address, the CA to trust and the admin token (a TestServer or ApiServer is one). */
+export interface KubectlTarget {
+  httpsUrl: string;
+  ca: string;
+  adminToken: string;
+}
+
 export interface Kubectl {
   /** Runs `kubectl <args>` with the default timeout and environment. */
   (...args: string[]): Promise<KubectlResult>;
@@ -32,20 +39,24 @@ export interface Kubectl {
 }
 
 /**
- * kubectl against `server`. With several `users`, each gets a context of its
- * own name (the first is current); `insecure` skips TLS verification.
+ * kubectl against `server`: a URL, or a server's TLS address trusting its CA
+ * with its admin token as user `admin` (the default user). With several
+ * `users`, each gets a context of its own name (the first is current);
+ * `insecure` skips TLS verification.
  */
-export function kubectlFor(server: string, opts: { users?: KubectlUser[]; namespace?: string; insecure?: boolean; timeoutMs?: number } = {}): Kubectl {
+export function kubectlFor(server: string | KubectlTarget, opts: { users?: KubectlUser[]; namespace?: string; insecure?: boolean; timeoutMs?: number } = {}): Kubectl {
   const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
-  const users = opts.users ?? [{ name: 'admin' }];
+  const target = typeof server === 'string' ? undefined : server;
+  const users = opts.users ?? [{ name: 'admin', token: target?.adminToken }];
   const ns = opts.namespace ?? 'default';
   const kubeconfig = join(dir, 'config');
+  const trust = opts.insecure ? ', insecure-skip-tls-verify: true' : target ? `, certificate-authority-data: ${Buffer.from(target.ca).toString('base64')}` : '';
   writeFileSync(
     kubeconfig,
     [
       'apiVersion: v1',
       'kind: Config',
-      `clusters: [{name: local, cluster: {server: "${server}"${opts.insecure ? ', insecure-skip-tls-verify: true' : ''}}}]`,
+      `clusters: [{name: local, cluster: {server: "${target?.httpsUrl ?? server}"${trust}}}]`,
       'users:',
       ...users.map((u) => `- {name: ${u.name}, user: {${u.token ? `token: ${u.token}` : ''}}}`),
       'contexts:',

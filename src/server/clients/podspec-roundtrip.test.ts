@@ -38,7 +38,7 @@ let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer();
-  k = kubectlFor(s.url);
+  k = kubectlFor(s);
   for (const ns of new Set(corpus.map((c) => c.obj.metadata.namespace))) {
     await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: ns } } });
   }

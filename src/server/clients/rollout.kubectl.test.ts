@@ -10,7 +10,7 @@ let k: Kubectl;
 
 beforeAll(async () => {
   s = await startTestServer({ simulation: { heartbeatSeconds: 1, podStartSeconds: 0.1, podReadySeconds: 0.2, podStopSeconds: 0.1 } });
-  k = kubectlFor(s.url, { timeoutMs: 90_000 });
+  k = kubectlFor(s, { timeoutMs: 90_000 });
 });
 afterAll(() => s.stop());
 

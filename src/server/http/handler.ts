@@ -220,7 +220,7 @@ export function createHandler(ctx: HandlerContext) {
 
     const rep = negotiate(req);
     if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
-    await serveResource(verb, kind, store, info, req, res, query, rep, pretty);
+    await serveResource(verb, kind, store, info, req, res, query, rep, pretty, user);
   }
 
   /** The pipeline's authorization step: a denied request is a 403 naming the user, verb and resource. */
@@ -313,6 +313,7 @@ export function createHandler(ctx: HandlerContext) {
     query: URLSearchParams,
     rep: Representation,
     pretty: boolean,
+    user: UserInfo,
   ) {
     const ns = info.namespace;
     const warnings: string[] = [];
@@ -338,7 +339,7 @@ export function createHandler(ctx: HandlerContext) {
         return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });
       }
       case 'create': {
-        const write = writeContext(query, 'CreateOptions', warnings);
+        const write = writeContext(query, 'CreateOptions', warnings, user);
         const body = await readBody(req);
         if (info.subresource) {
           const action = subresourceActions[info.subresource];
@@ -353,7 +354,7 @@ export function createHandler(ctx: HandlerContext) {
         return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
       }
       case 'update': {
-        const write = writeContext(query, 'UpdateOptions', warnings);
+        const write = writeContext(query, 'UpdateOptions', warnings, user);
         const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body: await readBody(req), fieldValidation: write.fieldValidation });
         warnings.push(...decoded.warnings);
         const updated = await store.update(ns, info.name!, decoded.value as KubeObject, write, info.subresource);
@@ -367,7 +368,7 @@ export function createHandler(ctx: HandlerContext) {
         if (query.get('force') !== null) {
           throw errors.invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
         }
-        const write = writeContext(query, 'PatchOptions', warnings);
+        const write = writeContext(query, 'PatchOptions', warnings, user);
         const body = await readBody(req);
         const patched = await store.guaranteedUpdateFrom(ns, info.name!, async (current) => {
           const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name! });
@@ -378,7 +379,7 @@ export function createHandler(ctx: HandlerContext) {
       }
       case 'delete': {
         const opts = parseDeleteOptions(parseDeleteBody(await readBody(req)), query);
-        const { object, deleted } = await store.delete(ns, info.name!, opts, { dryRun: opts.dryRun, warnings });
+        const { object, deleted } = await store.delete(ns, info.name!, opts, { dryRun: opts.dryRun, warnings, user });
         if (!deleted) return writeObject(res, opts.orphanDependents === false ? 202 : 200, kind, object, rep, pretty, query, warnings);
         if (kind.strategy.returnDeletedObject) return writeObject(res, 200, kind, object, rep, pretty, query, warnings);
         return writeBody(res, 200, successStatus(kind, object.metadata.name!, object.metadata.uid), { pretty, headers: warningHeaders(warnings) });
@@ -386,17 +387,19 @@ export function createHandler(ctx: HandlerContext) {
       case 'deletecollection': {
         const q = parseListQuery(kind, query);
         const opts = parseDeleteOptions(parseDeleteBody(await readBody(req)), query);
-        const items = await store.deleteCollection(ns, q, opts, { dryRun: opts.dryRun, warnings });
+        const items = await store.deleteCollection(ns, q, opts, { dryRun: opts.dryRun, warnings, user });
         return writeBody(res, 200, store.listJSON({ items, resourceVersion: store.currentRevision() }), { pretty, headers: warningHeaders(warnings) });
       }
     }
   }
 
-  function writeContext(query: URLSearchParams, optionsKind: string, warnings: string[]): WriteContext & { fieldValidation: FieldValidation } {
+  /** The options of a write, and its author for admission. */
+  function writeContext(query: URLSearchParams, optionsKind: string, warnings: string[], user: UserInfo): WriteContext & { fieldValidation: FieldValidation } {
     return {
       dryRun: parseDryRun(query, optionsKind),
       fieldValidation: parseFieldValidation(query.get('fieldValidation'), optionsKind),
       warnings,
+      user,
     };
   }
 

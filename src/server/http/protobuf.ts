@@ -101,8 +101,69 @@ const resourceAttributes: Message = {
 };
 const nonResourceAttributes: Message = { fields: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } };
 
+/** rbac.authorization.k8s.io/v1 (API/rbac/v1/generated.proto): `kubectl create role|clusterrole|rolebinding|clusterrolebinding`. */
+const policyRule: Message = {
+  fields: {
+    1: { name: 'verbs', type: 'string', repeated: true },
+    2: { name: 'apiGroups', type: 'string', repeated: true },
+    3: { name: 'resources', type: 'string', repeated: true },
+    4: { name: 'resourceNames', type: 'string', repeated: true },
+    5: { name: 'nonResourceURLs', type: 'string', repeated: true },
+  },
+};
+const labelSelector: Message = {
+  fields: {
+    1: { name: 'matchLabels', type: { map: 'string' } },
+    2: {
+      name: 'matchExpressions',
+      repeated: true,
+      type: { fields: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } } },
+    },
+  },
+};
+const roleBinding: Message = {
+  fields: {
+    1: { name: 'metadata', type: objectMeta },
+    2: {
+      name: 'subjects',
+      repeated: true,
+      type: { fields: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiGroup', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'namespace', type: 'string' } } },
+    },
+    3: { name: 'roleRef', type: { fields: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } } } },
+  },
+};
+
 /** Messages by `apiVersion/kind`. */
 const KINDS: Record<string, Message> = {
+  'rbac.authorization.k8s.io/v1/Role': { fields: { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'rules', type: policyRule, repeated: true } } },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    fields: {
+      1: { name: 'metadata', type: objectMeta },
+      2: { name: 'rules', type: policyRule, repeated: true },
+      3: { name: 'aggregationRule', type: { fields: { 1: { name: 'clusterRoleSelectors', type: labelSelector, repeated: true } } } },
+    },
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': roleBinding,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': roleBinding,
+  // kubectl auth whoami.
+  'authentication.k8s.io/v1/SelfSubjectReview': { fields: { 1: { name: 'metadata', type: objectMeta } } },
+  'authorization.k8s.io/v1/SubjectAccessReview': {
+    fields: {
+      1: { name: 'metadata', type: objectMeta },
+      2: {
+        name: 'spec',
+        type: {
+          fields: {
+            1: { name: 'resourceAttributes', type: resourceAttributes },
+            2: { name: 'nonResourceAttributes', type: nonResourceAttributes },
+            3: { name: 'user', type: 'string' },
+            4: { name: 'groups', type: 'string', repeated: true },
+            6: { name: 'uid', type: 'string' },
+          },
+        },
+      },
+    },
+  },
   'v1/Namespace': {
     fields: {
       1: { name: 'metadata', type: objectMeta },
