@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daemonPodTolerations, nodeShouldRunDaemonPod, toleratesTaint } from './daemonnodes.ts';
+import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod, toleratesTaint } from './daemonnodes.ts';
 
 const node = (name: string, labels: Record<string, string> = {}, taints: { key: string; value?: string; effect: string }[] = []) => ({ metadata: { name, labels }, spec: { taints } });
 const ds = (spec: object = {}) => ({ spec: { template: { spec: { containers: [{ name: 'c', image: 'i' }], ...spec } } } });
@@ -44,5 +44,14 @@ describe('which nodes run a daemon pod', () => {
     const byName = { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['b'] }] }] } } } };
     expect(nodeShouldRunDaemonPod(node('a'), ds(byName)).shouldRun).toBe(false);
     expect(nodeShouldRunDaemonPod(node('b'), ds(byName)).shouldRun).toBe(true);
+  });
+
+  it("find a daemon pod's node: spec.nodeName once bound, else the one name its affinity allows", () => {
+    const byName = (values: string[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values }] }] } } } });
+    expect(daemonPodNodeName({ spec: { nodeName: 'a', ...byName(['b']) } })).toBe('a');
+    expect(daemonPodNodeName({ spec: byName(['b']) })).toBe('b');
+    expect(daemonPodNodeName({ spec: byName(['b', 'c']) })).toBeUndefined();
+    expect(daemonPodNodeName({ spec: {} })).toBeUndefined();
+    expect(daemonPodNodeName({})).toBeUndefined();
   });
 });
