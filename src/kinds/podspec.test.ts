@@ -157,6 +157,27 @@ describe('PodSpec validation', () => {
     ]);
   });
 
+  it('checks projected sources: one kind each, no path claimed twice', () => {
+    const s = spec((x) => {
+      x.volumes = [
+        {
+          name: 'p',
+          projected: {
+            sources: [
+              { configMap: { name: 'a', items: [{ key: 'k', path: 'same' }] } },
+              { configMap: { name: 'b', items: [{ key: 'k', path: 'same' }] } },
+              { configMap: { name: 'c' }, secret: { name: 'd' } },
+            ],
+          },
+        },
+      ];
+    });
+    expect(errs(s)).toEqual([
+      'spec.volumes[0].projected: Invalid value: "b": conflicting duplicate paths',
+      'spec.volumes[0].projected.sources[2]: Forbidden: may not specify more than 1 volume type per source',
+    ]);
+  });
+
   it('allows probes and lifecycle only on sidecar init containers, and restartPolicy only on init containers', () => {
     const probe = { exec: { command: ['true'] } };
     const s = spec((x) => {

@@ -72,33 +72,35 @@ function validateDownwardAPIFiles(items: any[] | undefined, p: Path): FieldError
   return errs;
 }
 
-function validateProjectedSources(sources: any[] | undefined, p: Path): FieldError[] {
+function validateProjectedSources(sources: any[] | undefined, projected: Path): FieldError[] {
+  const p = projected.child('sources');
   const errs: FieldError[] = [];
   const paths = new Set<string>();
   (sources ?? []).forEach((src, i) => {
     const ip = p.index(i);
     const kinds = ['secret', 'downwardAPI', 'configMap', 'serviceAccountToken', 'clusterTrustBundle'].filter((k) => src[k]);
-    if (kinds.length !== 1) errs.push(fieldErrors.forbidden(ip, 'may not specify more than 1 volume type per source'));
-    const seen = (path: string, pp: Path) => {
-      if (paths.has(path)) errs.push(fieldErrors.invalid(pp, path, 'conflicting duplicate paths'));
+    if (kinds.length > 1) errs.push(fieldErrors.forbidden(ip, 'may not specify more than 1 volume type per source'));
+    // A path claimed twice is reported on the projected volume, with the source's name (or the path).
+    const seen = (path: string, value: string) => {
+      if (paths.has(path)) errs.push(fieldErrors.invalid(projected, value, 'conflicting duplicate paths'));
       paths.add(path);
     };
     if (src.secret) {
       const sp = ip.child('secret');
       if (!src.secret.name) errs.push(fieldErrors.required(sp.child('name')));
       errs.push(...validateKeyToPaths(src.secret.items, sp.child('items')));
-      (src.secret.items ?? []).forEach((it: any, j: number) => it.path && seen(it.path, sp.child('items').index(j).child('path')));
+      (src.secret.items ?? []).forEach((it: any) => it.path && seen(it.path, src.secret.name ?? ''));
     }
     if (src.configMap) {
       const cp = ip.child('configMap');
       if (!src.configMap.name) errs.push(fieldErrors.required(cp.child('name')));
       errs.push(...validateKeyToPaths(src.configMap.items, cp.child('items')));
-      (src.configMap.items ?? []).forEach((it: any, j: number) => it.path && seen(it.path, cp.child('items').index(j).child('path')));
+      (src.configMap.items ?? []).forEach((it: any) => it.path && seen(it.path, src.configMap.name ?? ''));
     }
     if (src.downwardAPI) {
       const dp = ip.child('downwardAPI');
       errs.push(...validateDownwardAPIFiles(src.downwardAPI.items, dp.child('items')));
-      (src.downwardAPI.items ?? []).forEach((it: any, j: number) => it.path && seen(it.path, dp.child('items').index(j).child('path')));
+      (src.downwardAPI.items ?? []).forEach((it: any) => it.path && seen(it.path, it.path));
     }
     if (src.serviceAccountToken) {
       const tp = ip.child('serviceAccountToken');
@@ -108,14 +110,14 @@ function validateProjectedSources(sources: any[] | undefined, p: Path): FieldErr
       if (!t.path) errs.push(fieldErrors.required(tp.child('path')));
       else {
         errs.push(...validateLocalDescendingPath(t.path, tp.child('path')));
-        seen(t.path, tp.child('path'));
+        seen(t.path, t.path);
       }
     }
     if (src.clusterTrustBundle) {
       const bp = ip.child('clusterTrustBundle');
       const b = src.clusterTrustBundle;
       if (!b.path) errs.push(fieldErrors.required(bp.child('path')));
-      else seen(b.path, bp.child('path'));
+      else seen(b.path, b.path);
       if (!b.name && !b.signerName) errs.push(fieldErrors.required(bp, 'either name or signerName must be set'));
       if (b.name && (b.signerName || b.labelSelector)) errs.push(fieldErrors.invalid(bp.child('name'), b.name, 'name and signerName may not be used together'));
     }
@@ -260,7 +262,7 @@ export function validateVolumeSource(v: any, p: Path, { isPod = false } = {}): F
       errs.push(...required(src, sp, 'volumeName'));
       break;
     case 'projected':
-      errs.push(...validateDefaultMode(src.defaultMode, sp.child('defaultMode')), ...validateProjectedSources(src.sources, sp.child('sources')));
+      errs.push(...validateDefaultMode(src.defaultMode, sp.child('defaultMode')), ...validateProjectedSources(src.sources, sp));
       break;
     case 'scaleIO':
       errs.push(...required(src, sp, 'gateway', 'system'));
