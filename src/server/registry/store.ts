@@ -74,6 +74,8 @@ function fromStorage(e: unknown): unknown {
   return e;
 }
 
+/** Objects whose JSON is at least this long are written a turn after they are serialised. */
+const LARGE_OBJECT_CHARS = 256 * 1024;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const stripRV = (o: KubeObject) => {
@@ -368,7 +370,9 @@ export class Store {
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const revision = await this.storage.create(this.keyFor(meta.namespace, stored.metadata.name!), JSON.stringify(stored));
+        const value = JSON.stringify(stored);
+        if (value.length > LARGE_OBJECT_CHARS) await yieldToEventLoop();
+        const revision = await this.storage.create(this.keyFor(meta.namespace, stored.metadata.name!), value);
         await this.cache.waitFor(revision);
         stored.metadata.resourceVersion = String(revision);
         return stored;

@@ -74,6 +74,9 @@ class Bucket {
   }
 }
 
+/** Events whose value is at least this long are applied a turn later (see receive). */
+const LARGE_EVENT_CHARS = 256 * 1024;
+
 export class WatchCache {
   private readonly buckets = new Map<string, Bucket>();
   private readonly history: CacheEvent[] = [];
@@ -96,7 +99,7 @@ export class WatchCache {
     // or below the listed revision are skipped in apply().
     const early: StorageEvent[] = [];
     let ready = false;
-    cache.unsubscribe = storage.subscribe((events) => (ready ? cache.apply(events) : early.push(...events)));
+    cache.unsubscribe = storage.subscribe((events) => (ready ? cache.receive(events) : early.push(...events)));
     const all = await storage.list('/registry/');
     for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
     cache.revision = cache.historyStart = all.revision;
@@ -114,6 +117,28 @@ export class WatchCache {
     let b = this.buckets.get(prefix);
     if (!b) this.buckets.set(prefix, (b = new Bucket()));
     return b;
+  }
+
+  /** Events not applied yet, in order; see receive(). */
+  private queued: StorageEvent[] = [];
+
+  /**
+   * Storage delivers events inside the write that made them. Small ones are
+   * applied at once; a large one (parsing it takes a while) is applied on
+   * the next turn of the event loop, so that the write and the parse are
+   * two turns, not one long one. Order is kept: once anything waits, later
+   * events wait behind it. Readers wait with waitFor() either way.
+   */
+  private receive(events: StorageEvent[]) {
+    if (!this.queued.length && !events.some((e) => e.value.length > LARGE_EVENT_CHARS)) return this.apply(events);
+    if (!this.queued.length) {
+      setImmediate(() => {
+        const all = this.queued;
+        this.queued = [];
+        this.apply(all);
+      });
+    }
+    this.queued.push(...events);
   }
 
   private apply(events: StorageEvent[]) {
