@@ -61,14 +61,17 @@ async function listAndReport(conn: Connection, kind: KindDefinition, namespace?:
     if (lastListError) ((lastListError = false), notifyHealth());
     return s;
   } catch (e) {
-    if (!lastListError) ((lastListError = true), notifyHealth());
+    // Offline is a server that does not answer (or fails); a refusal (401, 403) or a
+    // missing resource is an answer, shown where it happens, not as a dead connection.
+    const code = (e as { code?: number }).code ?? 0;
+    if (!lastListError && (code === 0 || code >= 500)) ((lastListError = true), notifyHealth());
     throw e;
   }
 }
 
 /** The worst health of the watches in use: one dead watch is worth showing. */
 export function overallHealth(): WatchHealth {
-  const active = [...watches].filter((w) => w.inUse);
+  const active = [...watches].filter((w) => w.inUse && !w.refused);
   if (lastListError || active.some((w) => w.health === 'offline')) return 'offline';
   if (active.some((w) => w.health === 'reconnecting')) return 'reconnecting';
   if (active.some((w) => w.health === 'live')) return 'live';
@@ -173,3 +176,16 @@ export function useVersion() {
 
 // Access answers live with the other access reviews; re-exported for the pages that gate actions.
 export { useCanI } from './access.ts';
+
+/**
+ * Changes the connection (switch, sign in, edit): every watch stops and the
+ * cache empties first, so nothing fetched as one user is shown as another.
+ */
+export function useChangeConnection() {
+  const qc = useQueryClient();
+  return (change: () => void) => {
+    stopAllWatches(qc);
+    qc.clear();
+    change();
+  };
+}

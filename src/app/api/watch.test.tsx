@@ -8,7 +8,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import { SqliteStorage } from '../../server/storage/sqlite.ts';
 import { startTestServer, type TestServer } from '../../server/testing.ts';
-import { setConnection } from './connection.ts';
+import { getConnection, setConnection } from './connection.ts';
+import { onRefusal } from './client.ts';
+import { useCredentialsNeeded } from './access.ts';
 import { stopAllWatches, useList, useWatchHealth } from './hooks.ts';
 import { join } from 'node:path';
 
@@ -49,7 +51,7 @@ const names = () => screen.queryAllByRole('listitem').map((li) => li.textContent
 beforeAll(async () => {
   s = await startTestServer({ watchCacheSize: 5 });
   port = Number(new URL(s.url).port);
-  setConnection({ baseUrl: s.url });
+  setConnection({ baseUrl: s.url, token: s.adminToken });
 });
 afterAll(async () => {
   stopAllWatches();
@@ -95,5 +97,30 @@ describe('useList with its watch', () => {
     });
     await waitFor(() => expect(names()).toContain('fifth'));
     view.unmount();
+  }, 40_000);
+
+  it('a refused list (401) asks for credentials and is not shown as a dead connection', async () => {
+    const saved = getConnection();
+    setConnection({ baseUrl: s.url, token: 'not-a-token' });
+    let refusals = 0;
+    const off = onRefusal((code, _conn, path) => void (code === 401 && path.startsWith('/api/v1/nodes') && refusals++));
+    function Probe() {
+      return <p data-testid="needed">{String(useCredentialsNeeded())}</p>;
+    }
+    const qc = new QueryClient();
+    const view = render(
+      <QueryClientProvider client={qc}>
+        <NodeNames />
+        <Probe />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('needed').textContent).toBe('true'));
+    // Past the retries after which an unreachable server shows offline.
+    await waitFor(() => expect(refusals).toBeGreaterThan(4), { timeout: 30_000 });
+    expect(screen.getByTestId('health').textContent).not.toBe('offline');
+    off();
+    view.unmount();
+    stopAllWatches(qc);
+    setConnection(saved);
   }, 40_000);
 });

@@ -116,6 +116,8 @@ export class ListWatch {
   /** Bumped whenever the current stream is abandoned, so its late callbacks are ignored. */
   private generation = 0;
   health: WatchHealth = 'connecting';
+  /** The server refused the list (401, 403) or lacks the resource (404): an answer, not a dead connection. */
+  refused = false;
 
   constructor(
     private readonly queryClient: QueryClient,
@@ -182,7 +184,10 @@ export class ListWatch {
     if (!state) {
       try {
         state = await this.relist();
-      } catch {
+        this.refused = false;
+      } catch (e) {
+        const code = (e as { code?: number }).code ?? 0;
+        this.refused = code === 401 || code === 403 || code === 404;
         return this.scheduleReconnect(true);
       }
     }
@@ -224,7 +229,8 @@ export class ListWatch {
       return;
     }
     this.retry++;
-    this.setHealth(this.retry > 2 ? 'offline' : 'reconnecting');
+    if (this.refused) this.setHealth('connecting');
+    else this.setHealth(this.retry > 2 ? 'offline' : 'reconnecting');
     const delay = Math.min(30_000, 500 * 2 ** Math.min(this.retry, 6)) * (0.8 + Math.random() * 0.4);
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }

@@ -133,7 +133,7 @@ function WhoCanView() {
           <Badge>{answer.subjects.length + (mastersListed ? 0 : 1)}</Badge>
         </h2>
         <div className="body">
-          <table className="simple whocan">
+          <table className="simple access whocan">
             <caption className="visually-hidden">Subjects allowed, and the binding that allows each</caption>
             <thead>
               <tr>
@@ -299,7 +299,7 @@ function SubjectView() {
               {result.grants.length === 0 ? (
                 <p>No binding grants {name} anything{ns ? ` in ${ns} or cluster-wide` : ''}.</p>
               ) : (
-                <table className="simple">
+                <table className="simple access">
                   <caption className="visually-hidden">Rules granted, with their binding</caption>
                   <thead>
                     <tr>

@@ -34,7 +34,7 @@ export function RulesTable({ rules, caption }: { rules: { rule: Rule; from?: str
   const showFrom = rules.some((r) => r.from);
   const showNames = rules.some((r) => r.rule.resourceNames?.length);
   return (
-    <table className="simple rules">
+    <table className="simple access rules">
       <caption className="visually-hidden">{caption}</caption>
       <thead>
         <tr>
@@ -48,7 +48,7 @@ export function RulesTable({ rules, caption }: { rules: { rule: Rule; from?: str
       <tbody>
         {rules.map(({ rule, from }, i) => (
           <tr key={i}>
-            <td className="mono">{listOrAll(rule.verbs)}</td>
+            <td className="mono nowrap">{listOrAll(rule.verbs)}</td>
             <td className="mono">{rule.nonResourceURLs?.length ? <span className="muted">non-resource</span> : listOrAll(rule.apiGroups)}</td>
             <td className="mono">{rule.nonResourceURLs?.length ? listOrAll(rule.nonResourceURLs) : listOrAll(rule.resources)}</td>
             {showNames && <td className="mono">{listOrAll(rule.resourceNames, 'any')}</td>}
@@ -81,7 +81,7 @@ function BoundBy({ role }: { role: RoleRef & { namespace?: string } }) {
         {!bindings.length ? (
           <p className="muted">No binding grants this role{denied ? ' among those you may read' : ''}.</p>
         ) : (
-          <table className="simple">
+          <table className="simple access">
             <caption className="visually-hidden">Bindings that grant this role</caption>
             <thead>
               <tr>
