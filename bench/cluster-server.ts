@@ -12,7 +12,7 @@ const server = await startServer({
   demo: false,
   simulation: { extraNodes: Number(nodes), heartbeatSeconds: Number(heartbeatSeconds) },
 });
-console.log(`cluster: ${server.url}`);
+console.log(`cluster: ${server.url} ${server.adminToken}`);
 
 const nodePrefix = '/registry/core/nodes/';
 createInterface({ input: process.stdin }).on('line', (line) => {

@@ -16,6 +16,8 @@ const ROLLOUT_NODES = 1000;
 
 interface Cluster {
   url: string;
+  /** `Authorization: Bearer <admin token>`. */
+  headers: Record<string, string>;
   child: ChildProcess;
   stats(): Promise<{ ready: number; heartbeat: { count: number; p50: number; p99: number; max: number } }>;
   send(cmd: string): void;
@@ -35,10 +37,11 @@ async function startCluster(nodes: number): Promise<Cluster> {
       const w = (l: string) => (l.startsWith(prefix) ? resolve(l.slice(prefix.length)) : waiters.push(w));
       waiters.push(w);
     });
-  const url = (await next('cluster: ')).trim();
+  const [url, token] = (await next('cluster: ')).trim().split(' ');
   const send = (cmd: string) => child.stdin!.write(cmd + '\n');
   return {
     url,
+    headers: { Authorization: `Bearer ${token}` },
     child,
     send,
     async stats() {
@@ -106,7 +109,7 @@ async function rollout() {
   const api = async (path: string, init: { method?: string; body?: unknown; type?: string } = {}) => {
     const r = await fetch(c.url + path, {
       method: init.method ?? 'GET',
-      headers: { 'Content-Type': init.type ?? 'application/json' },
+      headers: { ...c.headers, 'Content-Type': init.type ?? 'application/json' },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
     return r.json() as Promise<any>;

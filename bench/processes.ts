@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 export interface Proc {
   url: string;
+  /** `Authorization: Bearer <admin token>` for our server (the bare server ignores it). */
+  headers: Record<string, string>;
   child: ChildProcess;
   stop(): void;
 }
@@ -31,8 +33,9 @@ export async function startApiServer(extra: string[] = []): Promise<Proc> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await waitForUrl(child, /web app: (http:\/\/\S+)/);
-  return { url, child, stop: () => child.kill('SIGTERM') };
+  // The printed app URL carries the admin token in its fragment.
+  const [url, token] = (await waitForUrl(child, /Web app: (http:\/\/\S+)/)).split('/#token=');
+  return { url, headers: { Authorization: `Bearer ${token}` }, child, stop: () => child.kill('SIGTERM') };
 }
 
 /** A bare node:http server answering every request with the same bytes. */
@@ -50,5 +53,5 @@ export async function startBareServer(body: string): Promise<Proc> {
     s.listen(0, '127.0.0.1', () => console.log('bare: http://127.0.0.1:' + s.address().port));`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await waitForUrl(child, /bare: (http:\/\/\S+)/);
-  return { url, child, stop: () => child.kill('SIGTERM') };
+  return { url, headers: {}, child, stop: () => child.kill('SIGTERM') };
 }

@@ -28,19 +28,19 @@ export async function benchServer() {
     for (let i = 0; i < NODES; i += 50) {
       await Promise.all(
         Array.from({ length: Math.min(50, NODES - i) }, (_, j) =>
-          fetch(`${api.url}/api/v1/nodes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(nodeManifest(i + j)) }).then((r) => {
+          fetch(`${api.url}/api/v1/nodes`, { method: 'POST', headers: { ...api.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(nodeManifest(i + j)) }).then((r) => {
             if (r.status !== 201) throw new Error(`create failed: ${r.status}`);
           }),
         ),
       );
     }
     const getPath = '/api/v1/nodes/node-02500';
-    const oneBody = await (await fetch(api.url + getPath)).text();
+    const oneBody = await (await fetch(api.url + getPath, { headers: api.headers })).text();
     const bare = await startBareServer(oneBody);
     try {
-      await load(api.url + getPath, { seconds: 1 });
+      await load(api.url + getPath, { seconds: 1, headers: api.headers });
       await load(bare.url + getPath, { seconds: 1 });
-      const ours = await load(api.url + getPath, { seconds: 5 });
+      const ours = await load(api.url + getPath, { seconds: 5, headers: api.headers });
       const base = await load(bare.url + getPath, { seconds: 5 });
       console.log(`GET one node: ${ours.perSecond.toFixed(0)} req/s (p99 ${ours.p99ms.toFixed(2)} ms); bare node:http with the same bytes: ${base.perSecond.toFixed(0)} req/s`);
       console.log(`  ratio ${(ours.perSecond / base.perSecond).toFixed(2)} of the bare server's throughput (aim: at least 0.5)`);
@@ -52,7 +52,7 @@ export async function benchServer() {
     let listBody = '';
     for (let i = 0; i < 15; i++) {
       const t0 = performance.now();
-      listBody = await (await fetch(`${api.url}/api/v1/nodes`)).text();
+      listBody = await (await fetch(`${api.url}/api/v1/nodes`, { headers: api.headers })).text();
       listTimes.push(performance.now() - t0);
     }
     const items = JSON.parse(listBody).items as unknown[];

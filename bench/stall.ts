@@ -75,7 +75,7 @@ function probe(url: string): Probe {
 }
 
 async function send(server: Proc, path: string, method: string, type: string, body: string | Buffer): Promise<number> {
-  const res = await fetch(server.url + path, { method, headers: { "Content-Type": type }, body: body as unknown as BodyInit });
+  const res = await fetch(server.url + path, { method, headers: { ...server.headers, "Content-Type": type }, body: body as unknown as BodyInit });
   await res.text();
   return res.status;
 }

@@ -1,6 +1,8 @@
-// Talking to the real server from e2e tests: JSON over HTTP and the real kubectl.
+// Talking to the real server from e2e tests: JSON over HTTP and the real kubectl,
+// both as the e2e admin (see playwright.config.ts).
+import { readFileSync } from 'node:fs';
 import { kubectlFor, type Kubectl } from '../src/server/clients/kubectl.ts';
-import { E2E_PORT } from '../playwright.config.ts';
+import { E2E_DIR, E2E_PORT, E2E_TOKEN } from '../playwright.config.ts';
 
 export const SERVER = `http://127.0.0.1:${E2E_PORT}`;
 
@@ -8,7 +10,9 @@ export const SERVER = `http://127.0.0.1:${E2E_PORT}`;
 export const appUrl = (path: string) => new RegExp(`^${SERVER.replace(/\./g, '\\.')}${path.replace(/[.?]/g, '\\$&')}(\\?.*)?$`);
 
 export async function apiRequest(path: string, method = 'GET', body?: unknown, contentType = 'application/json') {
-  const res = await fetch(SERVER + path, { method, headers: body ? { 'Content-Type': contentType } : {}, body: body ? JSON.stringify(body) : undefined });
+  const headers: Record<string, string> = { Authorization: `Bearer ${E2E_TOKEN}` };
+  if (body) headers['Content-Type'] = contentType;
+  const res = await fetch(SERVER + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -32,5 +36,6 @@ export function nodeManifest(name: string, labels: Record<string, string> = {}, 
 
 let k: Kubectl | undefined;
 
-/** The real kubectl against the e2e server. */
-export const kubectl = (...args: string[]) => (k ??= kubectlFor(SERVER))(...args);
+/** The real kubectl against the e2e server, over TLS trusting the CA the server made. */
+export const kubectl = (...args: string[]) =>
+  (k ??= kubectlFor({ httpsUrl: `https://127.0.0.1:${E2E_PORT}`, ca: readFileSync(`${E2E_DIR}/pki/ca.crt`, 'utf8'), adminToken: E2E_TOKEN }))(...args);

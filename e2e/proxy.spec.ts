@@ -1,7 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { apiRequest, nodeManifest, SERVER } from './helpers.ts';
+import { apiRequest, nodeManifest } from './helpers.ts';
+import { E2E_KUBECONFIG } from '../playwright.config.ts';
 
 // The app served by `kubectl proxy --www=dist` (at its default prefix
 // /static/, the API at the root), as one would run it against any cluster.
@@ -9,7 +10,8 @@ const PROXY_PORT = 18735;
 let proxy: ChildProcess;
 
 test.beforeAll(async () => {
-  proxy = spawn('kubectl', ['proxy', '--server', SERVER, '--port', String(PROXY_PORT), '--www', resolve('dist')], { stdio: 'ignore', env: { ...process.env, KUBECONFIG: '/dev/null' } });
+  // With the kubeconfig the server wrote: kubectl proxy adds the credentials the page does not have.
+  proxy = spawn('kubectl', ['proxy', '--port', String(PROXY_PORT), '--www', resolve('dist')], { stdio: 'ignore', env: { ...process.env, KUBECONFIG: E2E_KUBECONFIG } });
   await expect.poll(async () => (await fetch(`http://127.0.0.1:${PROXY_PORT}/version`).catch(() => undefined))?.status, { timeout: 15_000 }).toBe(200);
 });
 

@@ -113,6 +113,20 @@ export const CONTROLLER_ROLES: BootstrapRole[] = [
   },
 ];
 
+/** kube-scheduler's role (system:kube-scheduler), bound to the user of that name. */
+export const SCHEDULER_ROLE: BootstrapRole = {
+  name: 'system:kube-scheduler',
+  rules: [
+    rule(EVENTS, ['', 'events.k8s.io'], ['events']),
+    rule(['get', 'list', 'watch'], [''], ['nodes']),
+    rule(['delete', 'get', 'list', 'watch'], [''], ['pods']),
+    rule(['create', 'update'], [''], ['bindings', 'pods/binding']),
+    rule(['patch', 'update'], [''], ['pods/status']),
+    rule(['get', 'list', 'watch'], ['apps'], ['daemonsets']),
+    rule(['get', 'list', 'watch'], ['', 'storage.k8s.io'], ['persistentvolumeclaims', 'persistentvolumes', 'csinodes', 'csidrivers']),
+  ],
+};
+
 /** The CSI external-attacher's role (its project's deploy/kubernetes/rbac.yaml): the one writer of volumeattachments/status. */
 export const EXTERNAL_ATTACHER_ROLE: BootstrapRole = {
   name: 'external-attacher-runner',
@@ -184,6 +198,7 @@ export const CLUSTER_ROLES: BootstrapRole[] = [
   // Unbound: the Node authorizer grants these to each node for its own objects.
   { name: 'system:node', rules: NODE_RULES },
   ...CONTROLLER_ROLES,
+  SCHEDULER_ROLE,
   EXTERNAL_ATTACHER_ROLE,
 ];
 
@@ -204,6 +219,7 @@ export const CLUSTER_ROLE_BINDINGS: BootstrapBinding[] = [
   { name: 'system:basic-user', role: 'system:basic-user', subjects: [group('system:authenticated')] },
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', subjects: [group('system:authenticated'), group('system:unauthenticated')] },
   ...CONTROLLER_ROLES.map((r) => ({ name: r.name, role: r.name, subjects: [serviceAccount(controllerName(r.name))] })),
+  { name: 'system:kube-scheduler', role: SCHEDULER_ROLE.name, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'system:kube-scheduler' }] },
   { name: 'csi-attacher-role', role: EXTERNAL_ATTACHER_ROLE.name, subjects: [serviceAccount('csi-attacher')] },
 ];
 

@@ -149,7 +149,7 @@ async function watchPods(app: string, check: (pods: any[]) => string | undefined
   const list = (await s.api(`/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)).body;
   const pods = new Map<string, any>(list.items.map((p: any) => [p.metadata.name, p]));
   const ac = new AbortController();
-  const res = await fetch(`${s.url}/api/v1/namespaces/${NS}/pods?watch=true&labelSelector=${sel}&resourceVersion=${list.metadata.resourceVersion}`, { signal: ac.signal });
+  const res = await fetch(`${s.url}/api/v1/namespaces/${NS}/pods?watch=true&labelSelector=${sel}&resourceVersion=${list.metadata.resourceVersion}`, { signal: ac.signal, headers: s.adminHeaders });
   const waiters = new Set<{ pred: (p: any[]) => boolean; resolve: () => void }>();
   const w: PodWatch = {
     pods,

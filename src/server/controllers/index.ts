@@ -10,6 +10,7 @@ import { startAttacher } from './attacher.ts';
 import { startDaemonSetController } from './daemonset.ts';
 import { startGarbageCollector } from './garbagecollector.ts';
 import { startPodGC, type PodGCOptions } from './podgc.ts';
+import { startClusterRoleAggregation } from './clusterroleaggregation.ts';
 import { startScheduler } from './scheduler.ts';
 import type { SimulationOptions } from './simulation.ts';
 
@@ -42,6 +43,7 @@ export function startControllers(ctx: ControllerContext, opts: ControllerOptions
     startDaemonSetController(ctx),
     startGarbageCollector(ctx),
     startPodGC(ctx, opts.podGC),
+    startClusterRoleAggregation(ctx),
   ];
   if (opts.simulation !== false) stops.push(startScheduler(ctx), startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
   return () => stops.forEach((stop) => stop());

@@ -124,7 +124,7 @@ describe('SelfSubjectAccessReview', () => {
   it('is create-only, cluster-scoped and still needs credentials', async () => {
     expect((await s.api(SSAR, { headers: auth(ADMIN_TOKEN) })).status).toBe(405);
     expect((await s.api('/apis/authorization.k8s.io/v1/namespaces/default/selfsubjectaccessreviews', { method: 'POST', headers: auth(ADMIN_TOKEN), body: review({ verb: 'get', resource: 'pods' }) })).status).toBe(404);
-    expect((await s.api(SSAR, { method: 'POST', body: review({ verb: 'get', resource: 'pods' }) })).status).toBe(401);
+    expect((await s.api(SSAR, { method: 'POST', headers: { Authorization: '' }, body: review({ verb: 'get', resource: 'pods' }) })).status).toBe(401);
     expect((await s.api(SSAR, { method: 'POST', headers: auth('nobody'), body: review({ verb: 'get', resource: 'pods' }) })).status).toBe(401);
   });
 
@@ -194,6 +194,7 @@ describe('discovery of the reviews', () => {
       resources: [
         { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
         { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
+        { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
       ],
     });
     const agg = await s.api('/apis', { headers: { ...h, Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
@@ -201,6 +202,7 @@ describe('discovery of the reviews', () => {
     expect(group.versions[0].resources).toEqual([
       { resource: 'selfsubjectaccessreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }, scope: 'Cluster', singularResource: 'selfsubjectaccessreview', verbs: ['create'] },
       { resource: 'selfsubjectrulesreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview' }, scope: 'Cluster', singularResource: 'selfsubjectrulesreview', verbs: ['create'] },
+      { resource: 'subjectaccessreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' }, scope: 'Cluster', singularResource: 'subjectaccessreview', verbs: ['create'] },
     ]);
   });
 });
@@ -211,7 +213,11 @@ describe('OpenAPI of the reviews', () => {
     const index = (await s.api('/openapi/v3', { headers: h })).body;
     expect(Object.keys(index.paths)).toContain('apis/authorization.k8s.io/v1');
     const doc = (await s.api(index.paths['apis/authorization.k8s.io/v1'].serverRelativeURL, { headers: h })).body;
-    expect(Object.keys(doc.paths)).toEqual(['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews']);
+    expect(Object.keys(doc.paths)).toEqual([
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    ]);
     const path = doc.paths['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews'];
     expect(Object.keys(path)).toEqual(['post']);
     expect(path.post).toMatchObject({ 'x-kubernetes-action': 'post', 'x-kubernetes-group-version-kind': { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' } });

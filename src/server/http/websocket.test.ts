@@ -122,7 +122,7 @@ describe('watch over WebSocket', () => {
       const first = await small.api('/api/v1/nodes', { method: 'POST', body: node('c1') });
       for (const n of ['c2', 'c3', 'c4']) await small.api('/api/v1/nodes', { method: 'POST', body: node(n) });
       await small.storage.compact(small.cache.revision - 1);
-      const w = await openWatch(wsUrl(`/api/v1/nodes?watch=1&resourceVersion=${first.body.metadata.resourceVersion}`, small), []);
+      const w = await openWatch(wsUrl(`/api/v1/nodes?watch=1&resourceVersion=${first.body.metadata.resourceVersion}`, small), [], small.adminHeaders);
       const [e] = await w.waitFor((ev) => ev.length >= 1);
       expect(e).toMatchObject({ type: 'ERROR', object: { kind: 'Status', status: 'Failure', code: 410, reason: 'Expired' } });
       expect((await w.closed).code).toBe(1000);
