@@ -1,6 +1,7 @@
 // The list of a kind: kubectl's columns (from the kind's printer columns),
 // sorting, virtualised rows so thousands stay smooth, and a brief highlight
-// on rows a watch event just changed.
+// on rows whose shown cells a watch event just changed (a node's heartbeat
+// changes its object every few seconds but nothing the row shows).
 import { memo, useMemo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
@@ -53,12 +54,48 @@ function tone(col: string, v: string | number | boolean): string {
   return BAD.test(s) ? 'bad' : GOOD.test(s) ? 'ok' : s.includes('SchedulingDisabled') ? 'warn' : '';
 }
 
+/** The cells a row shows, as one string; ages are taken at a fixed instant, so the clock alone changes nothing. */
+const FIXED = new Date(0);
+const shownCells = (o: KubeObject, columns: Column[]) => columns.map((c) => String(c.cell(o, FIXED))).join('\u0000');
+
+interface Shown {
+  object: KubeObject;
+  cells: string;
+  /** When the shown cells last changed (0: not since the list was first drawn). */
+  changedAt: number;
+}
+
+/** Per row, when what it shows last changed; recomputed only for objects the watch replaced. */
+function useShownChanges(items: KubeObject[], columns: Column[]): Map<string, Shown> {
+  const seen = useRef<{ columns: Column[]; rows: Map<string, Shown> }>({ columns, rows: new Map() });
+  return useMemo(() => {
+    // Other columns (wide output, another namespace scope) are a new view, not a change of the rows.
+    const prev = seen.current.columns === columns ? seen.current.rows : new Map<string, Shown>();
+    const fresh = seen.current.columns !== columns && seen.current.rows.size > 0;
+    const now = Date.now();
+    const rows = new Map<string, Shown>();
+    for (const o of items) {
+      const uid = o.metadata.uid ?? o.metadata.name ?? '';
+      const p = prev.get(uid);
+      if (p && p.object === o) {
+        rows.set(uid, p);
+        continue;
+      }
+      const cells = shownCells(o, columns);
+      rows.set(uid, { object: o, cells, changedAt: p && p.cells !== cells && !fresh ? now : (p?.changedAt ?? 0) });
+    }
+    seen.current = { columns, rows };
+    return rows;
+  }, [items, columns]);
+}
+
 interface RowProps {
   object: KubeObject;
   columns: Column[];
   template: string;
   top: number;
-  flash: boolean;
+  /** When the shown cells last changed, while that is recent; 0 otherwise. */
+  flash: number;
   now: number;
   onOpen(o: KubeObject): void;
 }
@@ -76,8 +113,8 @@ const Row = memo(function Row({ object, columns, template, top, flash, now, onOp
       onClick={() => onOpen(object)}
       onKeyDown={(e) => e.key === 'Enter' && onOpen(object)}
     >
-      {/* Remounted per resourceVersion, so every change replays the highlight. */}
-      {flash && <span className="row-flash" key={object.metadata.resourceVersion} aria-hidden="true" />}
+      {/* Remounted per change, so each visible change replays the highlight. */}
+      {flash > 0 && <span className="row-flash" key={flash} aria-hidden="true" />}
       {columns.map((c, i) => {
         const v = c.cell(object, date);
         const t = tone(c.name, v);
@@ -96,7 +133,6 @@ export function ResourceTable(props: {
   columns: Column[];
   sort: string;
   onSort(sort: string): void;
-  changedAt?: Map<string, number>;
   onOpen(o: KubeObject): void;
   empty: string;
   footer?: string;
@@ -116,6 +152,7 @@ export function ResourceTable(props: {
   const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const recent = now - 1600;
+  const shown = useShownChanges(props.items, columns);
 
   return (
     <div className="table-wrap" role="table" aria-rowcount={rows.length}>
@@ -139,9 +176,9 @@ export function ResourceTable(props: {
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative', minWidth }}>
             {virtualizer.getVirtualItems().map((v) => {
               const o = rows[v.index];
-              const changed = props.changedAt?.get(o.metadata.uid!) ?? 0;
+              const changed = shown.get(o.metadata.uid ?? o.metadata.name ?? '')?.changedAt ?? 0;
               return (
-                <Row key={o.metadata.uid} object={o} columns={columns} template={template} top={v.start} flash={changed > recent} now={now} onOpen={props.onOpen} />
+                <Row key={o.metadata.uid} object={o} columns={columns} template={template} top={v.start} flash={changed > recent ? changed : 0} now={now} onOpen={props.onOpen} />
               );
             })}
           </div>

@@ -53,6 +53,25 @@ export function KeyValues({ map, empty = 'none' }: { map?: Record<string, string
 }
 
 /** A Kubernetes Status (or any error) shown the way the server said it. */
+/**
+ * A CamelCase name (`MemoryPressure`, `KubeletHasSufficientMemory`) that may
+ * wrap only between its words, never inside one (cells elsewhere break
+ * anywhere so long values do not overflow).
+ */
+export function CamelWords({ text }: { text?: string }) {
+  const words = (text ?? '').split(/(?<=[a-z0-9])(?=[A-Z])/);
+  return (
+    <span className="words">
+      {words.map((w, i) => (
+        <span key={i}>
+          {i > 0 && <wbr />}
+          {w}
+        </span>
+      ))}
+    </span>
+  );
+}
+
 export function ErrorAlert({ error }: { error: unknown }) {
   if (!error) return null;
   const e = error as Error;

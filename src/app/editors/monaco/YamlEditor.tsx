@@ -40,6 +40,9 @@ export default function YamlEditor({ value, onChange, schema, schemaUri, markers
 
   useEffect(() => registerSchema(modelPath, schemaUri, schema), [modelPath, schemaUri, schema]);
 
+  // Each marker on the line of its field (or of the nearest ancestor the text has); the whole document when none.
+  const located = markers.map((m) => ({ ...m, range: (m.path && locateNearest(value, m.path)) || undefined }));
+
   const placeMarkers = () => {
     const model = editorRef.current?.getModel();
     if (!model) return;
@@ -62,6 +65,14 @@ export default function YamlEditor({ value, onChange, schema, schemaUri, markers
   };
   useEffect(placeMarkers, [markers]);
 
+  const reveal = (line: number, column: number) => {
+    const editor = editorRef.current;
+    if (!editor) return;
+    editor.revealLineInCenter(line);
+    editor.setPosition({ lineNumber: line, column });
+    editor.focus();
+  };
+
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => saveRef.current?.());
@@ -69,28 +80,42 @@ export default function YamlEditor({ value, onChange, schema, schemaUri, markers
   };
 
   return (
-    <div className="monaco-frame" data-testid="yaml-editor" aria-label={label} role="group" style={{ height }}>
-      <Editor
-        path={modelPath}
-        language="yaml"
-        value={value}
-        theme={theme}
-        onChange={(text) => onChange?.(text ?? '')}
-        onMount={onMount}
-        loading={<div className="monaco-loading">Loading editor…</div>}
-        options={{
-          readOnly,
-          minimap: { enabled: false },
-          fontSize: 13,
-          tabSize: 2,
-          scrollBeyondLastLine: false,
-          automaticLayout: true,
-          renderWhitespace: 'boundary',
-          quickSuggestions: { other: true, comments: false, strings: true },
-          ariaLabel: label,
-          fixedOverflowWidgets: true,
-        }}
-      />
-    </div>
+    <>
+      <div className="monaco-frame" data-testid="yaml-editor" aria-label={label} role="group" style={{ height }}>
+        <Editor
+          path={modelPath}
+          language="yaml"
+          value={value}
+          theme={theme}
+          onChange={(text) => onChange?.(text ?? '')}
+          onMount={onMount}
+          loading={<div className="monaco-loading">Loading editor…</div>}
+          options={{
+            readOnly,
+            minimap: { enabled: false },
+            fontSize: 13,
+            tabSize: 2,
+            scrollBeyondLastLine: false,
+            automaticLayout: true,
+            renderWhitespace: 'boundary',
+            quickSuggestions: { other: true, comments: false, strings: true },
+            ariaLabel: label,
+            fixedOverflowWidgets: true,
+          }}
+        />
+      </div>
+      {located.length > 0 && (
+        <ul className="yaml-problems" aria-label="Problems">
+          {located.map((m, i) => (
+            <li key={i} className={m.severity} data-line={m.range?.startLine ?? 1}>
+              <button type="button" className="btn link" onClick={() => reveal(m.range?.startLine ?? 1, m.range?.startColumn ?? 1)}>
+                Line {m.range?.startLine ?? 1}
+              </button>
+              : {m.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }

@@ -25,6 +25,20 @@ describe('locating a Kubernetes field path in YAML', () => {
     expect(locatePath(text, 'metadata.labels[app.kubernetes.io/name]')).toMatchObject({ startLine: 6, startColumn: 5 });
   });
 
+  it('marks a list item that is a block on its first line only', () => {
+    const peers = `spec:
+  ingress:
+    - from:
+        - podSelector:
+            matchLabels:
+              app: web
+          ipBlock:
+            cidr: 10.0.0.300/33
+`;
+    expect(locatePath(peers, 'spec.ingress[0].from[0]')).toEqual({ startLine: 4, startColumn: 11, endLine: 4, endColumn: 23 });
+    expect(locatePath(peers, 'spec.ingress[0].from[0].ipBlock.cidr')).toMatchObject({ startLine: 8, endLine: 8 });
+  });
+
   it('covers only the key of a block', () => {
     expect(locatePath(text, 'spec.ingress')).toEqual({ startLine: 8, startColumn: 3, endLine: 8, endColumn: 10 });
   });

@@ -63,6 +63,12 @@ export function locatePath(text: string, path: string): TextRange | undefined {
   } else return undefined;
   const from = lineCounter.linePos(start);
   const to = lineCounter.linePos(end);
+  // A list item that is a block (`- podSelector: …`) is marked on its first line, where the item begins, not over the whole block.
+  if (!keyRange && to.line > from.line) {
+    const lineEnd = text.indexOf('\n', start);
+    const last = lineCounter.linePos(lineEnd === -1 ? text.length : lineEnd);
+    return { startLine: from.line, startColumn: from.col, endLine: from.line, endColumn: last.col };
+  }
   return { startLine: from.line, startColumn: from.col, endLine: to.line, endColumn: to.col };
 }
 

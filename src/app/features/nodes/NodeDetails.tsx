@@ -1,7 +1,7 @@
 // A node readably: conditions with relative times, capacity against
 // allocatable, addresses, system info, taints, images and attached volumes.
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { Age, Badge, KeyValues } from '../../components/common.tsx';
+import { Age, Badge, CamelWords, KeyValues } from '../../components/common.tsx';
 
 interface Condition {
   type: string;
@@ -44,7 +44,9 @@ export function NodeDetails({ object }: { object: KubeObject }) {
                 <tbody>
                   {conditions.map((c) => (
                     <tr key={c.type} title={c.message}>
-                      <td>{c.type}</td>
+                      <td>
+                        <CamelWords text={c.type} />
+                      </td>
                       <td>
                         <Badge tone={conditionTone(c)}>{c.status}</Badge>
                       </td>
@@ -54,7 +56,9 @@ export function NodeDetails({ object }: { object: KubeObject }) {
                       <td>
                         <Age time={c.lastTransitionTime} suffix=" ago" />
                       </td>
-                      <td>{c.reason}</td>
+                      <td>
+                        <CamelWords text={c.reason} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>

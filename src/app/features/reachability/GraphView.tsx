@@ -164,18 +164,39 @@ function pointAt(d: string, t: number): [number, number] {
   return [u * u * u * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t * t * t * x3, u * u * u * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t * t * t * y3];
 }
 
-/** Label positions along their edges, moved along the curve until they stop overlapping earlier ones. */
-function placeLabels(items: { d: string; text: string }[]): [number, number][] {
+const LABEL_H = 14;
+/** Width of an edge label at the graph's 11px font (its characters average about 6.2px). */
+const labelWidth = (text: string) => text.length * 6.2 + 8;
+
+/**
+ * Label positions: each label goes to the first spot along its edge (middle
+ * first), or just above or below it, where it covers no earlier label and no
+ * pod group; when none is free, the nearest free spot straight above or below
+ * the middle. Labels never sit on one another.
+ */
+export function placeLabels(items: { d: string; text: string; at?: [number, number] }[], obstacles: { x: number; y: number; w: number; h: number }[] = []): [number, number][] {
   const placed: { x: number; y: number; w: number }[] = [];
-  const H = 13;
-  return items.map(({ d, text }) => {
-    const w = text.length * 6.1 + 6;
-    let best: [number, number] = pointAt(d, 0.5);
-    for (const t of [0.5, 0.38, 0.62, 0.28, 0.72, 0.2, 0.8]) {
-      const [x, y] = pointAt(d, t);
-      if (!placed.some((p) => Math.abs(p.x - x) < (p.w + w) / 2 && Math.abs(p.y - y) < H)) {
-        best = [x, y];
-        break;
+  const free = (x: number, y: number, w: number) =>
+    !placed.some((p) => Math.abs(p.x - x) < (p.w + w) / 2 + 2 && Math.abs(p.y - y) < LABEL_H + 1) &&
+    !obstacles.some((r) => x + w / 2 > r.x && x - w / 2 < r.x + r.w && y + LABEL_H / 2 > r.y && y - LABEL_H / 2 < r.y + r.h);
+  return items.map(({ d, text, at }) => {
+    const w = labelWidth(text);
+    const spots = at ? [at] : [0.5, 0.38, 0.62, 0.28, 0.72, 0.2, 0.8].map((t) => pointAt(d, t));
+    let best: [number, number] | undefined;
+    search: for (const dy of [0, -LABEL_H, LABEL_H]) {
+      for (const [x, y] of spots) {
+        if (free(x, y + dy, w)) {
+          best = [x, y + dy];
+          break search;
+        }
+      }
+    }
+    if (!best) {
+      const [x, y] = spots[0];
+      for (let k = 2; !best; k++) {
+        if (free(x, y - k * LABEL_H, w)) best = [x, y - k * LABEL_H];
+        else if (free(x, y + k * LABEL_H, w)) best = [x, y + k * LABEL_H];
+        else if (k > 60) best = [x, y + k * LABEL_H];
       }
     }
     placed.push({ x: best[0], y: best[1], w });
@@ -246,8 +267,11 @@ export function GraphView({ summary: full, graph, policy, level: wanted, onLevel
       const p = edgePath(a, b);
       return [{ e, a, b, d: p.d, self: a === b, lx: p.lx, ly: p.ly, text: allChecked > 1 && e.ports.length === allChecked ? 'all ports' : portsLabel(e) }];
     });
-    const spots = placeLabels(items.map((i) => ({ d: i.self ? 'M0 0 C0 0, 0 0, 0 0' : i.d, text: i.text })));
-    return items.map((i, k) => (i.self ? i : { ...i, lx: spots[k][0], ly: spots[k][1] }));
+    const spots = placeLabels(
+      items.map((i) => ({ d: i.d, text: i.text, at: i.self ? ([i.lx + labelWidth(i.text) / 2, i.ly] as [number, number]) : undefined })),
+      lay.nodes.filter(Boolean).map((n) => ({ x: n.x, y: n.y, w: n.w, h: NH })),
+    );
+    return items.map((i, k) => ({ ...i, lx: spots[k][0], ly: spots[k][1] }));
   }, [edges, lay, allChecked]);
   const hidden = view.edges.filter((e) => showOpen || !e.open).length - edges.length;
 

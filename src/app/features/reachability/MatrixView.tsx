@@ -94,6 +94,11 @@ function namespaceRuns(groups: PodGroup[]) {
   return runs;
 }
 
+/** Narrowest column, and the widths of a character in the namespace (12px monospace) and column (12px) heads. */
+const COL_W = 30;
+const MONO_CHAR = 7.3;
+const HEAD_CHAR = 7;
+
 function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
   const groups = summary.groups;
   const G = groups.length;
@@ -101,6 +106,17 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
   const nsStart = useMemo(() => new Set(runs.map((r) => r.start)), [runs]);
   const hl = useMemo(() => highlightOf(policy, G), [policy, G]);
   const ref = useRef<HTMLTableElement>(null);
+  // Headers are never cut: a namespace's columns widen until its name fits
+  // above them, and the column heads are as tall as the longest group name.
+  const { colWidth, headHeight } = useMemo(() => {
+    const width = new Array<number>(G).fill(COL_W);
+    for (const r of runs) {
+      const w = Math.max(COL_W, Math.ceil((r.ns.length * MONO_CHAR + 14) / r.count));
+      for (let j = r.start; j < r.start + r.count; j++) width[j] = w;
+    }
+    const longest = Math.max(0, ...groups.map((g) => groupLabel(g).length));
+    return { colWidth: width, headHeight: Math.min(320, Math.max(80, Math.ceil(longest * HEAD_CHAR) + 14)) };
+  }, [runs, groups, G]);
 
   // Arrow keys move between cells.
   const onKey = (e: KeyboardEvent<HTMLTableElement>) => {
@@ -128,13 +144,13 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
             </th>
             {runs.map((r) => (
               <th key={r.ns} colSpan={r.count} className="rx-ns-col" scope="colgroup" title={`namespace ${r.ns}`}>
-                <div style={{ width: r.count * 32 - 10 }}>{r.ns}</div>
+                <div>{r.ns}</div>
               </th>
             ))}
           </tr>
           <tr>
             {groups.map((g, j) => (
-              <th key={g.key} scope="col" className={`rx-col${nsStart.has(j) ? ' ns-start' : ''}${hlClass(hl.cols[j])}`} title={groupTitle(g)}>
+              <th key={g.key} scope="col" className={`rx-col${nsStart.has(j) ? ' ns-start' : ''}${hlClass(hl.cols[j])}`} title={groupTitle(g)} style={{ width: colWidth[j], minWidth: colWidth[j], height: headHeight }}>
                 <span>{groupLabel(g)}</span>
               </th>
             ))}

@@ -104,9 +104,16 @@ export function ReachabilityPage() {
     <div className="rx-page">
       <div className="page-head">
         <h1>Reachability</h1>
-        <span className="sub">
+        <span
+          className="sub"
+          title={
+            summary
+              ? 'Pods in one set are selected and allowed by exactly the same policy rules, so what one of them may reach, or be reached by, holds for all of them.'
+              : undefined
+          }
+        >
           {summary
-            ? `${summary.podCount} pods in ${summary.groups.length} groups · ${summary.policies.length} network policies · ${summary.classCount} classes no policy tells apart`
+            ? `${summary.podCount} pods in ${summary.groups.length} groups · ${summary.policies.length} network ${summary.policies.length === 1 ? 'policy, which treats' : 'policies, which treat'} the pods as ${summary.classCount} distinct ${summary.classCount === 1 ? 'set' : 'sets'}`
             : 'reading the cluster…'}
         </span>
         <span className={`rx-status${computing ? ' busy' : ''}`} role="status" aria-live="polite" data-testid="reach-status">

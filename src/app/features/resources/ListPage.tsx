@@ -93,7 +93,6 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
         columns={columns}
         sort={sort}
         onSort={setSort}
-        changedAt={list.changedAt}
         onOpen={(o) => navigate(withSearch(detailPath(kind, o)))}
         empty={list.isPending ? 'Loading…' : list.items.length ? 'Nothing matches the filters.' : `No ${view.label.toLowerCase()}${namespace ? ` in ${namespace}` : ''}.`}
       />
