@@ -44,6 +44,13 @@ describe('kubectl explain', () => {
     expect(await explain('volumeattachments.spec.source.inlineVolumeSpec')).toMatch(/nfs\t<NFSVolumeSource>/);
   });
 
+  it('explains recursively', async () => {
+    const r = await k('explain', 'daemonset.spec.template.spec.volumes', '--recursive');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\n  csi\t<CSIVolumeSource>\n    driver\t<string> -required-\n/);
+    expect(r.stdout).toMatch(/\n  ephemeral\t<EphemeralVolumeSource>\n    volumeClaimTemplate\t<PersistentVolumeClaimTemplate>\n/);
+  });
+
   it('lists enum values', async () => {
     expect(await explain('daemonset.spec.template.spec.dnsPolicy')).toMatch(/ENUM:\n\s+ClusterFirst\n\s+ClusterFirstWithHostNet/);
   });
