@@ -65,7 +65,7 @@ export function unknownFields(schema: AnySchema, value: unknown, path = '', out:
       if (Array.isArray(value)) return out;
       const shape = d.shape as Record<string, AnySchema>;
       for (const k in value) {
-        const child = shape[k];
+        const child = Object.hasOwn(shape, k) ? shape[k] : undefined;
         if (!child) {
           if (!d.catchall || def(d.catchall).type === 'never') out.push(fieldPath(path, k));
         } else unknownFields(child, (value as Record<string, unknown>)[k], fieldPath(path, k), out);
@@ -93,7 +93,12 @@ export function stripNulls<T>(value: T): T {
   if (Array.isArray(value)) return value.map(stripNulls) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = stripNulls(v);
+    for (const [k, v] of Object.entries(value)) {
+      if (v === null) continue;
+      // A key named `__proto__` stays a key: assigning it would set the prototype instead.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: stripNulls(v), writable: true, enumerable: true, configurable: true });
+      else out[k] = stripNulls(v);
+    }
     return out as T;
   }
   return value;
@@ -109,7 +114,7 @@ export function fieldsWithMaturity(schema: AnySchema, value: unknown, path = '')
   if (d.type === 'object' && !Array.isArray(value)) {
     return [
       ...here,
-      ...Object.entries(value).flatMap(([k, v]) => (d.shape[k] ? fieldsWithMaturity(d.shape[k], v, fieldPath(path, k)) : [])),
+      ...Object.entries(value).flatMap(([k, v]) => (Object.hasOwn(d.shape, k) ? fieldsWithMaturity(d.shape[k], v, fieldPath(path, k)) : [])),
     ];
   }
   if (d.type === 'array' && Array.isArray(value)) return [...here, ...value.flatMap((v, i) => fieldsWithMaturity(d.element, v, `${path}[${i}]`))];
@@ -120,7 +125,7 @@ export function fieldsWithMaturity(schema: AnySchema, value: unknown, path = '')
 export function childSchema(schema: AnySchema, key: string | number): AnySchema | undefined {
   const u = unwrap(schema).schema;
   const d = def(u);
-  if (d.type === 'object') return d.shape[key] as AnySchema | undefined;
+  if (d.type === 'object') return (Object.hasOwn(d.shape, key) ? d.shape[key] : undefined) as AnySchema | undefined;
   if (d.type === 'array') return d.element as AnySchema;
   if (d.type === 'record') return d.valueType as AnySchema;
   return undefined;

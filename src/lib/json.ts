@@ -55,29 +55,3 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
-
-/**
- * Puts back the own `__proto__` members of `from` (JSON.parse makes them
- * ordinary keys) that a copy into plain objects lost, wherever `to` has an
- * object at the same place: an assignment `o["__proto__"] = v` sets the
- * prototype instead, and validation libraries drop the key on purpose. A
- * label or data key named `__proto__` is data like any other. Null members
- * stay absent (null is "unset" in a request body).
- */
-export function restoreProtoKeys(from: unknown, to: unknown): void {
-  const stack: [unknown, unknown][] = [[from, to]];
-  while (stack.length) {
-    const [f, t] = stack.pop()!;
-    if (f === null || typeof f !== 'object' || t === null || typeof t !== 'object') continue;
-    if (Array.isArray(f)) {
-      if (Array.isArray(t)) f.forEach((v, i) => stack.push([v, t[i]]));
-      continue;
-    }
-    const fo = f as Record<string, unknown>;
-    const to = t as Record<string, unknown>;
-    if (Object.hasOwn(fo, '__proto__') && fo.__proto__ !== null && !Object.hasOwn(to, '__proto__')) {
-      Object.defineProperty(to, '__proto__', { value: clone(fo.__proto__), writable: true, enumerable: true, configurable: true });
-    }
-    for (const k of Object.keys(fo)) if (Object.hasOwn(to, k)) stack.push([fo[k], to[k]]);
-  }
-}

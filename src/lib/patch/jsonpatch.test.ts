@@ -106,3 +106,12 @@ describe('applyJsonPatch', () => {
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
   });
 });
+
+describe('copy size', () => {
+  it('bounds what copy operations may add, so a small patch cannot grow a document without end', () => {
+    const doc = { a: 'x'.repeat(1000) };
+    const ops = Array.from({ length: 20 }, (_, i) => ({ op: 'copy', from: '/a', path: `/c${i}` }));
+    expect(() => applyJsonPatch(doc, ops, { accumulatedCopySizeLimit: 10_000 })).toThrow(/accumulated size increase of copy is \d+, exceeding the limit 10000/);
+    expect(Object.keys(applyJsonPatch(doc, ops.slice(0, 5), { accumulatedCopySizeLimit: 10_000 }) as object)).toHaveLength(6);
+  });
+});

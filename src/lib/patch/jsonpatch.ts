@@ -156,12 +156,14 @@ function replace(doc: Json, pointer: string, value: Json): Json {
 }
 
 /** Applies the operations in order to a copy of doc; the input is never modified. */
-export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
+export function applyJsonPatch(doc: unknown, ops: unknown, opts: { accumulatedCopySizeLimit?: number } = {}): unknown {
   const operations = validateOps(ops);
   let out = clone(doc);
+  // `copy` duplicates what is already there: a small patch could otherwise grow a document without bound.
+  const copied = { size: 0, limit: opts.accumulatedCopySizeLimit ?? DEFAULT_COPY_SIZE_LIMIT };
   for (const op of operations) {
     try {
-      out = applyOp(out, op);
+      out = applyOp(out, op, copied);
     } catch (e) {
       if (e instanceof Missing) throw new JsonPatchError(missingMessage(op, e.what));
       throw e;
@@ -194,7 +196,10 @@ function missingMessage(op: Op, what: 'path' | 'key'): string {
   }
 }
 
-function applyOp(out: Json, op: Op): Json {
+/** The most bytes (as JSON) all `copy` operations of one patch may add, like the library's AccumulatedCopySizeLimit. */
+export const DEFAULT_COPY_SIZE_LIMIT = 3 * 1024 * 1024;
+
+function applyOp(out: Json, op: Op, copied: { size: number; limit: number }): Json {
   {
     switch (op.op) {
       case 'add':
@@ -216,9 +221,15 @@ function applyOp(out: Json, op: Op): Json {
         out = add(remove(out, from), op.path, value);
         break;
       }
-      case 'copy':
-        out = add(out, op.path, clone(get(out, op.from!)));
+      case 'copy': {
+        const json = JSON.stringify(get(out, op.from!)) ?? 'null';
+        copied.size += json.length;
+        if (copied.size > copied.limit) {
+          throw new JsonPatchError(`Unable to complete the copy, the accumulated size increase of copy is ${copied.size}, exceeding the limit ${copied.limit}`);
+        }
+        out = add(out, op.path, JSON.parse(json));
         break;
+      }
       case 'test':
         if (!deepEqual(get(out, op.path), op.value)) throw new JsonPatchError(`testing value ${op.path} failed: test failed`);
         break;

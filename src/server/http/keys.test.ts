@@ -42,6 +42,18 @@ describe('map keys that are Object members', () => {
     }
   });
 
+  it('is an unknown field outside maps: refused when Strict, dropped when Ignored', async () => {
+    const body = (name: string) => `{"metadata":{"name":"${name}","__proto__":{"x":"y"}},"__proto__":"z","data":{"__proto__":"kept"}}`;
+    const strict = await s.api('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { method: 'POST', body: body('strict') });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toContain('unknown field "__proto__"');
+    const ignored = await s.api('/api/v1/namespaces/default/configmaps?fieldValidation=Ignore', { method: 'POST', body: body('ignored') });
+    expect(ignored.status).toBe(201);
+    expect(Object.hasOwn(ignored.body, '__proto__')).toBe(false);
+    expect(Object.hasOwn(ignored.body.metadata, '__proto__')).toBe(false);
+    expect(ownKeys(ignored.body.data)).toEqual(['__proto__']);
+  });
+
   it('may be both in data and binaryData only when they really are', async () => {
     const res = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: `{"metadata":{"name":"dup"},"data":{"constructor":"x"},"binaryData":{"toString":"AA=="}}` });
     expect(res.status).toBe(201);

@@ -5,7 +5,7 @@ import { apiVersionOf, type KindDefinition, type KubeObject } from '../../kinds/
 import { stripNulls, unknownFields } from '../../kinds/schema.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { fieldErrors } from '../../lib/field.ts';
-import { restoreProtoKeys } from '../../lib/json.ts';
+import { restoreProtoKeys } from './protokeys.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -85,8 +85,8 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
     throw fail(`json: cannot unmarshal ${typeName(got)} into Go struct field ${kind.kind}${path} of type ${expected}`);
   }
   const obj = parsed.data as KubeObject;
-  // Maps of user keys may hold `__proto__`, which the copies above drop (lib/json.ts).
-  restoreProtoKeys(raw, obj);
+  // Maps of user keys may hold `__proto__`, which the copies above drop (protokeys.ts).
+  restoreProtoKeys(kind.schema, raw, obj);
   obj.apiVersion = apiVersion;
   obj.kind = kind.kind;
   obj.metadata ??= {};
