@@ -138,6 +138,12 @@ export function generate(): string {
     order.push(name); // after its dependencies: a const is declared before use
   };
   for (const r of ROOTS) visit(r);
+  // An overlay entry that names no generated field is stale (renamed or removed upstream): say so.
+  const stale = [...Object.keys(QUANTITY_FIELDS), ...Object.keys(ENUMS)].filter((key) => {
+    const [type, field] = key.split('.');
+    return !types.get(type)?.fields.some((f) => f.name === field);
+  });
+  if (stale.length) throw new Error(`overlay.ts names fields the API does not have: ${stale.join(', ')}`);
   const version = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
   const spec = /OpenAPI spec version: (v[\d.]+)/.exec(readFileSync(join(modelsDir, 'V1PodSpec.d.ts'), 'utf8'))?.[1];
   const out: string[] = [
