@@ -118,6 +118,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
   }
 
   const getNode = (name: string) => cache.get(nodeStore.keyFor(undefined, name))?.object;
+  const nodeNames = new Set<string>();
 
   /** The filters, in upstream's order; the first that fails names the node's reason. */
   function filter(pod: KubeObject, node: KubeObject, tolerations: Toleration[], wanted: HostPort[]): Unfit | undefined {
@@ -146,12 +147,12 @@ export function startScheduler(ctx: ControllerContext): () => void {
     const spec = pod.spec as any;
     const tolerations: Toleration[] = spec?.tolerations ?? [];
     const wanted = hostPortsOf(spec);
-    const allNodes = cache.list(nodeStore.resourcePrefix).map((c) => c.object);
+    // Node names come from the watch, not a cache listing: a daemon pod looks at one node, not all.
     const only = preFilterNodeNames(pod);
-    const candidates = only ? [...only].map(getNode).filter((n): n is KubeObject => !!n) : allNodes;
+    const candidates = [...(only ?? nodeNames)].map(getNode).filter((n): n is KubeObject => !!n);
     const unfit: Unfit[] = [];
     // Nodes the PreFilter left out count too, as upstream words it.
-    for (let i = candidates.length; i < allNodes.length; i++) unfit.push({ reason: 'node is filtered out by the prefilter result' });
+    for (let i = candidates.length; i < nodeNames.size; i++) unfit.push({ reason: 'node is filtered out by the prefilter result' });
     let best: KubeObject | undefined;
     let bestLoad = Infinity;
     for (const node of candidates) {
@@ -169,7 +170,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
     }
     if (!best) {
       park(key, only?.size === 1 ? [...only][0] : '');
-      await markUnschedulable(pod, fitErrorMessage(allNodes.length, unfit));
+      await markUnschedulable(pod, fitErrorMessage(nodeNames.size, unfit));
       return;
     }
     unpark(key);
@@ -252,6 +253,8 @@ export function startScheduler(ctx: ControllerContext): () => void {
   const schedulingView = (n: KubeObject) => ({ labels: n.metadata.labels, unschedulable: (n.spec as any)?.unschedulable, taints: (n.spec as any)?.taints });
   function onNode(e: CacheEvent) {
     const node = e.object.object;
+    if (e.type === 'DELETED') nodeNames.delete(node.metadata.name!);
+    else nodeNames.add(node.metadata.name!);
     if (e.type === 'MODIFIED' && e.previous && JSON.stringify(schedulingView(e.previous)) === JSON.stringify(schedulingView(node))) return;
     retry(node.metadata.name!);
     if (e.type === 'DELETED') portsOnNode.delete(node.metadata.name!);
@@ -261,6 +264,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
   const from = cache.revision;
   const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
     void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
+  for (const c of cache.list(nodeStore.resourcePrefix)) nodeNames.add(c.object.metadata.name!);
   for (const c of cache.list(podStore.resourcePrefix)) onPod('SYNC', c.object);
   watch(podStore.resourcePrefix, (e) => onPod(e.type, e.object.object));
   watch(nodeStore.resourcePrefix, onNode);
