@@ -622,8 +622,9 @@ export function validatePodSpec(spec: any, path: Path, opts: PodSpecValidationOp
       if (c.restartPolicy !== undefined) errs.push(fieldErrors.forbidden(p.child('restartPolicy'), 'may not be set for non-init containers'));
     });
   }
-  if (s.ephemeralContainers?.length) {
-    errs.push(fieldErrors.forbidden(path.child('ephemeralContainers'), opts.isPod ? 'cannot be set on create' : 'ephemeral containers not allowed in pod template'));
+  // A pod gets ephemeral containers only through its ephemeralcontainers subresource (ValidatePodCreate refuses them).
+  if (s.ephemeralContainers?.length && !opts.isPod) {
+    errs.push(fieldErrors.forbidden(path.child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
   }
 
   if (s.hostNetwork) {
@@ -894,6 +895,7 @@ export const podKind: KindDefinition = {
     // A binding writes spec.nodeName straight to storage upstream, past update validation.
     if (subresource === 'status' || subresource === 'binding') return meta;
     const errs = [...meta, ...validatePodSpec(obj.spec, new Path(['spec']), { isPod: true })];
+    if (!old && obj.spec?.ephemeralContainers?.length) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
     if (old && stableJSON(mutableSpecMasked(obj.spec, old.spec)) !== stableJSON(old.spec ?? {})) {
       errs.push(fieldErrors.forbidden('spec', podUpdateForbiddenMsg));
     }

@@ -231,7 +231,8 @@ describe('PodSpec validation', () => {
       'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Maybe": supported values: "DoNotSchedule", "ScheduleAnyway"',
       'spec.schedulingGates[1].name: Duplicate value: "example.com/gate"',
     ]);
-    expect(errs(spec((x) => (x.ephemeralContainers = [{ name: 'd', image: 'b' }])), true)).toEqual(['spec.ephemeralContainers: Forbidden: cannot be set on create']);
+    const pod: any = { metadata: { name: 'p', namespace: 'd' }, spec: spec((x) => (x.ephemeralContainers = [{ name: 'd', image: 'b' }])) };
+    expect(lines(podKind.validate(pod, {}))).toEqual(['spec.ephemeralContainers: Forbidden: cannot be set on create']);
   });
 
   it('checks seccomp and AppArmor profiles', () => {
