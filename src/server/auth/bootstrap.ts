@@ -40,6 +40,8 @@ export const NODE_RULES: PolicyRuleType[] = [
   rule(['create', 'get', 'list', 'watch'], [''], ['nodes']),
   rule(['update', 'patch'], [''], ['nodes/status']),
   rule(['update', 'patch'], [''], ['nodes']),
+  // Not upstream: reading one's own status, which `kubectl patch --subresource=status` does first.
+  rule(['get'], [''], ['nodes/status', 'pods/status']),
   rule(EVENTS, [''], ['events']),
   rule(READ, [''], ['pods']),
   rule(['create', 'delete'], [''], ['pods']),
@@ -135,6 +137,8 @@ export const EXTERNAL_ATTACHER_ROLE: BootstrapRole = {
     rule(['get', 'list', 'watch'], ['storage.k8s.io'], ['csinodes']),
     rule(['get', 'list', 'watch', 'patch', 'update'], ['storage.k8s.io'], ['volumeattachments']),
     rule(['patch', 'update'], ['storage.k8s.io'], ['volumeattachments/status']),
+    // Not in its project's role: what `kubectl patch --subresource=status` reads first.
+    rule(['get'], ['storage.k8s.io'], ['volumeattachments/status']),
   ],
 };
 
