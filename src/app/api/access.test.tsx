@@ -1,0 +1,92 @@
+// @vitest-environment jsdom
+// The access answers against the real server's RBAC: asked per object, kept
+// while nothing changes, asked again after any request is refused with 403;
+// and who the user is.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { act, render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { nodeKind } from '../../kinds/node.ts';
+import { startTestServer, type TestServer } from '../../server/testing.ts';
+import { setConnection } from './connection.ts';
+import { api, KubeError } from './client.ts';
+import { deniedMessage, reviewSelf, useAccessRefreshOnRefusal, useCanI } from './access.ts';
+
+let s: TestServer;
+const conn = () => ({ baseUrl: s.url, token: 'carol-token' });
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-access-'));
+  writeFileSync(join(dir, 'tokens.csv'), 'carol-token,carol,c-1,node-watchers\n');
+  s = await startTestServer({ tokenFile: join(dir, 'tokens.csv') });
+  setConnection(conn());
+  await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } } });
+  await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } } });
+});
+afterAll(() => s.stop());
+
+function Gate({ name }: { name: string }) {
+  useAccessRefreshOnRefusal();
+  const access = useCanI('delete', nodeKind, undefined, undefined, name);
+  return <p data-testid={name}>{access === undefined ? 'asking' : access.allowed ? 'allowed' : access.message}</p>;
+}
+
+const grantDelete = (name: string) =>
+  s.api('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+    method: 'POST',
+    body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['delete'], resourceNames: ['n1'] }] },
+  });
+
+describe('useCanI', () => {
+  it('asks per object, keeps the answer, and asks again after a 403', async () => {
+    const qc = new QueryClient();
+    render(
+      <QueryClientProvider client={qc}>
+        <Gate name="n1" />
+        <Gate name="n2" />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('n1').textContent).toBe('carol may not delete nodes "n1"'));
+    await waitFor(() => expect(screen.getByTestId('n2').textContent).toBe('carol may not delete nodes "n2"'));
+
+    // Granted behind the app's back: the cached answer stands until something is refused.
+    await grantDelete('delete-n1');
+    const bind = await s.api('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      method: 'POST',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'carol-delete-n1' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'delete-n1' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'carol' }],
+      },
+    });
+    expect(bind.status).toBe(201);
+    expect(screen.getByTestId('n1').textContent).toMatch(/may not/);
+
+    // Any refusal makes every answer stale: n1 is now allowed, n2 still not (the rule names n1 only).
+    await act(async () => {
+      await expect(api.list(conn(), nodeKind)).rejects.toMatchObject({ code: 403 });
+    });
+    await waitFor(() => expect(screen.getByTestId('n1').textContent).toBe('allowed'));
+    expect(screen.getByTestId('n2').textContent).toBe('carol may not delete nodes "n2"');
+  });
+});
+
+describe('reviewSelf', () => {
+  it('says who the token signs in as; a refused token is a 401', async () => {
+    expect(await reviewSelf(conn())).toMatchObject({ username: 'carol', groups: expect.arrayContaining(['node-watchers', 'system:authenticated']) });
+    await expect(reviewSelf({ baseUrl: s.url, token: 'nobody' })).rejects.toBeInstanceOf(KubeError);
+  });
+});
+
+describe('deniedMessage', () => {
+  it('names the user, verb, resource with its group, object and namespace', () => {
+    const ds = { ...nodeKind, group: 'apps', plural: 'daemonsets', scope: 'Namespaced' as const };
+    expect(deniedMessage({ verb: 'update', kind: ds, namespace: 'shop', name: 'x', subresource: 'status' }, 'vera')).toBe('vera may not update daemonsets.apps/status "x" in namespace "shop"');
+    expect(deniedMessage({ verb: 'create', kind: ds }, undefined, 'RBAC: role "r" not found')).toBe('You may not create daemonsets.apps in all namespaces (RBAC: role "r" not found)');
+  });
+});
