@@ -75,7 +75,7 @@ function issue(opts: { subject: string; publicKey: string; signerKey: string; is
   if (opts.issuer) extensions.push({ name: 'authorityKeyIdentifier', keyIdentifier: opts.issuer.generateSubjectKeyIdentifier().getBytes() });
   cert.setExtensions(extensions);
   cert.sign(forge.pki.privateKeyFromPem(opts.signerKey), forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
+  return forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n');
 }
 
 /** Whether a certificate names every one of `names` (DNS or IP SANs). */
