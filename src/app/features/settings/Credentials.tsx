@@ -30,6 +30,20 @@ export async function tryConnection(conn: Connection): Promise<Identity> {
   }
 }
 
+/**
+ * The address to use for a kubeconfig's server: this page's own when it names
+ * the same host and port (our server answers TLS for API clients and plain
+ * HTTP for the app on one port, and the browser trusts only the latter).
+ */
+function sameServer(server: string | undefined, pageBase: string): string | undefined {
+  if (!server) return undefined;
+  try {
+    return new URL(server).host === new URL(pageBase).host ? pageBase : server;
+  } catch {
+    return server;
+  }
+}
+
 const credentialBadge = (c: KubeconfigContext) =>
   c.problem ? (
     <Badge tone="bad">unusable</Badge>
@@ -77,7 +91,7 @@ export function CredentialsForm({
   const context = parsed.contexts?.find((c) => c.name === chosen) ?? parsed.contexts?.find(usable);
   // The kubeconfig's server, unless the user overrides it (for example to reach it through this page's own server).
   const [serverOverride, setServerOverride] = useState<string>();
-  const server = serverOverride ?? context?.server ?? '';
+  const server = serverOverride ?? sameServer(context?.server, baseUrl) ?? '';
 
   const submit = async () => {
     setError(undefined);
