@@ -5,8 +5,10 @@
 // app page, so the server answers it with a 404 Status as kube-apiserver does
 // (`/metrics`, `/debug/pprof`, `/livez/etcd`), not with the app.
 
-/** Pages of the app that are not about one kind. */
+/** Pages of the app that are not about one kind (the app's router has one view per entry). */
 export const APP_PAGES = ['settings', 'reachability', 'access'] as const;
+export type AppPage = (typeof APP_PAGES)[number];
+export const isAppPage = (segment: string | undefined): segment is AppPage => (APP_PAGES as readonly string[]).includes(segment ?? '');
 /** Editor prefixes: `/new/<plural>` and `/edit/<plural>/…`. */
 export const EDITOR_PREFIXES = ['new', 'edit'] as const;
 
@@ -23,7 +25,7 @@ export interface RoutedKind {
 export function isAppPath(path: string, kinds: readonly RoutedKind[]): boolean {
   const parts = path.split('/').filter(Boolean);
   if (parts.length === 0) return true;
-  if ((APP_PAGES as readonly string[]).includes(parts[0])) return parts.length === 1;
+  if (isAppPage(parts[0])) return parts.length === 1;
   const editor = (EDITOR_PREFIXES as readonly string[]).includes(parts[0]);
   const kind = kinds.find((k) => k.plural === (editor ? parts[1] : parts[0]));
   if (!kind) return false;

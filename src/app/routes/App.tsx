@@ -7,7 +7,8 @@ import { ListPage } from '../features/resources/ListPage.tsx';
 import { DetailPage } from '../features/resources/DetailPage.tsx';
 import { EditPage } from '../features/edit/EditPage.tsx';
 import { useLocation } from './router.tsx';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
+import { isAppPage, type AppPage } from '../../lib/approutes.ts';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
 import { accessViews, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
 
@@ -15,15 +16,20 @@ import { accessViews, ownerLink, primaryViews, supportingViews, viewForPlural } 
 const ReachabilityPage = lazy(() => import('../features/reachability/ReachabilityPage.tsx'));
 const AccessPage = lazy(() => import('../features/access/AccessPage.tsx'));
 
+// One entry per page in APP_PAGES (src/lib/approutes.ts), which the server also reads to answer deep links.
+const PAGES: Record<AppPage, () => ReactNode> = {
+  settings: () => <Settings />,
+  access: () => <Suspense fallback={<div className="empty">Loading…</div>}><AccessPage /></Suspense>,
+  reachability: () => <Suspense fallback={<div className="empty">Loading…</div>}><ReachabilityPage /></Suspense>,
+};
+
 function usePage() {
   const { pathname, search } = useLocation();
   const namespace = search.get('ns') || undefined;
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const served = useDiscovery().data?.resources;
   if (parts.length === 0) return { fill: false, node: <Overview namespace={namespace} /> };
-  if (parts[0] === 'settings') return { fill: false, node: <Settings /> };
-  if (parts[0] === 'access' && parts.length === 1) return { fill: false, node: <Suspense fallback={<div className="empty">Loading…</div>}><AccessPage /></Suspense> };
-  if (parts[0] === 'reachability' && parts.length === 1) return { fill: false, node: <Suspense fallback={<div className="empty">Loading…</div>}><ReachabilityPage /></Suspense> };
+  if (isAppPage(parts[0]) && parts.length === 1) return { fill: false, node: PAGES[parts[0]]() };
   // /new/<plural> and /edit/<plural>[/<namespace>]/<name>: the editor.
   if ((parts[0] === 'new' || parts[0] === 'edit') && viewForPlural(parts[1] ?? '')) {
     const v = viewForPlural(parts[1])!;
