@@ -92,6 +92,29 @@ describe.each(corpus)('$file', ({ obj, text }) => {
   });
 });
 
+describe('kubectl apply of a changed volume source', () => {
+  it('replaces the source (volumes retain only the keys sent: $retainKeys)', async () => {
+    const manifest = (source: string) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: retain, namespace: default}
+spec:
+  selector: {matchLabels: {app: retain}}
+  template:
+    metadata: {labels: {app: retain}}
+    spec:
+      containers: [{name: c, image: "c:1", volumeMounts: [{name: data, mountPath: /data}]}]
+      volumes:
+      - name: data
+        ${source}
+`;
+    expect((await k('apply', '-f', k.manifest('retain', manifest('hostPath: {path: /var/lib/data}')))).code).toBe(0);
+    const r = await k('apply', '-f', k.manifest('retain', manifest('csi: {driver: secrets-store.csi.k8s.io, readOnly: true}')));
+    expect(r.code, r.stderr).toBe(0);
+    const got = JSON.parse((await k('get', 'daemonset', 'retain', '-o', 'json')).stdout);
+    expect(got.spec.template.spec.volumes).toEqual([{ name: 'data', csi: { driver: 'secrets-store.csi.k8s.io', readOnly: true } }]);
+  });
+});
+
 describe('pods made from the corpus templates', () => {
   it('carry every template field', async () => {
     const deadline = Date.now() + 20_000;
