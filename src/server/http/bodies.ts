@@ -5,6 +5,8 @@
 // a worker thread (bodyworker.ts runs these same functions), so that one 3 MiB
 // body cannot stall every other request on the event loop.
 import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { parse as parseYAML } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
@@ -212,7 +214,10 @@ export class BodyDecoder {
     if (this.worker) return this.worker;
     const entry = new URL('./bodyworker.ts', import.meta.url).href;
     // The worker runs TypeScript like this process: register tsx's loader first, then load the entry.
-    const w = new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
+    // tsx is found from this file, not from the working directory the server was started in.
+    // (require.resolve gives the CommonJS build; the loader API is its ES module twin beside it.)
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+    const w = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
     w.unref();
     w.on('message', (m: { id: number; json?: string; warnings?: string[]; error?: SerializedError; failure?: string }) => {
       const p = this.pending.get(m.id);
