@@ -1,10 +1,12 @@
 // Lossless objects: the DaemonSet corpus (src/kinds/testdata/daemonsets) sent
 // through the real server on a real SQLite file, with fieldValidation Strict
 // and Warn and with the real kubectl, must come back with every field as sent
-// (defaults may be added), and the pods the DaemonSet controller makes from
+// (defaults may be added), through @kubernetes/client-node as well, and the pods
+// the DaemonSet controller makes from
 // the templates must carry them too.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
@@ -69,6 +71,19 @@ describe.each(corpus)('$file', ({ obj, text }) => {
     const res = await s.api(path(ns), { method: 'POST', body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.headers.get('warning')).toBeNull();
+    expect(lostFields(body, (await s.api(path(ns, body.metadata.name))).body)).toEqual([]);
+  });
+
+  it('is created by @kubernetes/client-node (fieldValidation Warn) and comes back unchanged', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'local', server: s.httpsUrl, caData: Buffer.from(s.ca).toString('base64') }],
+      users: [{ name: 'admin', token: s.adminToken }],
+      contexts: [{ name: 'local', cluster: 'local', user: 'admin' }],
+      currentContext: 'local',
+    });
+    const body = { ...obj, metadata: { ...obj.metadata, name: `${obj.metadata.name}-client` } };
+    await kc.makeApiClient(k8s.AppsV1Api).createNamespacedDaemonSet({ namespace: ns, body });
     expect(lostFields(body, (await s.api(path(ns, body.metadata.name))).body)).toEqual([]);
   });
 
