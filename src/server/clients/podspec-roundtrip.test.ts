@@ -1,9 +1,8 @@
 // Lossless objects: the DaemonSet corpus (src/kinds/testdata/daemonsets) sent
 // through the real server on a real SQLite file, with fieldValidation Strict
 // and Warn and with the real kubectl, must come back with every field as sent
-// (defaults may be added), through @kubernetes/client-node as well, and the pods
-// the DaemonSet controller makes from
-// the templates must carry them too.
+// (defaults may be added), through @kubernetes/client-node as well, and the
+// pods the DaemonSet controller makes from the templates must carry them too.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
