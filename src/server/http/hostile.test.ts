@@ -56,6 +56,15 @@ describe('request lines', () => {
     });
   }
 
+  it('answers malformed headers with a 400 Status (oversized ones 431) and keeps serving', async () => {
+    for (const head of ['Content-Length: abc\r\n', 'Bad Header\r\n', `X-Big: ${'a'.repeat(100_000)}\r\n`, 'Transfer-Encoding: chunked\r\nContent-Length: 5\r\n']) {
+      const answer = await raw(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n${head}\r\nhello`);
+      expect([400, 431], head.slice(0, 30)).toContain(statusOf(answer));
+      expect(bodyOf(answer), head.slice(0, 30)).toMatchObject({ kind: 'Status', status: 'Failure' });
+      expect((await s.api('/healthz')).status).toBe(200);
+    }
+  });
+
   it('serves an absolute-form target by its path', async () => {
     const answer = await raw(`GET http://127.0.0.1:${port}/api/v1/namespaces/default HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     expect(statusOf(answer)).toBe(200);
