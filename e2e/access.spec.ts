@@ -1,5 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { SERVER } from './helpers.ts';
+import { E2E_KUBECONFIG } from '../playwright.config.ts';
 
 // Signing in and what the app lets each user do, against the real server's
 // RBAC. The users come from e2e/tokens.csv (the e2e server's --token-file);
@@ -131,6 +133,19 @@ contexts:
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Daemon sets' })).toBeVisible();
   await expect(page.getByTestId('whoami')).toHaveText('e2e-editor');
+});
+
+test("the server's own kubeconfig signs in as its admin, through this page's address", async ({ page }) => {
+  await page.goto('/settings');
+  await page.evaluate(() => localStorage.clear());
+  await page.goto('/nodes');
+  await page.getByRole('tab', { name: 'Kubeconfig' }).click();
+  // It names https://127.0.0.1:<port>: the same server, which the browser reaches over the page's plain HTTP.
+  await page.getByLabel('Kubeconfig').fill(readFileSync(E2E_KUBECONFIG, 'utf8'));
+  await expect(page.getByLabel('API base URL')).toHaveValue(SERVER);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('whoami')).toHaveText('system:admin');
+  await expect(page.locator('[role=row][data-name="access-node"]')).toBeVisible();
 });
 
 test('switching between two saved connections changes who the app acts as', async ({ page }) => {
