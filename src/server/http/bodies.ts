@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { parse as parseYAML } from 'yaml';
+import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
@@ -50,8 +50,12 @@ const kindOf = (ref: KindRef): KindDefinition => {
 const cannotHandle = (kind: Pick<KindDefinition, 'kind' | 'version'>, why: string) =>
   errors.badRequest(`${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${why}`);
 
-/** Parses a create/update body per Content-Type; one is required (a form post has none of these, 415 as upstream). */
-export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, contentType: string, buf: Uint8Array): unknown {
+/**
+ * Parses a create/update body per Content-Type; one is required (a form post
+ * has none of these, 415 as upstream). `duplicates` receives the keys a YAML
+ * map repeats (go-yaml's texts), which fieldValidation then judges.
+ */
+export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, contentType: string, buf: Uint8Array, duplicates: string[] = []): unknown {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   if (contentType === PROTOBUF_MEDIA_TYPE) {
     let obj: Record<string, unknown> | undefined;
@@ -70,9 +74,23 @@ export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, conten
   let value: unknown;
   if (contentType === 'application/yaml') {
     try {
-      // uniqueKeys off: the library checks each key against every other (quadratic in the keys);
-      // a repeated key keeps its last value, as JSON.parse does.
-      value = parseYAML(text, { uniqueKeys: false, maxAliasCount: 100 });
+      // uniqueKeys off: the library checks each key against every other (quadratic in the
+      // keys); repeated keys are found below with one set per map, and the last value wins.
+      const lineCounter = new LineCounter();
+      const doc = parseDocument(text, { uniqueKeys: false, lineCounter });
+      if (doc.errors.length) throw doc.errors[0];
+      visit(doc, {
+        Map(_, map) {
+          const seen = new Set<string>();
+          for (const item of map.items) {
+            const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+            const at = (item.key as { range?: [number] } | null)?.range?.[0] ?? 0;
+            if (seen.has(key)) duplicates.push(`line ${lineCounter.linePos(at).line}: key ${JSON.stringify(key)} already set in map`);
+            seen.add(key);
+          }
+        },
+      });
+      value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
       throw cannotHandle(kind, e instanceof RangeError ? 'exceeded max depth' : (e as Error).message);
     }
@@ -142,7 +160,13 @@ export function runBodyJob(job: BodyJob): BodyResult {
   if (job.op === 'parse') return { value: parseBody(job.kind, job.contentType, job.body), warnings };
   const kind = kindOf(job.kind);
   if (job.op === 'decode') {
-    return { value: decodeObject(kind, parseBody(kind, job.contentType, job.body), { fieldValidation: job.fieldValidation, warnings }), warnings };
+    const duplicates: string[] = [];
+    const raw = parseBody(kind, job.contentType, job.body, duplicates);
+    if (duplicates.length && job.fieldValidation === 'Strict') {
+      throw cannotHandle(kind, `strict decoding error: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+    }
+    if (job.fieldValidation === 'Warn') warnings.push(...duplicates);
+    return { value: decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings }), warnings };
   }
   if (!SUPPORTED_PATCH_TYPES.includes(job.contentType)) {
     throw errors.unsupportedMediaType(PATCH_TYPES.includes(job.contentType) ? SUPPORTED_PATCH_TYPES : PATCH_TYPES);

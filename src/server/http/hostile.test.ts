@@ -149,6 +149,17 @@ describe('bad input is a 4xx', () => {
     expect((await s.api('/healthz')).status).toBe(200);
   });
 
+  it('reads YAML with repeated keys in linear time: the last wins, Warn names them, Strict refuses them', async () => {
+    const yaml = (name: string) => `metadata:\n  name: ${name}\ndata:\n  a: "1"\n  b: "2"\n  a: "3"\n`;
+    const warn = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: yaml('dup-warn'), headers: { 'Content-Type': 'application/yaml' } });
+    expect(warn.status).toBe(201);
+    expect(warn.body.data).toEqual({ a: '3', b: '2' });
+    expect(warn.headers.get('warning')).toContain('line 6: key \\"a\\" already set in map');
+    const strict = await s.api('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { method: 'POST', body: yaml('dup-strict'), headers: { 'Content-Type': 'application/yaml' } });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 6: key "a" already set in map');
+  });
+
   it('refuses malformed delete and delete-collection bodies and preconditions with a 400', async () => {
     await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: cm('del') });
     for (const body of ['{', '[1,2]', '"x"', '{"preconditions":"x"}', '{"preconditions":{"uid":5}}', '{"preconditions":{"resourceVersion":{}}}', '{"gracePeriodSeconds":"soon"}', '{"orphanDependents":"yes"}']) {
