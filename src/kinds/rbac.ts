@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { age } from '../lib/duration.ts';
+import { pathSegmentNameErrors, pathSegmentPrefixErrors } from '../lib/names.ts';
 import type { KindDefinition, PrinterColumn } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, LabelSelector, NameColumnDescription, objectSchema, validateLabelSelector, validateObjectMeta } from './meta.ts';
@@ -66,7 +67,8 @@ function validatePolicyRule(rule: PolicyRuleType, namespaced: boolean, p: Path):
   return errs;
 }
 
-const rbacName = () => [] as string[]; // ValidateRBACName: any path segment name (checked by ObjectMeta validation).
+/** ValidateRBACName: any name that is a valid URL path segment (`system:masters` is one). */
+const rbacName = (name: string, prefix: boolean) => (prefix ? pathSegmentPrefixErrors(name) : pathSegmentNameErrors(name));
 
 function validateRole(obj: any, namespaced: boolean, old: any): FieldError[] {
   const errs = validateObjectMeta(obj.metadata, { namespaced, nameFn: rbacName, old: old?.metadata });
