@@ -42,6 +42,10 @@ describe('kubectl explain', () => {
     expect(csi).toMatch(/driver\t<string> -required-/);
     expect(await explain('pods.spec.volumes.ephemeral.volumeClaimTemplate.spec')).toMatch(/accessModes\t<\[\]string>/);
     expect(await explain('volumeattachments.spec.source.inlineVolumeSpec')).toMatch(/nfs\t<NFSVolumeSource>/);
+    const va = await explain('volumeattachments.spec');
+    expect(va).toContain('FIELD: spec <VolumeAttachmentSpec>');
+    expect(va).toMatch(/attacher\t<string> -required-/);
+    expect(va).toMatch(/source\t<VolumeAttachmentSource> -required-/);
   });
 
   it('explains recursively', async () => {
