@@ -75,7 +75,7 @@ describe('authentication', () => {
       expect((await s.api('/api/v1/nodes', { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
       expect((await httpsGet(`${s.httpsUrl}/api/v1/nodes`, s.ca)).status).toBe(401);
       expect((await httpsGet(`${s.httpsUrl}/api/v1/nodes`, s.ca, s.adminToken)).status).toBe(200);
-      for (const path of ['/healthz', '/livez', '/readyz']) expect((await s.api(path, none)).status, path).toBe(200);
+      for (const path of ['/healthz', '/livez', '/readyz', '/version']) expect((await s.api(path, none)).status, path).toBe(200);
     } finally {
       await s.stop();
     }

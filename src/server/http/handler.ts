@@ -195,7 +195,11 @@ export function createHandler(ctx: HandlerContext) {
       if (token && !req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
     }
     const user = ctx.authenticator.authenticate(req);
-    if (!user) throw errors.unauthorized();
+    if (!user) {
+      // The version, like health, holds no cluster data: clients may ask before they sign in.
+      if (path === '/version' && req.method === 'GET') return writeBody(res, 200, ctx.version, { pretty });
+      throw errors.unauthorized();
+    }
 
     const info = resolveRequest(path);
     if (!info) {
