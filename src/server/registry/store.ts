@@ -371,9 +371,12 @@ export class Store {
     for (let attempt = 0; ; attempt++) {
       try {
         const value = JSON.stringify(stored);
-        if (value.length > LARGE_OBJECT_CHARS) await yieldToEventLoop();
+        const large = value.length > LARGE_OBJECT_CHARS;
+        if (large) await yieldToEventLoop();
         const revision = await this.storage.create(this.keyFor(meta.namespace, stored.metadata.name!), value);
         await this.cache.waitFor(revision);
+        // The cache parsed it in this turn; the caller's answer (serialising it again) gets the next.
+        if (large) await yieldToEventLoop();
         stored.metadata.resourceVersion = String(revision);
         return stored;
       } catch (e) {
@@ -438,10 +441,12 @@ export class Store {
         !this.kind.strategy.deletionPending?.(next);
       try {
         const body = stripRV(next);
-        const revision = finishing
-          ? await this.storage.delete(key, current.revision)
-          : await this.storage.update(key, JSON.stringify(body), current.revision);
+        const value = finishing ? '' : JSON.stringify(body);
+        const large = value.length > LARGE_OBJECT_CHARS;
+        if (large) await yieldToEventLoop();
+        const revision = finishing ? await this.storage.delete(key, current.revision) : await this.storage.update(key, value, current.revision);
         await this.cache.waitFor(revision);
+        if (large) await yieldToEventLoop();
         body.metadata.resourceVersion = String(revision);
         return body;
       } catch (e) {
