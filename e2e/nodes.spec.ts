@@ -105,3 +105,18 @@ test('a dead API base URL shows offline, and the app recovers', async ({ page })
   await expect(page.locator('[role=row][data-name="e2e-a"]')).toBeVisible();
   await expect(page.getByTestId('connection')).toHaveText(/Live/);
 });
+
+test('a node row flashes when a cell it shows changes, not on a heartbeat that changes nothing shown', async ({ page }) => {
+  await page.goto('/nodes');
+  const row = page.locator('[role=row][data-name="e2e-a"]');
+  await expect(row).toBeVisible();
+  // The simulated kubelet posts a heartbeat every 10 s: a new object, the same cells.
+  const rv = await row.getAttribute('data-rv');
+  await expect.poll(() => row.getAttribute('data-rv'), { timeout: 30_000 }).not.toBe(rv);
+  await expect(row.locator('.row-flash')).toHaveCount(0);
+  const cordon = await apiRequest('/api/v1/nodes/e2e-a', 'PATCH', { spec: { unschedulable: true } }, 'application/merge-patch+json');
+  expect(cordon.status).toBe(200);
+  await expect(row).toContainText('SchedulingDisabled');
+  await expect(row.locator('.row-flash')).toHaveCount(1);
+  await apiRequest('/api/v1/nodes/e2e-a', 'PATCH', { spec: { unschedulable: null } }, 'application/merge-patch+json');
+});

@@ -161,6 +161,11 @@ describe('form engine: errors, every one at its field', () => {
     expect(pathSegments('metadata.labels[app.kubernetes.io/name]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
   });
 
+  it('fills uid and creationTimestamp from the stored object on an update, as the server does (a YAML without them is valid)', () => {
+    const stored = { ...policy({ podSelector: {} }), metadata: { name: 'p', namespace: 'default', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z', generation: 3 } };
+    expect(validateObject(networkPolicyKind, policy({ podSelector: {} }) as any, stored as any)).toEqual([]);
+  });
+
   it('validates on a defaulted copy, without changing the draft', () => {
     const draft = policy({ podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] }) as any;
     expect(validateObject(networkPolicyKind, draft)).toEqual([]);

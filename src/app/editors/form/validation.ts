@@ -26,6 +26,12 @@ export function formPath(form: Pick<KindForm, 'errorPaths'> | undefined, k8sPath
 export function validateObject(kind: KindDefinition, obj: KubeObject, old?: KubeObject): FieldError[] {
   const copy = clone(obj);
   copy.metadata ??= {};
+  if (old) {
+    // As the server's BeforeUpdate: an update without uid or creationTimestamp keeps the stored ones, and generation is the server's.
+    copy.metadata.uid ||= old.metadata?.uid;
+    copy.metadata.creationTimestamp ||= old.metadata?.creationTimestamp;
+    copy.metadata.generation = old.metadata?.generation;
+  }
   try {
     kind.defaults(copy);
   } catch {
