@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '../../server/testing.ts';
 import { setConnection } from './connection.ts';
 import { api, KubeError } from './client.ts';
 import { deniedMessage, reviewSelf, useAccessRefreshOnRefusal, useCanI } from './access.ts';
+import { useObject } from './hooks.ts';
 
 let s: TestServer;
 const conn = () => ({ baseUrl: s.url, token: 'carol-token' });
@@ -73,6 +74,37 @@ describe('useCanI', () => {
     });
     await waitFor(() => expect(screen.getByTestId('n1').textContent).toBe('allowed'));
     expect(screen.getByTestId('n2').textContent).toBe('carol may not delete nodes "n2"');
+  });
+});
+
+describe('useObject', () => {
+  it('reads an object the user may get but not list by itself', async () => {
+    await s.api('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      method: 'POST',
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'get-n2' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'], resourceNames: ['n2'] }] },
+    });
+    await s.api('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      method: 'POST',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'carol-get-n2' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'get-n2' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'carol' }],
+      },
+    });
+    function One({ name }: { name: string }) {
+      const { object, error } = useObject(nodeKind, undefined, name);
+      return <p data-testid={`one-${name}`}>{object ? `found ${object.metadata.name}` : error ? `error ${(error as KubeError).code}` : 'waiting'}</p>;
+    }
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <One name="n2" />
+        <One name="n1" />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('one-n2').textContent).toBe('found n2'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('one-n1').textContent).toBe('error 403'), { timeout: 10_000 });
   });
 });
 

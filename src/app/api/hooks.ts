@@ -11,6 +11,7 @@ import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
 
 export const queryKeys = {
   list: (conn: Connection, kind: KindDefinition, namespace?: string) => ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? ''] as const,
+  object: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string) => ['object', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name] as const,
   discovery: (conn: Connection) => ['discovery', connectionKey(conn)] as const,
   version: (conn: Connection) => ['version', connectionKey(conn)] as const,
 };
@@ -117,17 +118,28 @@ export function useList(kind: KindDefinition, namespace?: string) {
 
 /**
  * One object, read from a live list: the all-namespaces list when one is
- * already cached, else the list of its own namespace.
+ * already cached, else the list of its own namespace. A user who may get
+ * the object but not list its kind (RBAC grants them apart) reads it alone,
+ * polled, instead.
  */
 export function useObject(kind: KindDefinition, namespace: string | undefined, name: string) {
   const conn = useConnection();
   const qc = useQueryClient();
   const all = kind.scope === 'Namespaced' && qc.getQueryData(queryKeys.list(conn, kind, undefined)) !== undefined;
   const list = useList(kind, all ? undefined : namespace);
+  const listRefused = (list.error as { code?: number } | null)?.code === 403;
+  const alone = useQuery({
+    queryKey: queryKeys.object(conn, kind, namespace, name),
+    queryFn: () => api.get(conn, kind, namespace, name),
+    enabled: listRefused,
+    refetchInterval: 10_000,
+    retry: false,
+  });
   const object = useMemo(
     () => list.items.find((o) => o.metadata.name === name && (kind.scope === 'Cluster' || o.metadata.namespace === namespace)),
     [list.items, name, namespace, kind.scope],
   );
+  if (listRefused) return { ...list, object: alone.data, error: alone.error, isPending: alone.isPending };
   return { ...list, object };
 }
 

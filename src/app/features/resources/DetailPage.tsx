@@ -63,7 +63,7 @@ export function DetailPage({
       </div>
       <ErrorAlert error={error} />
       {!object ? (
-        <div className="alert info">{isPending ? 'Loading…' : `${kind.kind} "${name}" does not exist${namespace ? ` in namespace ${namespace}` : ''}.`}</div>
+        !error && <div className="alert info">{isPending ? 'Loading…' : `${kind.kind} "${name}" does not exist${namespace ? ` in namespace ${namespace}` : ''}.`}</div>
       ) : (
         <>
           <div className="tabs" role="tablist">

@@ -71,20 +71,22 @@ function Connections() {
                 </td>
                 <td className="mono">{c.baseUrl}</td>
                 <td>{c.token ? 'saved' : <span className="muted">none</span>}</td>
-                <td className="row" style={{ justifyContent: 'flex-end' }}>
-                  {c.id !== conn.id && (
-                    <button className="btn small" onClick={() => change(() => selectConnection(c.id))}>
-                      Use {c.name}
+                <td>
+                  <div className="row" style={{ justifyContent: 'flex-end' }}>
+                    {c.id !== conn.id && (
+                      <button className="btn small" onClick={() => change(() => selectConnection(c.id))}>
+                        Use {c.name}
+                      </button>
+                    )}
+                    <button
+                      className="btn small danger"
+                      onClick={() => change(() => removeConnection(c.id))}
+                      aria-label={`Forget ${c.name}`}
+                      title="Forget this connection and its token"
+                    >
+                      Forget
                     </button>
-                  )}
-                  <button
-                    className="btn small danger"
-                    onClick={() => change(() => removeConnection(c.id))}
-                    aria-label={`Forget ${c.name}`}
-                    title="Forget this connection and its token"
-                  >
-                    Forget
-                  </button>
+                  </div>
                 </td>
               </tr>
             ))}
