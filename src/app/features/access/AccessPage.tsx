@@ -165,7 +165,7 @@ function WhoCanView() {
                       </div>
                     ))}
                   </td>
-                  <td>
+                  <td className="nowrap">
                     {grants.map((g, i) => (
                       <div key={i}>{where(g)}</div>
                     ))}
