@@ -88,16 +88,24 @@ export function unknownFields(schema: AnySchema, value: unknown, path = '', out:
   }
 }
 
-/** JSON `null` means "unset" to the Go decoder; drop such keys (recursively) before parsing. */
-export function stripNulls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(stripNulls) as T;
+/**
+ * JSON `null` means "unset" to the Go decoder; drop such keys (recursively)
+ * before parsing. `seen.protoKey` is set when a `__proto__` key was met, so
+ * that decoding restores such keys only when there are any.
+ */
+export function stripNulls<T>(value: T, seen?: { protoKey: boolean }): T {
+  if (Array.isArray(value)) return value.map((v) => stripNulls(v, seen)) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (v === null) continue;
+    const src = value as Record<string, unknown>;
+    for (const k in src) {
+      const v = src[k];
+      if (v === null || !Object.hasOwn(src, k)) continue;
       // A key named `__proto__` stays a key: assigning it would set the prototype instead.
-      if (k === '__proto__') Object.defineProperty(out, k, { value: stripNulls(v), writable: true, enumerable: true, configurable: true });
-      else out[k] = stripNulls(v);
+      if (k === '__proto__') {
+        if (seen) seen.protoKey = true;
+        Object.defineProperty(out, k, { value: stripNulls(v, seen), writable: true, enumerable: true, configurable: true });
+      } else out[k] = stripNulls(v, seen);
     }
     return out as T;
   }

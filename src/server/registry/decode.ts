@@ -61,7 +61,8 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw fail(`json: cannot unmarshal ${typeName(raw)} into Go value of type ${kind.group || 'core'}.${kind.kind}`);
   }
-  const body = stripNulls(raw as Record<string, unknown>);
+  const seen = { protoKey: false };
+  const body = stripNulls(raw as Record<string, unknown>, seen);
   const apiVersion = apiVersionOf(kind);
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
     throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
@@ -86,7 +87,7 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   }
   const obj = parsed.data as KubeObject;
   // Maps of user keys may hold `__proto__`, which the copies above drop (protokeys.ts).
-  restoreProtoKeys(kind.schema, raw, obj);
+  if (seen.protoKey) restoreProtoKeys(kind.schema, raw, obj);
   obj.apiVersion = apiVersion;
   obj.kind = kind.kind;
   obj.metadata ??= {};
