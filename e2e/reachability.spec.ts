@@ -111,3 +111,58 @@ test('a what-if edit in the editor shows the pairs it would allow before anythin
   const r = await kubectl('get', 'netpol', 'deny-all', '-n', NS, '-o', 'jsonpath={.spec.ingress}');
   expect(r.stdout).toBe('');
 });
+
+test('matrix heads show whole names, the graph\'s edge labels never cover one another, and the summary is in plain words', async ({ page }) => {
+  // A long namespace name over a single column, and several edges into one group.
+  const ns = 'observability-and-logging';
+  expect((await apiRequest('/api/v1/namespaces', 'POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
+  for (const name of ['collector-aggregator-primary', 'shipper', 'store']) {
+    const p = pod(name);
+    p.metadata.namespace = ns;
+    expect((await apiRequest(`/api/v1/namespaces/${ns}/pods`, 'POST', p)).status).toBe(201);
+  }
+  const allowIntoStore = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'into-store', namespace: ns },
+    spec: {
+      podSelector: { matchLabels: { app: 'store' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [{ podSelector: {} }, { namespaceSelector: {}, podSelector: { matchLabels: { app: 'web' } } }], ports: [{ protocol: 'TCP', port: 80 }] }],
+    },
+  };
+  expect((await apiRequest(`/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`, 'POST', allowIntoStore)).status).toBe(201);
+
+  await page.goto('/reachability?view=matrix&port=80&protocol=TCP');
+  const head = page.locator('th.rx-ns-col', { hasText: ns });
+  await expect(head).toBeVisible();
+  await expect(page.locator('.sub')).toContainText(/network polic(y|ies), which treat(s)? the pods as \d+ distinct sets?/);
+  await expect(page.locator('.sub')).not.toContainText('tells apart');
+  // Every head's text fits inside its cell.
+  const cut = await page.evaluate(() => {
+    const out: string[] = [];
+    const inside = (inner: DOMRect, outer: DOMRect) => inner.left >= outer.left - 1 && inner.right <= outer.right + 1 && inner.top >= outer.top - 1 && inner.bottom <= outer.bottom + 1;
+    for (const th of document.querySelectorAll<HTMLElement>('th.rx-ns-col, th.rx-col')) {
+      const text = th.firstElementChild as HTMLElement;
+      if (!inside(text.getBoundingClientRect(), th.getBoundingClientRect()) || text.scrollWidth > text.clientWidth + 1 || text.scrollHeight > text.clientHeight + 1) out.push(text.textContent ?? '');
+    }
+    return out;
+  });
+  expect(cut).toEqual([]);
+
+  await page.goto('/reachability?view=graph');
+  const labels = page.locator('svg.rx-graph .rx-edge-label');
+  await expect(labels.first()).toBeVisible();
+  const overlaps = await page.evaluate(() => {
+    const boxes = [...document.querySelectorAll<SVGTextElement>('svg.rx-graph .rx-edge-label')].map((t) => ({ text: t.textContent, b: t.getBBox() }));
+    const out: string[] = [];
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i].b, boxes[j].b];
+        if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) out.push(`${boxes[i].text} / ${boxes[j].text}`);
+      }
+    return { count: boxes.length, out };
+  });
+  expect(overlaps.count).toBeGreaterThan(2);
+  expect(overlaps.out).toEqual([]);
+});
