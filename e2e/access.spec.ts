@@ -63,6 +63,10 @@ test('a view-only user finds no enabled Edit or Delete, and Create disabled with
   await signInWithToken(page, VIEWER);
   await expect(page.getByTestId('whoami')).toHaveText('e2e-viewer');
   await expect(page.locator('[role=row][data-name="access-node"]')).toBeVisible();
+  // view does not read RBAC objects: the sidebar says so, with the reason on hover.
+  await expect(page.getByRole('link', { name: /^Cluster roles/ })).toContainText('no access');
+  await expect(page.getByRole('link', { name: /^Cluster roles/ })).toHaveAttribute('title', 'e2e-viewer may not list clusterroles.rbac.authorization.k8s.io');
+  await expect(page.getByRole('link', { name: /^Nodes/ })).not.toContainText('no access');
 
   for (const path of ['/nodes/access-node', '/daemonsets/default/access-ds']) {
     await page.goto(path);

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../kinds/kind.ts';
 import { namespaceKind } from '../../kinds/namespace.ts';
 import { servedKey, useChangeConnection, useDiscovery, useList, useWatchHealth } from '../api/hooks.ts';
 import { selectConnection, useConnection, useSavedConnections } from '../api/connection.ts';
-import { useAccessRefreshOnRefusal, useCredentialsNeeded, useWhoAmI } from '../api/access.ts';
+import { useAccessRefreshOnRefusal, useCanI, useCredentialsNeeded, useWhoAmI } from '../api/access.ts';
 import { SignIn } from '../features/settings/SignIn.tsx';
 import { Link, navigate, useLocation, useSearchParam, withSearch } from '../routes/router.tsx';
 import type { KindView } from '../features/resources/types.ts';
@@ -86,13 +86,40 @@ function NamespaceSwitcher() {
   );
 }
 
-function NavLink({ to, icon, children, active, unavailable }: { to: string; icon: ReactNode; children: ReactNode; active: boolean; unavailable?: boolean }) {
+function NavLink({
+  to,
+  icon,
+  children,
+  active,
+  unavailable,
+  refused,
+}: {
+  to: string;
+  icon: ReactNode;
+  children: ReactNode;
+  active: boolean;
+  unavailable?: boolean;
+  /** Why the user may not list this kind, when they may not. */
+  refused?: string;
+}) {
+  const title = unavailable ? 'This server does not serve this kind' : refused;
   return (
-    <Link to={to} className={`nav-link${active ? ' active' : ''}${unavailable ? ' unavailable' : ''}`} aria-current={active ? 'page' : undefined} title={unavailable ? 'This server does not serve this kind' : undefined}>
+    <Link to={to} className={`nav-link${active ? ' active' : ''}${unavailable ? ' unavailable' : ''}`} aria-current={active ? 'page' : undefined} title={title}>
       {icon}
       {children}
-      {unavailable && <span className="count">n/a</span>}
+      {unavailable ? <span className="count">n/a</span> : refused ? <span className="count">no access</span> : null}
     </Link>
+  );
+}
+
+/** A kind in the sidebar, marked when the server does not serve it or the user may not list it. */
+function KindLink({ view, active, served }: { view: KindView; active: boolean; served: boolean }) {
+  const [ns] = useSearchParam('ns');
+  const canList = useCanI('list', view.kind, ns || undefined);
+  return (
+    <NavLink to={withSearch(`/${view.kind.plural}`)} icon={view.icon} active={active} unavailable={!served} refused={canList?.allowed === false ? canList.message : undefined}>
+      {view.label}
+    </NavLink>
   );
 }
 
@@ -143,9 +170,7 @@ export function Layout({
   useAccessRefreshOnRefusal();
   const served = (v: KindView) => !discovery.data || discovery.data.resources.has(servedKey(v.kind));
   const link = (v: KindView) => (
-    <NavLink key={v.kind.plural} to={withSearch(`/${v.kind.plural}`)} icon={v.icon} active={pathname === `/${v.kind.plural}` || pathname.startsWith(`/${v.kind.plural}/`)} unavailable={!served(v)}>
-      {v.label}
-    </NavLink>
+    <KindLink key={v.kind.plural} view={v} served={served(v)} active={pathname === `/${v.kind.plural}` || pathname.startsWith(`/${v.kind.plural}/`)} />
   );
   return (
     <div className="app">
