@@ -34,6 +34,7 @@ describe('/openapi/v3/apis/apps/v1', () => {
     // Every $ref resolves.
     const refs = [...docs.byPath.get('apis/apps/v1')!.json.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
     for (const r of new Set(refs)) expect(schemas[r], r).toBeDefined();
+    for (const [path, doc] of docs.byPath) expect(doc.json, path).not.toContain('x-component');
   });
 
   it('carries the patch and list-type extensions upstream publishes', () => {
