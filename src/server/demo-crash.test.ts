@@ -2,7 +2,7 @@
 // start: real server processes, a real SIGKILL.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,8 +14,16 @@ let child: ChildProcess | undefined;
 const start = () =>
   spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--port', String(port), '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-controllers'], { stdio: 'ignore' });
 
-const status = async (path: string) => (await fetch(url + path).catch(() => undefined))?.status;
-const items = async (path: string) => (await (await fetch(url + path)).json()).items as unknown[];
+/** The admin token the server writes into its data dir on its first start. */
+const headers = () => {
+  try {
+    return { Authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
+  } catch {
+    return undefined;
+  }
+};
+const status = async (path: string) => (headers() ? (await fetch(url + path, { headers: headers() }).catch(() => undefined))?.status : undefined);
+const items = async (path: string) => (await (await fetch(url + path, { headers: headers() })).json()).items as unknown[];
 
 async function until(check: () => Promise<boolean>, ms = 30_000) {
   const end = Date.now() + ms;

@@ -8,7 +8,7 @@ let s: TestServer;
 let kubectl: Kubectl;
 beforeAll(async () => {
   s = await startTestServer();
-  kubectl = kubectlFor(s.url);
+  kubectl = kubectlFor(s);
   await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'cm' }, data: { k: 'v' } } });
 });
 afterAll(async () => {

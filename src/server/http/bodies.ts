@@ -199,6 +199,10 @@ interface Pending {
  * there; the machine's other cores serve requests). The worker starts on the
  * first large body.
  */
+/** A JSON patch with `copy` operations can make a result far larger than its inputs (up to the copy limit). */
+const mayGrow = (job: BodyJob) =>
+  job.op === 'patch' && job.contentType === 'application/json-patch+json' && /"op"\s*:\s*"copy"/.test(Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength).toString('utf8'));
+
 export class BodyDecoder {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
@@ -206,7 +210,7 @@ export class BodyDecoder {
 
   async run(job: BodyJob): Promise<BodyResult> {
     const size = job.body.byteLength + (job.op === 'patch' ? job.current.length : 0);
-    if (size < WORKER_THRESHOLD_BYTES) {
+    if (size < WORKER_THRESHOLD_BYTES && !mayGrow(job)) {
       try {
         return runBodyJob(job);
       } catch (e) {

@@ -15,6 +15,9 @@ afterAll(async () => {
   await s.stop();
 });
 
+/** The admin's credentials as a raw header line. */
+const auth = () => `Authorization: Bearer ${s.adminToken}\r\n`;
+
 /** Sends raw bytes and returns what the server answered before closing (or a pause). */
 function raw(request: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -66,7 +69,7 @@ describe('request lines', () => {
   });
 
   it('serves an absolute-form target by its path', async () => {
-    const answer = await raw(`GET http://127.0.0.1:${port}/api/v1/namespaces/default HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const answer = await raw(`GET http://127.0.0.1:${port}/api/v1/namespaces/default HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}Connection: close\r\n\r\n`);
     expect(statusOf(answer)).toBe(200);
     expect(bodyOf(answer)).toMatchObject({ kind: 'Namespace', metadata: { name: 'default' } });
   });
@@ -75,7 +78,7 @@ describe('request lines', () => {
 describe('Host names', () => {
   const get = (host: string, upgrade = false) =>
     raw(
-      `GET /api/v1/namespaces/default/configmaps${upgrade ? '?watch=true' : ''} HTTP/1.1\r\nHost: ${host}\r\n` +
+      `GET /api/v1/namespaces/default/configmaps${upgrade ? '?watch=true' : ''} HTTP/1.1\r\nHost: ${host}\r\n${auth()}` +
         (upgrade ? 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' : 'Connection: close\r\n') +
         '\r\n',
     );
@@ -100,6 +103,7 @@ describe('writes need a body type', () => {
   it('refuses a POST without Content-Type (what a no-cors page can send) with 415 and creates nothing', async () => {
     const res = await fetch(`${s.url}/api/v1/namespaces/default/configmaps`, {
       method: 'POST',
+      headers: s.adminHeaders,
       body: new Blob([JSON.stringify({ metadata: { name: 'csrf' } })]),
     });
     expect(res.status).toBe(415);
@@ -187,7 +191,7 @@ describe('bad input is a 4xx', () => {
   });
 
   it('caps a watch timeout too large for a timer instead of closing at once', async () => {
-    const events = await readWatch(`${s.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=99999999999`, (e) => e.length >= 1, { timeoutMs: 3000 });
+    const events = await readWatch(`${s.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=99999999999`, (e) => e.length >= 1, { timeoutMs: 3000, headers: s.adminHeaders });
     expect(events.length).toBeGreaterThanOrEqual(1);
   });
 
@@ -207,5 +211,11 @@ describe('bad input is a 4xx', () => {
     });
     expect(grown.status).toBe(413);
     expect(JSON.stringify(grown.body)).not.toContain('/registry/');
+    // A small JSON patch whose copies would grow a small object past the limit.
+    await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'copied' }, data: { a: 'z'.repeat(60_000) } } });
+    const copies = Array.from({ length: 40 }, (_, i) => ({ op: 'copy', from: '/data/a', path: `/data/c${i}` }));
+    const copied = await s.api('/api/v1/namespaces/default/configmaps/copied', { method: 'PATCH', body: copies, headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect([413, 422]).toContain(copied.status);
+    expect(JSON.stringify(copied.body)).not.toContain('/registry/');
   });
 });
