@@ -123,7 +123,8 @@ function extractComponents(node: unknown, components: Record<string, JSONSchema>
   if (Array.isArray(node)) return node.map((n) => extractComponents(n, components));
   if (!node || typeof node !== 'object') return node;
   const out: JSONSchema = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === 'enum' || k === 'required' ? v : extractComponents(v, components);
+  // (`required` and `enum` lists hold names and values; a property may be named `required` too.)
+  for (const [k, v] of Object.entries(node)) out[k] = Array.isArray(v) && (k === 'enum' || k === 'required') ? v : extractComponents(v, components);
   const name = out[COMPONENT] as string | undefined;
   if (!name) return out;
   const { [COMPONENT]: _n, [COMPONENT_DESCRIPTION]: typeDescription, description, ...body } = out;
