@@ -221,6 +221,26 @@ function validateEnv(env: any[] | undefined, p: Path): FieldError[] {
   return errs;
 }
 
+/** ValidateEnvFrom (relaxed variable names, as 1.32 by default). */
+function validateEnvFrom(sources: any[] | undefined, p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  (sources ?? []).forEach((ev, i) => {
+    const ip = p.index(i);
+    if (ev.prefix && !/^[\x20-\x3c\x3e-\x7e]+$/.test(ev.prefix)) errs.push(fieldErrors.invalid(ip.child('prefix'), ev.prefix, envVarNameMsg));
+    let n = 0;
+    for (const ref of ['configMapRef', 'secretRef']) {
+      if (!ev[ref]) continue;
+      n++;
+      const rp = ip.child(ref, 'name');
+      if (!ev[ref].name) errs.push(fieldErrors.required(rp));
+      else errs.push(...subdomain(ev[ref].name, rp));
+    }
+    if (n === 0) errs.push(fieldErrors.invalid(p, '', 'must specify one of: `configMapRef` or `secretRef`'));
+    else if (n > 1) errs.push(fieldErrors.invalid(p, '', 'may not have more than one field specified at a time'));
+  });
+  return errs;
+}
+
 function validateVolumeMounts(c: any, volumes: Set<string>, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   const paths = new Set<string>();
@@ -435,6 +455,7 @@ function validateContainerCommon(c: any, volumes: Set<string>, p: Path): FieldEr
   else if (!tmp.includes(c.terminationMessagePolicy)) errs.push(fieldErrors.notSupported(p.child('terminationMessagePolicy'), c.terminationMessagePolicy, tmp));
   errs.push(...validateContainerPorts(c.ports, p.child('ports')));
   errs.push(...validateEnv(c.env, p.child('env')));
+  errs.push(...validateEnvFrom(c.envFrom, p.child('envFrom')));
   errs.push(...validateVolumeMounts(c, volumes, p.child('volumeMounts')));
   errs.push(...validateVolumeDevices(c, volumes, p.child('volumeDevices')));
   errs.push(...validateSecurityContext(c.securityContext, p.child('securityContext')));

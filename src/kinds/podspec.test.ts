@@ -235,6 +235,17 @@ describe('PodSpec validation', () => {
     expect(lines(podKind.validate(pod, {}))).toEqual(['spec.ephemeralContainers: Forbidden: cannot be set on create']);
   });
 
+  it('checks envFrom: one source each, named', () => {
+    const s = spec((x) => {
+      x.containers[0].envFrom = [{ prefix: 'A=', configMapRef: { name: 'cfg' } }, { secretRef: {} }, {}];
+    });
+    expect(errs(s)).toEqual([
+      'spec.containers[0].envFrom[0].prefix: Invalid value: "A=": a valid environment variable name must consist only of printable ASCII characters other than \'=\'',
+      'spec.containers[0].envFrom[1].secretRef.name: Required value',
+      'spec.containers[0].envFrom: Invalid value: "": must specify one of: `configMapRef` or `secretRef`',
+    ]);
+  });
+
   it('checks seccomp and AppArmor profiles', () => {
     const s = spec((x) => {
       x.securityContext = { appArmorProfile: { type: 'Localhost' } };
