@@ -113,7 +113,12 @@ const Scalar = memo(function Scalar({ node, fieldKey }: { node: FieldNode; field
       input = <input {...common} placeholder="e.g. 500m, 2Gi" value={text} onChange={(e) => onText(e.target.value)} />;
       break;
     default:
-      input = <input {...common} value={text} onChange={(e) => onText(e.target.value)} />;
+      // A script or certificate keeps its line breaks (an <input> would drop them).
+      input = text.includes('\n') ? (
+        <textarea {...common} className={`${common.className} mono`} rows={Math.min(12, text.split('\n').length + 1)} value={text} onChange={(e) => onText(e.target.value)} />
+      ) : (
+        <input {...common} value={text} onChange={(e) => onText(e.target.value)} />
+      );
   }
   return (
     <div className="form-field">
@@ -234,15 +239,28 @@ const ScalarList = memo(function ScalarList({ node, fieldKey }: { node: FieldNod
       <div className="kv-rows">
         {rows.map((t, i) => (
           <div className="row" key={i}>
-            <input
-              id={inputId(`${fieldKey}.${i}`)}
-              className="input mono"
-              type={numeric ? 'number' : 'text'}
-              aria-label={`${node.label} ${i + 1}`}
-              value={t}
-              disabled={node.readOnly}
-              onChange={(e) => commit(rows.map((r, j) => (j === i ? e.target.value : r)))}
-            />
+            {t.includes('\n') ? (
+              // A script item (`sh -c "…"`) keeps its line breaks.
+              <textarea
+                id={inputId(`${fieldKey}.${i}`)}
+                className="input mono"
+                rows={Math.min(12, t.split('\n').length + 1)}
+                aria-label={`${node.label} ${i + 1}`}
+                value={t}
+                disabled={node.readOnly}
+                onChange={(e) => commit(rows.map((r, j) => (j === i ? e.target.value : r)))}
+              />
+            ) : (
+              <input
+                id={inputId(`${fieldKey}.${i}`)}
+                className="input mono"
+                type={numeric ? 'number' : 'text'}
+                aria-label={`${node.label} ${i + 1}`}
+                value={t}
+                disabled={node.readOnly}
+                onChange={(e) => commit(rows.map((r, j) => (j === i ? e.target.value : r)))}
+              />
+            )}
             {!node.readOnly && (
               <button type="button" className="btn small" aria-label={`Remove ${node.label} ${i + 1}`} onClick={() => commit(rows.filter((_, j) => j !== i))}>
                 ×
