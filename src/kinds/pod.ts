@@ -643,6 +643,16 @@ export function validatePodSpec(spec: any, path: Path, opts: PodSpecValidationOp
       if (c.restartPolicy !== undefined) errs.push(fieldErrors.forbidden(p.child('restartPolicy'), 'may not be set for non-init containers'));
     });
   }
+  // checkHostPortConflicts: one host port per protocol and host IP among the containers.
+  const hostPorts = new Set<string>();
+  (s.containers ?? []).forEach((c: any, i: number) =>
+    (c.ports ?? []).forEach((port: any, j: number) => {
+      if (!port.hostPort) return;
+      const key = `${port.protocol ?? ''}/${port.hostIP ?? ''}/${port.hostPort}`;
+      if (hostPorts.has(key)) errs.push(fieldErrors.duplicate(cp.index(i).child('ports').index(j).child('hostPort'), key));
+      hostPorts.add(key);
+    }),
+  );
   // A pod gets ephemeral containers only through its ephemeralcontainers subresource (ValidatePodCreate refuses them).
   if (s.ephemeralContainers?.length && !opts.isPod) {
     errs.push(fieldErrors.forbidden(path.child('ephemeralContainers'), 'ephemeral containers not allowed in pod template'));

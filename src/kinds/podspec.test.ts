@@ -246,6 +246,16 @@ describe('PodSpec validation', () => {
     ]);
   });
 
+  it('refuses a host port taken twice (protocol/hostIP/port)', () => {
+    const s = spec((x) => {
+      x.containers = [
+        { name: 'a', image: 'x:1', ports: [{ containerPort: 9100, hostPort: 9100 }] },
+        { name: 'b', image: 'x:1', ports: [{ containerPort: 9101, hostPort: 9100 }, { containerPort: 9100, hostPort: 9100, protocol: 'UDP' }] },
+      ];
+    });
+    expect(errs(s)).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//9100"']);
+  });
+
   it('checks seccomp and AppArmor profiles', () => {
     const s = spec((x) => {
       x.securityContext = { appArmorProfile: { type: 'Localhost' } };
