@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,20 +14,26 @@ import { startTestServer, type TestServer } from '../../server/testing.ts';
 import { setConnection } from './connection.ts';
 import { api, KubeError } from './client.ts';
 import { deniedMessage, reviewSelf, useAccessRefreshOnRefusal, useCanI } from './access.ts';
-import { useObject } from './hooks.ts';
+import { stopAllWatches, useList, useObject } from './hooks.ts';
+import { useCredentialsNeeded } from './access.ts';
 
 let s: TestServer;
+let dir: string;
 const conn = () => ({ baseUrl: s.url, token: 'carol-token' });
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-access-'));
-  writeFileSync(join(dir, 'tokens.csv'), 'carol-token,carol,c-1,node-watchers\n');
+  dir = mkdtempSync(join(tmpdir(), 'kw-access-'));
+  writeFileSync(join(dir, 'tokens.csv'), 'carol-token,carol,c-1,node-watchers\ndave-token,dave,d-1,node-watchers\n');
   s = await startTestServer({ tokenFile: join(dir, 'tokens.csv') });
   setConnection(conn());
   await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } } });
   await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } } });
 });
-afterAll(() => s.stop());
+afterAll(async () => {
+  await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(s.dataDir, { recursive: true, force: true });
+});
 
 function Gate({ name }: { name: string }) {
   useAccessRefreshOnRefusal();
@@ -106,6 +112,49 @@ describe('useObject', () => {
     await waitFor(() => expect(screen.getByTestId('one-n2').textContent).toBe('found n2'), { timeout: 10_000 });
     await waitFor(() => expect(screen.getByTestId('one-n1').textContent).toBe('error 403'), { timeout: 10_000 });
   });
+});
+
+describe('credentials', () => {
+  it('a token the server stops accepting mid-session asks for credentials (the live watch relists and hears 401)', async () => {
+    await s.api('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      method: 'POST',
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'list-nodes' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] }] },
+    });
+    await s.api('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      method: 'POST',
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'dave-list-nodes' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'list-nodes' },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'dave' }],
+      },
+    });
+    setConnection({ baseUrl: s.url, token: 'dave-token' });
+    function Names() {
+      const { items } = useList(nodeKind);
+      return (
+        <p data-testid="names">
+          {items.length} {String(useCredentialsNeeded())}
+        </p>
+      );
+    }
+    const qc = new QueryClient();
+    const view = render(
+      <QueryClientProvider client={qc}>
+        <Names />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('names').textContent).toBe('2 false'), { timeout: 10_000 });
+    // The server comes back without dave's token.
+    const port = Number(new URL(s.url).port);
+    await s.close();
+    writeFileSync(join(dir, 'tokens.csv'), 'carol-token,carol,c-1,node-watchers\n');
+    s = await startTestServer({ dataDir: s.dataDir, port, tokenFile: join(dir, 'tokens.csv') });
+    await waitFor(() => expect(screen.getByTestId('names').textContent).toBe('2 true'), { timeout: 30_000 });
+    view.unmount();
+    stopAllWatches(qc);
+  }, 40_000);
 });
 
 describe('reviewSelf', () => {

@@ -94,7 +94,8 @@ function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, o
     if (closed) return;
     closed = true;
     if (!opened && !wsSupport.get(apiBase(conn))) onUnsupported();
-    else h.onClose();
+    // A socket refused before it opened (401, 403, the server gone) is a failure, retried with back-off.
+    else h.onClose(opened ? undefined : new Error('watch refused'));
   };
   return {
     close: () => {
@@ -181,7 +182,9 @@ export class ListWatch {
   private async connect() {
     if (!this.running) return;
     let state = this.state();
-    if (!state) {
+    // After repeated failures, list again: a list says why (401 asks for credentials, 403 is
+    // shown where it happens), which a refused socket cannot, and catches up on what was missed.
+    if (!state || this.retry >= 2) {
       try {
         state = await this.relist();
         this.refused = false;
