@@ -36,7 +36,8 @@ export class Client {
     return decodeObject(kind, structuredClone(obj), { fieldValidation: 'Ignore', warnings: [] });
   }
 
-  create(kind: KindDefinition, obj: unknown): Promise<KubeObject> {
+  // Writes are async so that a refusal is a rejected promise (callers `.catch` them), never a synchronous throw.
+  async create(kind: KindDefinition, obj: unknown): Promise<KubeObject> {
     const o = this.decode(kind, obj);
     this.authorize(kind, { verb: 'create', namespace: o.metadata.namespace });
     return this.store(kind).create(o.metadata.namespace, o, { dryRun: false, warnings: [], user: this.user });
@@ -63,7 +64,7 @@ export class Client {
   }
 
   /** Read-modify-write with retries on conflict; `mutate` edits a private copy. */
-  update(kind: KindDefinition, namespace: string | undefined, name: string, mutate: (o: KubeObject) => void, subresource?: string) {
+  async update(kind: KindDefinition, namespace: string | undefined, name: string, mutate: (o: KubeObject) => void, subresource?: string) {
     this.authorize(kind, { verb: 'update', namespace, name, subresource });
     return this.store(kind).guaranteedUpdate(
       namespace,
@@ -80,7 +81,7 @@ export class Client {
     );
   }
 
-  delete(kind: KindDefinition, namespace: string | undefined, name: string, opts: Partial<DeleteOptions> = {}) {
+  async delete(kind: KindDefinition, namespace: string | undefined, name: string, opts: Partial<DeleteOptions> = {}) {
     this.authorize(kind, { verb: 'delete', namespace, name });
     return this.store(kind).delete(namespace, name, { dryRun: false, ...opts }, { dryRun: false, warnings: [], user: this.user });
   }

@@ -1,6 +1,6 @@
 // Authorization: may this user do this verb on this resource (or path)?
-// Every authenticated user may do everything until roles land. The decision
-// is made in one place, `decide`: the pipeline asks it for every request,
+// The server plugs in Node and RBAC behind the system:masters group (rbac.ts,
+// node.ts). The decision is made in one place, `decide`: the pipeline asks it for every request,
 // and SelfSubjectAccessReview asks it on the user's behalf, so the review
 // tells the truth whatever authorizer is plugged in. `rulesFor` is the same
 // authorizer's answer to "what may this user do in this namespace"
@@ -76,7 +76,7 @@ export function makeAuthorizer(impl: Pick<Authorizer, 'decide' | 'rulesFor'>): A
   };
 }
 
-/** Upstream's AlwaysAllow mode: allowed with no reason; its rules are everything. */
+/** Upstream's AlwaysAllow mode: allowed with no reason; its rules are everything (tests, and a Client without an authorizer). */
 export const allowAll: Authorizer = makeAuthorizer({
   decide: () => ({ allowed: true, reason: '' }),
   rulesFor: () => ({

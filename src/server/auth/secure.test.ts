@@ -11,6 +11,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
 import { isLoopback } from '../http/listener.ts';
 import { AUTOUPDATE } from './bootstrap.ts';
+import { controllerIdentity } from '../controllers/index.ts';
+import { configMapKind } from '../../kinds/configmap.ts';
+import { podKind } from '../../kinds/pod.ts';
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -99,6 +102,23 @@ describe('authentication', () => {
   it('accepts plain HTTP from loopback only', () => {
     expect(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'].every(isLoopback)).toBe(true);
     expect(['10.0.0.1', '::ffff:10.0.0.1', '192.168.1.1', 'fe80::1', undefined].some(isLoopback)).toBe(false);
+  });
+});
+
+describe('the in-process controllers', () => {
+  it('act only through their roles', async () => {
+    const s = await startTestServer({ controllers: false });
+    try {
+      const dsController = s.client.as(controllerIdentity('daemon-set-controller'));
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'c:1' }] } };
+      await expect(dsController.create(podKind, pod)).resolves.toMatchObject({ metadata: { name: 'p' } });
+      await expect(dsController.create(configMapKind, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' } })).rejects.toMatchObject({
+        code: 403,
+        message: 'configmaps is forbidden: User "system:serviceaccount:kube-system:daemon-set-controller" cannot create resource "configmaps" in API group "" in the namespace "default"',
+      });
+    } finally {
+      await s.stop();
+    }
   });
 });
 
