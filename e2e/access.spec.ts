@@ -67,6 +67,10 @@ test('a view-only user finds no enabled Edit or Delete, and Create disabled with
   await expect(page.getByRole('link', { name: /^Cluster roles/ })).toContainText('no access');
   await expect(page.getByRole('link', { name: /^Cluster roles/ })).toHaveAttribute('title', 'e2e-viewer may not list clusterroles.rbac.authorization.k8s.io');
   await expect(page.getByRole('link', { name: /^Nodes/ })).not.toContainText('no access');
+  // The overview does not count what it may not read as nothing.
+  await page.goto('/');
+  await expect(page.getByRole('link', { name: /^Volume attachments/ }).filter({ hasText: 'no access' })).toHaveCount(2);
+  await expect(page.getByText('No volume attachment reports an error.')).toHaveCount(0);
 
   for (const path of ['/nodes/access-node', '/daemonsets/default/access-ds']) {
     await page.goto(path);

@@ -34,12 +34,15 @@ export function Overview({ namespace }: { namespace?: string }) {
   const cordoned = nodes.items.filter((n) => (n.spec as any)?.unschedulable);
   const rolling = daemonSets.items.filter(rolloutInProgress);
   const failing = attachments.items.filter((v) => (v.status as any)?.attachError || (v.status as any)?.detachError);
+  // A list the user may not read is said so, not counted as empty.
+  const refused = (l: { error: unknown }) => (l.error as { code?: number } | null)?.code === 403;
+  const noAccess = <p className="muted">You may not list these.</p>;
   const cards = [
-    { title: 'Nodes', value: nodes.items.length, note: `${notReady.length} not ready · ${cordoned.length} cordoned`, to: '/nodes', bad: notReady.length > 0 },
-    { title: 'Daemon sets', value: daemonSets.items.length, note: `${rolling.length} rolling out`, to: '/daemonsets', bad: false },
-    { title: 'Network policies', value: policies.items.length, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
-    { title: 'Volume attachments', value: attachments.items.length, note: `${failing.length} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
-  ];
+    { title: 'Nodes', list: nodes, note: `${notReady.length} not ready · ${cordoned.length} cordoned`, to: '/nodes', bad: notReady.length > 0 },
+    { title: 'Daemon sets', list: daemonSets, note: `${rolling.length} rolling out`, to: '/daemonsets', bad: false },
+    { title: 'Network policies', list: policies, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
+    { title: 'Volume attachments', list: attachments, note: `${failing.length} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
+  ].map(({ list, ...c }) => (refused(list) ? { ...c, value: '—', note: 'no access', bad: false } : { ...c, value: list.items.length }));
   return (
     <>
       <div className="page-head">
@@ -60,7 +63,9 @@ export function Overview({ namespace }: { namespace?: string }) {
         <section className="panel">
           <h2>Nodes not ready {notReady.length > 0 && <Badge tone="bad">{notReady.length}</Badge>}</h2>
           <div className="body">
-            {notReady.length === 0 ? (
+            {refused(nodes) ? (
+              noAccess
+            ) : notReady.length === 0 ? (
               <p className="muted">Every node is Ready.</p>
             ) : (
               <table className="simple">
@@ -89,7 +94,7 @@ export function Overview({ namespace }: { namespace?: string }) {
           <h2>Rollouts in progress {rolling.length > 0 && <Badge tone="info">{rolling.length}</Badge>}</h2>
           <div className="body">
             {rolling.length === 0 ? (
-              <p className="muted">No daemon set is rolling out.</p>
+              refused(daemonSets) ? noAccess : <p className="muted">No daemon set is rolling out.</p>
             ) : (
               <table className="simple">
                 <tbody>
@@ -121,7 +126,7 @@ export function Overview({ namespace }: { namespace?: string }) {
         <h2>Attach and detach errors {failing.length > 0 && <Badge tone="bad">{failing.length}</Badge>}</h2>
         <div className="body">
           {failing.length === 0 ? (
-            <p className="muted">No volume attachment reports an error.</p>
+            refused(attachments) ? noAccess : <p className="muted">No volume attachment reports an error.</p>
           ) : (
             <table className="simple">
               <tbody>
