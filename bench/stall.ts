@@ -5,6 +5,20 @@
 // (the baseline measured in the same run). Goal: under 100 ms for every format.
 import { startApiServer, type Proc } from './processes.ts';
 
+/** The server's own longest event-loop block since the last call (bench/loop-delay.mjs). */
+function loopDelay(server: Proc): Promise<number> {
+  return new Promise((resolve) => {
+    const onData = (d: Buffer) => {
+      const m = /loop-delay-max ([\d.]+)/.exec(String(d));
+      if (!m) return;
+      server.child.stdout!.off('data', onData);
+      resolve(Number(m[1]));
+    };
+    server.child.stdout!.on('data', onData);
+    server.child.kill('SIGUSR2');
+  });
+}
+
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** A ConfigMap whose JSON is just under `bytes`, with many small keys (the worst case for parsers). */
@@ -87,12 +101,19 @@ async function send(server: Proc, path: string, method: string, type: string, bo
 }
 
 export async function benchStall(): Promise<void> {
-  const server = await startApiServer();
+  // The server process measures its own event loop (bench/loop-delay.mjs, loaded through NODE_OPTIONS).
+  const options = process.env.NODE_OPTIONS;
+  process.env.NODE_OPTIONS = `${options ?? ''} --import ./bench/loop-delay.mjs`.trim();
+  const server = await startApiServer().finally(() => {
+    if (options === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = options;
+  });
   try {
     await (await fetch(`${server.url}/healthz`)).text(); // connection and JIT warm-up, not measured
     const idle = probe(server.url);
     await new Promise((r) => setTimeout(r, 2000));
     const baseline = await idle.stop();
+    const idleBlock = await loopDelay(server);
 
     const cm = bigConfigMap('big', MAX_BODY_BYTES - 1024);
     const json = JSON.stringify(cm);
@@ -115,18 +136,21 @@ export async function benchStall(): Promise<void> {
       ['JSON patch (10000 ops)', 'PATCH', 'application/json-patch+json', JSON.stringify(ops)],
     ];
     console.log(`\n/healthz latency while the largest accepted body is processed (worst of many probes)`);
-    console.log(`  baseline, nothing in flight: worst ${baseline.worst.toFixed(1)} ms, median ${baseline.median.toFixed(1)} ms`);
+    console.log(`  baseline, nothing in flight: worst ${baseline.worst.toFixed(1)} ms, median ${baseline.median.toFixed(1)} ms; server's event loop blocked at most ${idleBlock.toFixed(1)} ms`);
     for (const [label, method, type, body] of cases) {
+      await loopDelay(server);
       const p = probe(server.url);
       const t0 = performance.now();
       const path = method === 'POST' ? '/api/v1/namespaces/default/configmaps' : '/api/v1/namespaces/default/configmaps/small';
       const status = await send(server, path, method, type, body);
       const took = performance.now() - t0;
       const { worst, median } = await p.stop();
+      const blocked = await loopDelay(server);
       await send(server, '/api/v1/namespaces/default/configmaps/big', 'DELETE', 'application/json', '{}');
       console.log(
         `  ${label.padEnd(28)} body ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(2)} MiB -> ${status} in ${took.toFixed(0)} ms; ` +
-          `/healthz worst ${worst.toFixed(1)} ms (${(worst / Math.max(baseline.worst, 0.1)).toFixed(1)}x baseline), median ${median.toFixed(1)} ms${worst > 100 ? '  OVER 100 ms' : ''}`,
+          `/healthz worst ${worst.toFixed(1)} ms (${(worst / Math.max(baseline.worst, 0.1)).toFixed(1)}x baseline), median ${median.toFixed(1)} ms; ` +
+          `event loop blocked at most ${blocked.toFixed(1)} ms${worst > 100 ? '  (/healthz OVER 100 ms)' : ''}`,
       );
     }
   } finally {
