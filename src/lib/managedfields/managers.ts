@@ -1,0 +1,317 @@
+// Who owns which fields: metadata.managedFields, and how each write changes
+// it, after kube-apiserver's field manager (the structured-merge-diff
+// Updater wrapped by apiserver's managers: strip meta, before-first-apply,
+// last-applied for kubectl). Pure: the caller gives the time.
+import { clone, deepEqual } from '../json.ts';
+import { FieldSet, FieldsV1Error, pathString, type FieldPath } from './fieldset.ts';
+import { compare, merge, removeItems, toFieldSet, type ApplySchema } from './typed.ts';
+
+export { FieldSet, pathString } from './fieldset.ts';
+export { TypedError, type ApplySchema, type ApplyField } from './typed.ts';
+
+export type Operation = 'Apply' | 'Update';
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: unknown;
+  subresource?: string;
+}
+
+export interface Manager {
+  manager: string;
+  operation: Operation;
+  apiVersion: string;
+  subresource?: string;
+  time?: string;
+  fields: FieldSet;
+}
+
+/** Managers by identity: appliers by name and subresource, updaters also by apiVersion (BuildManagerIdentifier). */
+export type Managed = Map<string, Manager>;
+
+export const managerId = (m: Pick<Manager, 'manager' | 'operation' | 'apiVersion' | 'subresource'>) =>
+  JSON.stringify([m.manager, m.operation, m.subresource ?? '', m.operation === 'Update' ? m.apiVersion : '']);
+
+/** The manager kube-apiserver credits the fields a client had before its first apply. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
+/** kubectl's field manager for `apply --server-side`; its applies keep the client-side apply annotation in step. */
+export const KUBECTL_MANAGER = 'kubectl';
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** Reads managedFields; throws FieldsV1Error for entries that are not valid. */
+export function decodeManaged(entries: readonly ManagedFieldsEntry[] | undefined): Managed {
+  const out: Managed = new Map();
+  for (const e of entries ?? []) {
+    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new FieldsV1Error(`operation must be Apply or Update, not ${JSON.stringify(e.operation)}`);
+    if (e.fieldsType !== 'FieldsV1') throw new FieldsV1Error(`fieldsType must be FieldsV1, not ${JSON.stringify(e.fieldsType)}`);
+    const m: Manager = {
+      manager: e.manager ?? '',
+      operation: e.operation,
+      apiVersion: e.apiVersion ?? '',
+      fields: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
+      ...(e.subresource ? { subresource: e.subresource } : {}),
+      ...(e.time ? { time: e.time } : {}),
+    };
+    const id = managerId(m);
+    const prev = out.get(id);
+    if (prev) m.fields = prev.fields.union(m.fields);
+    out.set(id, m);
+  }
+  return out;
+}
+
+/** managedFields as stored: Apply before Update, then by time, manager, apiVersion, subresource. */
+export function encodeManaged(managed: Managed): ManagedFieldsEntry[] {
+  const list = [...managed.values()].filter((m) => !m.fields.empty());
+  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  list.sort(
+    (p, q) =>
+      cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? '', q.subresource ?? ''),
+  );
+  return list.map((m) => ({
+    manager: m.manager,
+    operation: m.operation,
+    apiVersion: m.apiVersion,
+    ...(m.time ? { time: m.time } : {}),
+    fieldsType: 'FieldsV1',
+    fieldsV1: m.fields.toFieldsV1(),
+    ...(m.subresource ? { subresource: m.subresource } : {}),
+  }));
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Fields nobody owns: identity and bookkeeping (apiserver's stripMeta). */
+const STRIPPED = FieldSet.of(
+  ['f:apiVersion'],
+  ['f:kind'],
+  ['f:metadata'],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => ['f:metadata', `f:${f}`]),
+);
+
+export interface FieldManagerContext {
+  schema: ApplySchema;
+  /** Fields the write's endpoint resets (status on the main resource, spec on /status): owned by no one. */
+  ignored: FieldSet;
+  /** RFC 3339 time of the write. */
+  now: string;
+}
+
+export interface Writer {
+  manager: string;
+  apiVersion: string;
+  subresource?: string;
+}
+
+export interface Conflict {
+  manager: Manager;
+  path: FieldPath;
+}
+
+/** An apply that would change fields others own (merge.Conflicts). */
+export class ApplyConflictError extends Error {
+  constructor(readonly conflicts: Conflict[]) {
+    super(conflictMessage(conflicts));
+  }
+}
+
+/** How kube-apiserver names a manager in a conflict (printManager). */
+export function printManager(m: Manager): string {
+  let s = JSON.stringify(m.manager);
+  if (m.subresource) s += ` with subresource ${JSON.stringify(m.subresource)}`;
+  if (m.operation === 'Update') s += ` using ${m.apiVersion}`;
+  return s;
+}
+
+/** The Status message of a 409 for conflicts (apiserver's getConflictMessage). */
+export function conflictMessage(conflicts: Conflict[]): string {
+  if (conflicts.length === 1) return `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`;
+  const byManager = new Map<string, Conflict[]>();
+  for (const c of conflicts) {
+    const name = printManager(c.manager);
+    byManager.set(name, [...(byManager.get(name) ?? []), c]);
+  }
+  const lines: string[] = [];
+  for (const name of [...byManager.keys()].sort()) {
+    lines.push(`conflicts with ${name}:`);
+    for (const c of byManager.get(name)!) lines.push(`- ${pathString(c.path)}`);
+  }
+  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+}
+
+type JSONMap = Record<string, unknown>;
+
+function copyManaged(managed: Managed): Managed {
+  const out: Managed = new Map();
+  for (const [id, m] of managed) out.set(id, { ...m });
+  return out;
+}
+
+function withoutStripped(managed: Managed): Managed {
+  for (const [id, m] of managed) {
+    m.fields = m.fields.difference(STRIPPED);
+    if (m.fields.empty()) managed.delete(id);
+  }
+  return managed;
+}
+
+/**
+ * Changes from `live` to `next` taken from other managers (Updater.update):
+ * fields the write changed or added leave every other manager; fields it
+ * removed leave everyone. Without `force`, changed fields another manager
+ * owns are conflicts instead.
+ */
+function takeChanged(live: JSONMap, next: JSONMap, managed: Managed, self: string, force: boolean, ctx: FieldManagerContext) {
+  const c = compare(live, next, ctx.schema);
+  const changed = c.modified.union(c.added).recursiveDifference(ctx.ignored);
+  const conflicts: Conflict[] = [];
+  for (const [id, m] of managed) {
+    if (id === self) continue;
+    const clash = m.fields.intersection(changed);
+    if (!clash.empty()) {
+      if (!force) for (const path of clash.paths()) conflicts.push({ manager: m, path });
+      m.fields = m.fields.difference(clash);
+    }
+    if (!c.removed.empty()) m.fields = m.fields.difference(c.removed);
+  }
+  if (conflicts.length) throw new ApplyConflictError(conflicts);
+  for (const [id, m] of managed) if (id !== self && m.fields.empty()) managed.delete(id);
+  return { comparison: c, changed };
+}
+
+/**
+ * The managed fields after an update (create, PUT, any non-apply patch) by
+ * `writer`: what it changed becomes its own (merged into its earlier
+ * entry, whose time moves), and leaves the others. `live` is undefined on
+ * create. An existing object nobody tracks stays untracked, as upstream.
+ */
+export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed: Managed, writer: Writer, ctx: FieldManagerContext): Managed {
+  if (live !== undefined && managed.size === 0) return managed;
+  const out = copyManaged(managed);
+  const { changed, comparison } = takeChanged(live ?? zeroOf(next), next, out, '', true, ctx);
+  const mine = changed.difference(comparison.removed).difference(STRIPPED);
+  const id = managerId({ ...writer, operation: 'Update' });
+  if (!mine.empty()) {
+    const prev = out.get(id);
+    out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
+  }
+  return withoutStripped(out);
+}
+
+/**
+ * The object a create starts from: Go's zero value of the kind, whose
+ * top-level structs exist empty, so a creator owns `spec.x` but not `spec`
+ * itself (as upstream records it).
+ */
+function zeroOf(next: JSONMap): JSONMap {
+  const out: JSONMap = {};
+  for (const [k, v] of Object.entries(next)) if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = {};
+  return out;
+}
+
+export interface ApplyResult {
+  /** The object after the apply; equal to `live` when the apply changes no value. */
+  object: JSONMap;
+  managed: Managed;
+}
+
+/**
+ * Server-side apply of `config` by `writer` onto `live` (`{}` for an object
+ * that does not exist yet): the merge, removal of the fields this applier
+ * applied before and no longer does (unless another manager owns them),
+ * conflicts with other managers' fields unless `force`, and the new
+ * ownership. Throws ApplyConflictError or TypedError.
+ */
+export function applyManaged(live: JSONMap, config: JSONMap, managedIn: Managed, writer: Writer, force: boolean, ctx: FieldManagerContext): ApplyResult {
+  let managed = copyManaged(managedIn);
+  if (managed.size === 0 && Object.keys(live).length) {
+    // Fields set before anyone applied belong to a manager of their own, so that appliers conflict with them.
+    managed = updateManaged(undefined, live, managed, { manager: BEFORE_FIRST_APPLY, apiVersion: writer.apiVersion, subresource: writer.subresource }, ctx);
+    for (const m of managed.values()) delete m.time;
+  }
+  try {
+    return applyOnce(live, config, managed, writer, force, ctx);
+  } catch (e) {
+    if (!(e instanceof ApplyConflictError) || writer.manager !== KUBECTL_MANAGER) throw e;
+    // kubectl moving from client-side apply: conflicts over fields its last-applied configuration set are its own.
+    const allowed = allowedByLastApplied(live, ctx);
+    const left = e.conflicts.filter((c) => !allowed?.has(c.path));
+    if (left.length) throw left.length === e.conflicts.length ? e : new ApplyConflictError(left);
+    return applyOnce(live, config, managed, writer, true, ctx);
+  }
+}
+
+function applyOnce(live: JSONMap, config: JSONMap, managedIn: Managed, writer: Writer, force: boolean, ctx: FieldManagerContext): ApplyResult {
+  const managed = copyManaged(managedIn);
+  const id = managerId({ ...writer, operation: 'Apply' });
+  const last = managed.get(id);
+  let object = merge(live, config, ctx.schema);
+  const set = toFieldSet(config, ctx.schema).recursiveDifference(ctx.ignored);
+  managed.set(id, { manager: writer.manager, operation: 'Apply', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: last?.time, fields: set });
+  if (last && !last.fields.empty()) object = prune(object, managed, last.fields, ctx);
+  takeChanged(live, object, managed, id, force, ctx);
+  if (writer.manager === KUBECTL_MANAGER && hasLastApplied(object)) object = withLastApplied(object, config);
+  const changed = !deepEqual(live, object);
+  const mine = managed.get(id)!;
+  if (changed || !mine.time) mine.time = ctx.now;
+  return { object: changed ? object : live, managed: withoutStripped(managed) };
+}
+
+/**
+ * Fields the applier had and no longer applies, that no manager owns now,
+ * are removed (Updater.prune with addBackOwnedItems and addBackDanglingItems).
+ */
+function prune(merged: JSONMap, managed: Managed, last: FieldSet, ctx: FieldManagerContext): JSONMap {
+  let owned = new FieldSet();
+  for (const m of managed.values()) owned = owned.union(m.fields);
+  const present = toFieldSet(merged, ctx.schema).ensureNamedFieldsAreMembers();
+  const remove = present.intersection(last.ensureNamedFieldsAreMembers()).difference(owned.ensureNamedFieldsAreMembers());
+  return remove.empty() ? merged : removeItems(merged, remove, ctx.schema);
+}
+
+function hasLastApplied(o: JSONMap): boolean {
+  const a = (o.metadata as JSONMap | undefined)?.annotations as Record<string, string> | undefined;
+  return !!a?.[LAST_APPLIED_ANNOTATION];
+}
+
+/** The applied configuration becomes the client-side apply annotation (lastAppliedUpdater), so a later client-side apply agrees. */
+function withLastApplied(o: JSONMap, config: JSONMap): JSONMap {
+  const c = clone(config) as JSONMap;
+  const cm = c.metadata as JSONMap | undefined;
+  const ca = cm?.annotations as Record<string, string> | undefined;
+  if (ca) {
+    delete ca[LAST_APPLIED_ANNOTATION];
+    if (!Object.keys(ca).length) delete cm!.annotations;
+  }
+  const out = { ...o, metadata: { ...(o.metadata as JSONMap) } };
+  const meta = out.metadata as JSONMap;
+  meta.annotations = { ...(meta.annotations as JSONMap), [LAST_APPLIED_ANNOTATION]: JSON.stringify(c) };
+  return out;
+}
+
+/** Fields the live object's last-applied configuration set and still holds as set (lastAppliedManager). */
+function allowedByLastApplied(live: JSONMap, ctx: FieldManagerContext): FieldSet | undefined {
+  const text = ((live.metadata as JSONMap | undefined)?.annotations as Record<string, string> | undefined)?.[LAST_APPLIED_ANNOTATION];
+  if (!text) return undefined;
+  try {
+    const last = JSON.parse(text) as JSONMap;
+    const c = compare(last, live, ctx.schema);
+    return toFieldSet(last, ctx.schema).difference(c.modified).difference(c.removed);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The object with its managers written into metadata.managedFields (omitted when none). */
+export function withManagedFields<T extends JSONMap>(o: T, managed: Managed): T {
+  const entries = encodeManaged(managed);
+  const meta = { ...((o.metadata as JSONMap | undefined) ?? {}) };
+  if (entries.length) meta.managedFields = entries;
+  else delete meta.managedFields;
+  return { ...o, metadata: meta };
+}
+
