@@ -136,7 +136,8 @@ const MultiSelect = memo(function MultiSelect({ node, fieldKey }: { node: FieldN
   const value = (useValue(path) as string[] | undefined) ?? [];
   const errors = useErrorsUnder(fieldKey);
   const options = [...node.options!, ...value.filter((v) => !node.options!.includes(v))];
-  const toggle = (o: string, on: boolean) => store.edit(path, on ? [...value, o] : value.filter((v) => v !== o));
+  // Ticking a value puts it in the order of the choices (Ingress before Egress), as written by hand.
+  const toggle = (o: string, on: boolean) => store.edit(path, on ? options.filter((x) => x === o || value.includes(x)) : value.filter((v) => v !== o));
   return (
     <fieldset className="form-field form-choices" aria-invalid={!!errors}>
       <legend className="form-label" title={node.help}>
