@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { apiVersionOf, type KindDefinition } from '../kinds/kind.ts';
 import { groupVersions, SUBRESOURCE_KINDS, type GroupVersion, type ServedResource } from './discovery.ts';
+import { encodeSwaggerProto } from './openapiv2proto.ts';
 import { patchMetaFor, type FieldMeta, type KindPatchSchema } from '../kinds/patchmeta.ts';
 import { componentNames } from '../kinds/schema.ts';
 
@@ -295,23 +296,38 @@ export interface OpenAPIDocs {
   /** `api/v1`, `apis/apps/v1` -> document JSON and its hash. */
   byPath: Map<string, { json: string; hash: string }>;
   index: string;
+  /** /openapi/v2: one Swagger 2.0 document of every group-version, as JSON and as gnostic protobuf; `etag` is of the JSON, as upstream. */
+  v2: { json: string; proto: Buffer; etag: string };
 }
+
+const sha512Hex = (text: string) => createHash('sha512').update(text).digest('hex').toUpperCase();
 
 export function buildOpenAPI(kinds: readonly KindDefinition[], createOnly: readonly CreateOnlyResource[] = []): OpenAPIDocs {
   const byPath = new Map<string, { json: string; hash: string }>();
+  const v3Docs: V3Document[] = [];
   for (const gv of groupVersions<Documented>([...kinds, ...createOnly])) {
     const doc = gvDocument(gv);
+    v3Docs.push(doc);
     const json = JSON.stringify(doc);
-    const hash = createHash('sha512').update(json).digest('hex').slice(0, 128).toUpperCase();
+    const hash = sha512Hex(json).slice(0, 128);
     byPath.set(gv.group ? `apis/${apiVersionOf(gv)}` : `api/${gv.version}`, { json, hash });
   }
   const paths = Object.fromEntries([...byPath].map(([p, d]) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` }]));
-  return { byPath, index: JSON.stringify({ paths }) };
+  const v2 = swaggerDocument(v3Docs);
+  const v2json = JSON.stringify(v2);
+  return { byPath, index: JSON.stringify({ paths }), v2: { json: v2json, proto: encodeSwaggerProto(v2), etag: sha512Hex(v2json) } };
 }
 
-function gvDocument(gv: GroupVersion<Documented>) {
+interface V3Document {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+function gvDocument(gv: GroupVersion<Documented>): V3Document {
   const schemas: Record<string, unknown> = {};
-  const paths: Record<string, unknown> = {};
+  const paths: Record<string, any> = {};
   for (const k of gv.kinds) {
     const stored = !('withoutStorage' in k && k.withoutStorage);
     Object.assign(schemas, stored ? kindSchemas(k as KindDefinition) : createOnlySchemas(k as CreateOnlyResource));
@@ -322,5 +338,104 @@ function gvDocument(gv: GroupVersion<Documented>) {
     info: { title: 'Kubernetes', version: 'v1.32.0' },
     paths,
     components: { schemas },
+  };
+}
+
+// ---- /openapi/v2 ----------------------------------------------------------
+// Swagger 2.0 as kube-apiserver publishes it, converted from the v3 documents
+// above so that one place generates the schemas. kubectl reads it (as
+// protobuf) to validate on the client (`apply -f` of a `kind: List`,
+// `create --validate`), for `explain --output=plaintext-openapiv2`, and to
+// build strategic merge patches when v3 does not know a kind.
+
+/** A v3 schema as v2 writes it: `$ref` beside the description instead of an `allOf` wrapper, OneOf scalars as strings. */
+function swaggerSchema(node: unknown): unknown {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+  const s = node as JSONSchema;
+  const out: JSONSchema = {};
+  const allOf = s.allOf as JSONSchema[] | undefined;
+  const single = allOf?.length === 1 && typeof allOf[0].$ref === 'string' && !s.type && !s.properties;
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'allOf') {
+      if (single) out.$ref = swaggerRef(allOf![0].$ref as string);
+      else out.allOf = (v as unknown[]).map(swaggerSchema);
+    } else if (k === '$ref') out.$ref = swaggerRef(v as string);
+    else if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as JSONSchema).map(([p, ps]) => [p, swaggerSchema(ps)]));
+    else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object')) out[k] = swaggerSchema(v);
+    // Swagger 2.0 has no oneOf: upstream writes Quantity and IntOrString as strings (with their format).
+    else if (k === 'oneOf') out.type = 'string';
+    // Nor a schema-level deprecated or nullable (x-maturity still says deprecated).
+    else if (k === 'deprecated' || k === 'nullable' || k === 'anyOf') continue;
+    else out[k] = v;
+  }
+  return out;
+}
+
+const swaggerRef = (ref: string) => ref.replace('#/components/schemas/', '#/definitions/');
+
+/** A v3 parameter (`schema: {type}`) as v2 writes it (`type` beside the name). */
+function swaggerParameter(p: JSONSchema): JSONSchema {
+  const { schema, ...rest } = p as JSONSchema & { schema?: JSONSchema };
+  return { ...rest, ...(schema ?? {}) };
+}
+
+/** A v3 operation as v2 writes it: the request body a `body` parameter, media types in consumes/produces. */
+function swaggerOperation(op: JSONSchema): JSONSchema {
+  const out: JSONSchema = {};
+  const produces = new Set<string>();
+  for (const [k, v] of Object.entries(op)) {
+    if (k === 'parameters') continue;
+    if (k === 'requestBody') continue;
+    if (k === 'responses') {
+      const responses: JSONSchema = {};
+      for (const [code, r] of Object.entries(v as Record<string, JSONSchema>)) {
+        const content = (r.content ?? {}) as Record<string, { schema: unknown }>;
+        Object.keys(content).forEach((t) => produces.add(t));
+        const first = Object.values(content)[0];
+        responses[code] = { description: r.description, ...(first ? { schema: swaggerSchema(first.schema) } : {}) };
+      }
+      responses['401'] = { description: 'Unauthorized' };
+      out.responses = responses;
+    } else out[k] = v;
+  }
+  const body = op.requestBody as { required?: boolean; content: Record<string, { schema: unknown }> } | undefined;
+  const params = ((op.parameters as JSONSchema[] | undefined) ?? []).map(swaggerParameter);
+  if (body) {
+    out.consumes = Object.keys(body.content);
+    params.unshift({ name: 'body', in: 'body', required: true, schema: swaggerSchema(Object.values(body.content)[0].schema) });
+  } else out.consumes = ['*/*'];
+  if (params.length) out.parameters = params;
+  out.produces = [...produces];
+  out.schemes = ['https'];
+  return out;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+function swaggerDocument(docs: readonly V3Document[]) {
+  const definitions: Record<string, unknown> = {};
+  const paths: Record<string, JSONSchema> = {};
+  for (const doc of docs) {
+    // A type shared by several group-versions (ObjectMeta, PodSpec) is generated alike in each.
+    for (const [name, schema] of Object.entries(doc.components.schemas)) definitions[name] ??= swaggerSchema(schema);
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const out: JSONSchema = {};
+      for (const [k, v] of Object.entries(item)) {
+        if (METHODS.includes(k)) out[k] = swaggerOperation(v);
+        else if (k === 'parameters') out.parameters = (v as JSONSchema[]).map(swaggerParameter);
+        else out[k] = v;
+      }
+      if ((out.parameters as unknown[] | undefined)?.length === 0) delete out.parameters;
+      paths[path] = out;
+    }
+  }
+  const sorted = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: 'v1.32.0' },
+    paths: sorted(paths),
+    definitions: sorted(definitions),
+    securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+    security: [{ BearerToken: [] }],
   };
 }

@@ -18,10 +18,11 @@ import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
+import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager } from '../registry/apply.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
-import { negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
+import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
 import { ApiError, errors, successStatus } from './status.ts';
 import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
@@ -31,6 +32,9 @@ import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TY
 import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
 
 export { MAX_BODY_BYTES };
+
+const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 export interface HandlerContext {
   kinds: readonly KindDefinition[];
@@ -206,7 +210,7 @@ export function createHandler(ctx: HandlerContext) {
       // Non-resource requests (discovery, /version, /openapi) are authorized by path, as upstream.
       authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
       if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
-      if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
+      if (path.startsWith('/openapi')) return serveOpenAPI(path, req, res);
       return serveDiscovery(path, req, res, pretty);
     }
 
@@ -258,11 +262,28 @@ export function createHandler(ctx: HandlerContext) {
     writeBody(res, err.code, err.toStatus(), { pretty });
   }
 
-  function serveOpenAPI(path: string, res: ServerResponse) {
+  function serveOpenAPI(path: string, req: IncomingMessage, res: ServerResponse) {
+    if (path === '/openapi/v2') return serveOpenAPIv2(req, res);
     if (path === '/openapi/v3') return writeBody(res, 200, ctx.openapi.index);
     const doc = ctx.openapi.byPath.get(path.slice('/openapi/v3/'.length));
     if (!doc) return notFoundText(res);
     writeBody(res, 200, doc.json, { headers: { 'Cache-Control': 'public, immutable', ETag: `"${doc.hash}"` } });
+  }
+
+  /**
+   * Swagger 2.0 as kube-openapi's handler serves it: JSON, or gnostic protobuf
+   * (what client-go's OpenAPISchema asks for, under either protobuf name), one
+   * ETag (of the JSON) for both, 304 when the client has it, 406 otherwise.
+   */
+  function serveOpenAPIv2(req: IncomingMessage, res: ServerResponse) {
+    const { json, proto, etag } = ctx.openapi.v2;
+    const type = acceptedMediaType(req, ['application/json', OPENAPI_V2_PROTOBUF_DEPRECATED, OPENAPI_V2_PROTOBUF]);
+    if (!type) throw errors.notAcceptable();
+    const headers = { ETag: `"${etag}"`, Vary: 'Accept' };
+    if (req.headers['if-none-match'] === headers.ETag) return void res.writeHead(304, headers).end();
+    const body = type === 'application/json' ? Buffer.from(json) : proto;
+    res.writeHead(200, { ...headers, 'Content-Type': type === 'application/json' ? type : OPENAPI_V2_PROTOBUF, 'Content-Length': body.length });
+    res.end(body);
   }
 
   function serveDiscovery(path: string, req: IncomingMessage, res: ServerResponse, pretty: boolean) {
@@ -343,7 +364,7 @@ export function createHandler(ctx: HandlerContext) {
         return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });
       }
       case 'create': {
-        const write = writeContext(query, 'CreateOptions', warnings, user);
+        const write = writeContext(query, 'CreateOptions', warnings, user, req);
         const body = await readBody(req);
         if (info.subresource) {
           const action = subresourceActions[info.subresource];
@@ -358,7 +379,7 @@ export function createHandler(ctx: HandlerContext) {
         return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
       }
       case 'update': {
-        const write = writeContext(query, 'UpdateOptions', warnings, user);
+        const write = writeContext(query, 'UpdateOptions', warnings, user, req);
         const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body: await readBody(req), fieldValidation: write.fieldValidation });
         warnings.push(...decoded.warnings);
         const updated = await store.update(ns, info.name!, decoded.value as KubeObject, write, info.subresource);
@@ -366,13 +387,14 @@ export function createHandler(ctx: HandlerContext) {
       }
       case 'patch': {
         const type = mediaType(req);
+        if (type === APPLY_PATCH_TYPE) return await serveApply(kind, store, info, req, res, query, rep, pretty, user);
         if (!SUPPORTED_PATCH_TYPES.includes(type)) {
           throw errors.unsupportedMediaType(PATCH_TYPES.includes(type) ? SUPPORTED_PATCH_TYPES : PATCH_TYPES);
         }
         if (query.get('force') !== null) {
           throw errors.invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
         }
-        const write = writeContext(query, 'PatchOptions', warnings, user);
+        const write = writeContext(query, 'PatchOptions', warnings, user, req);
         const body = await readBody(req);
         const patched = await store.guaranteedUpdateFrom(ns, info.name!, async (current) => {
           const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name! });
@@ -397,14 +419,32 @@ export function createHandler(ctx: HandlerContext) {
     }
   }
 
-  /** The options of a write, and its author for admission. */
-  function writeContext(query: URLSearchParams, optionsKind: string, warnings: string[], user: UserInfo): WriteContext & { fieldValidation: FieldValidation } {
+  /** The options of a write, and its author for admission and managed fields. */
+  function writeContext(query: URLSearchParams, optionsKind: string, warnings: string[], user: UserInfo, req: IncomingMessage): WriteContext & { fieldValidation: FieldValidation } {
+    const fieldManager = query.get('fieldManager') ?? '';
+    const invalid = validateFieldManager(fieldManager);
+    if (invalid.length) throw errors.invalidOptions(optionsKind, invalid);
     return {
       dryRun: parseDryRun(query, optionsKind),
       fieldValidation: parseFieldValidation(query.get('fieldValidation'), optionsKind),
       warnings,
       user,
+      fieldManager: fieldManager || defaultFieldManager(req.headers['user-agent'] ?? ''),
     };
+  }
+
+  /** PATCH with application/apply-patch+yaml: server-side apply (fieldManager required; force takes others' fields). */
+  async function serveApply(kind: KindDefinition, store: Store, info: RequestInfo, req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rep: Representation, pretty: boolean, user: UserInfo) {
+    const warnings: string[] = [];
+    const write = writeContext(query, 'PatchOptions', warnings, user, req);
+    if (!query.get('fieldManager')) throw errors.invalidOptions('PatchOptions', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
+    // A *bool query parameter: anything but "0" and "false" (any case) is true, as runtime.Convert_Slice_string_To_Pointer_bool.
+    const forceRaw = query.get('force');
+    const force = forceRaw !== null && forceRaw !== '0' && forceRaw.toLowerCase() !== 'false';
+    const { value } = await bodies.run({ op: 'parse', kind: { kind: kind.kind, version: kind.version }, contentType: 'application/yaml', body: await readBody(req) });
+    const request = { namespace: info.namespace, name: info.name!, config: value, force, fieldValidation: write.fieldValidation, subresource: info.subresource };
+    const { object, created } = await serverSideApply(store, request, write);
+    return writeObject(res, created ? 201 : 200, kind, object, rep, pretty, query, warnings);
   }
 
   async function serveWatch(kind: KindDefinition, store: Store, info: RequestInfo, req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rep: Representation, upgrade?: Upgrade) {

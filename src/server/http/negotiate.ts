@@ -30,6 +30,22 @@ function parseAccept(header: string | undefined): Clause[] {
   });
 }
 
+/**
+ * The first of `offered` (full media types) that the most preferred Accept
+ * clause admits, `type/*` and `*` included, as goautoneg orders clauses (by q);
+ * undefined when none (a 406).
+ */
+export function acceptedMediaType(req: IncomingMessage, offered: readonly string[]): string | undefined {
+  const q = (c: Clause) => (c.params.q === undefined ? 1 : Number(c.params.q) || 0);
+  const clauses = parseAccept(req.headers.accept).filter((c) => q(c) > 0).sort((a, b) => q(b) - q(a));
+  for (const { mediaType } of clauses) {
+    const [type, sub] = mediaType.split('/');
+    const found = offered.find((o) => (type === '*' || o.split('/')[0] === type) && (sub === '*' || sub === undefined || o.split('/')[1] === sub));
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The first clause the server can produce wins; 406 when none. */
 export function negotiate(req: IncomingMessage, allowAggregated = false): Representation {
   for (const c of parseAccept(req.headers.accept)) {
