@@ -29,7 +29,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     if (!token) break;
     page = await api.list(conn, kind, namespace, new URLSearchParams({ continue: token }).toString());
   }
-  return { items, resourceVersion, changedAt: new Map() };
+  return { items, resourceVersion };
 }
 
 // ---- watches and their health --------------------------------------------
@@ -113,7 +113,7 @@ export function useList(kind: KindDefinition, namespace?: string) {
     return () => w.release();
   }, [qc, conn, kind, ns]);
   const items = useMemo(() => (query.data ? [...query.data.items.values()] : []), [query.data]);
-  return { ...query, items, changedAt: query.data?.changedAt };
+  return { ...query, items };
 }
 
 /**

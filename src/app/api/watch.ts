@@ -11,8 +11,6 @@ export interface ListState {
   /** Objects by uid. A new Map each time the list changes, so React sees the change. */
   items: Map<string, KubeObject>;
   resourceVersion: string;
-  /** uid -> when it last changed through the watch (for the brief row highlight). */
-  changedAt: Map<string, number>;
 }
 
 export type WatchHealth = 'live' | 'connecting' | 'reconnecting' | 'offline';
@@ -268,29 +266,21 @@ export class ListWatch {
     const state = this.state();
     if (!state) return;
     let items: Map<string, KubeObject> | undefined;
-    let changedAt: Map<string, number> | undefined;
     let resourceVersion = state.resourceVersion;
-    const now = Date.now();
     for (const e of events) {
       const rv = e.object?.metadata?.resourceVersion;
       if (rv) resourceVersion = rv;
       if (e.type === 'BOOKMARK') continue;
       const uid = e.object.metadata.uid!;
       items ??= new Map(state.items);
-      changedAt ??= new Map(state.changedAt);
-      if (e.type === 'DELETED') {
-        items.delete(uid);
-        changedAt.delete(uid);
-      } else {
-        items.set(uid, e.object);
-        changedAt.set(uid, now);
-      }
+      if (e.type === 'DELETED') items.delete(uid);
+      else items.set(uid, e.object);
     }
     if (!items) {
       // Only bookmarks: remember where to resume without re-rendering anyone.
       state.resourceVersion = resourceVersion;
       return;
     }
-    this.queryClient.setQueryData<ListState>(this.key, { items, changedAt: changedAt!, resourceVersion });
+    this.queryClient.setQueryData<ListState>(this.key, { items, resourceVersion });
   }
 }
