@@ -192,7 +192,7 @@ function takeChanged(live: JSONMap, next: JSONMap, managed: Managed, self: strin
 export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed: Managed, writer: Writer, ctx: FieldManagerContext): Managed {
   if (live !== undefined && managed.size === 0) return managed;
   const out = copyManaged(managed);
-  const { changed, comparison } = takeChanged(live ?? zeroOf(next), next, out, '', true, ctx);
+  const { changed, comparison } = takeChanged(live ?? zeroOf(next, ctx.schema), next, out, '', true, ctx);
   const mine = changed.difference(comparison.removed).difference(STRIPPED);
   const id = managerId({ ...writer, operation: 'Update' });
   if (!mine.empty()) {
@@ -204,12 +204,16 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
 
 /**
  * The object a create starts from: Go's zero value of the kind, whose
- * top-level structs exist empty, so a creator owns `spec.x` but not `spec`
- * itself (as upstream records it).
+ * top-level structs (spec, status, metadata) exist empty, so a creator
+ * owns `spec.x` but not `spec` itself, while a map such as a ConfigMap's
+ * `data` is new (`f:data: {".": {}, …}`), as upstream records them.
  */
-function zeroOf(next: JSONMap): JSONMap {
+function zeroOf(next: JSONMap, schema: ApplySchema): JSONMap {
   const out: JSONMap = {};
-  for (const [k, v] of Object.entries(next)) if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = {};
+  for (const [k, v] of Object.entries(next)) {
+    const struct = !!schema[k]?.fields || k === 'spec' || k === 'status';
+    if (struct && v && typeof v === 'object' && !Array.isArray(v)) out[k] = {};
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@ import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
 import { encodeContinue, type DeleteOptions, type ListQuery } from './options.ts';
 import type { UserInfo } from '../auth/authn.ts';
+import { recordUpdate } from './apply.ts';
 
 export interface WriteContext {
   dryRun: boolean;
@@ -22,6 +23,10 @@ export interface WriteContext {
   warnings: string[];
   /** Who writes; validating admission (NodeRestriction, RBAC escalation checks) judges the write by them. */
   user?: UserInfo;
+  /** The field manager credited in metadata.managedFields (the request's fieldManager or User-Agent; else the user's name). */
+  fieldManager?: string;
+  /** The write is a server-side apply, which recorded its managed fields itself. */
+  applied?: boolean;
 }
 
 /** Validating admission: throws the Status to answer, or returns (run after validation, before storage). */
@@ -361,6 +366,7 @@ export class Store {
     if (problems.length) throw errors.invalid(kind, meta.name ?? '', problems);
     if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'CREATE', namespace: meta.namespace, name: meta.name ?? '', object: obj });
     if (meta.resourceVersion) throw errors.internal('resourceVersion should not be set on objects to be created');
+    if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
     const stored = canonicalOrder(obj);
     // Validation of a large object took its turn on the event loop; let waiting requests go before storing it.
     await yieldToEventLoop();
@@ -432,6 +438,7 @@ export class Store {
       // Should the object change while the update is computed, the write below conflicts and is retried.
       const desired = await tryUpdate(current);
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
+      if (!ctx.applied) recordUpdate(this.kind, current.object, next, ctx, subresource);
       if (sameButResourceVersion(next, current.object)) return current.object;
       if (ctx.dryRun) return next;
       const finishing =

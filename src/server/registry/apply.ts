@@ -1,0 +1,219 @@
+// Server-side apply and managed fields for every kind (kube-apiserver's
+// fieldmanager): each write records who set which fields in
+// metadata.managedFields; an apply patch (application/apply-patch+yaml)
+// merges the applier's configuration, answering 409 for fields others own.
+// The field logic is src/lib/managedfields; this module binds it to the
+// kinds' patch metadata, the request's field manager and the store.
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { apiVersionOf } from '../../kinds/kind.ts';
+import { patchMetaFor } from '../../kinds/patchmeta.ts';
+import { rfc3339 } from '../../lib/duration.ts';
+import { fieldErrors, type FieldError } from '../../lib/field.ts';
+import {
+  applyManaged,
+  ApplyConflictError,
+  decodeManaged,
+  printManager,
+  updateManaged,
+  withManagedFields,
+  FieldSet,
+  pathString,
+  TypedError,
+  type FieldManagerContext,
+  type Managed,
+} from '../../lib/managedfields/managers.ts';
+import { FieldsV1Error } from '../../lib/managedfields/fieldset.ts';
+import { ApiError, errors } from '../http/status.ts';
+import type { UserInfo } from '../auth/authn.ts';
+import { decodeObject, type FieldValidation } from './decode.ts';
+import type { Store, WriteContext } from './store.ts';
+
+export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
+/** validation.FieldManagerMaxLength */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+type JSONMap = Record<string, unknown>;
+
+/** Fields the endpoint resets from the stored object: owned by no one (the strategy's reset fields). */
+function ignoredFields(kind: KindDefinition, subresource: string | undefined): FieldSet {
+  const paths = (fields: string[], prefix: string[] = []) => fields.map((f) => [...prefix, ...f.split('.')].map((p) => `f:${p}`));
+  if (subresource === 'status') {
+    return FieldSet.of(...paths(kind.strategy.statusResetsFields), ...paths(kind.strategy.statusResetsMetadata, ['metadata']));
+  }
+  return subresource ? new FieldSet() : FieldSet.of(...paths(kind.strategy.mainResetsFields));
+}
+
+function contextFor(kind: KindDefinition, subresource: string | undefined): FieldManagerContext {
+  return { schema: patchMetaFor(kind), ignored: ignoredFields(kind, subresource), now: rfc3339(new Date()) };
+}
+
+/** The object without its managedFields: what field sets and comparisons look at. */
+function withoutManaged(o: KubeObject | JSONMap): JSONMap {
+  const meta = o.metadata as JSONMap | undefined;
+  if (!meta || !('managedFields' in meta)) return o as JSONMap;
+  const { managedFields: _, ...rest } = meta;
+  return { ...o, metadata: rest };
+}
+
+function decodeOrEmpty(entries: unknown): Managed | undefined {
+  try {
+    return decodeManaged(entries as never);
+  } catch (e) {
+    if (e instanceof FieldsV1Error) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The manager of a write made without `fieldManager`: the User-Agent up to
+ * its first `/`, printable characters only, at most 128 bytes
+ * (prefixFromUserAgent); for the in-process controllers, their user's name.
+ */
+export function defaultFieldManager(userAgent: string | undefined, user?: UserInfo): string {
+  if (userAgent === undefined) return componentOf(user?.name ?? '');
+  let out = '';
+  for (const ch of userAgent.split('/')[0]) {
+    if (!/\p{L}|\p{M}|\p{N}|\p{P}|\p{S}| /u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** The program whose User-Agent upstream credits for a control-plane identity's writes. */
+function componentOf(user: string): string {
+  if (user.startsWith('system:serviceaccount:kube-system:')) return 'kube-controller-manager';
+  if (user === 'system:kube-scheduler') return 'kube-scheduler';
+  if (user.startsWith('system:node:')) return 'kubelet';
+  return user;
+}
+
+/** ValidateFieldManager: at most 128 bytes, printable. */
+export function validateFieldManager(fieldManager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (fieldManager.length > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
+  [...fieldManager].forEach((ch, i) => {
+    if (!/\p{L}|\p{M}|\p{N}|\p{P}|\p{S}| /u.test(ch)) {
+      const cp = ch.codePointAt(0)!;
+      errs.push(fieldErrors.invalid('fieldManager', fieldManager, `invalid character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (at position ${i})`));
+    }
+  });
+  return errs;
+}
+
+/**
+ * Records an update (create, PUT, any non-apply patch) in `next`'s
+ * managedFields. The managers are the ones the client sent, when valid and
+ * not through a subresource (kubectl's client-side to server-side upgrade
+ * rewrites them this way), else the stored ones (decodeLiveOrNew).
+ */
+export function recordUpdate(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string): void {
+  const sent = subresource ? undefined : next.metadata.managedFields;
+  let managed = sent?.length ? decodeOrEmpty(sent) : undefined;
+  if (!managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
+  const writer = { manager: ctx.fieldManager ?? defaultFieldManager(undefined, ctx.user), apiVersion: apiVersionOf(kind), subresource };
+  try {
+    const after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed, writer, contextFor(kind, subresource));
+    next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
+  } catch (e) {
+    // Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were.
+    if (!(e instanceof TypedError)) throw e;
+    if (live?.metadata.managedFields) next.metadata.managedFields = live.metadata.managedFields;
+  }
+}
+
+/** The 409 for apply conflicts (NewApplyConflict): a FieldManagerConflict cause per field. */
+function conflictError(e: ApplyConflictError): ApiError {
+  return new ApiError(409, 'Conflict', e.message, {
+    causes: e.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) })),
+  });
+}
+
+export interface ApplyRequest {
+  namespace: string | undefined;
+  name: string;
+  /** The applied configuration as parsed from the YAML body. */
+  config: unknown;
+  force: boolean;
+  fieldValidation: FieldValidation;
+  subresource?: string;
+}
+
+/** Checks on the configuration itself (structuredmerge's Apply and the patcher). */
+function checkConfig(kind: KindDefinition, config: unknown, name: string): JSONMap {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw errors.badRequest(`error decoding YAML: json: cannot unmarshal ${Array.isArray(config) ? 'array' : typeof config} into Go value of type map[string]interface {}`);
+  }
+  const c = config as JSONMap;
+  const apiVersion = apiVersionOf(kind);
+  if (c.apiVersion !== apiVersion) {
+    throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(c.apiVersion ?? '')}, expected: ${apiVersion}`);
+  }
+  if (c.kind !== kind.kind) throw errors.badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${String(c.kind ?? '')}, expected: ${kind.kind}`);
+  const meta = (c.metadata ?? {}) as JSONMap;
+  if (meta.managedFields !== undefined && meta.managedFields !== null) throw errors.badRequest('metadata.managedFields must be nil');
+  if (meta.name !== undefined && meta.name !== name) {
+    throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+  }
+  return c;
+}
+
+/**
+ * PATCH with an apply configuration: merged into the stored object, or
+ * creating it when there is none (answered 201). Returns the object written.
+ */
+export async function serverSideApply(store: Store, req: ApplyRequest, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
+  const kind = store.kind;
+  const config = checkConfig(kind, req.config, req.name);
+  const writer = { manager: ctx.fieldManager ?? '', apiVersion: apiVersionOf(kind), subresource: req.subresource };
+  const fm = contextFor(kind, req.subresource);
+  const applied: WriteContext = { ...ctx, applied: true };
+  const decode = (o: JSONMap, managed: Managed) => {
+    const obj = decodeObject(kind, o, { fieldValidation: req.fieldValidation, warnings: ctx.warnings, patch: true });
+    obj.metadata = withManagedFields(obj, managed).metadata as KubeObject['metadata'];
+    return obj;
+  };
+  const run = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof ApplyConflictError) throw conflictError(e);
+      if (e instanceof TypedError) throw errors.internal(`failed to create typed patch object (${apiVersionOf(kind)}, Kind=${kind.kind}) ${req.namespace ? `${req.namespace}/` : ''}${req.name}: ${e.message}`);
+      throw e;
+    }
+  };
+  for (let attempt = 0; ; attempt++) {
+    const exists = (() => {
+      try {
+        store.getCached(req.namespace, req.name);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (!exists && !req.subresource) {
+      const withName = { ...config, metadata: { ...(config.metadata as JSONMap), name: req.name } };
+      const r = run(() => applyManaged({}, withName, new Map(), writer, req.force, fm));
+      try {
+        return { object: await store.create(req.namespace, decode(r.object, r.managed), applied), created: true };
+      } catch (e) {
+        // Created by someone else meanwhile: apply to theirs.
+        if (e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists' && attempt < 3) continue;
+        throw e;
+      }
+    }
+    const object = await store.guaranteedUpdateFrom(
+      req.namespace,
+      req.name,
+      async (current) => {
+        const live = current.object;
+        const managed = decodeOrEmpty(live.metadata.managedFields) ?? new Map();
+        const r = run(() => applyManaged(withoutManaged(live), config, managed, writer, req.force, fm));
+        return decode(r.object, r.managed);
+      },
+      applied,
+      req.subresource,
+    );
+    return { object, created: false };
+  }
+}
