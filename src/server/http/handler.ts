@@ -22,7 +22,7 @@ import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldMa
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
-import { negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
+import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
 import { ApiError, errors, successStatus } from './status.ts';
 import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
@@ -32,6 +32,9 @@ import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TY
 import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
 
 export { MAX_BODY_BYTES };
+
+const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 export interface HandlerContext {
   kinds: readonly KindDefinition[];
@@ -207,7 +210,7 @@ export function createHandler(ctx: HandlerContext) {
       // Non-resource requests (discovery, /version, /openapi) are authorized by path, as upstream.
       authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
       if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
-      if (path.startsWith('/openapi')) return serveOpenAPI(path, res);
+      if (path.startsWith('/openapi')) return serveOpenAPI(path, req, res);
       return serveDiscovery(path, req, res, pretty);
     }
 
@@ -259,11 +262,28 @@ export function createHandler(ctx: HandlerContext) {
     writeBody(res, err.code, err.toStatus(), { pretty });
   }
 
-  function serveOpenAPI(path: string, res: ServerResponse) {
+  function serveOpenAPI(path: string, req: IncomingMessage, res: ServerResponse) {
+    if (path === '/openapi/v2') return serveOpenAPIv2(req, res);
     if (path === '/openapi/v3') return writeBody(res, 200, ctx.openapi.index);
     const doc = ctx.openapi.byPath.get(path.slice('/openapi/v3/'.length));
     if (!doc) return notFoundText(res);
     writeBody(res, 200, doc.json, { headers: { 'Cache-Control': 'public, immutable', ETag: `"${doc.hash}"` } });
+  }
+
+  /**
+   * Swagger 2.0 as kube-openapi's handler serves it: JSON, or gnostic protobuf
+   * (what client-go's OpenAPISchema asks for, under either protobuf name), one
+   * ETag (of the JSON) for both, 304 when the client has it, 406 otherwise.
+   */
+  function serveOpenAPIv2(req: IncomingMessage, res: ServerResponse) {
+    const { json, proto, etag } = ctx.openapi.v2;
+    const type = acceptedMediaType(req, ['application/json', OPENAPI_V2_PROTOBUF_DEPRECATED, OPENAPI_V2_PROTOBUF]);
+    if (!type) throw errors.notAcceptable();
+    const headers = { ETag: `"${etag}"`, Vary: 'Accept' };
+    if (req.headers['if-none-match'] === headers.ETag) return void res.writeHead(304, headers).end();
+    const body = type === 'application/json' ? Buffer.from(json) : proto;
+    res.writeHead(200, { ...headers, 'Content-Type': type === 'application/json' ? type : OPENAPI_V2_PROTOBUF, 'Content-Length': body.length });
+    res.end(body);
   }
 
   function serveDiscovery(path: string, req: IncomingMessage, res: ServerResponse, pretty: boolean) {
