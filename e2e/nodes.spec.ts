@@ -3,6 +3,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiRequest, appUrl, kubectl, nodeManifest } from './helpers.ts';
+import { E2E_TOKEN } from '../playwright.config.ts';
 
 test.beforeAll(async () => {
   for (const [name, zone] of [['e2e-a', 'east'], ['e2e-b', 'west'], ['e2e-c', 'east']]) {
@@ -102,6 +103,10 @@ test('a dead API base URL shows offline, and the app recovers', async ({ page })
   await page.goto('/settings');
   await page.getByRole('button', { name: 'Use this server' }).click();
   await page.getByRole('link', { name: 'Nodes' }).click();
+  // "Use this server" forgets the saved token too: the server asks for one again.
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await page.getByLabel('Bearer token').fill(E2E_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.locator('[role=row][data-name="e2e-a"]')).toBeVisible();
   await expect(page.getByTestId('connection')).toHaveText(/Live/);
 });
