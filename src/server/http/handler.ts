@@ -19,6 +19,7 @@ import { parseFieldValidation, type FieldValidation } from '../registry/decode.t
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
 import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager } from '../registry/apply.ts';
+import { queryBool } from '../../lib/queryparams.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
@@ -471,7 +472,7 @@ export function createHandler(ctx: HandlerContext) {
 }
 
 function verbOf(method: string, info: RequestInfo, query: URLSearchParams): string | undefined {
-  const watch = info.legacyWatch || query.get('watch') === 'true' || query.get('watch') === '1';
+  const watch = info.legacyWatch || queryBool(query.get('watch'));
   if (info.subresource) {
     if (method === 'GET') return 'get';
     if (method === 'PUT') return 'update';

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYAML } from 'yaml';
 import { errors } from './status.ts';
+import { parseGoBool } from '../../lib/queryparams.ts';
 
 export type Representation =
   | { type: 'json' }
@@ -66,7 +67,8 @@ export function negotiate(req: IncomingMessage, allowAggregated = false): Repres
 /** Indented output for ?pretty=true and for people using curl or a browser. */
 export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
   const p = query.get('pretty');
-  if (p !== null) return p === 'true' || p === '1';
+  // strconv.ParseBool, a value it refuses being false; an empty one is not asked for (isPrettyPrint).
+  if (p) return parseGoBool(p) ?? false;
   const ua = req.headers['user-agent'] ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }

@@ -5,6 +5,7 @@ import { parseSelector, SelectorParseError, type Requirement } from '../../lib/l
 import { parseFieldSelector, FieldSelectorParseError, type FieldRequirement } from '../../lib/fieldselector.ts';
 import type { KindDefinition } from '../../kinds/kind.ts';
 import { errors } from '../http/status.ts';
+import { IntParseError, parseInt64, queryBool } from '../../lib/queryparams.ts';
 
 export interface ListQuery {
   labelSelector: Requirement[];
@@ -22,7 +23,19 @@ export interface ListQuery {
   hasSelectors: boolean;
 }
 
-const bool = (v: string | null) => v === 'true' || v === '1';
+const bool = queryBool;
+
+/** An integer query parameter (strconv.ParseInt); a value Go refuses is a 400 quoting its error. */
+function int64Param(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  try {
+    return parseInt64(v);
+  } catch (e) {
+    if (e instanceof IntParseError) throw errors.badRequest(e.message);
+    throw e;
+  }
+}
 
 export function parseResourceVersion(v: string | null): number | undefined {
   if (v === null || v === '') return undefined;
@@ -116,9 +129,9 @@ export function parseListQuery(kind: KindDefinition, q: URLSearchParams): ListQu
     }
     continueToken = decodeContinue(continueRaw);
   }
-  const limitRaw = q.get('limit');
-  const limit = limitRaw && /^\d+$/.test(limitRaw) ? Number(limitRaw) : 0;
-  const timeoutRaw = q.get('timeoutSeconds');
+  // A limit below one is no limit, as the storage reads it.
+  const limit = Math.max(0, int64Param(q, 'limit') ?? 0);
+  const timeout = int64Param(q, 'timeoutSeconds');
   return {
     labelSelector,
     fieldSelector,
@@ -130,7 +143,7 @@ export function parseListQuery(kind: KindDefinition, q: URLSearchParams): ListQu
     allowWatchBookmarks: bool(q.get('allowWatchBookmarks')),
     sendInitialEvents,
     // A timeout no timer can hold is capped, not turned into an instant close.
-    timeoutSeconds: timeoutRaw && /^\d+$/.test(timeoutRaw) ? Math.min(Number(timeoutRaw), MAX_WATCH_TIMEOUT_SECONDS) : undefined,
+    timeoutSeconds: timeout !== undefined && timeout >= 0 ? Math.min(timeout, MAX_WATCH_TIMEOUT_SECONDS) : undefined,
     hasSelectors: labelSelector.length > 0 || fieldSelector.length > 0,
   };
 }
@@ -180,7 +193,7 @@ export function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOpt
   // JSON null is Go's nil pointer: the same as leaving the field out.
   const policy = pick('propagationPolicy') ?? undefined;
   const orphan = pick('orphanDependents') ?? undefined;
-  const grace = pick('gracePeriodSeconds');
+  const grace = b.gracePeriodSeconds ?? int64Param(q, 'gracePeriodSeconds');
   const dryRun = [...q.getAll('dryRun'), ...(Array.isArray(b.dryRun) ? b.dryRun : [])];
   const errs: FieldError[] = [];
   // ValidateDeleteOptions (AM/pkg/apis/meta/v1/validation): both-set first, then the policy's value.
@@ -198,7 +211,7 @@ export function parseDeleteOptions(body: unknown, q: URLSearchParams): DeleteOpt
     propagationPolicy: policy,
     gracePeriodSeconds,
     preconditions: b.preconditions ?? undefined,
-    orphanDependents: orphan === undefined ? undefined : orphan === true || orphan === 'true',
+    orphanDependents: orphan === undefined ? undefined : typeof orphan === 'string' ? queryBool(orphan) : orphan === true,
     dryRun: dryRun.length > 0,
   };
 }
