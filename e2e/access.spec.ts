@@ -82,6 +82,11 @@ test('a view-only user finds no enabled Edit or Delete, and Create disabled with
     await expect(page.getByRole('button', { name: 'Delete' })).toHaveAttribute('title', /^e2e-viewer may not delete /);
     await expect(page.getByText('read-only for you')).toBeVisible();
   }
+  // The DaemonSet page's own writes: restart and the update strategy.
+  await page.goto('/daemonsets/default/access-ds');
+  await expect(page.getByRole('button', { name: 'Restart' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Edit strategy' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Edit strategy' })).toHaveAttribute('title', 'e2e-viewer may not update daemonsets.apps "access-ds" in namespace "default"');
   await page.goto('/nodes/access-node');
   await expect(page.getByRole('button', { name: 'Cordon' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Drain' })).toBeDisabled();

@@ -10,6 +10,7 @@ import { ControllerRevisionHashLabel } from '../../../lib/rollout.ts';
 import { toYaml } from '../../../lib/yaml.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
+import { useCanI } from '../../api/access.ts';
 import { Age, Badge, ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
 import { LazyDiffEditor } from '../../editors/monaco/index.ts';
 import { currentHashOf, isOwnedBy, revisionsOf } from './rollout.ts';
@@ -47,6 +48,9 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
   // The diff (Monaco, a few MB) loads only when asked for, not with the page.
   const [comparing, setComparing] = useState(false);
   const [error, setError] = useState<unknown>();
+  // Rollback and restart both write the DaemonSet: disabled, with the reason, for whoever may not.
+  const canUpdate = useCanI('update', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
+  const refused = canUpdate?.allowed === false ? canUpdate.message : undefined;
   const owned = pods.filter((p) => isOwnedBy(p, ds));
   const podsOn = (hash: string) => owned.filter((p) => p.metadata.labels?.[ControllerRevisionHashLabel] === hash).length;
 
@@ -89,7 +93,7 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
           {list.length} revision{list.length === 1 ? '' : 's'}
         </span>
         <span style={{ flex: 1 }} />
-        <button className="btn" onClick={() => setConfirm({ action: 'restart' })}>
+        <button className="btn" onClick={() => setConfirm({ action: 'restart' })} disabled={!!refused} title={refused}>
           Restart
         </button>
       </h2>
@@ -123,7 +127,7 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
                   </td>
                   <td>
                     {r.hash !== current && r.template && (
-                      <button className="btn" onClick={() => setConfirm({ action: 'rollback', revision: r })}>
+                      <button className="btn" onClick={() => setConfirm({ action: 'rollback', revision: r })} disabled={!!refused} title={refused}>
                         Roll back to {r.revision}
                       </button>
                     )}

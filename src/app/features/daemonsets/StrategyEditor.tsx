@@ -8,6 +8,7 @@ import { formatHostPort, hostPortsOf } from '../../../lib/nodeports.ts';
 import { allowsSurge } from '../../../lib/rollout.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
+import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { buildFields, type FormLayout } from '../../editors/form/fields.ts';
 import { Fields } from '../../editors/form/SchemaForm.tsx';
@@ -48,12 +49,14 @@ function surgeHostPortWarning(ds: KubeObject): string | undefined {
 export function StrategyEditor({ ds }: { ds: KubeObject }) {
   const [open, setOpen] = useState(false);
   const warning = surgeHostPortWarning(ds);
+  const canUpdate = useCanI('update', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
+  const refused = canUpdate?.allowed === false ? canUpdate.message : undefined;
   return (
     <div className="strategy">
       <span className="muted">Strategy: </span>
       <span data-testid="strategy-summary">{describe(ds)}</span>{' '}
       {!open && (
-        <button className="btn" onClick={() => setOpen(true)}>
+        <button className="btn" onClick={() => setOpen(true)} disabled={!!refused} title={refused}>
           Edit strategy
         </button>
       )}
