@@ -184,9 +184,8 @@ const listParams = [
   'pretty:string', 'resourceVersion:string', 'resourceVersionMatch:string', 'sendInitialEvents:boolean', 'timeoutSeconds:integer', 'watch:boolean',
 ].map((p) => param(p.split(':')[0], p.split(':')[1], p.split(':')[0]));
 
-// No application/apply-patch+yaml: server-side apply is not served, and kubectl
-// would take its presence as an offer.
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+// Every patch type the server takes, server-side apply included, as upstream lists them.
+const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 function kindPaths(k: KindDefinition): Record<string, unknown> {
   const prefix = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
