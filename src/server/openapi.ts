@@ -312,9 +312,20 @@ export function buildOpenAPI(kinds: readonly KindDefinition[], createOnly: reado
     byPath.set(gv.group ? `apis/${apiVersionOf(gv)}` : `api/${gv.version}`, { json, hash });
   }
   const paths = Object.fromEntries([...byPath].map(([p, d]) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` }]));
-  const v2 = swaggerDocument(v3Docs);
-  const v2json = JSON.stringify(v2);
-  return { byPath, index: JSON.stringify({ paths }), v2: { json: v2json, proto: encodeSwaggerProto(v2), etag: sha512Hex(v2json) } };
+  // v2 is built when first asked for (as upstream's handler cache does): most clients never read it.
+  let v2: OpenAPIDocs['v2'] | undefined;
+  return {
+    byPath,
+    index: JSON.stringify({ paths }),
+    get v2() {
+      if (!v2) {
+        const doc = swaggerDocument(v3Docs);
+        const json = JSON.stringify(doc);
+        v2 = { json, proto: encodeSwaggerProto(doc), etag: sha512Hex(json) };
+      }
+      return v2;
+    },
+  };
 }
 
 interface V3Document {

@@ -336,6 +336,8 @@ def main():
     global api_client, core, apps, networking, storage
     config.load_kube_config(config_file=sys.argv[1])
     api_client = client.ApiClient()
+    # With it (the default) the models raise on a required field the answer lacks: every typed answer below is checked.
+    check(api_client.configuration.client_side_validation, "the client does not validate what it deserialises")
     core, apps = client.CoreV1Api(api_client), client.AppsV1Api(api_client)
     networking, storage = client.NetworkingV1Api(api_client), client.StorageV1Api(api_client)
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=NS)))
