@@ -28,7 +28,8 @@ export class FieldSet {
     s.members.add(path[path.length - 1]);
   }
 
-  private child(pe: PathElement): FieldSet {
+  /** The subset below `pe`, created when missing (for walks that fill a set level by level). */
+  child(pe: PathElement): FieldSet {
     let c = this.children.get(pe);
     if (!c) this.children.set(pe, (c = new FieldSet()));
     return c;
@@ -51,42 +52,54 @@ export class FieldSet {
     return this.children.get(pe) ?? new FieldSet();
   }
 
+  /** Nothing at this level (sets built by operations hold no empty subsets). */
+  private bare(): boolean {
+    return this.members.size === 0 && this.children.size === 0;
+  }
+
+  // Operations may return one of their operands: sets are not changed once built.
   union(o: FieldSet): FieldSet {
+    if (o.bare()) return this;
+    if (this.bare()) return o;
     const out = new FieldSet();
     for (const m of this.members) out.members.add(m);
     for (const m of o.members) out.members.add(m);
     for (const [pe, c] of this.children) out.children.set(pe, c.union(o.children.get(pe) ?? EMPTY));
     for (const [pe, c] of o.children) if (!this.children.has(pe)) out.children.set(pe, c.union(EMPTY));
-    return out.pruned();
+    return out.shallowPruned();
   }
 
   intersection(o: FieldSet): FieldSet {
+    if (o.bare()) return o;
+    if (this.bare()) return this;
     const out = new FieldSet();
     for (const m of this.members) if (o.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) {
       const oc = o.children.get(pe);
       if (oc) out.children.set(pe, c.intersection(oc));
     }
-    return out.pruned();
+    return out.shallowPruned();
   }
 
   /** Paths of this set not in `o` (children of a removed member stay). */
   difference(o: FieldSet): FieldSet {
+    if (o.bare() || this.bare()) return this;
     const out = new FieldSet();
     for (const m of this.members) if (!o.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) out.children.set(pe, c.difference(o.children.get(pe) ?? EMPTY));
-    return out.pruned();
+    return out.shallowPruned();
   }
 
   /** Paths of this set not in `o` nor below a member of `o`. */
   recursiveDifference(o: FieldSet): FieldSet {
+    if (o.bare() || this.bare()) return this;
     const out = new FieldSet();
     for (const m of this.members) if (!o.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) {
       if (o.members.has(pe)) continue;
       out.children.set(pe, c.recursiveDifference(o.children.get(pe) ?? EMPTY));
     }
-    return out.pruned();
+    return out.shallowPruned();
   }
 
   /**
@@ -122,20 +135,33 @@ export class FieldSet {
     return JSON.stringify(this.toFieldsV1()) === JSON.stringify(o.toFieldsV1());
   }
 
-  private pruned(): FieldSet {
-    for (const [pe, c] of this.children) if (c.empty()) this.children.delete(pe);
+  /** Drops empty subsets of this level (set operations build each level from pruned ones). */
+  private shallowPruned(): FieldSet {
+    for (const [pe, c] of this.children) if (c.members.size === 0 && c.children.size === 0) this.children.delete(pe);
+    return this;
+  }
+
+  /** Drops empty subsets, at every level (after a walk that created them ahead of need). */
+  pruned(): FieldSet {
+    for (const [pe, c] of this.children) if (c.pruned().empty()) this.children.delete(pe);
     return this;
   }
 
   /** The FieldsV1 form, keys in structured-merge-diff's order. */
   toFieldsV1(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    const keys = [...new Set([...this.members, ...this.children.keys()])].sort(comparePathElements);
+    return this.toFieldsV1Into({});
+  }
+
+  private toFieldsV1Into(out: Record<string, unknown>): Record<string, unknown> {
+    const keys = Array.from(this.members);
+    for (const pe of this.children.keys()) if (!this.members.has(pe)) keys.push(pe);
+    keys.sort(comparePathElements);
     for (const pe of keys) {
       const c = this.children.get(pe);
-      const below = c && !c.empty() ? c.toFieldsV1() : undefined;
-      if (below) out[pe] = this.members.has(pe) ? { '.': {}, ...below } : below;
-      else if (this.members.has(pe)) out[pe] = {};
+      if (c && !c.bare()) {
+        const below: Record<string, unknown> = this.members.has(pe) ? { '.': {} } : {};
+        out[pe] = c.toFieldsV1Into(below);
+      } else if (this.members.has(pe)) out[pe] = {};
     }
     return out;
   }

@@ -59,40 +59,57 @@ const granularList = (v: unknown, m: ApplyField | undefined): v is unknown[] => 
 /** The fields `value` holds (ToFieldSet): leaves, atomic values, list items, empty maps. */
 export function toFieldSet(value: JSONMap, schema: ApplySchema): FieldSet {
   const set = new FieldSet();
-  walkMap(value, { fields: schema }, [], set);
-  return set;
+  walkMap(value, { fields: schema }, set);
+  return set.pruned();
 }
 
-function walkMap(v: JSONMap, m: ApplyField | undefined, path: PathElement[], set: FieldSet) {
-  for (const [k, child] of Object.entries(v)) {
+// The walks below fill the set of their own level (`at`): a path element is a
+// member there, and what lies below it goes into `at.child(pe)`.
+
+function walkMap(v: JSONMap, m: ApplyField | undefined, at: FieldSet) {
+  for (const k in v) {
+    const child = v[k];
     if (child === undefined) continue;
-    const cm = m?.fields?.[k];
-    const p = [...path, fieldPE(k)];
-    walk(child, cm, p, set);
-    if (child === null || (isMap(child) && !Object.keys(child).length)) set.insert(p);
+    const pe = fieldPE(k);
+    if (!walk(child, m?.fields?.[k], pe, at) || child === null || (isMap(child) && isEmpty(child))) at.members.add(pe);
   }
 }
 
-function walk(v: unknown, m: ApplyField | undefined, path: PathElement[], set: FieldSet) {
-  if (granularMap(v, m)) return walkMap(v, m, path, set);
-  if (granularList(v, m)) {
-    v.forEach((item, i) => {
-      const p = [...path, itemPE(m, item, () => `${path.join('.')}: element ${i}`)];
-      set.insert(p);
-      if (listTypeOf(m) === 'map' && isMap(item)) walkMap(item, itemSchema(m), p, set);
-    });
-    return;
-  }
-  set.insert(path);
-}
-
-/** Every node of a value: what a comparison reports when the value appears or goes. */
-function allNodes(v: unknown, m: ApplyField | undefined, path: PathElement[], set: FieldSet) {
-  if (path.length) set.insert(path);
+/** Walks a value at `pe` below `at`; returns false when the value is a leaf (the caller makes it a member). */
+function walk(v: unknown, m: ApplyField | undefined, pe: PathElement, at: FieldSet): boolean {
   if (granularMap(v, m)) {
-    for (const [k, child] of Object.entries(v)) if (child !== undefined) allNodes(child, m?.fields?.[k], [...path, fieldPE(k)], set);
+    walkMap(v, m, at.child(pe));
+    return true;
+  }
+  if (granularList(v, m)) {
+    const below = at.child(pe);
+    const map = listTypeOf(m) === 'map';
+    const im = map ? itemSchema(m) : undefined;
+    v.forEach((item, i) => {
+      const ipe = itemPE(m, item, () => `${pe}: element ${i}`);
+      below.members.add(ipe);
+      if (map && isMap(item)) walkMap(item, im, below.child(ipe));
+    });
+    return true;
+  }
+  return false;
+}
+
+const isEmpty = (o: JSONMap) => {
+  for (const _ in o) return false;
+  return true;
+};
+
+/** Every node of a value below `at`: what a comparison reports when the value appears or goes. */
+function allNodes(v: unknown, m: ApplyField | undefined, pe: PathElement, at: FieldSet) {
+  at.members.add(pe);
+  if (granularMap(v, m)) {
+    const below = at.child(pe);
+    for (const k in v) if (v[k] !== undefined) allNodes(v[k], m?.fields?.[k], fieldPE(k), below);
   } else if (granularList(v, m)) {
-    v.forEach((item, i) => allNodes(item, listTypeOf(m) === 'map' ? itemSchema(m) : undefined, [...path, itemPE(m, item, () => `element ${i}`)], set));
+    const below = at.child(pe);
+    const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
+    v.forEach((item, i) => allNodes(item, im, itemPE(m, item, () => `element ${i}`), below));
   }
 }
 
@@ -105,31 +122,41 @@ export interface Comparison {
 /** What changed from `lhs` to `rhs` (typed.Compare). */
 export function compare(lhs: JSONMap, rhs: JSONMap, schema: ApplySchema): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  compareValue(lhs, rhs, { fields: schema }, [], c);
+  compareMaps(lhs, rhs, { fields: schema }, c);
+  c.added.pruned();
+  c.modified.pruned();
+  c.removed.pruned();
   return c;
 }
 
-function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, path: PathElement[], c: Comparison) {
-  if (l === undefined) return allNodes(r, m, path, c.added);
-  if (r === undefined) return allNodes(l, m, path, c.removed);
-  if (granularMap(l, m) && granularMap(r, m) && (Object.keys(l).length || Object.keys(r).length)) {
-    for (const k of new Set([...Object.keys(l), ...Object.keys(r)])) compareValue(l[k], r[k], m?.fields?.[k], [...path, fieldPE(k)], c);
-    return;
-  }
-  if (granularList(l, m) && granularList(r, m) && (l.length || r.length)) {
-    const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
-    const li = indexItems(l, m, path);
-    const ri = indexItems(r, m, path);
-    for (const pe of new Set([...li.keys(), ...ri.keys()])) compareValue(li.get(pe), ri.get(pe), im, [...path, pe], c);
-    return;
-  }
-  if (!deepEqual(l, r) && path.length) c.modified.insert(path);
+function compareMaps(l: JSONMap, r: JSONMap, m: ApplyField | undefined, at: Comparison) {
+  for (const k in l) compareValue(l[k], r[k], m?.fields?.[k], fieldPE(k), at);
+  for (const k in r) if (!(k in l)) compareValue(undefined, r[k], m?.fields?.[k], fieldPE(k), at);
 }
 
-function indexItems(items: unknown[], m: ApplyField | undefined, path: PathElement[]): Map<PathElement, unknown> {
+const below = (c: Comparison, pe: PathElement): Comparison => ({ added: c.added.child(pe), modified: c.modified.child(pe), removed: c.removed.child(pe) });
+
+function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, pe: PathElement, at: Comparison) {
+  if (l === r) return;
+  if (l === undefined) return allNodes(r, m, pe, at.added);
+  if (r === undefined) return allNodes(l, m, pe, at.removed);
+  if (granularMap(l, m) && granularMap(r, m) && !(isEmpty(l) && isEmpty(r))) return compareMaps(l, r, m, below(at, pe));
+  if (granularList(l, m) && granularList(r, m) && (l.length || r.length)) {
+    const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
+    const li = indexItems(l, m, pe);
+    const ri = indexItems(r, m, pe);
+    const next = below(at, pe);
+    for (const [ipe, item] of li) compareValue(item, ri.get(ipe), im, ipe, next);
+    for (const [ipe, item] of ri) if (!li.has(ipe)) compareValue(undefined, item, im, ipe, next);
+    return;
+  }
+  if (!deepEqual(l, r)) at.modified.members.add(pe);
+}
+
+function indexItems(items: unknown[], m: ApplyField | undefined, at: PathElement): Map<PathElement, unknown> {
   const out = new Map<PathElement, unknown>();
   items.forEach((item, i) => {
-    const pe = itemPE(m, item, () => `${path.join('.')}: element ${i}`);
+    const pe = itemPE(m, item, () => `${at}: element ${i}`);
     // A duplicated key (allowed in stored objects) counts once, as its first item.
     if (!out.has(pe)) out.set(pe, item);
   });
