@@ -127,6 +127,20 @@ describe('updates', () => {
     expect(updateManaged(obj({ replicas: 1 }), obj({ replicas: 2 }), new Map(), { manager: 'x', apiVersion: 'v1' }, ctx()).size).toBe(0);
   });
 
+  it('keeps at most ten updaters: the oldest merge into ancient-changes', () => {
+    let m: Managed = updateManaged(undefined, obj({ f0: 0 }), new Map(), { manager: 'm0', apiVersion: 'v1' }, ctx('2026-01-01T00:00:00Z'));
+    let live = obj({ f0: 0 });
+    for (let i = 1; i <= 11; i++) {
+      const next = obj({ ...(live.spec as object), [`f${i}`]: i });
+      m = updateManaged(live, next, m, { manager: `m${i}`, apiVersion: 'v1' }, ctx(`2026-01-01T00:00:${String(i).padStart(2, '0')}Z`));
+      live = next;
+    }
+    expect(m.size).toBe(10);
+    expect(fieldsOf(m, 'ancient-changes')).toEqual({ 'f:spec': { 'f:f0': {}, 'f:f1': {}, 'f:f2': {} } });
+    expect(managers(m)).not.toContain('m2/Update');
+    expect(managers(m)).toContain('m3/Update');
+  });
+
   it('ignored (reset) fields are owned by no one', () => {
     const m = updateManaged(undefined, { ...obj({ a: 1 }), status: { b: 2 } }, new Map(), { manager: 'x', apiVersion: 'v1' }, ctx('t', FieldSet.of(['f:status'])));
     expect(fieldsOf(m, 'x')).toEqual({ 'f:spec': { 'f:a': {} } });

@@ -199,7 +199,31 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
     const prev = out.get(id);
     out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
   }
-  return withoutStripped(out);
+  return capUpdateManagers(withoutStripped(out));
+}
+
+/** At most this many Update entries are kept (DefaultMaxUpdateManagers). */
+export const MAX_UPDATE_MANAGERS = 10;
+/** Where the oldest updaters' fields go when there are more (capManagersManager). */
+export const ANCIENT_CHANGES = 'ancient-changes';
+
+/** The oldest Update entries merged into `ancient-changes` (per apiVersion) until at most MAX_UPDATE_MANAGERS remain. */
+export function capUpdateManagers(managed: Managed): Managed {
+  const updaters = () => [...managed].filter(([, m]) => m.operation === 'Update');
+  if (updaters().length <= MAX_UPDATE_MANAGERS) return managed;
+  const oldest = updaters()
+    .filter(([, m]) => m.manager !== ANCIENT_CHANGES)
+    .sort(([, a], [, b]) => (a.time ?? '').localeCompare(b.time ?? ''));
+  for (const [id, m] of oldest) {
+    if (updaters().length <= MAX_UPDATE_MANAGERS) break;
+    const bucket: Manager = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: m.apiVersion, fields: new FieldSet() };
+    const bucketId = managerId(bucket);
+    const prev = managed.get(bucketId) ?? bucket;
+    managed.delete(id);
+    const later = (prev.time ?? '') > (m.time ?? '') ? prev.time : m.time;
+    managed.set(bucketId, { ...prev, fields: prev.fields.union(m.fields), ...(later ? { time: later } : {}) });
+  }
+  return managed;
 }
 
 /**
