@@ -188,6 +188,19 @@ describe('apply over HTTP', () => {
     expect(entry.fieldsV1).toEqual({ 'f:status': { 'f:conditions': { 'k:{"type":"Stuck"}': { '.': {}, 'f:status': {}, 'f:type': {} } } } });
   });
 
+  it('managedFields [{}] clears them; the object stays untracked until an apply credits what it had to before-first-apply', async () => {
+    const path = '/api/v1/namespaces/default/configmaps/h5';
+    expect((await applyYAML(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h5}\ndata: {a: "1"}\n', 'fieldManager=one')).status).toBe(201);
+    const merge = (body: unknown) => s.api(path, { method: 'PATCH', body, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const cleared = await merge({ metadata: { managedFields: [{}] } });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(cleared.body.metadata.managedFields).toBeUndefined();
+    expect((await merge({ data: { b: '2' } })).body.metadata.managedFields).toBeUndefined();
+    const r = await applyYAML(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h5}\ndata: {a: "2"}\n', 'fieldManager=one');
+    expect(r.status).toBe(409);
+    expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
+  });
+
   it('an update without fieldManager is credited to the User-Agent up to its first slash', async () => {
     const r = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'h4' }, data: { a: '1' } }, headers: { 'User-Agent': 'my-tool/1.2 (linux)' } });
     expect(r.status).toBe(201);

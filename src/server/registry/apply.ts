@@ -109,11 +109,13 @@ export function validateFieldManager(fieldManager: string): FieldError[] {
  */
 export function recordUpdate(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string): void {
   const sent = subresource ? undefined : next.metadata.managedFields;
-  let managed = sent?.length ? decodeOrEmpty(sent) : undefined;
-  if (!managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
+  // `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked.
+  const reset = sent?.length === 1 && !Object.keys(sent[0] ?? {}).length;
+  let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
+  if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
   const writer = { manager: ctx.fieldManager ?? defaultFieldManager(undefined, ctx.user), apiVersion: apiVersionOf(kind), subresource };
   try {
-    const after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed, writer, contextFor(kind, subresource));
+    const after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed!, writer, contextFor(kind, subresource));
     next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
   } catch (e) {
     // Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were.

@@ -362,11 +362,12 @@ export class Store {
     if (kind.strategy.generation) meta.generation = 1;
     kind.strategy.prepareForCreate?.(obj);
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
+    // Before validation, as upstream's field manager runs before the strategy: a client's `[{}]` clears managedFields.
+    if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
     const problems = kind.validate(obj, {});
     if (problems.length) throw errors.invalid(kind, meta.name ?? '', problems);
     if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'CREATE', namespace: meta.namespace, name: meta.name ?? '', object: obj });
     if (meta.resourceVersion) throw errors.internal('resourceVersion should not be set on objects to be created');
-    if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
     const stored = canonicalOrder(obj);
     // Validation of a large object took its turn on the event loop; let waiting requests go before storing it.
     await yieldToEventLoop();
@@ -437,8 +438,8 @@ export class Store {
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
       const desired = await tryUpdate(current);
+      if (!ctx.applied) recordUpdate(this.kind, current.object, desired, ctx, subresource);
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
-      if (!ctx.applied) recordUpdate(this.kind, current.object, next, ctx, subresource);
       if (sameButResourceVersion(next, current.object)) return current.object;
       if (ctx.dryRun) return next;
       const finishing =
