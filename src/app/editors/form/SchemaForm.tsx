@@ -1,19 +1,18 @@
-// Renders a field tree as inputs bound to the form store. A widget writes
-// only when the user changes it (nothing is read back from an input as it
-// mounts), each widget re-renders only for its own value and errors, and the
+// Renders a field tree as inputs bound to the react-hook-form draft (see
+// store.ts). A widget writes only when the user changes it (nothing is read
+// back from an input, nor registered, as it mounts), each widget re-renders
+// only for its own value and errors (useWatch / useFormState by name), and the
 // parts of an object the layout does not list first stay collapsed, their
 // fields not even mounted, until opened. Errors show next to their field, on
 // the list item or object they belong to, and inside a collapsed part, which
 // then opens.
-import { memo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { memo, useRef, useState, type ReactNode } from 'react';
 import { MaturityBadge } from '../../components/common.tsx';
+import { deepEqual } from '../../../lib/json.ts';
 import { parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { parseIntOrString, type FieldNode } from './fields.ts';
-import { useErrorsAt, useErrorsUnder, useFormStore, useValue } from './store.ts';
-import { getIn, type Segment } from './draft.ts';
-
-/** Form keys are dotted paths (`spec.ingress.0.from`); list indexes become numbers again. */
-const segmentsOf = (key: string): Segment[] => (key === '' ? [] : key.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)));
+import { segmentsOf, useComputed, useErrorsAt, useErrorsOutside, useErrorsUnder, useFormStore, useHasErrors, useValue } from './store.ts';
+import { getIn } from './draft.ts';
 const join = (base: string, name: string | number) => (base ? `${base}.${name}` : String(name));
 export const inputId = (key: string) => `f-${key.replace(/\./g, '-')}`;
 
@@ -160,7 +159,8 @@ const MultiSelect = memo(function MultiSelect({ node, fieldKey }: { node: FieldN
 function useRows<T, R>(value: T, toRows: (v: T) => R[], fromRows: (rows: R[]) => T, commit: (v: T) => void): [R[], (rows: R[]) => void] {
   const [rows, setRows] = useState(() => toRows(value));
   const ours = useRef(value);
-  if (ours.current !== value) {
+  // By content: the form hands back a copy of what was written.
+  if (!deepEqual(ours.current, value)) {
     ours.current = value;
     setRows(toRows(value));
   }
@@ -290,7 +290,8 @@ const YamlField = memo(function YamlField({ node, fieldKey }: { node: FieldNode;
   const [problem, setProblem] = useState<string>();
   const [text, setText] = useState(() => display(value));
   const seen = useRef(value);
-  if (seen.current !== value) {
+  // By content: the form hands back a copy of what was written, and the text typed stays as typed.
+  if (!deepEqual(seen.current, value)) {
     seen.current = value;
     setText(display(value));
   }
@@ -325,7 +326,7 @@ const YamlField = memo(function YamlField({ node, fieldKey }: { node: FieldNode;
 const ObjectList = memo(function ObjectList({ node, fieldKey }: { node: FieldNode; fieldKey: string }) {
   const store = useFormStore();
   const path = segmentsOf(fieldKey);
-  const length = useSyncExternalStore(store.subscribe, () => (store.get(path) as unknown[] | undefined)?.length ?? 0);
+  const length = useComputed(path, (v) => (Array.isArray(v) ? v.length : 0));
   const errors = useErrorsAt(fieldKey);
   const singular = node.label.replace(/ies$/, 'y').replace(/s$/, '');
   return (
@@ -370,9 +371,8 @@ const ListItem = memo(function ListItem({ node, fieldKey, index, singular }: { n
 
 /** Errors of an object itself, and of fields it has that the schema does not know (they have no input to sit by). */
 function ObjectErrors({ node, fieldKey }: { node: FieldNode; fieldKey: string }) {
-  const store = useFormStore();
   const own = useErrorsAt(fieldKey);
-  const orphans = useSyncExternalStore(store.subscribe, () => store.errorsOutside(fieldKey, node.children.map((c) => c.name)));
+  const orphans = useErrorsOutside(fieldKey, node.children.map((c) => c.name));
   return (
     <>
       <Messages messages={own} fieldKey={fieldKey} />
@@ -384,7 +384,7 @@ function ObjectErrors({ node, fieldKey }: { node: FieldNode; fieldKey: string })
 const ObjectSection = memo(function ObjectSection({ node, fieldKey, optional }: { node: FieldNode; fieldKey: string; optional: boolean }) {
   const store = useFormStore();
   const path = segmentsOf(fieldKey);
-  const present = useSyncExternalStore(store.subscribe, () => store.get(path) !== undefined);
+  const present = useComputed(path, (v) => v !== undefined);
   const errors = useErrorsUnder(fieldKey);
   if (optional && !present) {
     return (
@@ -420,7 +420,7 @@ function MoreFields({ nodes, base }: { nodes: FieldNode[]; base: string }) {
   const store = useFormStore();
   const openKey = `${base}#more`;
   const [open, setOpen] = useState(() => store.opened.has(openKey));
-  const hasError = useSyncExternalStore(store.subscribe, () => nodes.some((n) => store.errorsUnder(join(base, n.name)) !== ''));
+  const hasError = useHasErrors(nodes.map((n) => join(base, n.name)));
   const shown = open || hasError;
   return (
     <div className={`form-more${shown ? ' open' : ''}`}>

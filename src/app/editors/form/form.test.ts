@@ -6,6 +6,7 @@ import { volumeAttachmentKind } from '../../../kinds/volumeattachment.ts';
 import { buildFields, parseIntOrString, type FieldNode } from './fields.ts';
 import { changedPaths, editField, removeItem, setIn } from './draft.ts';
 import { kindForms } from './layouts.ts';
+import { errorsIn, errorTree } from './store.ts';
 import { formKey, formPath, pathSegments, serverErrors, validateDraft, validateObject } from './validation.ts';
 
 const find = (nodes: FieldNode[], path: string): FieldNode | undefined => {
@@ -128,31 +129,46 @@ describe('form engine: the draft is the stored object plus the user\'s edits', (
 describe('form engine: errors, every one at its field', () => {
   const policy = (spec: unknown) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'default' }, spec });
 
-  it('keeps a list item\'s own error and the errors of the fields inside it', () => {
-    const errors = validateDraft(networkPolicyKind, kindForms.get(networkPolicyKind), policy({ podSelector: {}, ingress: [{ from: [{ podSelector: {}, ipBlock: { cidr: '10.0.0.300/33' } }] }] }));
+  it('keeps a list item\'s own error and the errors of the fields inside it', async () => {
+    const errors = await validateDraft(networkPolicyKind, kindForms.get(networkPolicyKind), policy({ podSelector: {}, ingress: [{ from: [{ podSelector: {}, ipBlock: { cidr: '10.0.0.300/33' } }] }] }));
     const fields = errors.map((e) => e.field);
     expect(fields).toContain('spec.ingress[0].from[0]');
     expect(fields).toContain('spec.ingress[0].from[0].ipBlock.cidr');
     expect(errors.find((e) => e.field === 'spec.ingress[0].from[0]')!.message).toContain('may not specify both ipBlock and another peer');
   });
 
-  it('reports endPort below port at its field, before any request', () => {
-    const errors = validateDraft(networkPolicyKind, undefined, policy({ podSelector: {}, ingress: [{ ports: [{ port: 9000, endPort: 8000 }] }] }));
+  it('reports endPort below port at its field, before any request', async () => {
+    const errors = await validateDraft(networkPolicyKind, undefined, policy({ podSelector: {}, ingress: [{ ports: [{ port: 9000, endPort: 8000 }] }] }));
     expect(errors).toEqual([{ field: 'spec.ingress[0].ports[0].endPort', message: 'Invalid value: 9000: must be greater than or equal to `port`' }]);
   });
 
-  it('reports a value of the wrong shape (a string for policyTypes) at its field', () => {
-    const errors = validateDraft(networkPolicyKind, undefined, policy({ podSelector: {}, policyTypes: 'Ingress' }));
+  it('reports a value of the wrong shape (a string for policyTypes) at its field', async () => {
+    const errors = await validateDraft(networkPolicyKind, undefined, policy({ podSelector: {}, policyTypes: 'Ingress' }));
     expect(errors[0].field).toBe('spec.policyTypes');
   });
 
-  it('maps a Node taint error from metadata.taints (as upstream reports it) to spec.taints, for the form and the YAML', () => {
+  it('maps a Node taint error from metadata.taints (as upstream reports it) to spec.taints, for the form and the YAML', async () => {
     const form = kindForms.get(nodeKind);
     const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, spec: { taints: [{ key: 'k', effect: 'Sometimes' }] } };
-    const errors = validateDraft(nodeKind, form, node);
+    const errors = await validateDraft(nodeKind, form, node);
     expect(errors.map((e) => e.field)).toEqual(['spec.taints[0].effect']);
     expect(serverErrors(form, [{ field: 'metadata.taints[0].effect', message: 'x' }])).toEqual([{ field: 'spec.taints[0].effect', message: 'x' }]);
     expect(formPath(form, 'metadata.taintsExtra')).toBe('metadata.taintsExtra');
+  });
+
+  it("keeps every error in react-hook-form's error tree at its key: an object's own, a field named `type` below it, a label key with dots", () => {
+    const errors = [
+      { key: 'spec.updateStrategy', field: 'spec.updateStrategy', message: 'a' },
+      { key: 'spec.updateStrategy.type', field: 'spec.updateStrategy.type', message: 'b' },
+      { key: 'spec.updateStrategy.type', field: 'spec.updateStrategy.type', message: 'b2' },
+      { key: 'metadata.labels.app.kubernetes.io/name', field: 'metadata.labels[app.kubernetes.io/name]', message: 'c' },
+      { key: 'spec.ingress.1.from', field: 'spec.ingress[1].from', message: 'd' },
+    ];
+    const order = (list: { key: string; message: string }[]) => [...list].sort((x, y) => `${x.key}${x.message}`.localeCompare(`${y.key}${y.message}`));
+    const tree = errorTree(errors);
+    expect(order(errorsIn(tree))).toEqual(order(errors));
+    expect(errorsIn(tree, 'spec.updateStrategy').map((e) => e.message).sort()).toEqual(['a', 'b', 'b2']);
+    expect(errorsIn(tree, 'metadata.labels')).toEqual([errors[3]]);
   });
 
   it('maps Kubernetes paths to form keys and segments', () => {

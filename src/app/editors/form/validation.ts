@@ -2,11 +2,13 @@
 // shape plus its validate(), on a defaulted copy. Every error is kept (a list
 // item's own error and those of the fields inside it), each at the path of
 // the field it belongs to, mapped where a kind reports a field elsewhere.
-import type { z } from 'zod';
+import { zodResolver } from '@hookform/resolvers/zod';
+import type { FieldValues, Resolver } from 'react-hook-form';
 import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
 import { errorBody, type FieldError } from '../../../lib/field.ts';
 import { clone } from '../../../lib/json.ts';
 import type { KindForm } from './layouts.ts';
+import { errorsIn, errorTree, type ShownError } from './store.ts';
 
 /**
  * `spec.ingress[0].ports[1].endPort` -> ['spec', 'ingress', 0, 'ports', 1, 'endPort'];
@@ -54,15 +56,35 @@ export interface DraftError {
   message: string;
 }
 
-/** Every error of a draft: its shape against the schema, then the kind's rules; each once. */
-export function validateDraft(kind: KindDefinition, form: Pick<KindForm, 'errorPaths'> | undefined, obj: KubeObject, old?: KubeObject): DraftError[] {
-  const out: DraftError[] = [];
-  const parsed = (kind.schema as z.ZodType).safeParse(obj);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) out.push({ field: joinSegments(issue.path as (string | number)[]), message: issue.message });
-  }
-  for (const e of validateObject(kind, obj, old)) out.push({ field: formPath(form, e.field), message: errorBody(e) });
-  return dedupe(out);
+/**
+ * The form's resolver: the draft's shape against the kind's Zod schema
+ * (zodResolver, values left as they are), then the kind's rules as the server
+ * applies them to an update of `old()`; every error at its field's key, in
+ * react-hook-form's error tree.
+ */
+export function draftResolver(kind: KindDefinition, form: Pick<KindForm, 'errorPaths'> | undefined, old: () => KubeObject | undefined): Resolver<FieldValues> {
+  const shape = zodResolver(kind.schema as never, undefined, { raw: true });
+  return async (values, context, options) => {
+    const obj = clone(values) as KubeObject;
+    const parsed = await shape(obj, context, { ...options, criteriaMode: 'all', shouldUseNativeValidation: false });
+    const rules = validateObject(kind, obj, old()).map((e) => {
+      const field = formPath(form, e.field);
+      return { key: formKey(field), field, message: errorBody(e) };
+    });
+    const errors = dedupe([...errorsIn(parsed.errors), ...rules]);
+    return errors.length ? { values: {}, errors: errorTree(errors) } : { values: obj, errors: {} };
+  };
+}
+
+/** The errors a resolver finds in `values`, each at its field. */
+export async function resolveErrors(resolver: Resolver<FieldValues>, values: FieldValues): Promise<ShownError[]> {
+  const result = await resolver(values, undefined, { fields: {}, names: [], criteriaMode: 'all', shouldUseNativeValidation: false });
+  return errorsIn(result.errors);
+}
+
+/** Every error of a draft, by the form's resolver: its shape against the schema, then the kind's rules; each once. */
+export async function validateDraft(kind: KindDefinition, form: Pick<KindForm, 'errorPaths'> | undefined, obj: KubeObject, old?: KubeObject): Promise<DraftError[]> {
+  return (await resolveErrors(draftResolver(kind, form, () => old), obj)).map(({ field, message }) => ({ field, message }));
 }
 
 /** Errors of a 422 Invalid, mapped the same way as the form's own. */
@@ -70,7 +92,7 @@ export function serverErrors(form: Pick<KindForm, 'errorPaths'> | undefined, cau
   return dedupe(causes.map((c) => ({ field: formPath(form, c.field ?? ''), message: c.message ?? '' })));
 }
 
-function dedupe(errors: DraftError[]): DraftError[] {
+function dedupe<E extends DraftError>(errors: E[]): E[] {
   const seen = new Set<string>();
   return errors.filter((e) => {
     const k = `${e.field}\u0000${e.message}`;
@@ -78,7 +100,6 @@ function dedupe(errors: DraftError[]): DraftError[] {
   });
 }
 
-const joinSegments = (segments: (string | number)[]) => segments.reduce<string>((s, seg) => (typeof seg === 'number' ? `${s}[${seg}]` : s ? `${s}.${seg}` : String(seg)), '');
 
 /** The form key (`spec.ingress.0.from`) of a Kubernetes path. */
 export const formKey = (k8sPath: string) => pathSegments(k8sPath).join('.');

@@ -3,7 +3,6 @@
 import { useMemo, useState } from 'react';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { clone } from '../../../lib/json.ts';
 import { formatHostPort, hostPortsOf } from '../../../lib/nodeports.ts';
 import { allowsSurge } from '../../../lib/rollout.ts';
 import { api } from '../../api/client.ts';
@@ -12,8 +11,8 @@ import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { buildFields, type FormLayout } from '../../editors/form/fields.ts';
 import { Fields } from '../../editors/form/SchemaForm.tsx';
-import { FormStore, FormStoreProvider } from '../../editors/form/store.ts';
-import { validateDraft } from '../../editors/form/validation.ts';
+import { FormStoreProvider, useDraftForm } from '../../editors/form/store.ts';
+import { draftResolver } from '../../editors/form/validation.ts';
 
 const layout: FormLayout = {
   exclusive: true,
@@ -73,15 +72,16 @@ export function StrategyEditor({ ds }: { ds: KubeObject }) {
 function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
   const conn = useConnection();
   const fields = useMemo(() => buildFields(daemonSetKind.schema, layout), []);
-  // The form store sends the stored DaemonSet plus the fields edited here, nothing else.
-  const [store] = useState(() => new FormStore(clone(ds), clone(ds)));
+  // The form sends the stored DaemonSet plus the fields edited here, nothing else.
+  const [resolver] = useState(() => draftResolver(daemonSetKind, undefined, () => ds));
+  const store = useDraftForm({ initial: ds, stored: ds, resolver });
   const [error, setError] = useState<unknown>();
   const [submitting, setSubmitting] = useState(false);
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     setError(undefined);
-    const errors = validateDraft(daemonSetKind, undefined, store.draft, ds);
-    store.setErrors(errors.map((x) => ({ key: x.field.replace(/\[(\d+)\]/g, '.$1'), field: x.field, message: x.message })));
+    const errors = await store.validate();
+    store.showErrors(errors);
     if (errors.length) return;
     setSubmitting(true);
     try {

@@ -3,11 +3,12 @@
 // proposed, and the server's own dry-run answer) before it is applied;
 // Kubernetes errors placed on their fields; and a three-way view with a
 // rebase when someone else changed the object meanwhile.
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useWatch } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { apiVersionOf } from '../../../kinds/kind.ts';
-import { clone, deepEqual } from '../../../lib/json.ts';
+import { deepEqual } from '../../../lib/json.ts';
 import { mergeYaml, parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { api, KubeError } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
@@ -17,8 +18,8 @@ import { buildFields } from '../../editors/form/fields.ts';
 import { kindForms } from '../../editors/form/layouts.ts';
 import { Fields, inputId } from '../../editors/form/SchemaForm.tsx';
 import { changedPaths, getIn } from '../../editors/form/draft.ts';
-import { FormStore, FormStoreProvider, type ShownError } from '../../editors/form/store.ts';
-import { formKey, pathSegments, serverErrors, validateDraft, type DraftError } from '../../editors/form/validation.ts';
+import { FormStoreProvider, useDraftForm, type ShownError } from '../../editors/form/store.ts';
+import { draftResolver, formKey, pathSegments, resolveErrors, serverErrors, type DraftError } from '../../editors/form/validation.ts';
 import { rolloutImpact } from './impact.ts';
 import { rebase, threeWay } from './threeway.ts';
 import { LazyDiffEditor, LazyYamlEditor, jsonSchemaFor, schemaUriFor } from '../../editors/monaco/index.ts';
@@ -133,9 +134,15 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   const layout = kindForms.get(kind);
   const creating = !stored;
   const [base, setBase] = useState<KubeObject | undefined>(stored);
-  // The draft lives in the form store: the stored object plus the user's edits, written by the form and the YAML alike.
-  const [store] = useState(() => new FormStore(clone(initial), clone(initial)));
-  const draft = useSyncExternalStore(store.subscribe, () => store.draft);
+  const baseRef = useRef(base);
+  baseRef.current = base;
+  // The draft is react-hook-form's: the stored object plus the user's edits, written by the form and the YAML alike,
+  // validated by the kind's Zod schema (zodResolver) and rules against the object the edit is based on.
+  const resolver = useMemo(() => draftResolver(kind, layout, () => baseRef.current), [kind, layout]);
+  const store = useDraftForm({ initial, stored: initial, resolver });
+  const values = useWatch({ control: store.control });
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const draft = useMemo(() => store.draft, [store, values]);
   const [yamlText, setYamlText] = useState(() => toYaml(initial));
   const [yamlError, setYamlError] = useState<string>();
   const [tab, setTab] = useState<Tab>(layout ? 'form' : 'yaml');
@@ -155,8 +162,18 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   const [start] = useState(initial);
   const dirty = !deepEqual(userFields(draft), userFields(start)) || !!conflict;
 
-  // Every error of the draft, by the kind's own rules, and the server's last answer for fields not changed since.
-  const clientErrors = useMemo(() => validateDraft(kind, layout, draft, base), [kind, layout, draft, base]);
+  // Every error of the draft, by the form's resolver, and the server's last answer for fields not changed since.
+  const [checked, setChecked] = useState<{ draft?: KubeObject; errors: ShownError[] }>({ errors: [] });
+  useEffect(() => {
+    let current = true;
+    void resolveErrors(resolver, draft).then((errors) => current && setChecked({ draft, errors }));
+    return () => {
+      current = false;
+    };
+  }, [resolver, draft, base]);
+  const clientErrors = checked.errors;
+  /** Until the resolver has answered for this draft, it is not known to be valid. */
+  const checking = checked.draft !== draft;
   const serverErrs = useMemo(() => rejected.filter((r) => deepEqual(getIn(draft, pathSegments(r.error.field)), r.value)).map((r) => r.error), [rejected, draft]);
   const allErrors = useMemo(() => {
     const seen = new Set<string>();
@@ -166,7 +183,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     });
   }, [serverErrs, clientErrors]);
   useEffect(() => {
-    store.setErrors(shown(attempted ? allErrors : [...serverErrs, ...clientErrors.filter((e) => near(formKey(e.field), store.touched))]));
+    store.showErrors(shown(attempted ? allErrors : [...serverErrs, ...clientErrors.filter((e) => near(formKey(e.field), store.touched))]));
   }, [store, attempted, allErrors, serverErrs, clientErrors]);
   const markers = useMemo<Marker[]>(() => allErrors.map((e) => ({ path: e.field, message: e.field ? `${e.field}: ${e.message}` : e.message, severity: 'error' })), [allErrors]);
 
@@ -249,7 +266,9 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     setError(undefined);
     setAttempted(true);
     if (tab === 'yaml' && yamlError) return;
-    if (clientErrors.length) return;
+    const errors = await store.validate();
+    setChecked((c) => ({ ...c, errors }));
+    if (errors.length) return;
     setBusy(true);
     setRejected([]);
     try {
@@ -368,7 +387,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
           </button>
         )}
       </div>
-      {view.EditorAside && <view.EditorAside draft={draft} original={base} invalid={clientErrors.length > 0 || !!yamlError} />}
+      {view.EditorAside && <view.EditorAside draft={draft} original={base} invalid={clientErrors.length > 0 || checking || !!yamlError} />}
       <ErrorAlert error={error} />
       {attempted && allErrors.length > 0 && !review && !conflict && (
         <ErrorList title={allErrors.length === 1 ? 'One field is not valid:' : `${allErrors.length} fields are not valid:`} errors={allErrors} onPick={focusField} />
