@@ -49,6 +49,54 @@ export const RoleRef = z
 export type PolicyRuleType = z.infer<typeof PolicyRule>;
 export type SubjectType = z.infer<typeof Subject>;
 
+// ---- evaluation (upstream's pkg/apis/rbac/v1/evaluation_helpers.go) -----------
+// Beside the types as upstream keeps them: the server's authorizer and the
+// app's who-can views judge rules and subjects by these same functions.
+
+/** A request as a rule sees it: on a resource (`resource` set) or on a non-resource URL (`path`). */
+export interface RuleRequest {
+  verb: string;
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+  path?: string;
+}
+
+const listAllows = (xs: readonly string[] | undefined, x: string) => (xs ?? []).some((v) => v === '*' || v === x);
+
+function resourceAllows(r: PolicyRuleType, resource: string, subresource: string | undefined): boolean {
+  const combined = subresource ? `${resource}/${subresource}` : resource;
+  return (r.resources ?? []).some((x) => x === '*' || x === combined || (!!subresource && x === `*/${subresource}`));
+}
+
+function urlAllows(r: PolicyRuleType, path: string): boolean {
+  return (r.nonResourceURLs ?? []).some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))));
+}
+
+/** RuleAllows: does this one rule allow the request? */
+export function ruleAllows(req: RuleRequest, r: PolicyRuleType): boolean {
+  if (!listAllows(r.verbs, req.verb)) return false;
+  if (!req.resource) return urlAllows(r, req.path ?? '');
+  if (!listAllows(r.apiGroups, req.group ?? '') || !resourceAllows(r, req.resource, req.subresource)) return false;
+  return !r.resourceNames?.length || (!!req.name && r.resourceNames.includes(req.name));
+}
+
+/** appliesToUser: does a binding's subject name this user (by name, one of its groups, or its service account)? */
+export function subjectMatches(who: { name?: string; groups: readonly string[] }, s: SubjectType, bindingNamespace: string | undefined): boolean {
+  switch (s.kind) {
+    case 'User':
+      return !!who.name && who.name === s.name;
+    case 'Group':
+      return who.groups.includes(s.name ?? '');
+    case 'ServiceAccount': {
+      const ns = s.namespace || bindingNamespace;
+      return !!ns && who.name === `system:serviceaccount:${ns}:${s.name}`;
+    }
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------------------
 // Validation (ValidatePolicyRule, ValidateRoleBinding...)
 

@@ -5,53 +5,16 @@
 // RoleBindings only in their namespace. Roles and bindings are read from the
 // watch cache, so a change takes effect with the next request.
 import type { KubeObject } from '../../kinds/kind.ts';
-import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind, RBAC_GROUP, type PolicyRuleType, type SubjectType } from '../../kinds/rbac.ts';
+import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind, RBAC_GROUP, ruleAllows, subjectMatches, type PolicyRuleType, type SubjectType } from '../../kinds/rbac.ts';
 import type { WatchCache } from '../watch/cache.ts';
 import type { Store } from '../registry/store.ts';
 import type { KindDefinition } from '../../kinds/kind.ts';
 import type { UserInfo } from './authn.ts';
-import { makeAuthorizer, type Attributes, type Authorizer, type Decision, type NonResourceRule, type ResourceRule, type Rules } from './authz.ts';
+import { makeAuthorizer, type Authorizer, type Decision, type NonResourceRule, type ResourceRule, type Rules } from './authz.ts';
 
 export const SYSTEM_MASTERS = 'system:masters';
 
-// ---- rule evaluation (pkg/apis/rbac/v1/evaluation_helpers.go) ---------------
-
-const verbMatches = (r: PolicyRuleType, verb: string) => (r.verbs ?? []).some((v) => v === '*' || v === verb);
-const groupMatches = (r: PolicyRuleType, group: string) => (r.apiGroups ?? []).some((g) => g === '*' || g === group);
-
-function resourceMatches(r: PolicyRuleType, resource: string, subresource: string | undefined): boolean {
-  const combined = subresource ? `${resource}/${subresource}` : resource;
-  return (r.resources ?? []).some((x) => x === '*' || x === combined || (!!subresource && x === `*/${subresource}`));
-}
-
-const nameMatches = (r: PolicyRuleType, name: string | undefined) => !r.resourceNames?.length || (!!name && r.resourceNames.includes(name));
-
-function urlMatches(r: PolicyRuleType, path: string): boolean {
-  return (r.nonResourceURLs ?? []).some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))));
-}
-
-/** RuleAllows: does this one rule allow the request? */
-export function ruleAllows(a: Attributes, r: PolicyRuleType): boolean {
-  if (a.resource) return verbMatches(r, a.verb) && groupMatches(r, a.group) && resourceMatches(r, a.resource, a.subresource) && nameMatches(r, a.name);
-  return verbMatches(r, a.verb) && urlMatches(r, a.path ?? '');
-}
-
-// ---- subjects ----------------------------------------------------------------
-
-/** appliesToUser: does a binding's subject name this user? */
-function appliesTo(user: UserInfo, s: SubjectType, bindingNamespace: string | undefined): boolean {
-  switch (s.kind) {
-    case 'User':
-      return user.name === s.name;
-    case 'Group':
-      return user.groups.includes(s.name ?? '');
-    case 'ServiceAccount': {
-      const ns = s.namespace || bindingNamespace;
-      return !!ns && user.name === `system:serviceaccount:${ns}:${s.name}`;
-    }
-  }
-  return false;
-}
+export { ruleAllows };
 
 const describeSubject = (s: SubjectType) => (s.kind === 'ServiceAccount' ? `ServiceAccount "${s.name}/${s.namespace ?? ''}"` : `${s.kind} "${s.name}"`);
 
@@ -88,7 +51,7 @@ export class RbacResolver {
   /** VisitRulesFor: every binding that applies to the user, cluster bindings first. Stops when `visit` returns false. */
   visitRulesFor(user: UserInfo, namespace: string | undefined, visit: (v: Visit) => boolean | void) {
     for (const b of this.objects(clusterRoleBindingKind)) {
-      const subject = ((b.subjects as SubjectType[] | undefined) ?? []).find((s) => appliesTo(user, s, undefined));
+      const subject = ((b.subjects as SubjectType[] | undefined) ?? []).find((s) => subjectMatches(user, s, undefined));
       if (!subject) continue;
       const ref = b.roleRef as { kind?: string; name?: string };
       const { rules, error } = this.roleRefRules(ref, undefined);
@@ -97,7 +60,7 @@ export class RbacResolver {
     }
     if (!namespace) return;
     for (const b of this.objects(roleBindingKind, namespace)) {
-      const subject = ((b.subjects as SubjectType[] | undefined) ?? []).find((s) => appliesTo(user, s, namespace));
+      const subject = ((b.subjects as SubjectType[] | undefined) ?? []).find((s) => subjectMatches(user, s, namespace));
       if (!subject) continue;
       const ref = b.roleRef as { kind?: string; name?: string };
       const { rules, error } = this.roleRefRules(ref, namespace);

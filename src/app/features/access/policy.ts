@@ -8,7 +8,7 @@
 // system:masters may do everything whatever the bindings say.
 import { matchesLabelSelector, type LabelSelector } from '../../../lib/labels.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import type { PolicyRuleType, SubjectType } from '../../../kinds/rbac.ts';
+import { ruleAllows as ruleAllowsRequest, subjectMatches as subjectNamesUser, type PolicyRuleType, type SubjectType } from '../../../kinds/rbac.ts';
 
 export type Rule = PolicyRuleType;
 export type Subject = SubjectType;
@@ -61,16 +61,8 @@ export interface Grant {
 
 // ---- rules -------------------------------------------------------------------
 
-const has = (xs: string[] | undefined, x: string) => (xs ?? []).some((v) => v === '*' || v === x);
-
-/** RuleAllows for a resource request. */
-export function ruleAllows(req: ResourceRequest, r: Rule): boolean {
-  if (!has(r.verbs, req.verb) || !has(r.apiGroups, req.group)) return false;
-  const combined = req.subresource ? `${req.resource}/${req.subresource}` : req.resource;
-  const resource = (r.resources ?? []).some((x) => x === '*' || x === combined || (!!req.subresource && x === `*/${req.subresource}`));
-  if (!resource) return false;
-  return !r.resourceNames?.length || (!!req.name && r.resourceNames.includes(req.name));
-}
+/** RuleAllows for a resource request (the authorizer's own rule matching, from src/kinds/rbac.ts). */
+export const ruleAllows = (req: ResourceRequest, r: Rule): boolean => ruleAllowsRequest(req, r);
 
 /** A rule limited to some names, for a request over all names (a list), allows only those names: said, not counted. */
 export const ruleLimitedToNames = (req: ResourceRequest, r: Rule) => !req.name && !!r.resourceNames?.length && ruleAllows({ ...req, name: r.resourceNames[0] }, r);
@@ -137,19 +129,7 @@ export function identityOf(s: { kind: 'User' | 'Group' | 'ServiceAccount'; name:
 }
 
 /** appliesToUser: does a binding's subject name this identity? */
-export function subjectMatches(id: Identity, s: Subject, bindingNamespace?: string): boolean {
-  switch (s.kind) {
-    case 'User':
-      return !!id.user && id.user === s.name;
-    case 'Group':
-      return id.groups.includes(s.name ?? '');
-    case 'ServiceAccount': {
-      const ns = s.namespace || bindingNamespace;
-      return !!ns && id.user === `system:serviceaccount:${ns}:${s.name}`;
-    }
-  }
-  return false;
-}
+export const subjectMatches = (id: Identity, s: Subject, bindingNamespace?: string): boolean => subjectNamesUser({ name: id.user, groups: id.groups }, s, bindingNamespace);
 
 /** A subject with its namespace filled in, as the binding means it. */
 const normalise = (s: Subject, bindingNamespace?: string): Subject => (s.kind === 'ServiceAccount' ? { ...s, namespace: s.namespace || bindingNamespace } : s);
