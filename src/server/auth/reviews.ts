@@ -80,28 +80,25 @@ const envelope = (kind: string, meta: Record<string, unknown> | undefined, group
   metadata: { ...(meta ?? {}), creationTimestamp: (meta?.creationTimestamp as string | undefined) ?? null },
 });
 
+/** A review: cluster-scoped, create only, never stored (what every one of them shares). */
+function review(r: Pick<ReviewResource, 'group' | 'kind' | 'plural' | 'description' | 'schema' | 'create'>): ReviewResource {
+  return { version: 'v1', singular: r.kind.toLowerCase(), scope: 'Cluster', verbs: ['create'], shortNames: [], categories: [], subresources: {}, withoutStorage: true, ...r };
+}
+
 const dropEmpty = <T extends Record<string, unknown>>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== null)) as T;
 
-const selfSubjectAccessReviews: ReviewResource = {
+const selfSubjectAccessReviews = review({
   group: AUTHORIZATION_GROUP,
-  version: 'v1',
   kind: 'SelfSubjectAccessReview',
   plural: 'selfsubjectaccessreviews',
-  singular: 'selfsubjectaccessreview',
-  scope: 'Cluster',
-  verbs: ['create'],
-  shortNames: [],
-  categories: [],
-  subresources: {},
-  withoutStorage: true,
   description: 'Asks whether the requesting user may perform an action.',
   schema: SelfSubjectAccessReview,
   create(user, body, authorizer) {
     const review = decode(this.kind, SelfSubjectAccessReview, body) as AccessReviewBody;
     return accessReview(this.kind, review, user, authorizer, []);
   },
-};
+});
 
 /** The shared half of SelfSubjectAccessReview and SubjectAccessReview: validate, ask the authorizer, echo. */
 function accessReview(kind: string, review: AccessReviewBody, user: UserInfo, authorizer: Authorizer, extraErrors: FieldError[]) {
@@ -135,18 +132,10 @@ function accessReview(kind: string, review: AccessReviewBody, user: UserInfo, au
   return { ...envelope(kind, review.metadata), spec: echoed, status };
 }
 
-const subjectAccessReviews: ReviewResource = {
+const subjectAccessReviews = review({
   group: AUTHORIZATION_GROUP,
-  version: 'v1',
   kind: 'SubjectAccessReview',
   plural: 'subjectaccessreviews',
-  singular: 'subjectaccessreview',
-  scope: 'Cluster',
-  verbs: ['create'],
-  shortNames: [],
-  categories: [],
-  subresources: {},
-  withoutStorage: true,
   description: 'Asks whether a given user may perform an action.',
   schema: SubjectAccessReview,
   create(_requester, body, authorizer) {
@@ -157,20 +146,12 @@ const subjectAccessReviews: ReviewResource = {
     const subject: UserInfo = { name: spec.user ?? '', uid: spec.uid || undefined, groups: spec.groups ?? [], extra: spec.extra };
     return accessReview(this.kind, review, subject, authorizer, errs);
   },
-};
+});
 
-const selfSubjectReviews: ReviewResource = {
+const selfSubjectReviews = review({
   group: AUTHENTICATION_GROUP,
-  version: 'v1',
   kind: 'SelfSubjectReview',
   plural: 'selfsubjectreviews',
-  singular: 'selfsubjectreview',
-  scope: 'Cluster',
-  verbs: ['create'],
-  shortNames: [],
-  categories: [],
-  subresources: {},
-  withoutStorage: true,
   description: 'Tells the requesting user who the server takes them for (`kubectl auth whoami`).',
   schema: SelfSubjectReview,
   create(user, body) {
@@ -181,20 +162,12 @@ const selfSubjectReviews: ReviewResource = {
     if (user.extra && Object.keys(user.extra).length) userInfo.extra = user.extra;
     return { ...envelope(this.kind, review.metadata, AUTHENTICATION_GROUP), status: { userInfo } };
   },
-};
+});
 
-const selfSubjectRulesReviews: ReviewResource = {
+const selfSubjectRulesReviews = review({
   group: AUTHORIZATION_GROUP,
-  version: 'v1',
   kind: 'SelfSubjectRulesReview',
   plural: 'selfsubjectrulesreviews',
-  singular: 'selfsubjectrulesreview',
-  scope: 'Cluster',
-  verbs: ['create'],
-  shortNames: [],
-  categories: [],
-  subresources: {},
-  withoutStorage: true,
   description: 'Lists what the requesting user may do in a namespace.',
   schema: SelfSubjectRulesReview,
   create(user, body, authorizer) {
@@ -211,7 +184,7 @@ const selfSubjectRulesReviews: ReviewResource = {
     // Upstream answers a fresh object: the spec is not echoed.
     return { ...envelope(this.kind, undefined), spec: {}, status };
   },
-};
+});
 
 /** `verbs` is always written; the other lists are omitempty. */
 function dropEmptyLists<T extends Record<string, unknown>>(o: T): T {
