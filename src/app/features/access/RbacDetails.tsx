@@ -8,11 +8,17 @@ import { formatLabelSelector, type LabelSelector } from '../../../lib/labels.ts'
 import { useList } from '../../api/hooks.ts';
 import { Badge } from '../../components/common.tsx';
 import { Link } from '../../routes/router.tsx';
+import { detailPath } from '../resources/types.ts';
 import './access.css';
 import { listOrAll, roleRules, subjectLabel, type BindingRef, type RoleRef, type Rule, type Subject } from './policy.ts';
 
-export const rolePath = (r: RoleRef, namespace?: string) => (r.kind === 'Role' ? `/roles/${namespace}/${r.name}` : `/clusterroles/${r.name}`);
-export const bindingPath = (b: BindingRef) => (b.kind === 'RoleBinding' ? `/rolebindings/${b.namespace}/${b.name}` : `/clusterrolebindings/${b.name}`);
+const rbacKinds = [roleKind, clusterRoleKind, roleBindingKind, clusterRoleBindingKind];
+/** The kind definition a roleRef or binding reference names. */
+const rbacKindOf = (kind: string) => rbacKinds.find((k) => k.kind === kind) ?? clusterRoleKind;
+/** Detail page of a role or binding, built as every other detail link is (detailPath). */
+const refPath = (kind: string, name: string, namespace?: string) => detailPath(rbacKindOf(kind), { metadata: { name, namespace } });
+export const rolePath = (r: RoleRef, namespace?: string) => refPath(r.kind, r.name, namespace);
+export const bindingPath = (b: BindingRef) => refPath(b.kind, b.name, b.namespace);
 
 /** The "what can this subject do" view of a subject. */
 export function subjectPath(s: Subject) {
@@ -159,7 +165,7 @@ export function BindingDetails({ object }: { object: KubeObject }) {
   const ref = (object.roleRef as { kind?: 'Role' | 'ClusterRole'; name?: string } | undefined) ?? {};
   const subjects = (object.subjects as Subject[] | undefined) ?? [];
   const ns = object.metadata.namespace;
-  const kind = ref.kind === 'Role' ? roleKind : clusterRoleKind;
+  const kind = rbacKindOf(ref.kind ?? 'ClusterRole');
   return (
     <section className="panel">
       <h2>Grants</h2>
