@@ -1,23 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { apiRequest, appUrl, kubectl, nodeManifest } from './helpers.ts';
-
-/** Replaces the whole text of the Monaco editor on the page. */
-async function setEditorText(page: Page, text: string) {
-  const editor = page.locator('.monaco-editor').first();
-  await editor.click();
-  await page.keyboard.press('ControlOrMeta+A');
-  // Pasted, not typed: Monaco indents typed lines itself.
-  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
-  await page.keyboard.press('ControlOrMeta+V');
-}
-
-/** The whole text of the editor, read as a user would: select all and copy (Monaco renders only the visible lines). */
-async function editorText(page: Page): Promise<string> {
-  await page.locator('.monaco-editor').first().click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('ControlOrMeta+C');
-  return page.evaluate(() => navigator.clipboard.readText());
-}
+import { expect, test } from '@playwright/test';
+import { apiRequest, appUrl, editorText, kubectl, nodeManifest, setEditorText } from './helpers.ts';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 

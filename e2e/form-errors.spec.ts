@@ -2,8 +2,8 @@
 // YAML markers on the field's own line, and a conflict on a field both sides
 // changed. Every test also fails on an uncaught page error (a diff closing
 // used to throw one).
-import { expect, test, type Page } from '@playwright/test';
-import { apiRequest, appUrl, nodeManifest } from './helpers.ts';
+import { expect, test } from '@playwright/test';
+import { apiRequest, appUrl, editorText, nodeManifest, setEditorText } from './helpers.ts';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
@@ -13,20 +13,6 @@ test.beforeEach(({ page }) => {
   page.on('pageerror', (e) => pageErrors.push(e.message));
 });
 test.afterEach(() => expect(pageErrors).toEqual([]));
-
-async function setEditorText(page: Page, text: string) {
-  await page.locator('.monaco-editor').first().click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
-  await page.keyboard.press('ControlOrMeta+V');
-}
-
-async function editorText(page: Page): Promise<string> {
-  await page.locator('.monaco-editor').first().click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('ControlOrMeta+C');
-  return page.evaluate(() => navigator.clipboard.readText());
-}
 
 const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
 

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { kubectlFor, type Kubectl } from '../src/server/clients/kubectl.ts';
 import { E2E_DIR, E2E_PORT, E2E_TOKEN } from '../playwright.config.ts';
+import type { Page } from '@playwright/test';
 
 export const SERVER = `http://127.0.0.1:${E2E_PORT}`;
 
@@ -39,3 +40,21 @@ let k: Kubectl | undefined;
 /** The real kubectl against the e2e server, over TLS trusting the CA the server made. */
 export const kubectl = (...args: string[]) =>
   (k ??= kubectlFor({ httpsUrl: `https://127.0.0.1:${E2E_PORT}`, ca: readFileSync(`${E2E_DIR}/pki/ca.crt`, 'utf8'), adminToken: E2E_TOKEN }))(...args);
+
+/** Replaces the whole text of the Monaco editor on the page. */
+export async function setEditorText(page: Page, text: string) {
+  const editor = page.locator('.monaco-editor').first();
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  // Pasted, not typed: Monaco indents typed lines itself.
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.keyboard.press('ControlOrMeta+V');
+}
+
+/** The whole text of the editor, read as a user would: select all and copy (Monaco renders only the visible lines). */
+export async function editorText(page: Page): Promise<string> {
+  await page.locator('.monaco-editor').first().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('ControlOrMeta+C');
+  return page.evaluate(() => navigator.clipboard.readText());
+}
