@@ -155,8 +155,7 @@ export class FieldSet {
   private toFieldsV1Into(out: Record<string, unknown>): Record<string, unknown> {
     const keys = Array.from(this.members);
     for (const pe of this.children.keys()) if (!this.members.has(pe)) keys.push(pe);
-    keys.sort(comparePathElements);
-    for (const pe of keys) {
+    for (const pe of sortPathElements(keys)) {
       const c = this.children.get(pe);
       if (c && !c.bare()) {
         const below: Record<string, unknown> = this.members.has(pe) ? { '.': {} } : {};
@@ -195,6 +194,15 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
   if (d) return d;
   if (a[0] === 'i' && b[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Sorts path elements as comparePathElements does, fast for the common case
+ * of a large map (every element a field): the engine's own string order then.
+ */
+function sortPathElements(keys: PathElement[]): PathElement[] {
+  if (keys.every((pe) => pe.startsWith('f:'))) return keys.sort();
+  return keys.sort(comparePathElements);
 }
 
 /** A path as structured-merge-diff prints it: `.spec.containers[name="app"].image`. */

@@ -37,6 +37,9 @@ export function listTypeOf(m: ApplyField | undefined): 'atomic' | 'set' | 'map' 
 
 const keysOf = (m: ApplyField | undefined): string[] => m?.listMapKeys ?? (m?.key ? [m.key] : []);
 
+/** The schema of field `k` (keys are data: `constructor` is a field name, not Object's). */
+const fieldSchema = (m: ApplyField | undefined, k: string): ApplyField | undefined =>
+  m?.fields && Object.hasOwn(m.fields, k) ? m.fields[k] : undefined;
 /** The item's schema: a map-list item is a struct with the list's fields. */
 const itemSchema = (m: ApplyField | undefined): ApplyField => ({ fields: m?.fields });
 
@@ -71,7 +74,7 @@ function walkMap(v: JSONMap, m: ApplyField | undefined, at: FieldSet) {
     const child = v[k];
     if (child === undefined) continue;
     const pe = fieldPE(k);
-    if (!walk(child, m?.fields?.[k], pe, at) || child === null || (isMap(child) && isEmpty(child))) at.members.add(pe);
+    if (!walk(child, fieldSchema(m, k), pe, at) || child === null || (isMap(child) && isEmpty(child))) at.members.add(pe);
   }
 }
 
@@ -105,7 +108,7 @@ function allNodes(v: unknown, m: ApplyField | undefined, pe: PathElement, at: Fi
   at.members.add(pe);
   if (granularMap(v, m)) {
     const below = at.child(pe);
-    for (const k in v) if (v[k] !== undefined) allNodes(v[k], m?.fields?.[k], fieldPE(k), below);
+    for (const k in v) if (v[k] !== undefined) allNodes(v[k], fieldSchema(m, k), fieldPE(k), below);
   } else if (granularList(v, m)) {
     const below = at.child(pe);
     const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
@@ -130,8 +133,8 @@ export function compare(lhs: JSONMap, rhs: JSONMap, schema: ApplySchema): Compar
 }
 
 function compareMaps(l: JSONMap, r: JSONMap, m: ApplyField | undefined, at: Comparison) {
-  for (const k in l) compareValue(l[k], r[k], m?.fields?.[k], fieldPE(k), at);
-  for (const k in r) if (!(k in l)) compareValue(undefined, r[k], m?.fields?.[k], fieldPE(k), at);
+  for (const k in l) compareValue(l[k], Object.hasOwn(r, k) ? r[k] : undefined, fieldSchema(m, k), fieldPE(k), at);
+  for (const k in r) if (!Object.hasOwn(l, k)) compareValue(undefined, r[k], fieldSchema(m, k), fieldPE(k), at);
 }
 
 const below = (c: Comparison, pe: PathElement): Comparison => ({ added: c.added.child(pe), modified: c.modified.child(pe), removed: c.removed.child(pe) });
@@ -173,8 +176,8 @@ function mergeValue(l: unknown, r: unknown, m: ApplyField | undefined, path: Pat
   if (l === undefined) return r;
   if (granularMap(l, m) && granularMap(r, m)) {
     const out: JSONMap = {};
-    for (const k of Object.keys(l)) out[k] = k in r ? mergeValue(l[k], r[k], m?.fields?.[k], [...path, fieldPE(k)]) : l[k];
-    for (const k of Object.keys(r)) if (!(k in l)) out[k] = r[k];
+    for (const k of Object.keys(l)) out[k] = Object.hasOwn(r, k) ? mergeValue(l[k], r[k], fieldSchema(m, k), [...path, fieldPE(k)]) : l[k];
+    for (const k of Object.keys(r)) if (!Object.hasOwn(l, k)) out[k] = r[k];
     return out;
   }
   if (granularList(l, m) && granularList(r, m)) return mergeList(l, r, m, path);
@@ -251,7 +254,7 @@ function removeFrom(v: unknown, set: FieldSet, m: ApplyField | undefined): unkno
       const pe = fieldPE(k);
       if (set.members.has(pe)) continue;
       const sub = set.children.get(pe);
-      out[k] = sub ? removeFrom(child, sub, m?.fields?.[k]) : child;
+      out[k] = sub ? removeFrom(child, sub, fieldSchema(m, k)) : child;
     }
     return out;
   }
@@ -267,4 +270,41 @@ function removeFrom(v: unknown, set: FieldSet, m: ApplyField | undefined): unkno
     return out;
   }
   return v;
+}
+
+/**
+ * The parts of `value` at the paths of `set` (typed.ExtractItems): a member
+ * with nothing below it comes whole, one with paths below comes with only
+ * those, and an item of a keyed list always keeps its keys, which name it.
+ */
+export function extractItems(value: JSONMap, set: FieldSet, schema: ApplySchema): JSONMap {
+  return extractMap(value, set, { fields: schema });
+}
+
+function extractMap(v: JSONMap, set: FieldSet, m: ApplyField | undefined): JSONMap {
+  const out: JSONMap = {};
+  for (const [k, child] of Object.entries(v)) {
+    const pe = fieldPE(k);
+    const sub = set.children.get(pe);
+    if (sub && !sub.empty()) out[k] = extractValue(child, sub, m?.fields?.[k]);
+    else if (set.members.has(pe)) out[k] = child;
+  }
+  return out;
+}
+
+function extractValue(v: unknown, set: FieldSet, m: ApplyField | undefined): unknown {
+  if (granularMap(v, m)) return extractMap(v, set, m);
+  if (!granularList(v, m)) return v;
+  const map = listTypeOf(m) === 'map';
+  const out: unknown[] = [];
+  v.forEach((item, i) => {
+    const pe = itemPE(m, item, () => `element ${i}`);
+    const sub = set.children.get(pe);
+    if (map && isMap(item) && sub && !sub.empty()) {
+      const x = extractMap(item, sub, itemSchema(m));
+      for (const key of keysOf(m)) if (item[key] !== undefined) x[key] = item[key];
+      out.push(x);
+    } else if (set.members.has(pe)) out.push(item);
+  });
+  return out;
 }

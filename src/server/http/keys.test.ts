@@ -94,4 +94,24 @@ describe('map keys that are Object members', () => {
     const got = (await s.api('/apis/apps/v1/namespaces/default/daemonsets/proto')).body;
     expect(ownKeys(got.spec.template.spec.nodeSelector)).toEqual(['constructor', 'toString']);
   });
+
+  it('are fields in managedFields: each manager owns the keys it wrote, whatever their names', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    const created = await s.api(`${path}?fieldManager=first`, { method: 'POST', body: `{"metadata":{"name":"owned"},"data":{"a":"1"}}` });
+    expect(created.status).toBe(201);
+    const apply = (data: string) =>
+      s.api(`${path}/owned?fieldManager=second`, {
+        method: 'PATCH',
+        body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned"},"data":${data}}`,
+        headers: { 'Content-Type': 'application/apply-patch+yaml' },
+      });
+    const first = await apply(`{"constructor":"c","toString":"t","__proto__":"p"}`);
+    expect(first.status).toBe(200);
+    const second = first.body.metadata.managedFields.find((m: { manager: string }) => m.manager === 'second');
+    expect(ownKeys(second.fieldsV1['f:data'])).toEqual(['f:__proto__', 'f:constructor', 'f:toString']);
+    // Applying without two of them removes them (their only owner let go); `a` is another manager's.
+    const again = await apply(`{"toString":"t2"}`);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual({ a: '1', toString: 't2' });
+  });
 });
