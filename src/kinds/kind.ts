@@ -153,6 +153,12 @@ export interface KindDefinition {
   fieldSelector: FieldSelectorSpec;
   /** For kinds whose controller runs pods from a template: what a change of it does to the pods. */
   rollout?: RolloutSpec;
+  /**
+   * Another API version of a resource stored once (events.k8s.io/v1 Event is
+   * stored as core v1 Event): the stored kind and the field-by-field
+   * conversion both ways. Objects live under the stored kind's keys.
+   */
+  storedAs?: { kind: KindDefinition; toStored: (obj: any) => any; fromStored: (obj: any) => any };
 }
 
 /** How a workload replaces its pods when its pod template changes (the editor's review says it before Apply). */

@@ -9,6 +9,7 @@ import { namespaceKind } from './namespace.ts';
 import { podKind } from './pod.ts';
 import { configMapKind } from './configmap.ts';
 import { controllerRevisionKind } from './controllerrevision.ts';
+import { eventKind, eventsEventKind } from './events.ts';
 import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from './rbac.ts';
 
 export const kinds: readonly KindDefinition[] = [
@@ -24,6 +25,8 @@ export const kinds: readonly KindDefinition[] = [
   clusterRoleKind,
   roleBindingKind,
   clusterRoleBindingKind,
+  eventKind,
+  eventsEventKind,
 ];
 
 /** The four kinds the product is about; the others support them. */

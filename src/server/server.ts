@@ -9,6 +9,7 @@ import { SqliteStorage } from './storage/sqlite.ts';
 import type { Storage } from './storage/storage.ts';
 import { WatchCache } from './watch/cache.ts';
 import { Store, type NamespaceAdmission } from './registry/store.ts';
+import { versionedViews } from './registry/versions.ts';
 import { buildOpenAPI } from './openapi.ts';
 import { createHandler } from './http/handler.ts';
 import { errors } from './http/status.ts';
@@ -116,7 +117,11 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const resolver = new RbacResolver(cache, stores);
   const admissions: Admission[] = [nodeRestriction];
   const admission: Admission = (req) => admissions.forEach((a) => a(req));
-  for (const k of allKinds) stores.set(k, new Store(k, storage, cache, admitNamespace, admission));
+  for (const k of allKinds) {
+    // Another version of a stored resource (events.k8s.io/v1 Event) reads and writes the stored kind's objects.
+    const views = k.storedAs ? versionedViews(k, storage, cache) : { storage, cache };
+    stores.set(k, new Store(k, views.storage, views.cache, admitNamespace, admission));
+  }
   const storeOf = (group: string, plural: string) => [...stores.values()].find((st) => st.kind.group === group && st.kind.plural === plural);
   // --authorization-mode=Node,RBAC, behind the system:masters superuser group.
   const authorizer = opts.authorizer ?? unionAuthorizer(privilegedGroupAuthorizer, nodeAuthorizer(cache, storeOf), rbacAuthorizer(resolver));
