@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { choosePace, observePace, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+const node = (name: string, extra: Partial<PlanNodeLike> & { ready?: string } = {}): PlanNodeLike => ({
+  metadata: { name, labels: { group: 'g', ...extra.metadata?.labels }, annotations: extra.metadata?.annotations },
+  spec: extra.spec,
+  status: { conditions: [{ type: 'Ready', status: extra.ready ?? 'True' }] },
+});
+
+const pod = (nodeName: string, hash = 'old', ready = true, created = T0, readyAt = T0): PlanPodLike => ({
+  metadata: { name: `ds-${nodeName}-${hash}`, labels: { app: 'ds', 'controller-revision-hash': hash }, creationTimestamp: iso(created) },
+  spec: { nodeName },
+  status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: iso(readyAt) }] },
+});
+
+const ds = (rollingUpdate: any, template: any = {}) => ({
+  metadata: { name: 'ds' },
+  spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate }, template: { metadata: { labels: { app: 'ds' } }, spec: { nodeSelector: { group: 'g' }, containers: [{ name: 'c', image: 'x:2' }], ...template } } },
+});
+
+const names = (n: number) => Array.from({ length: n }, (_, i) => `n-${String(i + 1).padStart(2, '0')}`);
+const waveNodes = (plan: ReturnType<typeof planRollout>) => plan.waves.map((w) => w.steps.map((s) => s.nodeName));
+
+describe('planRollout', () => {
+  it('takes nodes in name order, maxUnavailable at a time (30% of 10 rounds up to 3)', () => {
+    const ns = names(10);
+    const plan = planRollout({ ds: ds({ maxUnavailable: '30%' }), nodes: [...ns].reverse().map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0 });
+    expect(plan.mode).toBe('unavailable');
+    expect(plan.maxUnavailable).toBe(3);
+    expect(waveNodes(plan)).toEqual([ns.slice(0, 3), ns.slice(3, 6), ns.slice(6, 9), ns.slice(9)]);
+    expect(plan.waves.every((w) => w.limit === 3 && w.held === 0)).toBe(true);
+    expect(plan.notReached).toEqual([]);
+  });
+
+  it('surges maxSurge nodes at a time', () => {
+    const ns = names(5);
+    const plan = planRollout({ ds: ds({ maxSurge: 2, maxUnavailable: 0 }), nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0 });
+    expect(plan.mode).toBe('surge');
+    expect(waveNodes(plan)).toEqual([ns.slice(0, 2), ns.slice(2, 4), ns.slice(4)]);
+  });
+
+  it('leaves out tainted and unselected nodes; removes an old pod a NoSchedule taint left behind, within the budget', () => {
+    const ns = names(4);
+    const nodes = [
+      node(ns[0]),
+      node(ns[1], { spec: { taints: [{ key: 'dedicated', effect: 'NoSchedule' }] } }),
+      node(ns[2], { metadata: { name: ns[2], labels: { group: 'other' } } }),
+      node(ns[3], { spec: { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] } }),
+    ];
+    const plan = planRollout({ ds: ds({ maxUnavailable: 1 }), nodes, pods: [pod(ns[0]), pod(ns[1]), pod(ns[3])], now: T0 });
+    expect(plan.desired).toBe(2);
+    expect(plan.excluded.map((e) => [e.nodeName, e.pod])).toEqual([
+      [ns[1], 'removed in the rollout'],
+      [ns[2], undefined],
+    ]);
+    expect(plan.excluded[0].reason).toMatch(/taint dedicated:NoSchedule/);
+    expect(plan.excluded[1].reason).toMatch(/node selector group=g/);
+    // The cordoned node still runs the daemon (the unschedulable taint is tolerated).
+    expect(plan.waves.map((w) => w.steps.map((s) => `${s.nodeName}:${s.action}`))).toEqual([[`${ns[0]}:replace`], [`${ns[1]}:remove`], [`${ns[3]}:replace`]]);
+  });
+
+  it('a stalled node holds its share of the budget: with maxUnavailable 1 the rollout stops there', () => {
+    const ns = names(4);
+    const nodes = ns.map((n, i) => node(n, i === 1 ? { metadata: { name: n, annotations: { 'sim.k8s.io/image-pull-error': 'true' } } } : {}));
+    const plan = planRollout({ ds: ds({ maxUnavailable: 1 }), nodes, pods: ns.map((n) => pod(n)), now: T0, pace: { startup: [1000], handoff: [0], source: 't' } });
+    expect(waveNodes(plan)).toEqual([[ns[0]], [ns[1]]]);
+    expect(plan.waves[1].steps[0].stall).toMatch(/image pulls fail/);
+    expect(plan.stalls).toEqual([{ nodeName: ns[1], kind: 'stall', reason: expect.stringMatching(/image-pull-error/) }]);
+    expect(plan.notReached).toEqual([ns[2], ns[3]]);
+    expect(plan.forecast!.completes).toBe(false);
+    expect(plan.forecast!.p50).toBe(1000);
+  });
+
+  it('with maxUnavailable 2 a stalled node leaves one slot: later waves are one node each', () => {
+    const ns = names(5);
+    const nodes = ns.map((n, i) => node(n, i === 0 ? { ready: 'False' } : {}));
+    const plan = planRollout({ ds: ds({ maxUnavailable: 2 }), nodes, pods: ns.map((n) => pod(n)), now: T0 });
+    expect(plan.stalls[0]).toMatchObject({ nodeName: ns[0], kind: 'stall', reason: expect.stringMatching(/NotReady/) });
+    expect(waveNodes(plan)).toEqual([ns.slice(0, 2), [ns[2]], [ns[3]], [ns[4]]]);
+    expect(plan.waves.slice(1).map((w) => w.held)).toEqual([1, 1, 1]);
+  });
+
+  it('replaces a not-available old pod at once, beyond the budget, and says readiness fails now', () => {
+    const ns = names(4);
+    const pods = ns.map((n, i) => pod(n, 'old', i !== 3));
+    const plan = planRollout({ ds: ds({ maxUnavailable: 1 }), nodes: ns.map((n) => node(n)), pods, now: T0 });
+    expect(plan.waves[0].steps.map((s) => [s.nodeName, !!s.beyondBudget])).toEqual([[ns[3], true]]);
+    // The unavailable node uses the budget in wave 1, so n-01 waits for wave 2.
+    expect(waveNodes(plan)).toEqual([[ns[3]], [ns[0]], [ns[1]], [ns[2]]]);
+    expect(plan.stalls).toEqual([{ nodeName: ns[3], kind: 'risk', reason: expect.stringMatching(/readiness failing now/) }]);
+  });
+
+  it('continues a running rollout: updated nodes are done, progressing ones in flight', () => {
+    const ns = names(6);
+    const pods = [pod(ns[0], 'new'), pod(ns[1], 'new', false), ...ns.slice(2).map((n) => pod(n))];
+    const plan = planRollout({ ds: ds({ maxUnavailable: 2 }), nodes: ns.map((n) => node(n)), pods, isNew: (p) => p.metadata?.labels?.['controller-revision-hash'] === 'new', now: T0, pace: { startup: [1000], handoff: [0], source: 't' } });
+    expect(plan.done).toEqual([ns[0]]);
+    expect(waveNodes(plan)).toEqual([[ns[2]], ns.slice(3, 5), [ns[5]]]);
+    // n-02 is in flight (1 s), n-03 beside it; then two, then one: 3 s.
+    expect(plan.forecast!.p50).toBe(3000);
+  });
+
+  it('forecasts the pipeline: a slot freed is taken at once, so uneven nodes do not wait for their wave', () => {
+    const ns = names(4);
+    const plan = planRollout({ ds: ds({ maxUnavailable: 2 }), nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0, pace: { startup: [1000, 3000], handoff: [500], source: 't' }, runs: 400 });
+    const f = plan.forecast!;
+    expect(f.completes).toBe(true);
+    expect(f.p10).toBeGreaterThanOrEqual(3000);
+    expect(f.p90).toBeLessThanOrEqual(7000);
+    expect(f.p10).toBeLessThan(f.p90);
+    // The same seed draws the same forecast.
+    expect(planRollout({ ds: ds({ maxUnavailable: 2 }), nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0, pace: { startup: [1000, 3000], handoff: [500], source: 't' }, runs: 400 }).forecast).toEqual(f);
+  });
+
+  it('plans no waves under OnDelete and says which nodes change only as pods are deleted', () => {
+    const ns = names(2);
+    const d = { ...ds({}), spec: { ...ds({}).spec, updateStrategy: { type: 'OnDelete' } } };
+    const plan = planRollout({ ds: d, nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0 });
+    expect(plan.waves).toEqual([]);
+    expect(plan.manual).toEqual(ns);
+  });
+
+  it('says every node stalls when surge meets a host port', () => {
+    const ns = names(2);
+    const plan = planRollout({ ds: ds({ maxSurge: 1, maxUnavailable: 0 }, { containers: [{ name: 'c', image: 'x:2', ports: [{ containerPort: 80, hostPort: 80 }] }] }), nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0 });
+    expect(plan.stalls.map((s) => s.kind)).toEqual(['stall', 'stall']);
+    expect(waveNodes(plan)).toEqual([[ns[0]]]);
+    expect(plan.notReached).toEqual([ns[1]]);
+  });
+});
+
+describe('observePace', () => {
+  it('measures pod starts and the hand-off from the slot that freed up (the rollout start for the first wave)', () => {
+    const revision = { metadata: { name: 'ds-new', creationTimestamp: iso(T0), labels: { 'controller-revision-hash': 'new' } }, revision: 2 };
+    // maxUnavailable 1: a created at +1 s, ready at +4 s; b created at +5 s, ready at +8 s.
+    const pods = [pod('a', 'new', true, T0 + 1000, T0 + 4000), pod('b', 'new', true, T0 + 5000, T0 + 8000), pod('c', 'old')];
+    const p = observePace({ pods, revision, rolling: true });
+    expect(p.startup.sort()).toEqual([3000, 3000]);
+    expect(p.handoff.sort()).toEqual([1000, 1000]);
+    expect(p.finishedAt).toBe(T0 + 8000);
+    expect(observePace({ pods, revision, rolling: false }).handoff).toEqual([]);
+  });
+
+  it('prefers this DaemonSet, then the cluster, then the default', () => {
+    expect(choosePace({ startup: [1, 2, 3], handoff: [1, 1, 1] }, undefined).source).toMatch(/this DaemonSet/);
+    expect(choosePace({ startup: [1], handoff: [] }, { startup: [4, 5, 6], handoff: [7, 8, 9] })).toMatchObject({ startup: [4, 5, 6], handoff: [7, 8, 9] });
+    expect(choosePace({ startup: [1, 2, 3], handoff: [] }, undefined).source).toMatch(/hand-offs from assumed/);
+    expect(choosePace(undefined, undefined).source).toMatch(/assumed/);
+  });
+});
