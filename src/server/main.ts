@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { startServer } from './server.ts';
 import { parseCorsAllowedOrigins } from './http/cors.ts';
+import { parseDuration } from './http/limits.ts';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +23,10 @@ const { values } = parseArgs({
     'sim-nodes': { type: 'string', default: '0' },
     'simulate-nodes': { type: 'string' },
     'heartbeat-seconds': { type: 'string' },
+    'max-requests-inflight': { type: 'string', default: '400' },
+    'max-mutating-requests-inflight': { type: 'string', default: '200' },
+    'request-timeout': { type: 'string', default: '1m0s' },
+    'min-request-timeout': { type: 'string', default: '1800' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -47,8 +52,24 @@ if (values.help) {
   --no-controllers              do not run the in-process controllers (nor the simulated kubelets and attacher)
   --sim-nodes N                 register N extra simulated nodes (sim-node-00001 ...)
   --simulate-nodes SELECTOR     simulate the kubelets of the nodes matching this label selector (default: all nodes)
-  --heartbeat-seconds S         seconds between simulated node status heartbeats (default 10)`);
+  --heartbeat-seconds S         seconds between simulated node status heartbeats (default 10)
+  --max-requests-inflight N     read-only requests served at once, watches not counted (default 400; 0: no limit);
+                                more get 429 with Retry-After (system:masters is never limited)
+  --max-mutating-requests-inflight N
+                                mutating requests served at once (default 200; 0: no limit)
+  --request-timeout DURATION    deadline of every request but watches, 504 after it (default 1m0s)
+  --min-request-timeout SECONDS watches without timeoutSeconds end after this to twice this (default 1800)`);
   process.exit(0);
+}
+
+/** A flag's value as a non-negative number, or exit 2 naming the flag. */
+function flagNumber(name: keyof typeof values, parse: (text: string) => number | undefined = (t) => (/^\d+$/.test(t) ? Number(t) : undefined)): number {
+  const n = parse(String(values[name]));
+  if (n === undefined || !(n >= 0)) {
+    console.error(`invalid value for --${name}: ${values[name]}`);
+    process.exit(2);
+  }
+  return n;
 }
 
 function corsAllowedOrigins(): RegExp[] | undefined {
@@ -73,6 +94,12 @@ const server = await startServer({
   anonymousAuth: values['anonymous-auth'],
   corsAllowedOrigins: corsAllowedOrigins(),
   acceptHosts: values['accept-hosts']?.split(',').map((h) => h.trim()).filter(Boolean),
+  limits: {
+    maxRequestsInflight: flagNumber('max-requests-inflight'),
+    maxMutatingRequestsInflight: flagNumber('max-mutating-requests-inflight'),
+    requestTimeoutMs: flagNumber('request-timeout', parseDuration),
+    minRequestTimeoutSeconds: flagNumber('min-request-timeout'),
+  },
   controllers: !values['no-controllers'],
   demo: !values['no-demo'],
   simulation: {

@@ -22,6 +22,7 @@ import { impersonatingAuthenticator } from './auth/impersonation.ts';
 import { reconcileBootstrapPolicy } from './auth/bootstrap.ts';
 import { ensureAdminToken, ensureServingCertificate, kubeconfigText, servingNames, writeKubeconfig } from './auth/credentials.ts';
 import { listenDual, type DualListener } from './http/listener.ts';
+import type { Limits } from './http/limits.ts';
 import { aggregateAll } from './controllers/clusterroleaggregation.ts';
 import type { Admission } from './registry/store.ts';
 import { staticFiles } from './http/static.ts';
@@ -62,6 +63,8 @@ export interface ServerOptions {
   demo?: boolean;
   /** Host names served besides loopback names, IP addresses and `host` (`--accept-hosts`; `*` serves any). */
   acceptHosts?: string[];
+  /** Requests in flight, request and watch timeouts, the watch buffer bound (http/limits.ts). */
+  limits?: Partial<Limits>;
 }
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -163,6 +166,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     },
     webSocketOrigins: origins,
     acceptHost: hostChecker(opts.host, opts.acceptHosts),
+    limits: opts.limits,
   });
   const listener = await listenDual({
     host,

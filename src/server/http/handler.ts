@@ -29,6 +29,7 @@ import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
 import { isAppPath } from '../../lib/approutes.ts';
 import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
+import { DEFAULT_LIMITS, InflightLimiter, requestDeadlineMs, requestTimedOut, type Limits } from './limits.ts';
 import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TYPES } from './bodies.ts';
 import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
 
@@ -58,6 +59,8 @@ export interface HandlerContext {
   onClose: (fn: () => void) => () => void;
   /** Origins besides the server's own whose pages may open WebSocket watches. */
   webSocketOrigins?: readonly RegExp[];
+  /** Requests in flight, deadlines and watch bounds (limits.ts); kube-apiserver's defaults otherwise. */
+  limits?: Partial<Limits>;
 }
 
 /** The socket of a request that asked to switch to WebSocket (node:http's `upgrade` event). */
@@ -119,6 +122,8 @@ export function createHandler(ctx: HandlerContext) {
   const bodies = new BodyDecoder();
   ctx.onClose(() => bodies.stop());
   const acceptHost = ctx.acceptHost ?? (() => true);
+  const limits: Limits = { ...DEFAULT_LIMITS, ...ctx.limits };
+  const inflight = new InflightLimiter(limits);
 
   /**
    * node:http hands every request carrying `Upgrade` to its `upgrade` event
@@ -207,6 +212,30 @@ export function createHandler(ctx: HandlerContext) {
     }
 
     const info = resolveRequest(path);
+    const method = (req.method ?? 'GET').toLowerCase();
+    // Watches are long-running: no slot among the requests in flight, no deadline but their own.
+    const limitVerb = (info && verbOf(req.method ?? 'GET', info, query)) || method;
+    if (limitVerb === 'watch') return await routeAuthenticated(req, res, path, query, pretty, user, info, upgrade);
+    const timeoutMs = requestDeadlineMs(query.get('timeout'), limits.requestTimeoutMs);
+    const release = inflight.admit(user, limitVerb);
+    const deadline = timeoutMs > 0 ? setTimeout(() => {
+      // The request goes on (a write may still land, as upstream); its answer is this
+      // Status, and its slot is free (a client that stalls its body holds none).
+      release();
+      if (res.headersSent) return void res.destroy();
+      // What is left of the request (a body still arriving) cannot be told from the next one.
+      res.setHeader('Connection', 'close');
+      writeError(res, requestTimedOut(), pretty);
+    }, timeoutMs) : undefined;
+    try {
+      await routeAuthenticated(req, res, path, query, pretty, user, info, upgrade);
+    } finally {
+      clearTimeout(deadline);
+      release();
+    }
+  }
+
+  async function routeAuthenticated(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, pretty: boolean, user: UserInfo, info: RequestInfo | undefined, upgrade?: Upgrade) {
     if (!info) {
       // Non-resource requests (discovery, /version, /openapi) are authorized by path, as upstream.
       authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
@@ -253,6 +282,8 @@ export function createHandler(ctx: HandlerContext) {
   }
 
   function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
+    // Answered already (the request's deadline passed while it ran).
+    if (res.writableEnded) return;
     if (e instanceof NoRoute) return notFoundText(res);
     const err = e instanceof ApiError ? e : errors.internal((e as Error)?.message ?? String(e));
     if (!(e instanceof ApiError)) console.error(e);
@@ -260,7 +291,10 @@ export function createHandler(ctx: HandlerContext) {
       res.end();
       return;
     }
-    writeBody(res, err.code, err.toStatus(), { pretty });
+    // As upstream's ErrorNegotiated: a 429 or 5xx that says when to retry says it in Retry-After too.
+    const retryAfter = err.details?.retryAfterSeconds;
+    const headers = retryAfter && (err.code === 429 || err.code >= 500) ? { 'Retry-After': String(retryAfter) } : undefined;
+    writeBody(res, err.code, err.toStatus(), { pretty, headers });
   }
 
   function serveOpenAPI(path: string, req: IncomingMessage, res: ServerResponse) {
@@ -457,17 +491,21 @@ export function createHandler(ctx: HandlerContext) {
         throw new ApiError(403, 'Forbidden', `origin ${req.headers.origin} is not allowed to open a WebSocket`);
       }
       res.detachSocket(upgrade.socket as never);
-      transport = await sockets.accept(req, upgrade.socket, upgrade.head);
+      transport = await sockets.accept(req, upgrade.socket, upgrade.head, limits.watchBufferBytes);
     } else {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
       transport = {
-        send: (event) => res.write(event + '\n'),
+        send(event) {
+          // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
+          if (res.writableLength > limits.watchBufferBytes) res.destroy();
+          else res.write(event + '\n');
+        },
         end: () => res.end(),
         onGone: (fn) => res.on('close', fn),
       };
     }
-    await runWatch(prepared, transport, ctx.onClose);
+    await runWatch(prepared, transport, ctx.onClose, limits.minRequestTimeoutSeconds);
   }
 }
 

@@ -12,6 +12,7 @@ import { columnDefinitions, parseIncludeObject, tableRow } from '../table.ts';
 import type { Representation } from './negotiate.ts';
 import type { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
+import { watchTimeoutSeconds } from './limits.ts';
 
 /** Where encoded events go: a chunked HTTP response or a WebSocket. */
 export interface WatchTransport {
@@ -78,11 +79,11 @@ const PRE_TIMEOUT_BOOKMARK_MS = 2_000;
 
 /**
  * Runs a prepared watch over a transport until the timeout (timeoutSeconds, or
- * kube-apiserver's random 30–60 minutes), an ERROR, the client leaving or the
+ * a random one between --min-request-timeout and twice that), an ERROR, the client leaving or the
  * server closing. `onServerClose` registers the shutdown hook and returns its
  * removal, so that finished watches leave nothing behind.
  */
-export async function runWatch(w: PreparedWatch, transport: WatchTransport, onServerClose: (fn: () => void) => () => void): Promise<void> {
+export async function runWatch(w: PreparedWatch, transport: WatchTransport, onServerClose: (fn: () => void) => () => void, minRequestTimeoutSeconds = 1800): Promise<void> {
   const { store, q, encoder } = w;
   let open = true;
   let stop = () => {};
@@ -123,9 +124,10 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
     stop();
     return;
   }
-  const timeout = q.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
-  const deadline = Date.now() + timeout * 1000;
-  timers.push(setTimeout(end, timeout * 1000));
+  const timeout = watchTimeoutSeconds(q.timeoutSeconds, minRequestTimeoutSeconds);
+  // No timeout at all only when --min-request-timeout is 0, as upstream.
+  const deadline = timeout ? Date.now() + timeout * 1000 : Infinity;
+  if (timeout) timers.push(setTimeout(end, timeout * 1000));
   if (q.allowWatchBookmarks) {
     // Upstream's cacheWatcher.nextBookmarkTime: a bookmark every minute, and
     // one 2 s before the deadline, so that a client resuming after the close

@@ -83,8 +83,12 @@ export class WatchSockets {
     handleProtocols: (protocols) => [...protocols].find((p) => !p.startsWith(BEARER_PROTOCOL_PREFIX)) ?? false,
   });
 
-  /** Completes the handshake; the transport sends each event as one text message. */
-  accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<WatchTransport> {
+  /**
+   * Completes the handshake; the transport sends each event as one text
+   * message, and drops the connection when more than `bufferLimit` bytes wait
+   * for the client.
+   */
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, bufferLimit: number): Promise<WatchTransport> {
     return new Promise((resolve) => {
       this.wss.handleUpgrade(req, socket, head, (ws) => {
         // Errors (a protocol violation, a reset) are followed by 'close', which ends the watch.
@@ -93,7 +97,10 @@ export class WatchSockets {
         resolve({
           send(event) {
             // The trailing newline is what upstream's JSON encoder writes into each message.
-            if (ws.readyState === WebSocket.OPEN) ws.send(event + '\n');
+            if (ws.readyState !== WebSocket.OPEN) return;
+            // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
+            if (ws.bufferedAmount > bufferLimit) ws.terminate();
+            else ws.send(event + '\n');
           },
           end() {
             if (ws.readyState !== WebSocket.OPEN) return;
