@@ -124,10 +124,16 @@ export async function benchStall(): Promise<void> {
     const patchData = JSON.stringify({ data: cm.data });
     const ops: unknown[] = [];
     for (let i = 0; i < 10_000; i++) ops.push({ op: 'add', path: `/data/k${i}`, value: 'x'.repeat(250) });
-    // The largest ConfigMap the server stores: 1 MiB of data in small keys.
-    const stored = JSON.stringify(bigConfigMap('big', 1024 * 1024 - 4096));
+    // The largest ConfigMap the server stores: 800 KiB of data in small keys, whose managedFields
+    // (one entry per key) bring the stored object near the 1.5 MiB storage limit.
+    const storedCM = bigConfigMap('big', 800 * 1024);
+    const stored = JSON.stringify(storedCM);
+    const storedChanged = JSON.stringify({ ...storedCM, data: Object.fromEntries(Object.entries(storedCM.data as Record<string, string>).map(([k, v]) => [k, `${v}!`])) });
     const cases: [string, string, string, string | Buffer][] = [
-      ['JSON create (1 MiB, stored)', 'POST', 'application/json', stored],
+      ['JSON create (stored)', 'POST', 'application/json', stored],
+      ['JSON update (stored)', 'PUT', 'application/json', storedChanged],
+      ['YAML create (stored)', 'POST', 'application/yaml', yamlOf(storedCM)],
+      ['server-side apply (stored)', 'APPLY', 'application/apply-patch+yaml', stored],
       ['JSON create', 'POST', 'application/json', json.slice(0, MAX_BODY_BYTES)],
       ['YAML create', 'POST', 'application/yaml', yaml.length > MAX_BODY_BYTES ? yaml.slice(0, yaml.lastIndexOf('\n', MAX_BODY_BYTES)) : yaml],
       ['protobuf create', 'POST', 'application/vnd.kubernetes.protobuf', proto.length > MAX_BODY_BYTES ? protobufOf(bigConfigMap('big', MAX_BODY_BYTES - 40_000)) : proto],
@@ -138,11 +144,14 @@ export async function benchStall(): Promise<void> {
     console.log(`\n/healthz latency while the largest accepted body is processed (worst of many probes)`);
     console.log(`  baseline, nothing in flight: worst ${baseline.worst.toFixed(1)} ms, median ${baseline.median.toFixed(1)} ms; server's event loop blocked at most ${idleBlock.toFixed(1)} ms`);
     for (const [label, method, type, body] of cases) {
+      const collection = '/api/v1/namespaces/default/configmaps';
+      // The update replaces the stored object created just before it; the others start without one.
+      if (method === 'PUT') await send(server, collection, 'POST', 'application/json', stored);
       await loopDelay(server);
       const p = probe(server.url);
       const t0 = performance.now();
-      const path = method === 'POST' ? '/api/v1/namespaces/default/configmaps' : '/api/v1/namespaces/default/configmaps/small';
-      const status = await send(server, path, method, type, body);
+      const path = method === 'POST' ? collection : method === 'PATCH' ? `${collection}/small` : `${collection}/big${method === 'APPLY' ? '?fieldManager=bench' : ''}`;
+      const status = await send(server, path, method === 'APPLY' ? 'PATCH' : method, type, body);
       const took = performance.now() - t0;
       const { worst, median } = await p.stop();
       const blocked = await loopDelay(server);

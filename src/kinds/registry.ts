@@ -9,6 +9,7 @@ import { namespaceKind } from './namespace.ts';
 import { podKind } from './pod.ts';
 import { configMapKind } from './configmap.ts';
 import { controllerRevisionKind } from './controllerrevision.ts';
+import { leaseKind } from './coordination.ts';
 import { eventKind, eventsEventKind } from './events.ts';
 import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from './rbac.ts';
 
@@ -25,6 +26,7 @@ export const kinds: readonly KindDefinition[] = [
   clusterRoleKind,
   roleBindingKind,
   clusterRoleBindingKind,
+  leaseKind,
   eventKind,
   eventsEventKind,
 ];

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual } from './json.ts';
+import { clone, deepEqual, jsonDuplicateKeys } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -29,5 +29,22 @@ describe('clone', () => {
     expect(clone(5)).toBe(5);
     expect(clone(null)).toBe(null);
     expect(clone(undefined)).toBe(undefined);
+  });
+});
+
+describe('jsonDuplicateKeys', () => {
+  it('finds keys repeated within one object, each once, in the order met', () => {
+    expect(jsonDuplicateKeys('{"a":1,"b":{"c":1,"c":2},"a":3,"d":[{"e":1,"e":2},{"e":3}],"a":4}')).toEqual(['c', 'a', 'e']);
+  });
+  it('does not count the same key in sibling objects or array items, nor strings that are values', () => {
+    expect(jsonDuplicateKeys('{"x":{"a":1},"y":{"a":2},"z":["a","a"],"w":"a","a":"w"}')).toEqual([]);
+  });
+  it('reads escaped keys as the keys they decode to, and keys with braces inside strings as text', () => {
+    expect(jsonDuplicateKeys('{"\\u0061":1,"a":2,"{":"}","[":3}')).toEqual(['a']);
+    expect(jsonDuplicateKeys('{"q\\"":1, "q\\"" :2}')).toEqual(['q"']);
+  });
+  it('stops at the limit', () => {
+    const body = `{${Array.from({ length: 300 }, (_, i) => `"k${i}":1,"k${i}":2`).join(',')}}`;
+    expect(jsonDuplicateKeys(body)).toHaveLength(100);
   });
 });

@@ -55,3 +55,47 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * The keys JSON text repeats within one object, in the order met, each once,
+ * at most `max` (as Go's strict decoder reports them: `duplicate field "k"`).
+ * One linear scan; JSON.parse keeps the last value of a repeated key silently.
+ */
+export function jsonDuplicateKeys(text: string, max = 100): string[] {
+  const found = new Set<string>();
+  // One set of keys per open object; null for an open array.
+  const open: (Set<string> | null)[] = [];
+  for (let i = 0; i < text.length && found.size < max; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) {
+          escaped = true;
+          i++;
+        } else if (d === 0x22) break;
+      }
+      const keys = open.at(-1);
+      if (!keys) continue;
+      // A string in an object is a key when a colon follows it.
+      let j = i + 1;
+      while (j < text.length && (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x0a || text.charCodeAt(j) === 0x0d || text.charCodeAt(j) === 0x09)) j++;
+      if (text.charCodeAt(j) !== 0x3a) continue;
+      let key = text.slice(start + 1, i);
+      if (escaped) {
+        try {
+          key = JSON.parse(text.slice(start, i + 1)) as string;
+        } catch {
+          continue; // malformed: JSON.parse of the whole text reports it
+        }
+      }
+      if (keys.has(key)) found.add(key);
+      else keys.add(key);
+    } else if (c === 0x7b) open.push(new Set());
+    else if (c === 0x5b) open.push(null);
+    else if (c === 0x7d || c === 0x5d) open.pop();
+  }
+  return [...found];
+}

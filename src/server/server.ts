@@ -29,7 +29,7 @@ import { staticFiles } from './http/static.ts';
 import { corsHeaders } from './http/cors.ts';
 import { hostChecker } from './http/hosts.ts';
 import { reviewResources } from './auth/reviews.ts';
-import { startControllers } from './controllers/index.ts';
+import { ControllerManager, type LeaderElectionOptions } from './controllers/index.ts';
 import type { SimulationOptions } from './controllers/simulation.ts';
 import { createDemoCluster } from './controllers/demo.ts';
 import { Client } from './client.ts';
@@ -59,6 +59,15 @@ export interface ServerOptions {
   controllers?: boolean;
   /** Scope and delays of the simulated kubelets and CSI attacher (they run with the controllers); false turns them off. */
   simulation?: SimulationOptions | false;
+  /**
+   * Run the controllers only while this replica holds the Lease
+   * kube-system/kube-controller-manager (timings and identity; `exclusive`
+   * defaults to whether the store is a SQLite file), or, with false, without an
+   * election (`--leader-elect=false`).
+   */
+  leaderElection?: LeaderElectionOptions | false;
+  /** Where the server reports what it does (leader election); nowhere when absent. */
+  log?: (line: string) => void;
   /** Create the demo cluster when the data dir is fresh (`npm start` does unless `--no-demo`). */
   demo?: boolean;
   /** Host names served besides loopback names, IP addresses and `host` (`--accept-hosts`; `*` serves any). */
@@ -97,6 +106,8 @@ export interface ApiServer {
   stores: Map<KindDefinition, Store>;
   /** An in-process client that acts through the stores, for controllers and bootstrap. */
   client: Client;
+  /** The controllers of this replica and, with leader election, its elector. */
+  controllers: ControllerManager;
   close(): Promise<void>;
 }
 
@@ -149,6 +160,13 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       })()
     : ensureServingCertificate(opts.dataDir, servingNames(host));
 
+  const controllers = new ControllerManager(
+    { client, stores, cache },
+    { enabled: opts.controllers !== false, simulation: opts.simulation },
+    // A SQLite file has one server: a lease held by another identity was left by a process that died.
+    opts.leaderElection === false ? false : { exclusive: storage instanceof SqliteStorage, ...opts.leaderElection },
+    opts.log,
+  );
   const closers = new Set<() => void>();
   const origins = opts.corsAllowedOrigins ?? [];
   const handler = createHandler({
@@ -166,6 +184,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     },
     webSocketOrigins: origins,
     acceptHost: hostChecker(opts.host, opts.acceptHosts),
+    healthChecks: controllers.healthChecks,
     limits: opts.limits,
   });
   const listener = await listenDual({
@@ -185,7 +204,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const httpsUrl = `https://${origin}`;
   const kubeconfig = writeKubeconfig(opts.dataDir, kubeconfigText(httpsUrl, serving.ca, adminToken));
 
-  const stopControllers = startControllers({ client, stores, cache }, { enabled: opts.controllers !== false, simulation: opts.simulation });
+  await controllers.start();
   if (opts.demo) await createDemoCluster(client, { fresh });
   const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
   compactor.unref();
@@ -201,9 +220,10 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     cache,
     stores,
     client,
+    controllers,
     async close() {
       clearInterval(compactor);
-      stopControllers();
+      await controllers.stop();
       for (const fn of closers) fn();
       await listener.close();
       cache.stop();

@@ -126,6 +126,22 @@ export const SCHEDULER_ROLE: BootstrapRole = {
     rule(['patch', 'update'], [''], ['pods/status']),
     rule(['get', 'list', 'watch'], ['apps'], ['daemonsets']),
     rule(['get', 'list', 'watch'], ['', 'storage.k8s.io'], ['persistentvolumeclaims', 'persistentvolumes', 'csinodes', 'csidrivers']),
+    rule(['create'], ['coordination.k8s.io'], ['leases']),
+    rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-scheduler']),
+  ],
+};
+
+/**
+ * kube-controller-manager's own role (system:kube-controller-manager), here only
+ * its leader-election part: the elector acts as that user on the Lease
+ * kube-system/kube-controller-manager (see leader.ts).
+ */
+export const CONTROLLER_MANAGER_ROLE: BootstrapRole = {
+  name: 'system:kube-controller-manager',
+  rules: [
+    rule(EVENTS, ['', 'events.k8s.io'], ['events']),
+    rule(['create'], ['coordination.k8s.io'], ['leases']),
+    rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-controller-manager']),
   ],
 };
 
@@ -203,6 +219,7 @@ export const CLUSTER_ROLES: BootstrapRole[] = [
   { name: 'system:node', rules: NODE_RULES },
   ...CONTROLLER_ROLES,
   SCHEDULER_ROLE,
+  CONTROLLER_MANAGER_ROLE,
   EXTERNAL_ATTACHER_ROLE,
 ];
 
@@ -224,6 +241,11 @@ export const CLUSTER_ROLE_BINDINGS: BootstrapBinding[] = [
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', subjects: [group('system:authenticated'), group('system:unauthenticated')] },
   ...CONTROLLER_ROLES.map((r) => ({ name: r.name, role: r.name, subjects: [serviceAccount(controllerName(r.name))] })),
   { name: 'system:kube-scheduler', role: SCHEDULER_ROLE.name, subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'system:kube-scheduler' }] },
+  {
+    name: 'system:kube-controller-manager',
+    role: CONTROLLER_MANAGER_ROLE.name,
+    subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'system:kube-controller-manager' }],
+  },
   { name: 'csi-attacher-role', role: EXTERNAL_ATTACHER_ROLE.name, subjects: [serviceAccount('csi-attacher')] },
 ];
 

@@ -1,5 +1,7 @@
 // The in-process controllers of the embedded mode. Each acts through a Client
-// under its own identity, like any other client of the API.
+// under its own identity, like any other client of the API. With leader
+// election (the default) they run only on the replica that holds the Lease
+// kube-system/kube-controller-manager, as kube-controller-manager's do.
 import type { KindDefinition } from '../../kinds/kind.ts';
 import type { Client } from '../client.ts';
 import type { Store } from '../registry/store.ts';
@@ -13,6 +15,8 @@ import { startPodGC, type PodGCOptions } from './podgc.ts';
 import { startClusterRoleAggregation } from './clusterroleaggregation.ts';
 import { startScheduler } from './scheduler.ts';
 import type { SimulationOptions } from './simulation.ts';
+import { DEFAULT_TIMINGS, LeaderElector, newIdentity, type LeaderElectionTimings } from '../leader.ts';
+import type { HealthCheck } from '../http/healthz.ts';
 
 export interface ControllerContext {
   /** An admin client; call `.as(user)` for a controller's own identity. */
@@ -47,4 +51,71 @@ export function startControllers(ctx: ControllerContext, opts: ControllerOptions
   ];
   if (opts.simulation !== false) stops.push(startScheduler(ctx), startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
   return () => stops.forEach((stop) => stop());
+}
+
+export interface LeaderElectionOptions extends Partial<LeaderElectionTimings> {
+  /** The replica's identity (`<hostname>_<uuid>` by default). */
+  identity?: string;
+  /** No other process shares the store (SQLite): a lease left by a dead predecessor is taken at once. */
+  exclusive?: boolean;
+}
+
+/** kube-controller-manager's lease: `kubectl -n kube-system get lease kube-controller-manager` shows the leader. */
+export const CONTROLLERS_LEASE = { namespace: 'kube-system', name: 'kube-controller-manager' };
+
+/**
+ * The controllers of one replica: started and stopped with the leadership
+ * (OnStartedLeading / OnStoppedLeading), or at once without an election.
+ */
+export class ControllerManager {
+  readonly elector?: LeaderElector;
+  readonly healthChecks: HealthCheck[] = [];
+  private stopRunning?: () => void;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly opts: ControllerOptions,
+    election: LeaderElectionOptions | false,
+    log?: (line: string) => void,
+  ) {
+    if (!opts.enabled || election === false) return;
+    this.elector = new LeaderElector(ctx.client, {
+      ...CONTROLLERS_LEASE,
+      leaseDurationMs: election.leaseDurationMs ?? DEFAULT_TIMINGS.leaseDurationMs,
+      renewDeadlineMs: election.renewDeadlineMs ?? DEFAULT_TIMINGS.renewDeadlineMs,
+      retryPeriodMs: election.retryPeriodMs ?? DEFAULT_TIMINGS.retryPeriodMs,
+      identity: election.identity ?? newIdentity(),
+      exclusive: election.exclusive,
+      onStartedLeading: () => this.run(),
+      onStoppedLeading: () => this.halt(),
+      log,
+    });
+    const elector = this.elector;
+    this.healthChecks.push({ name: 'leaderElection', endpoints: ['healthz', 'readyz'], check: () => elector.healthCheck() });
+  }
+
+  /** Whether this replica runs the controllers now. */
+  get running(): boolean {
+    return this.stopRunning !== undefined;
+  }
+
+  async start(): Promise<void> {
+    if (this.elector) await this.elector.start();
+    else this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (this.elector) await this.elector.stop();
+    this.halt();
+  }
+
+  private run() {
+    if (!this.stopRunning) this.stopRunning = startControllers(this.ctx, this.opts);
+  }
+
+  private halt() {
+    const stop = this.stopRunning;
+    this.stopRunning = undefined;
+    stop?.();
+  }
 }

@@ -11,7 +11,7 @@ import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
-import { jsonTextDeeperThan, valueDeeperThan } from '../../lib/json.ts';
+import { jsonDuplicateKeys, jsonTextDeeperThan, valueDeeperThan } from '../../lib/json.ts';
 import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/patch/strategicmerge.ts';
@@ -39,6 +39,8 @@ export type BodyJob =
 export interface BodyResult {
   value: unknown;
   warnings: string[];
+  /** Large enough to be decoded in the worker: the write's later steps yield between them (WriteContext.large). */
+  large?: boolean;
 }
 
 const kindOf = (ref: KindRef): KindDefinition => {
@@ -52,8 +54,9 @@ const cannotHandle = (kind: Pick<KindDefinition, 'kind' | 'version'>, why: strin
 
 /**
  * Parses a create/update body per Content-Type; one is required (a form post
- * has none of these, 415 as upstream). `duplicates` receives the keys a YAML
- * map repeats (go-yaml's texts), which fieldValidation then judges.
+ * has none of these, 415 as upstream). `duplicates` receives the keys a map
+ * repeats (go-yaml's texts for YAML, Go's strict JSON decoder's for JSON),
+ * which fieldValidation then judges.
  */
 export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, contentType: string, buf: Uint8Array, duplicates: string[] = []): unknown {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -99,10 +102,12 @@ export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, conten
   }
   if (jsonTextDeeperThan(text, MAX_DEPTH)) throw cannotHandle(kind, 'exceeded max depth');
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw cannotHandle(kind, (e as Error).message);
   }
+  for (const k of jsonDuplicateKeys(text)) duplicates.push(`duplicate field ${JSON.stringify(k)}`);
+  return value;
 }
 
 function parsePatch(type: string, buf: Uint8Array): unknown {
@@ -162,11 +167,14 @@ export function runBodyJob(job: BodyJob): BodyResult {
   if (job.op === 'decode') {
     const duplicates: string[] = [];
     const raw = parseBody(kind, job.contentType, job.body, duplicates);
-    if (duplicates.length && job.fieldValidation === 'Strict') {
+    const yaml = job.contentType === 'application/yaml';
+    if (yaml && duplicates.length && job.fieldValidation === 'Strict') {
       throw cannotHandle(kind, `strict decoding error: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
     }
     if (job.fieldValidation === 'Warn') warnings.push(...duplicates);
-    return { value: decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings }), warnings };
+    // JSON's strict errors are reported together with the unknown fields, as one decoder finds both.
+    const strictErrors = yaml || job.fieldValidation !== 'Strict' ? [] : duplicates;
+    return { value: decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings, strictErrors }), warnings };
   }
   if (!SUPPORTED_PATCH_TYPES.includes(job.contentType)) {
     throw errors.unsupportedMediaType(PATCH_TYPES.includes(job.contentType) ? SUPPORTED_PATCH_TYPES : PATCH_TYPES);
@@ -235,7 +243,7 @@ export class BodyDecoder {
     });
     // Parsing the result is the one step left on this thread; yield first so waiting requests go ahead.
     await new Promise((r) => setImmediate(r));
-    return { value: JSON.parse(json), warnings };
+    return { value: JSON.parse(json), warnings, large: true };
   }
 
   private start(): Worker {

@@ -28,6 +28,7 @@ import { ApiError, errors, successStatus } from './status.ts';
 import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
 import { isAppPath } from '../../lib/approutes.ts';
+import { serveHealth, type HealthCheck } from './healthz.ts';
 import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
 import { DEFAULT_LIMITS, InflightLimiter, requestDeadlineMs, requestTimedOut, type Limits } from './limits.ts';
 import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TYPES } from './bodies.ts';
@@ -59,6 +60,8 @@ export interface HandlerContext {
   onClose: (fn: () => void) => () => void;
   /** Origins besides the server's own whose pages may open WebSocket watches. */
   webSocketOrigins?: readonly RegExp[];
+  /** Checks of /healthz, /livez and /readyz besides ping (the leader election's). */
+  healthChecks?: readonly HealthCheck[];
   /** Requests in flight, deadlines and watch bounds (limits.ts); kube-apiserver's defaults otherwise. */
   limits?: Partial<Limits>;
 }
@@ -186,10 +189,7 @@ export function createHandler(ctx: HandlerContext) {
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, pretty: boolean, upgrade?: Upgrade) {
-    if (path === '/healthz' || path === '/livez' || path === '/readyz') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
-      return;
-    }
+    if (await serveHealth(path, query, ctx.healthChecks ?? [], res)) return;
     const isApi = path === '/api' || path === '/apis' || path === '/version' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi');
     if (!isApi) {
       // The app's files and routes; any other path is kube-apiserver's 404 Status, not the app.

@@ -116,7 +116,7 @@ describe('writes need a body type', () => {
 
 describe('unknown paths', () => {
   it("answer kube-apiserver's 404 Status, not the app", async () => {
-    for (const path of ['/metrics', '/debug/pprof', '/logs/', '/livez/etcd', '/readyz/ping', '/nodes/x/y/z', '/assets/missing.js']) {
+    for (const path of ['/metrics', '/debug/pprof', '/logs/', '/nodes/x/y/z', '/assets/missing.js']) {
       const res = await s.api(path);
       expect(res.status, path).toBe(404);
       expect(res.body, path).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource' });
@@ -162,6 +162,20 @@ describe('bad input is a 4xx', () => {
     const strict = await s.api('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { method: 'POST', body: yaml('dup-strict'), headers: { 'Content-Type': 'application/yaml' } });
     expect(strict.status).toBe(400);
     expect(strict.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 6: key "a" already set in map');
+  });
+
+  it('reads JSON with repeated keys as Go does: the last wins, Warn names each once, Strict refuses them with the unknown fields', async () => {
+    const json = (name: string) => `{"metadata":{"name":"${name}"},"data":{"a":"1","b":"2","a":"3"},"bogus":1,"data":{"a":"4","a":"5"}}`;
+    const warn = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: json('json-dup-warn') });
+    expect(warn.status).toBe(201);
+    expect(warn.body.data).toEqual({ a: '5' });
+    expect(warn.headers.get('warning')).toBe('299 - "duplicate field \\"a\\"", 299 - "duplicate field \\"data\\"", 299 - "unknown field \\"bogus\\""');
+    const strict = await s.api('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { method: 'POST', body: json('json-dup-strict') });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "a", duplicate field "data", unknown field "bogus"');
+    const ignored = await s.api('/api/v1/namespaces/default/configmaps?fieldValidation=Ignore', { method: 'POST', body: json('json-dup-ignore') });
+    expect(ignored.status).toBe(201);
+    expect(ignored.headers.get('warning')).toBeNull();
   });
 
   it('refuses malformed delete and delete-collection bodies and preconditions with a 400', async () => {

@@ -27,6 +27,7 @@ import { ApiError, errors } from '../http/status.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { decodeObject, type FieldValidation } from './decode.ts';
 import type { Store, WriteContext } from './store.ts';
+import { yieldToEventLoop } from './turns.ts';
 
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 /** validation.FieldManagerMaxLength */
@@ -196,6 +197,7 @@ export async function serverSideApply(store: Store, req: ApplyRequest, ctx: Writ
     if (!exists && !req.subresource) {
       const withName = { ...config, metadata: { ...(config.metadata as JSONMap), name: req.name } };
       const r = run(() => applyManaged({}, withName, new Map(), writer, req.force, fm));
+      if (ctx.large) await yieldToEventLoop();
       try {
         return { object: await store.create(req.namespace, decode(r.object, r.managed), applied), created: true };
       } catch (e) {
@@ -211,6 +213,7 @@ export async function serverSideApply(store: Store, req: ApplyRequest, ctx: Writ
         const live = current.object;
         const managed = decodeOrEmpty(live.metadata.managedFields) ?? new Map();
         const r = run(() => applyManaged(withoutManaged(live), config, managed, writer, req.force, fm));
+        if (ctx.large) await yieldToEventLoop();
         return decode(r.object, r.managed);
       },
       applied,

@@ -15,6 +15,8 @@ export interface DecodeOptions {
   warnings: string[];
   /** The body is the result of a patch: errors are 422s about `patch`, not 400s. */
   patch?: boolean;
+  /** Problems the parser found that Strict refuses with the unknown fields (`duplicate field "x"`). */
+  strictErrors?: string[];
 }
 
 const cannotHandle = (kind: KindDefinition, why: string) =>
@@ -72,9 +74,8 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   }
   if (opts.fieldValidation !== 'Ignore') {
     const unknown = unknownFields(kind.schema, body).filter((f) => f !== 'apiVersion' && f !== 'kind');
-    if (unknown.length && opts.fieldValidation === 'Strict') {
-      throw fail(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
-    }
+    const strict = [...(opts.strictErrors ?? []), ...unknown.map((f) => `unknown field "${f}"`)];
+    if (strict.length && opts.fieldValidation === 'Strict') throw fail(`strict decoding error: ${strict.join(', ')}`);
     for (const f of unknown) opts.warnings.push(`unknown field "${f}"`);
   }
   const parsed = kind.schema.safeParse(body);

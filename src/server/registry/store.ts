@@ -16,6 +16,7 @@ import { canonicalOrder } from './decode.ts';
 import { encodeContinue, type DeleteOptions, type ListQuery } from './options.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { recordUpdate } from './apply.ts';
+import { yieldToEventLoop } from './turns.ts';
 
 export interface WriteContext {
   dryRun: boolean;
@@ -27,6 +28,12 @@ export interface WriteContext {
   fieldManager?: string;
   /** The write is a server-side apply, which recorded its managed fields itself. */
   applied?: boolean;
+  /**
+   * The body was large (decoded off the event loop): each step of the write
+   * that is proportional to the object (managed fields, validation,
+   * serialisation) then gets its own turn, so that no turn blocks for long.
+   */
+  large?: boolean;
 }
 
 /** Validating admission: throws the Status to answer, or returns (run after validation, before storage). */
@@ -81,12 +88,11 @@ function fromStorage(e: unknown): unknown {
 
 /** Objects whose JSON is at least this long are written a turn after they are serialised. */
 const LARGE_OBJECT_CHARS = 256 * 1024;
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const stripRV = (o: KubeObject) => {
-  const c = clone(o);
-  delete c.metadata.resourceVersion;
-  return c;
+/** The object as stored: without resourceVersion, which the storage's revision gives (in place: `o` is the write's own). */
+const withoutResourceVersion = (o: KubeObject) => {
+  delete o.metadata.resourceVersion;
+  return o;
 };
 
 function getPath(o: any, path: string): unknown {
@@ -364,6 +370,7 @@ export class Store {
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
     // Before validation, as upstream's field manager runs before the strategy: a client's `[{}]` clears managedFields.
     if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
+    if (ctx.large) await yieldToEventLoop();
     const problems = kind.validate(obj, {});
     if (problems.length) throw errors.invalid(kind, meta.name ?? '', problems);
     if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'CREATE', namespace: meta.namespace, name: meta.name ?? '', object: obj });
@@ -439,7 +446,9 @@ export class Store {
       // Should the object change while the update is computed, the write below conflicts and is retried.
       const desired = await tryUpdate(current);
       if (!ctx.applied) recordUpdate(this.kind, current.object, desired, ctx, subresource);
+      if (ctx.large) await yieldToEventLoop();
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
+      if (ctx.large) await yieldToEventLoop();
       if (sameButResourceVersion(next, current.object)) return current.object;
       if (ctx.dryRun) return next;
       const finishing =
@@ -448,7 +457,7 @@ export class Store {
         !next.metadata.finalizers?.length &&
         !this.kind.strategy.deletionPending?.(next);
       try {
-        const body = stripRV(next);
+        const body = withoutResourceVersion(next);
         const value = finishing ? '' : JSON.stringify(body);
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
@@ -532,7 +541,13 @@ export class Store {
     if (this.namespaced && obj.metadata.namespace && obj.metadata.namespace !== namespace) {
       throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    return this.guaranteedUpdate(namespace, name, () => clone(obj), ctx, subresource);
+    // Each attempt starts from the body as sent (an attempt changes its copy).
+    const attempt = async () => {
+      const copy = clone(obj);
+      if (ctx.large) await yieldToEventLoop();
+      return copy;
+    };
+    return this.guaranteedUpdateFrom(namespace, name, attempt, ctx, subresource);
   }
 
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions, ctx: WriteContext): Promise<{ object: KubeObject; deleted: boolean }> {
@@ -597,7 +612,7 @@ export class Store {
         if (!started) kind.strategy.onDeletionStart?.(next);
         if (deepEqual(next, obj)) return { object: obj, deleted: false };
         if (ctx.dryRun) return { object: next, deleted: false };
-        const body = stripRV(canonicalOrder(next));
+        const body = withoutResourceVersion(canonicalOrder(next));
         try {
           const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
           await this.cache.waitFor(revision);
