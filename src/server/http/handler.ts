@@ -410,14 +410,14 @@ export function createHandler(ctx: HandlerContext) {
         }
         const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation });
         warnings.push(...decoded.warnings);
-        const created = await store.create(ns, decoded.value as KubeObject, write);
+        const created = await store.create(ns, decoded.value as KubeObject, { ...write, large: decoded.large });
         return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
       }
       case 'update': {
         const write = writeContext(query, 'UpdateOptions', warnings, user, req);
         const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body: await readBody(req), fieldValidation: write.fieldValidation });
         warnings.push(...decoded.warnings);
-        const updated = await store.update(ns, info.name!, decoded.value as KubeObject, write, info.subresource);
+        const updated = await store.update(ns, info.name!, decoded.value as KubeObject, { ...write, large: decoded.large }, info.subresource);
         return writeObject(res, 200, kind, updated, rep, pretty, query, warnings);
       }
       case 'patch': {
@@ -434,6 +434,7 @@ export function createHandler(ctx: HandlerContext) {
         const patched = await store.guaranteedUpdateFrom(ns, info.name!, async (current) => {
           const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name! });
           warnings.push(...decoded.warnings);
+          write.large = decoded.large;
           return decoded.value as KubeObject;
         }, write, info.subresource);
         return writeObject(res, 200, kind, patched, rep, pretty, query, warnings);
@@ -476,9 +477,9 @@ export function createHandler(ctx: HandlerContext) {
     // A *bool query parameter: anything but "0" and "false" (any case) is true, as runtime.Convert_Slice_string_To_Pointer_bool.
     const forceRaw = query.get('force');
     const force = forceRaw !== null && forceRaw !== '0' && forceRaw.toLowerCase() !== 'false';
-    const { value } = await bodies.run({ op: 'parse', kind: { kind: kind.kind, version: kind.version }, contentType: 'application/yaml', body: await readBody(req) });
+    const { value, large } = await bodies.run({ op: 'parse', kind: { kind: kind.kind, version: kind.version }, contentType: 'application/yaml', body: await readBody(req) });
     const request = { namespace: info.namespace, name: info.name!, config: value, force, fieldValidation: write.fieldValidation, subresource: info.subresource };
-    const { object, created } = await serverSideApply(store, request, write);
+    const { object, created } = await serverSideApply(store, request, { ...write, large });
     return writeObject(res, created ? 201 : 200, kind, object, rep, pretty, query, warnings);
   }
 
