@@ -101,3 +101,6 @@ export function analyzeReachability(input: ReachabilityInput): ReachabilityAnaly
     },
   };
 }
+export * from './intents.ts';
+export * from './probes.ts';
+export * from './fix.ts';
