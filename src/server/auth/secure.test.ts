@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing.ts';
 import { isLoopback } from '../http/listener.ts';
 import { AUTOUPDATE } from './bootstrap.ts';
-import { controllerIdentity } from '../controllers/index.ts';
+import { controllerIdentity } from '../controllers/context.ts';
 import { configMapKind } from '../../kinds/configmap.ts';
 import { podKind } from '../../kinds/pod.ts';
 

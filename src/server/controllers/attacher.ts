@@ -9,7 +9,7 @@ import { volumeAttachmentKind } from '../../kinds/volumeattachment.ts';
 import { nodeKind } from '../../kinds/node.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { rfc3339 } from '../../lib/duration.ts';
-import { controllerIdentity, type ControllerContext } from './index.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, DEFAULT_DRIVERS, hex, timingOf, type SimulationOptions } from './simulation.ts';
 import { WorkQueue } from './workqueue.ts';
 

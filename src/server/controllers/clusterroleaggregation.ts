@@ -9,7 +9,7 @@ import { clusterRoleKind, type PolicyRuleType } from '../../kinds/rbac.ts';
 import { matchesLabelSelector } from '../../lib/labels.ts';
 import { deepEqual } from '../../lib/json.ts';
 import type { Client } from '../client.ts';
-import { controllerIdentity, type ControllerContext } from './index.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
 
 export const AGGREGATION_CONTROLLER = 'clusterrole-aggregation-controller';

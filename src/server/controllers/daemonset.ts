@@ -33,7 +33,8 @@ import {
 import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod as placementOf, type DaemonPlacement as Placement } from '../../lib/daemonnodes.ts';
 import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
-import { controllerIdentity, type ControllerContext } from './index.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
+import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import { WorkQueue } from './workqueue.ts';
 
 /** Creates and deletes per sync at most (upstream's burstReplicas). */

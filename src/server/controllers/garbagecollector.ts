@@ -12,7 +12,7 @@
 // dependents' references to it removed, then the finalizer.
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { resourcePrefixOf, type CacheEvent } from '../watch/cache.ts';
-import { controllerIdentity, type ControllerContext } from './index.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
 import type { PropagationPolicy } from '../registry/options.ts';
 

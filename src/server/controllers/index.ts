@@ -2,10 +2,7 @@
 // under its own identity, like any other client of the API. With leader
 // election (the default) they run only on the replica that holds the Lease
 // kube-system/kube-controller-manager, as kube-controller-manager's do.
-import type { KindDefinition } from '../../kinds/kind.ts';
-import type { Client } from '../client.ts';
-import type { Store } from '../registry/store.ts';
-import type { WatchCache } from '../watch/cache.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
 import { startNamespaceController } from './namespace.ts';
 import { startNodeAgents } from './nodeagent.ts';
 import { startAttacher } from './attacher.ts';
@@ -18,13 +15,6 @@ import type { SimulationOptions } from './simulation.ts';
 import { DEFAULT_TIMINGS, LeaderElector, newIdentity, type LeaderElectionTimings } from '../leader.ts';
 import type { HealthCheck } from '../http/healthz.ts';
 
-export interface ControllerContext {
-  /** An admin client; call `.as(user)` for a controller's own identity. */
-  client: Client;
-  stores: Map<KindDefinition, Store>;
-  cache: WatchCache;
-}
-
 export interface ControllerOptions {
   /** Whether to run them at all (`--no-controllers` turns them off). */
   enabled: boolean;
@@ -33,11 +23,6 @@ export interface ControllerOptions {
   /** Pod garbage collection (the quarantine of pods on missing nodes). */
   podGC?: PodGCOptions;
 }
-
-export const controllerIdentity = (name: string) => ({
-  name: `system:serviceaccount:kube-system:${name}`,
-  groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
-});
 
 /** Starts every controller; returns the function that stops them all. */
 export function startControllers(ctx: ControllerContext, opts: ControllerOptions): () => void {

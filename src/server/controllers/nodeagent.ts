@@ -19,7 +19,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { UserInfo } from '../auth/authn.ts';
-import { controllerIdentity, type ControllerContext } from './index.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, hex, isTrue, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
 import { WorkQueue } from './workqueue.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';

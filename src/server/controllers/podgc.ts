@@ -20,7 +20,7 @@ import { podKind } from '../../kinds/pod.ts';
 import { nodeKind } from '../../kinds/node.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import type { CacheEvent } from '../watch/cache.ts';
-import { controllerIdentity, type ControllerContext } from './index.ts';
+import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
 import { isConditionTrue } from '../../lib/conditions.ts';
 

@@ -20,7 +20,7 @@ import { clashingHostPorts, hostPortsOf, NodePortsUnfitReason, type HostPort } f
 import { rfc3339 } from '../../lib/duration.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import type { CacheEvent } from '../watch/cache.ts';
-import type { ControllerContext } from './index.ts';
+import type { ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
 
 export const schedulerIdentity: UserInfo = { name: 'system:kube-scheduler', groups: ['system:authenticated'] };
