@@ -7,6 +7,8 @@ import { parseCorsAllowedOrigins } from './http/cors.ts';
 import { parseDuration } from './http/limits.ts';
 
 const { values } = parseArgs({
+  // `--leader-elect` alone means true, as for Go's boolean flags (`--leader-elect=false` turns it off).
+  args: process.argv.slice(2).map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a)),
   options: {
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8080' },
@@ -23,6 +25,10 @@ const { values } = parseArgs({
     'sim-nodes': { type: 'string', default: '0' },
     'simulate-nodes': { type: 'string' },
     'heartbeat-seconds': { type: 'string' },
+    'leader-elect': { type: 'string', default: 'true' },
+    'leader-elect-lease-duration': { type: 'string', default: '15s' },
+    'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+    'leader-elect-retry-period': { type: 'string', default: '2s' },
     'max-requests-inflight': { type: 'string', default: '400' },
     'max-mutating-requests-inflight': { type: 'string', default: '200' },
     'request-timeout': { type: 'string', default: '1m0s' },
@@ -53,6 +59,14 @@ if (values.help) {
   --sim-nodes N                 register N extra simulated nodes (sim-node-00001 ...)
   --simulate-nodes SELECTOR     simulate the kubelets of the nodes matching this label selector (default: all nodes)
   --heartbeat-seconds S         seconds between simulated node status heartbeats (default 10)
+  --leader-elect=false          run the controllers without electing a leader (default true: they run on the
+                                replica holding the Lease kube-system/kube-controller-manager)
+  --leader-elect-lease-duration DURATION
+                                how long a standby waits, after the lease last changed, to take it over (default 15s)
+  --leader-elect-renew-deadline DURATION
+                                how long the leader tries to renew before it stops leading (default 10s)
+  --leader-elect-retry-period DURATION
+                                between attempts to acquire or renew the lease (default 2s)
   --max-requests-inflight N     read-only requests served at once, watches not counted (default 400; 0: no limit);
                                 more get 429 with Retry-After (system:masters is never limited)
   --max-mutating-requests-inflight N
@@ -83,6 +97,29 @@ function corsAllowedOrigins(): RegExp[] | undefined {
   }
 }
 
+/** kube-controller-manager's --leader-elect flags, checked as client-go's NewLeaderElector checks them. */
+function leaderElection() {
+  const on = values['leader-elect']!;
+  if (!/^(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False)$/.test(on)) {
+    console.error(`invalid value for --leader-elect: ${on}`);
+    process.exit(2);
+  }
+  if (/^[0fF]/.test(on)) return false;
+  const leaseDurationMs = flagNumber('leader-elect-lease-duration', parseDuration);
+  const renewDeadlineMs = flagNumber('leader-elect-renew-deadline', parseDuration);
+  const retryPeriodMs = flagNumber('leader-elect-retry-period', parseDuration);
+  const problem =
+    leaseDurationMs <= renewDeadlineMs ? 'leaseDuration must be greater than renewDeadline'
+    : renewDeadlineMs <= retryPeriodMs * 1.2 ? 'renewDeadline must be greater than retryPeriod*JitterFactor'
+    : retryPeriodMs < 1 ? 'retryPeriod must be greater than zero'
+    : undefined;
+  if (problem) {
+    console.error(`invalid leader election flags: ${problem}`);
+    process.exit(2);
+  }
+  return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
+}
+
 const server = await startServer({
   host: values.host,
   port: Number(values.port),
@@ -101,6 +138,8 @@ const server = await startServer({
     minRequestTimeoutSeconds: flagNumber('min-request-timeout'),
   },
   controllers: !values['no-controllers'],
+  leaderElection: leaderElection(),
+  log: (line) => console.log(line),
   demo: !values['no-demo'],
   simulation: {
     nodes: values['simulate-nodes'],
