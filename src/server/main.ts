@@ -33,6 +33,7 @@ const { values } = parseArgs({
     'max-mutating-requests-inflight': { type: 'string', default: '200' },
     'request-timeout': { type: 'string', default: '1m0s' },
     'min-request-timeout': { type: 'string', default: '1800' },
+    'event-ttl': { type: 'string', default: '1h0m0s' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -72,7 +73,8 @@ if (values.help) {
   --max-mutating-requests-inflight N
                                 mutating requests served at once (default 200; 0: no limit)
   --request-timeout DURATION    deadline of every request but watches, 504 after it (default 1m0s)
-  --min-request-timeout SECONDS watches without timeoutSeconds end after this to twice this (default 1800)`);
+  --min-request-timeout SECONDS watches without timeoutSeconds end after this to twice this (default 1800)
+  --event-ttl DURATION          how long an event is kept after its last write (default 1h0m0s)`);
   process.exit(0);
 }
 
@@ -137,6 +139,7 @@ const server = await startServer({
     requestTimeoutMs: flagNumber('request-timeout', parseDuration),
     minRequestTimeoutSeconds: flagNumber('min-request-timeout'),
   },
+  eventTTLSeconds: flagNumber('event-ttl', parseDuration) / 1000,
   controllers: !values['no-controllers'],
   leaderElection: leaderElection(),
   log: (line) => console.log(line),

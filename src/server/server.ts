@@ -10,6 +10,8 @@ import type { Storage } from './storage/storage.ts';
 import { WatchCache } from './watch/cache.ts';
 import { Store, type NamespaceAdmission } from './registry/store.ts';
 import { versionedViews } from './registry/versions.ts';
+import { startEventExpiry } from './events/ttl.ts';
+import { eventKind } from '../kinds/events.ts';
 import { buildOpenAPI } from './openapi.ts';
 import { createHandler } from './http/handler.ts';
 import { errors } from './http/status.ts';
@@ -72,6 +74,8 @@ export interface ServerOptions {
   demo?: boolean;
   /** Host names served besides loopback names, IP addresses and `host` (`--accept-hosts`; `*` serves any). */
   acceptHosts?: string[];
+  /** Seconds an event lives after its last write (`--event-ttl`, 1 hour by default). */
+  eventTTLSeconds?: number;
   /** Requests in flight, request and watch timeouts, the watch buffer bound (http/limits.ts). */
   limits?: Partial<Limits>;
 }
@@ -206,6 +210,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
 
   await controllers.start();
   if (opts.demo) await createDemoCluster(client, { fresh });
+  const stopEventExpiry = startEventExpiry(stores.get(eventKind)!, cache, opts.eventTTLSeconds);
   const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
   compactor.unref();
 
@@ -222,6 +227,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     client,
     controllers,
     async close() {
+      stopEventExpiry();
       clearInterval(compactor);
       await controllers.stop();
       for (const fn of closers) fn();

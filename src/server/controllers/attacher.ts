@@ -5,6 +5,7 @@
 // it detaches, drops the volume from the node, then removes its finalizer.
 // Annotations inject failures: attachError / detachError with message and
 // time (errorCode is an alpha field the server drops while its gate is off).
+import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import { volumeAttachmentKind } from '../../kinds/volumeattachment.ts';
 import { nodeKind } from '../../kinds/node.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
@@ -39,6 +40,10 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
   const nodeStore = ctx.stores.get(nodeKind)!;
   const started = new Map<string, { op: 'attach' | 'detach'; at: number }>();
   let stopped = false;
+  // The attach/detach controller reports attach outcomes (on the VolumeAttachment here, which stands in for the pod's volume).
+  const broadcaster = new EventBroadcaster();
+  const events = broadcaster.newRecorder(attachDetach, { component: 'attachdetach-controller' });
+  const volumeOf = (va: KubeObject) => (va.spec as any)?.source?.persistentVolumeName ?? va.metadata.name;
 
   /** The operation's delay runs from when the attacher first took it up. */
   function waitFor(va: KubeObject, op: 'attach' | 'detach'): number {
@@ -81,6 +86,7 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
       if (failure) {
         if (status.detachError?.message !== failure) {
           await client.update(volumeAttachmentKind, undefined, name, (o) => void ((o.status as any).detachError = volumeError(failure, GRPC_INTERNAL)), 'status');
+          events.event(referenceTo(volumeAttachmentKind, va), 'Warning', 'FailedDetachVolume', `DetachVolume.Detach failed for volume "${volumeOf(va)}" : ${failure}`);
         }
         return; // retried when the annotation changes
       }
@@ -106,6 +112,7 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
       const [message, code] = failure ? [failure, GRPC_INTERNAL] : [`rpc error: code = NotFound desc = node "${nodeName}" not found`, GRPC_NOT_FOUND];
       if (status.attachError?.message !== message) {
         await client.update(volumeAttachmentKind, undefined, name, (o) => void (o.status = { attached: false, attachError: volumeError(message, code) }), 'status');
+        events.event(referenceTo(volumeAttachmentKind, va), 'Warning', 'FailedAttachVolume', `AttachVolume.Attach failed for volume "${volumeOf(va)}" : ${message}`);
       }
       return; // retried when the annotation changes or the node appears
     }
@@ -113,6 +120,7 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
     await client.update(volumeAttachmentKind, undefined, name, (o) => {
       o.status = { attached: true, attachmentMetadata: { devicePath: `/dev/disk/by-id/csi-${hex(volume, 16)}`, driver: spec.attacher } };
     }, 'status');
+    events.event(referenceTo(volumeAttachmentKind, va), 'Normal', 'SuccessfulAttachVolume', `AttachVolume.Attach succeeded for volume "${volumeOf(va)}"`);
   }
 
   const queue = new WorkQueue(sync, 8);
@@ -134,6 +142,7 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
 
   return () => {
     stopped = true;
+    broadcaster.stop();
     queue.stop();
     unwatches.forEach((u) => u());
   };

@@ -100,6 +100,9 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   const nodeStore = ctx.stores.get(nodeKind)!;
   const crStore = ctx.stores.get(controllerRevisionKind)!;
   let stopped = false;
+  const broadcaster = new EventBroadcaster();
+  const recorder = broadcaster.newRecorder(client, { component: 'daemonset-controller' });
+  const dsRef = (ds: KubeObject) => referenceTo(daemonSetKind, ds);
 
   /** failedPodsBackoff: per DaemonSet and node, the delay and when it was last stepped. */
   const failedBackoff = new Map<string, { delay: number; last: number }>();
@@ -336,6 +339,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     let failure: unknown;
     for (let pos = 0, batch = 1; pos < creates.length; pos += batch, batch *= 2) {
       const results = await Promise.allSettled(creates.slice(pos, pos + batch).map((n) => client.create(podKind, newPod(ds, n, hash))));
+      for (const r of results) {
+        if (r.status === 'fulfilled') recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+        else recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${r.reason?.message ?? r.reason}`);
+      }
       if (results.some((r) => r.status === 'fulfilled')) wrote = true;
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) {
@@ -344,10 +351,15 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       }
     }
     const results = await Promise.allSettled(deletes.map((name) => client.delete(podKind, ds.metadata.namespace, name)));
-    for (const r of results) {
-      if (r.status === 'fulfilled') wrote = true;
-      else if (r.reason?.code !== 404) failure ??= r.reason;
-    }
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled') {
+        wrote = true;
+        recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${deletes[i]}`);
+      } else if (r.reason?.code !== 404) {
+        failure ??= r.reason;
+        recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${r.reason?.message ?? r.reason}`);
+      }
+    });
     if (failure) throw failure;
     return { wrote, more };
   }
@@ -388,7 +400,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
           // The kubelet keeps rejecting or failing it: recreate, but back off per node.
           const b = failedPodBackoff(`${ds.metadata.namespace}/${ds.metadata.name}/${name}`, now);
           if (b.wait !== undefined) requeue(b.wait);
-          else toDelete.push(p.metadata.name!);
+          else {
+            recorder.event(dsRef(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${p.metadata.namespace}/${p.metadata.name} on node ${name}, will try to kill it`);
+            toDelete.push(p.metadata.name!);
+          }
         } else if (phase === 'Succeeded') toDelete.push(p.metadata.name!);
         else running.push(p);
       }
@@ -630,6 +645,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   return () => {
     stopped = true;
     queue.stop();
+    broadcaster.stop();
     unwatches.forEach((u) => u());
   };
 }

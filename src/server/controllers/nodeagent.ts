@@ -22,6 +22,8 @@ import type { UserInfo } from '../auth/authn.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, hex, isTrue, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
 import { WorkQueue } from './workqueue.ts';
+import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';
+import { killingEvents, kubeletNodeEvents, kubeletPodEvents, type KubeletEvent } from '../events/kubelet.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
 import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
 import { conditionOf } from '../../lib/conditions.ts';
@@ -64,6 +66,7 @@ interface NodeState {
   /** The soak clock of the assigned dynamic config: key -> when it was recorded. */
   assigned?: { key: string; at: number };
   client: Client;
+  events?: EventRecorder;
 }
 
 const podKey = (p: KubeObject) => `${p.metadata.namespace}/${p.metadata.name}`;
@@ -77,6 +80,13 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   const podStore = ctx.stores.get(podKind)!;
   const cmStore = ctx.stores.get(configMapKind)!;
   const lifecycle = ctx.client.as(controllerIdentity('node-controller'));
+  // One broadcaster for every simulated kubelet of this process; each kubelet records as itself.
+  const broadcaster = new EventBroadcaster();
+  const lifecycleEvents = broadcaster.newRecorder(lifecycle, { component: 'node-controller' });
+  const kubeletEvents = (st: NodeState) => (st.events ??= broadcaster.newRecorder(st.client, { component: 'kubelet', host: st.name }));
+  const record = (st: NodeState, about: KubeObject | ObjectReference, events: KubeletEvent[]) => {
+    for (const e of events) kubeletEvents(st).event(about, e.type, e.reason, e.message, e.fieldPath);
+  };
 
   const nodes = new Map<string, NodeState>();
   const podsByNode = new Map<string, Set<string>>();
@@ -252,7 +262,9 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (wakeAt !== undefined) nodeQueue.after(name, wakeAt - now);
     if (!due && deepEqual(clone(status), node.status ?? {})) return;
     const t0 = performance.now();
-    await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true).status), 'status');
+    const written = await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true).status), 'status');
+    // The kubelet's node events name the node by name as its uid, as upstream's nodeRef does.
+    record(st, { kind: 'Node', name, uid: name }, kubeletNodeEvents(name, node.status, written.status));
     if (st.beat) {
       heartbeatLatencies.push(performance.now() - t0);
       if (heartbeatLatencies.length > 200_000) heartbeatLatencies.splice(0, 100_000);
@@ -292,6 +304,10 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
         else delete spec.taints;
       });
     }
+    if (ready.status !== 'True' && !deepEqual(current, want ? [want] : [])) {
+      // RecordNodeStatusChange, once per change of the taints it drives.
+      lifecycleEvents.event({ kind: 'Node', name, uid: name }, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+    }
     if (ready.status !== 'True') {
       // MarkPodsNotReady: pods on a node that is not Ready are not Ready either.
       for (const key of podsByNode.get(name) ?? []) {
@@ -304,6 +320,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
             const c = ((o.status as any)?.conditions ?? []).find((x: any) => x.type === 'Ready');
             if (c && c.status === 'True') Object.assign(c, { status: 'False', lastTransitionTime: rfc3339(new Date()) });
           }, 'status')
+          .then(() => lifecycleEvents.event(referenceTo(podKind, pod), 'Warning', 'NodeNotReady', 'Node is not ready'))
           .catch(() => {});
       }
     }
@@ -349,6 +366,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (pod.metadata.deletionTimestamp) {
       // Stop the containers (podStopSeconds, within the grace period), then remove the pod.
       const since = terminatingSince.get(uid) ?? now;
+      if (!terminatingSince.has(uid)) record(st, referenceTo(podKind, pod), killingEvents(pod));
       terminatingSince.set(uid, since);
       const deadline = Date.parse(pod.metadata.deletionTimestamp);
       const due = Math.min(since + timing.podStopSeconds * 1000, Number.isNaN(deadline) ? now : deadline);
@@ -370,6 +388,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
             if (o.metadata.uid !== uid) return;
             o.status = { ...(o.status as any), phase: 'Failed', ...rejected };
           }, 'status')
+          .then(() => record(st, referenceTo(podKind, pod), [{ type: 'Warning', reason: rejected.reason, message: rejected.message }]))
           .catch((e) => {
             if (e?.code !== 404) throw e;
           });
@@ -390,11 +409,12 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const { status, wakeAt } = kubeletPodStatus(pod, memo, podCtx);
     if (wakeAt !== undefined) podQueue.after(key, wakeAt - now);
     if (deepEqual(clone(status), pod.status ?? {})) return;
-    await client.update(podKind, ns, name, (o) => {
+    const written = await client.update(podKind, ns, name, (o) => {
       if (o.metadata.uid !== uid) return;
       // Unchanged since computed: reuse it (recomputing would see the memo already advanced).
       o.status = deepEqual(o.status ?? {}, pod.status ?? {}) ? status : kubeletPodStatus(o, memo, podCtx).status;
     }, 'status');
+    record(st, referenceTo(podKind, pod), kubeletPodEvents(pod, pod.status, written.status));
   }
 
   // ---- wiring --------------------------------------------------------------
@@ -498,6 +518,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   return () => {
     stopped = true;
     clearInterval(ticker);
+    broadcaster.stop();
     nodeQueue.stop();
     lifecycleQueue.stop();
     podQueue.stop();

@@ -22,6 +22,7 @@ import type { UserInfo } from '../auth/authn.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
+import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 
 export const schedulerIdentity: UserInfo = { name: 'system:kube-scheduler', groups: ['system:authenticated'] };
 export const DEFAULT_SCHEDULER = 'default-scheduler';
@@ -71,6 +72,8 @@ function preFilterNodeNames(pod: KubeObject): Set<string> | undefined {
 export function startScheduler(ctx: ControllerContext): () => void {
   const { cache } = ctx;
   const client = ctx.client.as(schedulerIdentity);
+  const broadcaster = new EventBroadcaster();
+  const events = broadcaster.newRecorder(client, { component: 'default-scheduler' });
   const podStore = ctx.stores.get(podKind)!;
   const nodeStore = ctx.stores.get(nodeKind)!;
   let stopped = false;
@@ -195,6 +198,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
         },
         'binding',
       );
+      events.event(referenceTo(podKind, pod), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${nodeName}`);
     } catch (e: any) {
       const current = cache.get(podStore.keyFor(ns, name))?.object;
       const bound = (current?.spec as any)?.nodeName;
@@ -271,6 +275,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
 
   return () => {
     stopped = true;
+    broadcaster.stop();
     queue.stop();
     unwatches.forEach((u) => u());
   };

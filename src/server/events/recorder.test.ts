@@ -1,0 +1,97 @@
+// The recorder over the real server: repeats counted into one object,
+// similar events combined, a per-object token bucket, a bounded queue, and
+// expiry after the TTL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing.ts';
+import { EventBroadcaster } from './recorder.ts';
+import { startEventExpiry } from './ttl.ts';
+import { eventKind } from '../../kinds/events.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ controllers: false });
+});
+afterAll(() => s.stop());
+
+const list = async (name: string) =>
+  (await s.api(`/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D${name}`)).body.items as any[];
+const pod = (name: string) => ({ kind: 'Pod', apiVersion: 'v1', namespace: 'default', name, uid: `uid-${name}` });
+
+describe('the event recorder', () => {
+  it('writes one event per distinct occurrence, named <object>.<hex nanoseconds>, and counts identical repeats into it', async () => {
+    const b = new EventBroadcaster();
+    const rec = b.newRecorder(s.client, { component: 'kubelet', host: 'node-a' });
+    for (let i = 0; i < 5; i++) rec.event(pod('rep'), 'Warning', 'BackOff', 'Back-off pulling image "x"', 'spec.containers{c}');
+    rec.event(pod('rep'), 'Normal', 'Pulling', 'Pulling image "x"');
+    await b.flush();
+    const items = await list('rep');
+    expect(items).toHaveLength(2);
+    const backoff = items.find((e) => e.reason === 'BackOff');
+    expect(backoff).toMatchObject({ count: 5, type: 'Warning', source: { component: 'kubelet', host: 'node-a' }, involvedObject: { fieldPath: 'spec.containers{c}', uid: 'uid-rep' } });
+    expect(backoff.metadata.name).toMatch(/^rep\.[0-9a-f]{16,}$/);
+    expect(Date.parse(backoff.lastTimestamp)).toBeGreaterThanOrEqual(Date.parse(backoff.firstTimestamp));
+    expect(b.stats).toMatchObject({ created: 2, patched: 4 });
+  });
+
+  it('without aggregation every occurrence is its own object (what the bench compares against)', async () => {
+    const b = new EventBroadcaster({ aggregate: false });
+    const rec = b.newRecorder(s.client, { component: 'kubelet', host: 'node-a' });
+    for (let i = 0; i < 4; i++) rec.event(pod('noagg'), 'Warning', 'BackOff', 'same');
+    await b.flush();
+    expect(await list('noagg')).toHaveLength(4);
+  });
+
+  it('combines more than 10 similar events (same reason, different messages) into one', async () => {
+    const b = new EventBroadcaster();
+    const rec = b.newRecorder(s.client, { component: 'daemonset-controller' });
+    for (let i = 0; i < 14; i++) rec.event(pod('sim'), 'Normal', 'SuccessfulCreate', `Created pod: p-${i}`);
+    await b.flush();
+    const items = await list('sim');
+    expect(items).toHaveLength(11);
+    const combined = items.filter((e) => e.message.startsWith('(combined from similar events): '));
+    expect(combined).toHaveLength(1);
+    expect(combined[0].count).toBe(4);
+  });
+
+  it('rate-limits each source and object with a bucket of 25 that refills one per 5 minutes', async () => {
+    let now = Date.now();
+    const b = new EventBroadcaster({ now: () => now });
+    const rec = b.newRecorder(s.client, { component: 'kubelet', host: 'node-b' });
+    for (let i = 0; i < 30; i++) rec.event(pod('spam'), 'Normal', `Reason${i}`, 'm');
+    // Another object of the same source has a bucket of its own.
+    rec.event(pod('other'), 'Normal', 'Pulled', 'm');
+    await b.flush();
+    expect(await list('spam')).toHaveLength(25);
+    expect(await list('other')).toHaveLength(1);
+    expect(b.stats.dropped.rateLimited).toBe(5);
+    now += 300_000;
+    rec.event(pod('spam'), 'Normal', 'Refilled', 'm');
+    rec.event(pod('spam'), 'Normal', 'Refilled2', 'm');
+    await b.flush();
+    expect((await list('spam')).map((e) => e.reason)).toContain('Refilled');
+    expect((await list('spam')).map((e) => e.reason)).not.toContain('Refilled2');
+  });
+
+  it('never blocks the caller: beyond the queue bound events are dropped', async () => {
+    const b = new EventBroadcaster({ queueSize: 3 });
+    const rec = b.newRecorder(s.client, { component: 'kubelet', host: 'node-c' });
+    for (let i = 0; i < 10; i++) rec.event(pod('flood'), 'Normal', 'R', `m${i}`);
+    // Nothing was written in the caller's turn.
+    expect(await list('flood')).toHaveLength(0);
+    await b.flush();
+    expect(await list('flood')).toHaveLength(3);
+    expect(b.stats.dropped.queueFull).toBe(7);
+  });
+
+  it('expires events once their last write is older than the TTL', async () => {
+    const r = await s.api('/api/v1/namespaces/default/events', { method: 'POST', body: { metadata: { name: 'ttl-1' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'ttl' }, reason: 'R' } });
+    expect(r.status).toBe(201);
+    const stop = startEventExpiry(s.stores.get(eventKind)!, s.cache, 1);
+    try {
+      for (let i = 0; i < 200 && (await list('ttl')).length; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await list('ttl')).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+});

@@ -1,0 +1,43 @@
+// Events expire: kube-apiserver stores each event with an etcd lease of
+// --event-ttl (1 hour by default), renewed by every write, so an event no one
+// has touched for that long disappears by itself. Here a sweep over the
+// watch cache deletes events whose last write is older than the TTL (the
+// latest of creationTimestamp, the managedFields' write times, lastTimestamp,
+// series.lastObservedTime and eventTime).
+import type { KubeObject } from '../../kinds/kind.ts';
+import type { Store } from '../registry/store.ts';
+import type { WatchCache } from '../watch/cache.ts';
+
+export const DEFAULT_EVENT_TTL_SECONDS = 3600;
+
+/** When an event was last written, as far as the event says (ms; NaN when it says nothing). */
+export function lastWritten(e: KubeObject): number {
+  const o = e as any;
+  const writes = (o.metadata?.managedFields ?? []).map((f: any) => f?.time);
+  const times = [o.lastTimestamp, o.series?.lastObservedTime, o.eventTime, o.metadata?.creationTimestamp, ...writes].map((t) => (t ? Date.parse(t) : NaN)).filter((t) => !Number.isNaN(t));
+  return times.length ? Math.max(...times) : NaN;
+}
+
+/** Starts the sweep; returns the function that stops it. */
+export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = DEFAULT_EVENT_TTL_SECONDS): () => void {
+  const ttlMs = ttlSeconds * 1000;
+  let running = false;
+  const sweep = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const cutoff = Date.now() - ttlMs;
+      for (const c of cache.list(store.resourcePrefix)) {
+        if (!(lastWritten(c.object) < cutoff)) continue;
+        await store
+          .delete(c.object.metadata.namespace, c.object.metadata.name!, { dryRun: false, preconditions: { resourceVersion: c.object.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
+          .catch(() => {}); // rewritten (renewed) or gone meanwhile
+      }
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void sweep(), Math.max(50, Math.min(60_000, ttlMs / 10)));
+  timer.unref();
+  return () => clearInterval(timer);
+}
