@@ -13,6 +13,12 @@ const { values } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8080' },
     'data-dir': { type: 'string', default: './data' },
+    storage: { type: 'string', default: 'sqlite' },
+    'etcd-servers': { type: 'string' },
+    'etcd-prefix': { type: 'string', default: '/registry' },
+    'etcd-cafile': { type: 'string' },
+    'etcd-certfile': { type: 'string' },
+    'etcd-keyfile': { type: 'string' },
     'static-dir': { type: 'string', default: './dist' },
     'token-file': { type: 'string' },
     'tls-cert-file': { type: 'string' },
@@ -42,7 +48,14 @@ if (values.help) {
   console.log(`Usage: npm start -- [flags]
   --host HOST                   address to listen on (default 127.0.0.1)
   --port PORT                   port to listen on (default 8080; 0 picks a free one)
-  --data-dir DIR                where the SQLite store lives (default ./data)
+  --data-dir DIR                where the SQLite store lives (default ./data); with etcd still the admin token,
+                                pki/ and kubeconfig (replicas may share one data dir)
+  --storage sqlite|etcd         the embedded SQLite file (default) or an etcd v3 cluster shared by replicas
+  --etcd-servers URLS           comma-separated etcd client URLs (http://127.0.0.1:2379,...)
+  --etcd-prefix PREFIX          the etcd key prefix replacing /registry (default /registry)
+  --etcd-cafile FILE            CA bundle to verify etcd's serving certificate (TLS to etcd)
+  --etcd-certfile FILE          client certificate for etcd (PEM)
+  --etcd-keyfile FILE           its private key (PEM)
   --static-dir DIR              the built web app (default ./dist)
   --token-file FILE             more bearer tokens, kube-apiserver CSV format (token,user,uid,"group1,group2");
                                 the admin token in DATA-DIR/admin-token always works
@@ -122,10 +135,29 @@ function leaderElection() {
   return { leaseDurationMs, renewDeadlineMs, retryPeriodMs };
 }
 
+if (values.storage !== 'sqlite' && values.storage !== 'etcd') {
+  console.error(`invalid value for --storage: ${values.storage} (sqlite or etcd)`);
+  process.exit(2);
+}
+if (values.storage === 'etcd' && !values['etcd-servers']) {
+  console.error('--storage etcd needs --etcd-servers');
+  process.exit(2);
+}
+
 const server = await startServer({
   host: values.host,
   port: Number(values.port),
   dataDir: resolve(values['data-dir']!),
+  storage: values.storage,
+  etcd: values['etcd-servers']
+    ? {
+        servers: values['etcd-servers'].split(',').map((s) => s.trim()).filter(Boolean),
+        prefix: values['etcd-prefix']!.replace(/\/+$/, ''),
+        caFile: values['etcd-cafile'],
+        certFile: values['etcd-certfile'],
+        keyFile: values['etcd-keyfile'],
+      }
+    : undefined,
   staticDir: resolve(values['static-dir']!),
   tokenFile: values['token-file'],
   tlsCertFile: values['tls-cert-file'],

@@ -2,11 +2,11 @@
 // the HTTP pipeline, plus the SPA and the in-process controllers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { kinds as allKinds } from '../kinds/registry.ts';
 import type { KindDefinition } from '../kinds/kind.ts';
 import { SqliteStorage } from './storage/sqlite.ts';
 import type { Storage } from './storage/storage.ts';
+import { openStorage, type EtcdServerOptions, type StorageBackend } from './storage/etcd-config.ts';
 import { WatchCache } from './watch/cache.ts';
 import { Store, type NamespaceAdmission } from './registry/store.ts';
 import { versionedViews } from './registry/versions.ts';
@@ -55,6 +55,10 @@ export interface ServerOptions {
   corsAllowedOrigins?: RegExp[];
   /** Revisions of history the store keeps for watches to resume from. */
   historyRevisions?: number;
+  /** `--storage`: the embedded SQLite file in dataDir (default), or an etcd cluster shared by several replicas. */
+  storage?: StorageBackend;
+  /** With `storage: 'etcd'`: `--etcd-servers`, `--etcd-prefix` and the TLS files. */
+  etcd?: EtcdServerOptions;
   /** Events the watch cache keeps in memory (older resumes are served from the store). */
   watchCacheSize?: number;
   /** Run the in-process controllers (namespace lifecycle, later DaemonSet and the simulators). */
@@ -117,7 +121,7 @@ export interface ApiServer {
 
 export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions });
+  const { storage, startCompaction } = await openStorage(opts);
   const cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
   const stores = new Map<KindDefinition, Store>();
   const namespaceKind = allKinds.find((k) => k.group === '' && k.plural === 'namespaces')!;
@@ -145,7 +149,8 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const authorizer = opts.authorizer ?? unionAuthorizer(privilegedGroupAuthorizer, nodeAuthorizer(cache, storeOf), rbacAuthorizer(resolver));
   admissions.push(rbacEscalationAdmission(resolver, authorizer));
   const client = new Client(stores, authorizer);
-  const fresh = cache.revision === 0;
+  // Fresh: never bootstrapped (an etcd keyspace starts at revision 1, and may hold other prefixes).
+  const fresh = !cache.get(stores.get(namespaceKind)!.keyFor(undefined, 'default'));
 
   for (const name of SYSTEM_NAMESPACES) {
     if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
@@ -211,8 +216,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   await controllers.start();
   if (opts.demo) await createDemoCluster(client, { fresh });
   const stopEventExpiry = startEventExpiry(stores.get(eventKind)!, cache, opts.eventTTLSeconds);
-  const compactor = setInterval(() => void storage.compact(Math.max(0, cache.revision - (opts.historyRevisions ?? 10_000))), 60_000);
-  compactor.unref();
+  const stopCompaction = startCompaction(() => cache.revision);
 
   return {
     url: `http://${origin}`,
@@ -228,7 +232,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     controllers,
     async close() {
       stopEventExpiry();
-      clearInterval(compactor);
+      stopCompaction();
       await controllers.stop();
       for (const fn of closers) fn();
       await listener.close();

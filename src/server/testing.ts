@@ -5,6 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type ApiServer, type ServerOptions } from './server.ts';
+import { sharedEtcd, uniqueEtcdPrefix } from './testing-etcd.ts';
+
+/**
+ * The backend test servers run on: `KW_TEST_STORAGE=etcd` puts each on a
+ * prefix of its own in one etcd per test process (see server.etcd.test.ts).
+ */
+export const testStorage = (): 'sqlite' | 'etcd' => (process.env.KW_TEST_STORAGE === 'etcd' ? 'etcd' : 'sqlite');
 
 export interface TestServer extends ApiServer {
   dataDir: string;
@@ -19,7 +26,11 @@ export async function startTestServer(opts: Partial<ServerOptions> = {}): Promis
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kw-server-'));
   // The simulated kubelets and attacher only when a test asks for them (`simulation: {…}`),
   // so that tests of the bare API see only their own writes.
-  const server = await startServer({ port: 0, controllers: true, simulation: false, ...opts, dataDir });
+  const etcd =
+    !opts.storage && testStorage() === 'etcd'
+      ? ({ storage: 'etcd', etcd: { servers: (await sharedEtcd()).endpoints, prefix: etcdPrefixOf(dataDir) } } as const)
+      : {};
+  const server = await startServer({ port: 0, controllers: true, simulation: false, ...etcd, ...opts, dataDir });
   const adminHeaders = { Authorization: `Bearer ${server.adminToken}` };
   adminTokens.set(new URL(server.url).origin, server.adminToken);
   const api: TestServer['api'] = async (path, init = {}) => {
@@ -51,6 +62,10 @@ export async function startTestServer(opts: Partial<ServerOptions> = {}): Promis
     },
   };
 }
+
+/** A server restarted on the same data dir finds its objects: the data dir names its etcd prefix. */
+const etcdPrefixes = new Map<string, string>();
+const etcdPrefixOf = (dataDir: string) => etcdPrefixes.get(dataDir) ?? etcdPrefixes.set(dataDir, uniqueEtcdPrefix()).get(dataDir)!;
 
 /** Admin tokens of the running test servers by origin, so that helpers given only a URL can sign in. */
 const adminTokens = new Map<string, string>();

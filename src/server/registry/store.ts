@@ -83,6 +83,9 @@ function sameButResourceVersion(a: KubeObject, b: KubeObject): boolean {
  */
 function fromStorage(e: unknown): unknown {
   if (e instanceof StorageError && e.code === 'TooLarge') return errors.objectTooLarge(MAX_OBJECT_BYTES);
+  // etcd without quorum or out of reach: the server's trouble, said as kube-apiserver's Statuses, retryable.
+  if (e instanceof StorageError && e.code === 'Timeout') return errors.timeout(`Timeout: request did not complete within the storage deadline (${e.message})`);
+  if (e instanceof StorageError && e.code === 'Unavailable') return new ApiError(503, 'ServiceUnavailable', `storage unavailable: ${e.message}`, { retryAfterSeconds: 1 });
   return e;
 }
 

@@ -1,6 +1,6 @@
-// The one storage interface. SQLite (embedded default) implements it today and
-// etcd v3 (several API server replicas) will implement it next; the registry
-// and the watch cache know nothing else about where objects live.
+// The one storage interface. SQLite (embedded default, sqlite.ts) and etcd v3
+// (several API server replicas, etcd.ts) implement it; the registry and the
+// watch cache know nothing else about where objects live.
 //
 // Keys are strings like `/registry/apps/daemonsets/<namespace>/<name>`; values
 // are the object's JSON without `metadata.resourceVersion`, which is the
@@ -48,7 +48,11 @@ export interface ListResult {
 /** The largest key plus value a write may store: etcd's default request limit (1.5 MiB). */
 export const MAX_OBJECT_BYTES = 1572864;
 
-export type StorageErrorCode = 'AlreadyExists' | 'Conflict' | 'NotFound' | 'Expired' | 'TooLarge';
+/**
+ * Timeout: the store did not answer within its deadline (the write may or may not have happened);
+ * Unavailable: the store cannot be reached or has no quorum. Both are the server's trouble, not the client's.
+ */
+export type StorageErrorCode = 'AlreadyExists' | 'Conflict' | 'NotFound' | 'Expired' | 'TooLarge' | 'Timeout' | 'Unavailable';
 
 export class StorageError extends Error {
   constructor(

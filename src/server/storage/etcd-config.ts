@@ -1,0 +1,44 @@
+// Choosing the storage backend (`--storage sqlite|etcd`) and its compaction,
+// so that the server assembles either the same way.
+import { join } from 'node:path';
+import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
+import { SqliteStorage } from './sqlite.ts';
+import type { Storage } from './storage.ts';
+
+export type StorageBackend = 'sqlite' | 'etcd';
+
+export interface EtcdServerOptions extends Omit<EtcdStorageOptions, 'servers'> {
+  /** `--etcd-servers`: client URLs of the members. */
+  servers: string[];
+  /** How often a replica tries to compact (kube-apiserver's 5 minutes, keeping one interval of history). */
+  compactionIntervalMs?: number;
+}
+
+export interface OpenedStorage {
+  storage: Storage;
+  /** Starts periodic compaction; `cacheRevision` is the newest revision the watch cache applied. Returns a stop function. */
+  startCompaction(cacheRevision: () => number): () => void;
+}
+
+export async function openStorage(opts: {
+  storage?: StorageBackend;
+  dataDir: string;
+  etcd?: EtcdServerOptions;
+  historyRevisions?: number;
+}): Promise<OpenedStorage> {
+  if ((opts.storage ?? 'sqlite') === 'etcd') {
+    if (!opts.etcd?.servers.length) throw new Error('--storage etcd needs --etcd-servers');
+    const storage = await EtcdStorage.open(opts.etcd);
+    return { storage, startCompaction: () => storage.startCompactor(opts.etcd!.compactionIntervalMs) };
+  }
+  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions });
+  return {
+    storage,
+    startCompaction(cacheRevision) {
+      const keep = opts.historyRevisions ?? 10_000;
+      const timer = setInterval(() => void storage.compact(Math.max(0, cacheRevision() - keep)), 60_000);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,180 @@
+// Test support: Debian's etcd (`apt-get install etcd-server`) on free loopback
+// ports with a temporary data dir: one member, or a cluster of several whose
+// members can be killed and started again (fault tests). Nothing is mocked.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export const ETCD_BINARY = process.env.ETCD_BINARY ?? '/usr/bin/etcd';
+
+export interface EtcdMember {
+  name: string;
+  clientUrl: string;
+  peerUrl: string;
+  dataDir: string;
+  process?: ChildProcess;
+}
+
+export interface EtcdCluster {
+  members: EtcdMember[];
+  /** Client URLs of every member (what `--etcd-servers` takes). */
+  endpoints: string[];
+  /** SIGKILLs member `i` and waits for it to exit. */
+  kill(i: number): Promise<void>;
+  /** Starts member `i` again on its data dir (after kill) and waits until it serves. */
+  restart(i: number): Promise<void>;
+  /** Kills every member and removes the data dirs. */
+  stop(): Promise<void>;
+}
+
+/** Ports the OS reports free on loopback (bound once and released). */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+/** Resolves once the member answers `/health` (any answer: a member without quorum still answers). */
+async function waitServing(m: EtcdMember, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (m.process?.exitCode !== null && m.process?.exitCode !== undefined) throw new Error(`etcd ${m.name} exited with ${m.process.exitCode}`);
+    try {
+      const res = await fetch(`${m.clientUrl}/version`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`etcd ${m.name} did not start within ${timeoutMs}ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts `members` etcd members (default 1) forming one cluster, and waits until a leader is elected. */
+export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCluster> {
+  if (!existsSync(ETCD_BINARY)) throw new Error(`${ETCD_BINARY} not found: apt-get install etcd-server`);
+  const n = opts.members ?? 1;
+  const root = mkdtempSync(join(tmpdir(), 'kw-etcd-'));
+  const ports = await freePorts(2 * n);
+  const members: EtcdMember[] = Array.from({ length: n }, (_, i) => ({
+    name: `m${i}`,
+    clientUrl: `http://127.0.0.1:${ports[2 * i]}`,
+    peerUrl: `http://127.0.0.1:${ports[2 * i + 1]}`,
+    dataDir: join(root, `m${i}`),
+  }));
+  const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+
+  const launch = (m: EtcdMember) => {
+    const child = spawn(
+      ETCD_BINARY,
+      [
+        '--name', m.name,
+        '--data-dir', m.dataDir,
+        '--listen-client-urls', m.clientUrl,
+        '--advertise-client-urls', m.clientUrl,
+        '--listen-peer-urls', m.peerUrl,
+        '--initial-advertise-peer-urls', m.peerUrl,
+        '--initial-cluster', initialCluster,
+        '--initial-cluster-state', 'new',
+        '--initial-cluster-token', `kw-${ports[0]}`,
+        '--logger', 'zap',
+        '--log-level', 'error',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let log = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      log = (log + d.toString()).slice(-4000);
+    });
+    child.on('exit', (code, signal) => {
+      if (code && code !== 0 && !signal) console.error(`etcd ${m.name} exited with ${code}:\n${log}`);
+    });
+    m.process = child;
+  };
+
+  const kill = async (m: EtcdMember) => {
+    const child = m.process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+
+  const stopAll = () => {
+    for (const m of members) if (m.process && m.process.exitCode === null && m.process.signalCode === null) m.process.kill('SIGKILL');
+  };
+  // A test process that dies without stop() must not leave etcd running.
+  process.once('exit', stopAll);
+
+  members.forEach(launch);
+  try {
+    await Promise.all(members.map((m) => waitServing(m)));
+    await waitLeader(members[0].clientUrl);
+  } catch (err) {
+    stopAll();
+    rmSync(root, { recursive: true, force: true });
+    throw err;
+  }
+
+  return {
+    members,
+    endpoints: members.map((m) => m.clientUrl),
+    kill: (i) => kill(members[i]),
+    async restart(i) {
+      await kill(members[i]);
+      launch(members[i]);
+      await waitServing(members[i]);
+    },
+    async stop() {
+      process.removeListener('exit', stopAll);
+      await Promise.all(members.map(kill));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until a linearizable read succeeds (the cluster has a leader). */
+async function waitLeader(clientUrl: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      // etcd's gRPC gateway: a range read goes through raft's read index, so it needs a leader.
+      const res = await fetch(`${clientUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }), signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      /* no leader yet */
+    }
+    if (Date.now() > deadline) throw new Error(`etcd at ${clientUrl} elected no leader within ${timeoutMs}ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let shared: Promise<EtcdCluster> | undefined;
+
+/**
+ * One single-member etcd per test process, started on first use and killed
+ * when the process exits; tests keep apart by each using a prefix of its own.
+ */
+export function sharedEtcd(): Promise<EtcdCluster> {
+  if (!shared) {
+    shared = startEtcd();
+    shared.then(
+      (c) => process.once('exit', () => rmSync(dirname(c.members[0].dataDir), { recursive: true, force: true })),
+      () => (shared = undefined),
+    );
+  }
+  return shared;
+}
+
+let prefixes = 0;
+/** A fresh etcd prefix (what `--etcd-prefix` takes) for one test's keys. */
+export const uniqueEtcdPrefix = () => `/kw-test-${process.pid}-${++prefixes}`;
