@@ -80,8 +80,19 @@ export interface WriteOptions {
   contentType?: string;
 }
 
-/** Writes a JSON (or YAML) body; `body` may be a pre-serialised JSON string. */
+const NEWLINE = Buffer.from('\n');
+
+/** Writes a JSON (or YAML) body; `body` may be pre-serialised JSON, as a string or as UTF-8 bytes (a cached encoding). */
 export function writeBody(res: ServerResponse, code: number, body: unknown, opts: WriteOptions = {}) {
+  if (Buffer.isBuffer(body)) {
+    if (opts.pretty || opts.yaml) return writeBody(res, code, body.toString(), opts);
+    // The cached bytes go out as they are, the newline after them: no copy, no re-encoding.
+    res.writeHead(code, { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': body.length + 1, ...opts.headers });
+    res.cork();
+    res.write(body);
+    res.end(NEWLINE);
+    return;
+  }
   let text: string;
   let type = opts.contentType ?? 'application/json';
   if (opts.yaml) {

@@ -9,8 +9,10 @@ export interface CachedObject {
   key: string;
   object: KubeObject;
   revision: number;
-  /** Serialised JSON of `object`, made on first use and shared by every response. */
+  /** Serialised JSON of `object`, made on first use (encodings.ts); dropped once `bytes` exist. */
   json?: string;
+  /** The same JSON as UTF-8 bytes, shared by every response (encodings.ts). */
+  bytes?: Buffer;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -53,9 +55,7 @@ export function toCached(key: string, value: string, revision: number): CachedOb
   return { key, object, revision };
 }
 
-export function jsonOf(c: CachedObject): string {
-  return (c.json ??= JSON.stringify(c.object));
-}
+export { jsonOf } from './encodings.ts';
 
 class Bucket {
   readonly objects = new Map<string, CachedObject>();

@@ -1,0 +1,115 @@
+// Cached encodings on a real server: GET, LIST (whole and paged) and watch
+// events are written from each object's cached UTF-8 bytes; these check the
+// bytes on the wire (lengths with multi-byte characters, a changed object's
+// new bytes, the list envelope) and that an unchanged object is encoded once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { readWatch, startTestServer, type TestServer } from '../testing.ts';
+import { bytesOf, jsonOf, listChunks, watchFrame } from './encodings.ts';
+import type { CachedObject } from './cache.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ controllers: false });
+});
+afterAll(async () => {
+  await s.stop();
+});
+
+/** The raw response: status, Content-Length and the bytes received. */
+function raw(path: string): Promise<{ status: number; length: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(s.url + path, { headers: s.adminHeaders }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d) => parts.push(d));
+        res.on('end', () => resolve({ status: res.statusCode!, length: Number(res.headers['content-length']), body: Buffer.concat(parts) }));
+      })
+      .on('error', reject);
+  });
+}
+
+const node = (name: string, note: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, annotations: { note } }, spec: {} });
+
+describe('cached encodings', () => {
+  it('writes GET and LIST bodies whose Content-Length counts bytes, not characters', async () => {
+    for (const [i, note] of ['zürich ✓', '東京 😀', 'plain'].entries()) expect((await s.api('/api/v1/nodes', { method: 'POST', body: node(`enc-${i}`, note) })).status).toBe(201);
+    const one = await raw('/api/v1/nodes/enc-1');
+    expect(one.status).toBe(200);
+    expect(one.body.length).toBe(one.length);
+    expect(JSON.parse(one.body.toString()).metadata.annotations.note).toBe('東京 😀');
+    expect(one.body.toString().endsWith('}\n')).toBe(true);
+
+    const list = await raw('/api/v1/nodes');
+    expect(list.body.length).toBe(list.length);
+    const parsed = JSON.parse(list.body.toString());
+    expect(parsed).toMatchObject({ kind: 'NodeList', apiVersion: 'v1' });
+    expect(parsed.items.map((n: any) => n.metadata.annotations.note)).toEqual(['zürich ✓', '東京 😀', 'plain']);
+    // Each item is the object GET returns, byte for byte.
+    expect(JSON.stringify(parsed.items[1])).toBe(one.body.toString().trimEnd());
+  });
+
+  it('pages with the continue token and remainingItemCount in the list metadata', async () => {
+    const first = await raw('/api/v1/nodes?limit=2');
+    expect(first.body.length).toBe(first.length);
+    const p1 = JSON.parse(first.body.toString());
+    expect(p1.items.map((n: any) => n.metadata.name)).toEqual(['enc-0', 'enc-1']);
+    expect(p1.metadata.remainingItemCount).toBe(1);
+    const second = JSON.parse((await raw(`/api/v1/nodes?limit=2&continue=${encodeURIComponent(p1.metadata.continue)}`)).body.toString());
+    expect(second.items.map((n: any) => n.metadata.name)).toEqual(['enc-2']);
+    expect(second.metadata.continue).toBeUndefined();
+  });
+
+  it('serves a changed object with its new bytes, and an empty list as []', async () => {
+    await s.api('/api/v1/nodes/enc-2', { method: 'PATCH', body: { metadata: { annotations: { note: 'changed ü' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const got = JSON.parse((await raw('/api/v1/nodes/enc-2')).body.toString());
+    expect(got.metadata.annotations.note).toBe('changed ü');
+    const listed = JSON.parse((await raw('/api/v1/nodes')).body.toString());
+    expect(listed.items[2].metadata.annotations.note).toBe('changed ü');
+    expect(listed.items[2].metadata.resourceVersion).toBe(got.metadata.resourceVersion);
+    const empty = await raw('/api/v1/namespaces/default/configmaps');
+    expect(JSON.parse(empty.body.toString()).items).toEqual([]);
+    expect(empty.body.length).toBe(empty.length);
+  });
+
+  it('delivers watch events framed from the cached bytes', async () => {
+    const list = (await s.api('/api/v1/nodes')).body;
+    const events = readWatch(`${s.url}/api/v1/nodes?watch=1&resourceVersion=${list.metadata.resourceVersion}`, (ev) => ev.length >= 1);
+    await s.api('/api/v1/nodes/enc-0', { method: 'PATCH', body: { metadata: { annotations: { note: 'watch ✓' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const [e] = await events;
+    expect(e.type).toBe('MODIFIED');
+    expect(e.object.metadata.annotations.note).toBe('watch ✓');
+  });
+});
+
+describe('encodings of one cached object', () => {
+  const cached = (): CachedObject => ({ key: '/registry/core/nodes/a', revision: 7, object: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'a', resourceVersion: '7', labels: { x: 'ä' } } } });
+
+  it('makes the bytes once and keeps one copy', () => {
+    const c = cached();
+    expect(jsonOf(c)).toBe(JSON.stringify(c.object));
+    const b = bytesOf(c);
+    expect(bytesOf(c)).toBe(b);
+    expect(c.json).toBeUndefined();
+    expect(jsonOf(c)).toBe(JSON.stringify(c.object));
+    expect(b.length).toBe(Buffer.byteLength(JSON.stringify(c.object)));
+  });
+
+  it('frames one event once for every watcher it goes to', () => {
+    const c = cached();
+    const f = watchFrame('MODIFIED', c);
+    expect(watchFrame('MODIFIED', c)).toBe(f);
+    expect(JSON.parse(f.toString())).toEqual({ type: 'MODIFIED', object: c.object });
+    expect(f.toString().endsWith('}\n')).toBe(true);
+    expect(JSON.parse(watchFrame('DELETED', c).toString()).type).toBe('DELETED');
+  });
+
+  it('lists items between the envelope and the tail, with their lengths summed', () => {
+    const a = cached();
+    const b = { ...cached(), key: '/registry/core/nodes/b', object: { ...cached().object, metadata: { name: 'b' } } };
+    const { chunks, length } = listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9, continueToken: 'tok', remainingItemCount: 3 }, [a, b]);
+    const body = Buffer.concat(chunks);
+    expect(body.length).toBe(length);
+    expect(JSON.parse(body.toString())).toEqual({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 3 }, items: [a.object, b.object] });
+  });
+});

@@ -1,0 +1,93 @@
+// Serialised forms of cached objects, made once per object state and shared by
+// every response: the UTF-8 JSON bytes of an object (GET, LIST items, watch
+// events). A LIST is the concatenation of its items' bytes between a head and
+// a tail, written without copying them; a watch event is the same bytes
+// framed once and written to every watcher (kube-apiserver's cachingObject
+// does the same: one serialisation per object version, per encoding).
+import type { ServerResponse } from 'node:http';
+import type { CachedObject, EventType } from './cache.ts';
+
+/**
+ * The object's JSON as UTF-8 bytes. Once made, the bytes are the one copy kept
+ * (the JSON text is decoded from them when asked), so an object costs its
+ * parsed form plus one serialisation.
+ */
+export function bytesOf(c: CachedObject): Buffer {
+  if (!c.bytes) {
+    c.bytes = Buffer.from(c.json ?? JSON.stringify(c.object));
+    c.json = undefined;
+  }
+  return c.bytes;
+}
+
+/** The object's JSON text. */
+export function jsonOf(c: CachedObject): string {
+  if (c.json !== undefined) return c.json;
+  if (c.bytes) return c.bytes.toString();
+  return (c.json = JSON.stringify(c.object));
+}
+
+/** What a list carries besides its items. */
+export interface ListEnvelope {
+  listKind: string;
+  apiVersion: string;
+  resourceVersion: number;
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+const COMMA = Buffer.from(',');
+const TAIL = Buffer.from(']}\n');
+
+/** A list's body as chunks (head, items with commas, tail) and its length in bytes. */
+export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): { chunks: Buffer[]; length: number } {
+  const meta: Record<string, unknown> = { resourceVersion: String(env.resourceVersion) };
+  if (env.continueToken) meta.continue = env.continueToken;
+  if (env.remainingItemCount !== undefined) meta.remainingItemCount = env.remainingItemCount;
+  const head = Buffer.from(`{"kind":${JSON.stringify(env.listKind)},"apiVersion":${JSON.stringify(env.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`);
+  const chunks: Buffer[] = new Array(items.length * 2 + 1);
+  chunks[0] = head;
+  let length = head.length + TAIL.length;
+  let n = 1;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) {
+      chunks[n++] = COMMA;
+      length++;
+    }
+    const b = bytesOf(items[i]);
+    chunks[n++] = b;
+    length += b.length;
+  }
+  chunks.length = n;
+  chunks.push(TAIL);
+  return { chunks, length };
+}
+
+/**
+ * Writes a JSON list response. The items' cached bytes go to the socket as
+ * they are (one corked write of many buffers), so a 50,000-item list costs
+ * no serialisation and no copy of its items on our side.
+ */
+export function writeList(res: ServerResponse, env: ListEnvelope, items: readonly CachedObject[], headers: Record<string, string | string[]> = {}) {
+  const { chunks, length } = listChunks(env, items);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': length, ...headers });
+  res.cork();
+  for (const c of chunks) res.write(c);
+  res.end(); // uncorks: the chunks leave in one writev
+}
+
+const FRAME_HEAD = { ADDED: Buffer.from('{"type":"ADDED","object":'), MODIFIED: Buffer.from('{"type":"MODIFIED","object":'), DELETED: Buffer.from('{"type":"DELETED","object":') };
+const FRAME_TAIL = Buffer.from('}\n');
+let lastFrame: { type: EventType; c: CachedObject; frame: Buffer } | undefined;
+
+/**
+ * A JSON watch event for the object, newline-terminated. The cache delivers
+ * one event to every watcher in turn, so the frame made for the first is
+ * reused by the rest (a one-entry memo keeps nothing alive for long).
+ */
+export function watchFrame(type: EventType, c: CachedObject): Buffer {
+  if (lastFrame && lastFrame.c === c && lastFrame.type === type) return lastFrame.frame;
+  const frame = Buffer.concat([FRAME_HEAD[type], bytesOf(c), FRAME_TAIL]);
+  lastFrame = { type, c, frame };
+  return frame;
+}
