@@ -210,7 +210,8 @@ export function reachabilityEffect(before: ReachabilityInput, after: Reachabilit
   const a1 = analyses?.after ?? analyzeReachability(after);
   const probes = probePorts([before.policies, after.policies], before.pods);
   const effect: FixEffect = { regions: [], newlyAllowed: [], newlyDenied: [], totalAllowed: 0, totalDenied: 0 };
-  const lists = { newlyAllowed: new Map<string, EffectPair>(), newlyDenied: new Map<string, EffectPair>() };
+  // Per pair, its ranges: adjacent regions with the same change read as one ("TCP 1-8079").
+  const lists = { newlyAllowed: new Map<string, { from: PodRef; to: PodRef; ranges: PortRange[] }>(), newlyDenied: new Map<string, { from: PodRef; to: PodRef; ranges: PortRange[] }>() };
   probes.forEach((p, i) => {
     const next = probes[i + 1];
     const region = { protocol: p.protocol, from: p.port, to: next && next.protocol === p.protocol ? next.port - 1 : MAX_PORT };
@@ -224,13 +225,16 @@ export function reachabilityEffect(before: ReachabilityInput, after: Reachabilit
       for (const pr of diffPairs(d, which, limit)) {
         const k = `${pr.from.namespace}/${pr.from.name}>${pr.to.namespace}/${pr.to.name}`;
         const cur = into.get(k);
-        if (cur) cur.ports.push(regionText(region));
-        else if (into.size < limit) into.set(k, { ...pr, ports: [regionText(region)] });
+        const last = cur?.ranges[cur.ranges.length - 1];
+        if (last && last.protocol === region.protocol && last.to + 1 === region.from) last.to = region.to;
+        else if (cur) cur.ranges.push({ ...region });
+        else if (into.size < limit) into.set(k, { ...pr, ranges: [{ ...region }] });
       }
     }
   });
-  effect.newlyAllowed = [...lists.newlyAllowed.values()];
-  effect.newlyDenied = [...lists.newlyDenied.values()];
+  const pairs = (m: Map<string, { from: PodRef; to: PodRef; ranges: PortRange[] }>) => [...m.values()].map((p) => ({ from: p.from, to: p.to, ports: p.ranges.map(regionText) }));
+  effect.newlyAllowed = pairs(lists.newlyAllowed);
+  effect.newlyDenied = pairs(lists.newlyDenied);
   return effect;
 }
 
