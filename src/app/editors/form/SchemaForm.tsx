@@ -13,6 +13,7 @@ import { parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { parseIntOrString, type FieldNode } from './fields.ts';
 import { segmentsOf, useComputed, useErrorsAt, useErrorsOutside, useErrorsUnder, useFormStore, useHasErrors, useValue } from './store.ts';
 import { getIn } from './draft.ts';
+import { OwnerBadge } from '../ownership.tsx';
 const join = (base: string, name: string | number) => (base ? `${base}.${name}` : String(name));
 export const inputId = (key: string) => `f-${key.replace(/\./g, '-')}`;
 
@@ -29,11 +30,19 @@ function Messages({ messages, fieldKey }: { messages: string[] | string | undefi
   );
 }
 
-function Label({ node, htmlFor }: { node: FieldNode; htmlFor?: string }) {
-  return (
+/** A field's label; with `fieldKey`, beside it (not in its name) the badge of the manager that owns the field, if another. */
+function Label({ node, htmlFor, fieldKey }: { node: FieldNode; htmlFor?: string; fieldKey?: string }) {
+  const label = (
     <label className="form-label" htmlFor={htmlFor} title={node.help}>
       {node.label} <MaturityBadge maturity={node.maturity} />
     </label>
+  );
+  if (fieldKey === undefined) return label;
+  return (
+    <span className="form-label-row">
+      {label}
+      <OwnerBadge segments={segmentsOf(fieldKey)} />
+    </span>
   );
 }
 
@@ -81,10 +90,13 @@ const Scalar = memo(function Scalar({ node, fieldKey }: { node: FieldNode; field
     case 'checkbox':
       return (
         <div className="form-field checkbox">
-          <label className="row" htmlFor={id} title={node.help}>
-            <input type="checkbox" id={id} disabled={node.readOnly} checked={value === true} onChange={(e) => store.edit(path, e.target.checked)} /> {node.label}{' '}
-            <MaturityBadge maturity={node.maturity} />
-          </label>
+          <span className="form-label-row">
+            <label className="row" htmlFor={id} title={node.help}>
+              <input type="checkbox" id={id} disabled={node.readOnly} checked={value === true} onChange={(e) => store.edit(path, e.target.checked)} /> {node.label}{' '}
+              <MaturityBadge maturity={node.maturity} />
+            </label>
+            <OwnerBadge segments={path} />
+          </span>
           <Help node={node} />
           <Messages messages={errors} fieldKey={fieldKey} />
         </div>
@@ -121,7 +133,7 @@ const Scalar = memo(function Scalar({ node, fieldKey }: { node: FieldNode; field
   }
   return (
     <div className="form-field">
-      <Label node={node} htmlFor={id} />
+      <Label node={node} htmlFor={id} fieldKey={fieldKey} />
       {input}
       <Messages messages={errors} fieldKey={fieldKey} />
     </div>
@@ -142,6 +154,7 @@ const MultiSelect = memo(function MultiSelect({ node, fieldKey }: { node: FieldN
       <legend className="form-label" title={node.help}>
         {node.label} <MaturityBadge maturity={node.maturity} />
       </legend>
+      <OwnerBadge segments={path} />
       <div className="row">
         {options.map((o) => (
           <label key={o} className="row">
@@ -199,6 +212,7 @@ const KeyValue = memo(function KeyValue({ node, fieldKey }: { node: FieldNode; f
             <input className="input mono" aria-label={`${node.label} key ${i + 1}`} value={k} disabled={node.readOnly} onChange={(e) => commit(rows.map((r, j) => (j === i ? [e.target.value, r[1]] : r)))} />
             <span className="muted">=</span>
             <input className="input mono" aria-label={`${node.label} value ${i + 1}`} value={v} disabled={node.readOnly} onChange={(e) => commit(rows.map((r, j) => (j === i ? [r[0], e.target.value] : r)))} />
+            {k !== '' && <OwnerBadge segments={[...path, k]} />}
             {!node.readOnly && (
               <button type="button" className="btn small" aria-label={`Remove ${node.label} ${k || i + 1}`} onClick={() => commit(rows.filter((_, j) => j !== i))}>
                 ×
@@ -236,7 +250,7 @@ const ScalarList = memo(function ScalarList({ node, fieldKey }: { node: FieldNod
   const singular = node.label.toLowerCase().replace(/ies$/, 'y').replace(/s$/, '');
   return (
     <div className="form-field">
-      <Label node={node} htmlFor={inputId(`${fieldKey}.0`)} />
+      <Label node={node} htmlFor={inputId(`${fieldKey}.0`)} fieldKey={fieldKey} />
       <div className="kv-rows">
         {rows.map((t, i) => (
           <div className="row" key={i}>
@@ -298,7 +312,7 @@ const YamlField = memo(function YamlField({ node, fieldKey }: { node: FieldNode;
   const id = inputId(fieldKey);
   return (
     <div className="form-field">
-      <Label node={node} htmlFor={id} />
+      <Label node={node} htmlFor={id} fieldKey={fieldKey} />
       <textarea
         id={id}
         className="input mono"

@@ -1,10 +1,11 @@
 // The YAML editor: Monaco with the kind's JSON Schema (completion, hover,
 // validation from monaco-yaml) and the server's or the form's errors shown as
-// markers on the lines that hold the fields they name.
+// markers on the lines that hold the fields they name; a hover may say more
+// of a field (who manages it).
 import { useEffect, useId, useRef } from 'react';
 import Editor, { type OnMount } from '@monaco-editor/react';
 import { monaco, registerSchema } from './setup.ts';
-import { locateNearest } from './locate.ts';
+import { locateNearest, pathAt } from './locate.ts';
 import { useMonacoTheme } from './theme.ts';
 
 export interface YamlMarker {
@@ -26,17 +27,23 @@ export interface YamlEditorProps {
   readOnly?: boolean;
   height?: number | string;
   label?: string;
+  /** Markdown for the hover over a field (its keys and list indexes in the text), shown beside the schema's help. */
+  fieldHover?: (path: (string | number)[], text: string) => string | undefined;
 }
 
 type Editor = Parameters<OnMount>[0];
 
-export default function YamlEditor({ value, onChange, schema, schemaUri, markers = [], onSave, readOnly, height = 480, label = 'YAML' }: YamlEditorProps) {
+export default function YamlEditor({ value, onChange, schema, schemaUri, markers = [], onSave, readOnly, height = 480, label = 'YAML', fieldHover }: YamlEditorProps) {
   const theme = useMonacoTheme();
   // One model path per editor instance; monaco-yaml picks the schema by it.
   const modelPath = `file:///kw/${useId().replace(/[^a-zA-Z0-9]/g, '')}.yaml`;
   const editorRef = useRef<Editor | null>(null);
   const saveRef = useRef(onSave);
   saveRef.current = onSave;
+  const hoverRef = useRef(fieldHover);
+  hoverRef.current = fieldHover;
+  const disposeHover = useRef<() => void>(undefined);
+  useEffect(() => () => disposeHover.current?.(), []);
 
   useEffect(() => registerSchema(modelPath, schemaUri, schema), [modelPath, schemaUri, schema]);
 
@@ -76,6 +83,20 @@ export default function YamlEditor({ value, onChange, schema, schemaUri, markers
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => saveRef.current?.());
+    // Hover providers are per language: this one answers for this editor's model only.
+    const hover = monaco.languages.registerHoverProvider('yaml', {
+      provideHover(model, position) {
+        if (model !== editor.getModel() || !hoverRef.current) return null;
+        const text = model.getValue();
+        const path = pathAt(text, position.lineNumber, position.column);
+        const markdown = path && hoverRef.current(path, text);
+        if (!markdown) return null;
+        const word = model.getWordAtPosition(position);
+        const range = word ? new monaco.Range(position.lineNumber, word.startColumn, position.lineNumber, word.endColumn) : undefined;
+        return { range, contents: [{ value: markdown }] };
+      },
+    });
+    disposeHover.current = () => hover.dispose();
     placeMarkers();
   };
 

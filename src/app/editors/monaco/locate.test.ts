@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locateNearest, locatePath, pathSegments } from './locate.ts';
+import { locateNearest, locatePath, pathAt, pathSegments } from './locate.ts';
 
 const text = `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -48,5 +48,21 @@ describe('locating a Kubernetes field path in YAML', () => {
     expect(locateNearest(text, 'spec.podSelector')).toEqual({ startLine: 7, startColumn: 1, endLine: 7, endColumn: 5 });
     expect(locateNearest(text, 'spec.ingress[3].from')).toEqual(locatePath(text, 'spec.ingress'));
     expect(locateNearest('a: [', 'spec')).toBeUndefined();
+  });
+});
+
+describe('the field under a position', () => {
+  it('is the key or value there, with list indexes', () => {
+    expect(pathAt(text, 4, 4)).toEqual(['metadata', 'name']);
+    expect(pathAt(text, 4, 10)).toEqual(['metadata', 'name']);
+    expect(pathAt(text, 6, 30)).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
+    expect(pathAt(text, 5, 4)).toEqual(['metadata', 'labels']);
+    expect(pathAt(text, 10, 12)).toEqual(['spec', 'ingress', 0, 'ports', 0, 'port']);
+    expect(pathAt(text, 11, 20)).toEqual(['spec', 'ingress', 0, 'ports', 0, 'endPort']);
+  });
+
+  it('is undefined outside the document', () => {
+    expect(pathAt(text, 40, 1)).toBeUndefined();
+    expect(pathAt('', 1, 1)).toBeUndefined();
   });
 });

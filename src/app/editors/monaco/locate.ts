@@ -81,3 +81,37 @@ export function locateNearest(text: string, path: string): TextRange | undefined
   }
   return undefined;
 }
+
+/**
+ * The field under a position of the YAML `text` (1-based line and column, as
+ * Monaco counts): the keys and list indexes that lead to the key or value
+ * there, or undefined when the position holds neither.
+ */
+export function pathAt(text: string, line: number, column: number): (string | number)[] | undefined {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, keepSourceTokens: false });
+  const lineStart = lineCounter.lineStarts[line - 1];
+  if (lineStart === undefined) return undefined;
+  const offset = lineStart + column - 1;
+  const within = (n: unknown) => {
+    const r = (n as Node | null)?.range;
+    return !!r && offset >= r[0] && offset <= r[1];
+  };
+  const walk = (node: unknown, path: (string | number)[]): (string | number)[] | undefined => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        if (key === undefined) continue;
+        if (within(pair.key)) return [...path, key];
+        if (within(pair.value)) return walk(pair.value, [...path, key]) ?? [...path, key];
+      }
+      return undefined;
+    }
+    if (isSeq(node)) {
+      for (let i = 0; i < node.items.length; i++) if (within(node.items[i])) return walk(node.items[i], [...path, i]) ?? [...path, i];
+      return undefined;
+    }
+    return isScalar(node) && within(node) ? path : undefined;
+  };
+  return walk(doc.contents, []);
+}

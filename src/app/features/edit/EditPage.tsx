@@ -2,15 +2,24 @@
 // editor on one draft, kept in sync; a review of the change (stored against
 // proposed, and the server's own dry-run answer) before it is applied;
 // Kubernetes errors placed on their fields; and a three-way view with a
-// rebase when someone else changed the object meanwhile.
+// rebase when someone else changed the object meanwhile. Saving is an update
+// (the whole object) or a server-side apply as `kube-workbench` (only the
+// fields the user changed and those it applied before), which first lists
+// the fields it would take over from other managers and asks.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useWatch } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { apiVersionOf } from '../../../kinds/kind.ts';
+import { patchMetaFor } from '../../../kinds/patchmeta.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import { mergeYaml, parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { api, KubeError } from '../../api/client.ts';
+import { FIELD_MANAGER, serverSideApply, takeoversOf, type Takeover } from '../../api/apply.ts';
+import { applyPlan } from '../../../lib/managedfields/ownership.ts';
+import { pathString } from '../../../lib/managedfields/fieldset.ts';
+import { OwnershipProvider, ownershipMarkdown, ownershipOf } from '../../editors/ownership.tsx';
+import { TakeoverList, SaveModeToggle, type SaveMode } from './SaveMode.tsx';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI, useObject } from '../../api/hooks.ts';
 import { ErrorAlert } from '../../components/common.tsx';
@@ -58,6 +67,11 @@ const userFields = (o: KubeObject) => {
   const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata;
   const { status: _status, ...rest } = o;
   return { ...rest, metadata };
+};
+
+const takeoverCount = (t: Takeover[]) => {
+  const n = t.reduce((sum, x) => sum + x.fields.length, 0);
+  return n === 1 ? 'one field' : `${n} fields`;
 };
 
 /** A value in the conflict table: scalars as they are, anything else as compact JSON. */
@@ -146,7 +160,12 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   const [yamlText, setYamlText] = useState(() => toYaml(initial));
   const [yamlError, setYamlError] = useState<string>();
   const [tab, setTab] = useState<Tab>(layout ? 'form' : 'yaml');
-  const [review, setReview] = useState<{ dryRun: KubeObject }>();
+  // By apply, the review also holds the fields it would take over (confirming forces) and those it cannot remove.
+  const [review, setReview] = useState<{ dryRun: KubeObject; takeovers?: Takeover[]; kept?: string[] }>();
+  const [saveMode, setSaveMode] = useState<SaveMode>(creating ? 'apply' : 'update');
+  // An apply names its object: one left to generateName is created by POST.
+  const byApply = saveMode === 'apply' && !!draft.metadata.name;
+  const ownership = useMemo(() => ownershipOf(kind, base, FIELD_MANAGER), [kind, base]);
   const [conflict, setConflict] = useState<{ theirs: KubeObject }>();
   const [choices, setChoices] = useState<Record<string, 'mine' | 'theirs'>>({});
   const [error, setError] = useState<unknown>();
@@ -247,8 +266,14 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
    * controllers and node agents) is not a conflict: the edit moves onto the
    * server's version and is sent once more. Any other change is shown.
    */
-  const send = async (dryRun: boolean): Promise<KubeObject> => {
+  const send = async (dryRun: boolean, force = false): Promise<KubeObject> => {
     const draft = store.draft;
+    if (byApply) {
+      // Apply creates or merges alike: a Create must not change an object that is already there.
+      if (creating && (await exists(draft))) throw new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409, message: `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${draft.metadata.name}" already exists` });
+      const { config } = applyPlan(base, draft, ownership?.managed ?? new Map(), FIELD_MANAGER, patchMetaFor(kind));
+      return serverSideApply(conn, kind, config as KubeObject, { dryRun, force });
+    }
     if (creating) return api.create(conn, kind, draft, dryRun);
     const attempt = (resourceVersion?: string) => api.replace(conn, kind, { ...draft, metadata: { ...draft.metadata, resourceVersion } }, undefined, dryRun);
     try {
@@ -262,6 +287,31 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     }
   };
 
+  const exists = async (o: KubeObject) => {
+    try {
+      await api.get(conn, kind, o.metadata.namespace, o.metadata.name!);
+      return true;
+    } catch (e) {
+      if (e instanceof KubeError && e.code === 404) return false;
+      throw e;
+    }
+  };
+
+  /**
+   * The dry run of an apply: without force first; when it would take fields
+   * from other managers, those fields, and the forced dry run to show.
+   */
+  const reviewApply = async () => {
+    const kept = creating ? [] : applyPlan(base, store.draft, ownership?.managed ?? new Map(), FIELD_MANAGER, patchMetaFor(kind)).kept.map(pathString);
+    try {
+      return { dryRun: await send(true), kept };
+    } catch (e) {
+      const takeovers = takeoversOf(e);
+      if (!takeovers) throw e;
+      return { dryRun: await send(true, true), takeovers, kept };
+    }
+  };
+
   const startReview = async () => {
     setError(undefined);
     setAttempted(true);
@@ -272,9 +322,9 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     setBusy(true);
     setRejected([]);
     try {
-      setReview({ dryRun: await send(true) });
+      setReview(byApply ? await reviewApply() : { dryRun: await send(true) });
     } catch (e) {
-      if (e instanceof KubeError && e.code === 409 && !creating) await loadConflict();
+      if (e instanceof KubeError && e.code === 409 && !creating && !byApply) await loadConflict();
       else showInvalid(e);
     } finally {
       setBusy(false);
@@ -292,13 +342,17 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     setBusy(true);
     setError(undefined);
     try {
-      const saved = await send(false);
+      // Forced only once the user saw and confirmed the fields it takes.
+      const saved = await send(false, !!review?.takeovers);
       setReview(undefined);
       setNavigationGuard(undefined);
       await qc.invalidateQueries({ queryKey: ['discovery'] });
       navigate(withSearch(detailPath(kind, saved)));
     } catch (e) {
-      if (e instanceof KubeError && e.code === 409 && !creating) await loadConflict();
+      const takeovers = byApply ? takeoversOf(e) : undefined;
+      // Another manager took fields since the review: ask again.
+      if (takeovers) setReview({ ...(await reviewApply()), takeovers });
+      else if (e instanceof KubeError && e.code === 409 && !creating && !byApply) await loadConflict();
       else {
         setReview(undefined);
         showInvalid(e);
@@ -461,8 +515,29 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
       )}
       {review && (
         <section className="panel" aria-label="Review">
-          <h2>Review: {creating ? 'the object the server would create' : 'stored against what the server would store'}</h2>
+          <h2>
+            Review: {creating ? 'the object the server would create' : 'stored against what the server would store'}
+            {byApply && <span className="badge info" style={{ marginLeft: 8, verticalAlign: 'middle' }}>server-side apply as {FIELD_MANAGER}</span>}
+          </h2>
           <div className="body">
+            {byApply && !creating && (
+              <p className="muted" style={{ marginTop: 0 }}>
+                Applied: the fields you changed and those {FIELD_MANAGER} applied before. Every other field keeps its manager.
+              </p>
+            )}
+            {review.takeovers && <TakeoverList takeovers={review.takeovers} />}
+            {review.kept && review.kept.length > 0 && (
+              <div className="alert warn" role="status" aria-label="Fields apply keeps">
+                Apply does not remove what other managers set, so {review.kept.length === 1 ? 'this field you removed stays' : 'these fields you removed stay'}:{' '}
+                {review.kept.map((f, i) => (
+                  <code key={f}>
+                    {i > 0 ? ', ' : ''}
+                    {f}
+                  </code>
+                ))}
+                . Save with update to remove {review.kept.length === 1 ? 'it' : 'them'}.
+              </div>
+            )}
             {!creating && (
               <p data-testid="changed-fields" style={{ marginTop: 0 }}>
                 {myChanges.length === 0 ? (
@@ -483,10 +558,10 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
             <LazyDiffEditor original={creating ? '' : forDiff(base)} modified={forDiff(review.dryRun)} originalLabel={creating ? 'Nothing' : 'Stored'} modifiedLabel="After apply" height={380} />
             <div className="row" style={{ marginTop: 12 }}>
               <button className="btn primary" onClick={() => void apply()} disabled={busy}>
-                {creating ? 'Create' : 'Apply'}
+                {review.takeovers ? `Take over ${takeoverCount(review.takeovers)} and ${creating ? 'create' : 'apply'}` : creating ? 'Create' : 'Apply'}
               </button>
               <button className="btn" onClick={() => setReview(undefined)} disabled={busy}>
-                Keep editing
+                {review.takeovers ? 'Cancel' : 'Keep editing'}
               </button>
             </div>
           </div>
@@ -497,7 +572,9 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
           {tab === 'form' && layout && (
             <FormStoreProvider value={store}>
               <form className="form" onSubmit={(e) => (e.preventDefault(), void startReview())} noValidate aria-label={`${kind.kind} form`}>
-                <Fields nodes={fields} base="" topLevel />
+                <OwnershipProvider value={{ ownership, object: base }}>
+                  <Fields nodes={fields} base="" topLevel />
+                </OwnershipProvider>
                 {!creating && base && (
                   <p className="muted">
                     Editing resourceVersion {base.metadata.resourceVersion} (uid {base.metadata.uid}). Fields only the system writes are not in the form.
@@ -513,7 +590,16 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
                   {yamlError} — the form and review are available again once the YAML parses.
                 </div>
               )}
-              <LazyYamlEditor value={yamlText} onChange={onYamlChange} schema={schema} schemaUri={schemaUriFor(kind)} markers={markers} onSave={() => void saveRef.current()} height={560} />
+              <LazyYamlEditor
+                value={yamlText}
+                onChange={onYamlChange}
+                schema={schema}
+                schemaUri={schemaUriFor(kind)}
+                markers={markers}
+                onSave={() => void saveRef.current()}
+                height={560}
+                fieldHover={ownership ? (path) => ownershipMarkdown(ownership, store.draft, path) : undefined}
+              />
             </>
           )}
           {tab === 'status' && hasStatus && (
@@ -546,6 +632,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
             <button className="btn" onClick={() => navigate(withSearch(creating ? `/${kind.plural}` : detailPath(kind, initial)))}>
               Cancel
             </button>
+            {tab !== 'status' && <SaveModeToggle mode={saveMode} onChange={setSaveMode} named={!!draft.metadata.name} />}
           </div>
         </>
       )}
