@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { age } from '../lib/duration.ts';
 import { pathSegmentNameErrors, pathSegmentPrefixErrors } from '../lib/names.ts';
-import type { KindDefinition, PrinterColumn } from './kind.ts';
+import type { KindDefinition, KubeObject, PrinterColumn } from './kind.ts';
+import { matchesLabelSelector, type LabelSelector as LabelSelectorType } from '../lib/labels.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, LabelSelector, NameColumnDescription, objectSchema, validateLabelSelector, validateObjectMeta } from './meta.ts';
 
@@ -80,6 +81,19 @@ export function ruleAllows(req: RuleRequest, r: PolicyRuleType): boolean {
   if (!req.resource) return urlAllows(r, req.path ?? '');
   if (!listAllows(r.apiGroups, req.group ?? '') || !resourceAllows(r, req.resource, req.subresource)) return false;
   return !r.resourceNames?.length || (!!req.name && r.resourceNames.includes(req.name));
+}
+
+/**
+ * The ClusterRoles an aggregated ClusterRole takes its rules from: those its
+ * aggregationRule's selectors pick, itself aside, by name (the order in which
+ * the aggregation controller gathers their rules).
+ */
+export function aggregationSources(role: KubeObject, all: Iterable<KubeObject>): KubeObject[] {
+  const selectors = ((role.aggregationRule as { clusterRoleSelectors?: LabelSelectorType[] } | undefined)?.clusterRoleSelectors ?? []).filter(Boolean);
+  if (!selectors.length) return [];
+  return [...all]
+    .filter((other) => other.metadata.name !== role.metadata.name && selectors.some((sel) => matchesLabelSelector(sel, other.metadata.labels)))
+    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
 }
 
 /** appliesToUser: does a binding's subject name this user (by name, one of its groups, or its service account)? */

@@ -5,8 +5,7 @@
 // selector, in name order, without duplicates. Any ClusterRole change
 // re-syncs every aggregated one (admin aggregates edit, which aggregates view).
 import type { KubeObject } from '../../kinds/kind.ts';
-import { clusterRoleKind, type PolicyRuleType } from '../../kinds/rbac.ts';
-import { matchesLabelSelector } from '../../lib/labels.ts';
+import { aggregationSources, clusterRoleKind, type PolicyRuleType } from '../../kinds/rbac.ts';
 import { deepEqual } from '../../lib/json.ts';
 import type { Client } from '../client.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
@@ -16,12 +15,8 @@ export const AGGREGATION_CONTROLLER = 'clusterrole-aggregation-controller';
 
 /** The rules an aggregated ClusterRole should hold, from the current ClusterRoles. */
 export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRuleType[] {
-  const selectors = (role.aggregationRule as any)?.clusterRoleSelectors ?? [];
   const rules: PolicyRuleType[] = [];
-  const sorted = [...all].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
-  for (const other of sorted) {
-    if (other.metadata.name === role.metadata.name) continue;
-    if (!selectors.some((s: any) => matchesLabelSelector(s, other.metadata.labels))) continue;
+  for (const other of aggregationSources(role, all)) {
     for (const r of (other.rules as PolicyRuleType[] | undefined) ?? []) if (!rules.some((x) => deepEqual(x, r))) rules.push(r);
   }
   return rules;

@@ -6,9 +6,8 @@
 // Aggregated ClusterRoles count the rules of the roles their selectors pick
 // (what the aggregation controller writes into them), and members of
 // system:masters may do everything whatever the bindings say.
-import { matchesLabelSelector, type LabelSelector } from '../../../lib/labels.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { ruleAllows as ruleAllowsRequest, subjectMatches as subjectNamesUser, type PolicyRuleType, type SubjectType } from '../../../kinds/rbac.ts';
+import { aggregationSources, ruleAllows as ruleAllowsRequest, subjectMatches as subjectNamesUser, type PolicyRuleType, type SubjectType } from '../../../kinds/rbac.ts';
 
 export type Rule = PolicyRuleType;
 export type Subject = SubjectType;
@@ -99,11 +98,8 @@ export function roleRules(policy: Policy, ref: RoleRef, namespace?: string): Rol
   const visit = (role: KubeObject, from?: string) => {
     if (seen.has(role.metadata.name!)) return;
     seen.add(role.metadata.name!);
-    const selectors = ((role.aggregationRule as { clusterRoleSelectors?: LabelSelector[] } | undefined)?.clusterRoleSelectors ?? []).filter(Boolean);
     // The picked roles first: an aggregated role's own rules are the controller's copy of theirs.
-    for (const other of byName.values()) {
-      if (other !== role && selectors.some((s) => matchesLabelSelector(s, other.metadata.labels))) visit(other, other.metadata.name);
-    }
+    for (const other of aggregationSources(role, byName.values())) visit(other, other.metadata.name);
     for (const rule of (role.rules as Rule[] | undefined) ?? []) add(rule, from);
   };
   visit(root);
