@@ -172,6 +172,8 @@ export function createHandler(ctx: HandlerContext) {
 
   /** Answers one request; throws its failure. Returns whether errors are written pretty. */
   async function serve(req: IncomingMessage, res: ServerResponse, upgrade?: Upgrade): Promise<boolean> {
+    // As kube-apiserver: no answer is to be read as another type than it declares.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     const cors = ctx.corsHeaders?.(req);
     if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
     if (!acceptHost(req.headers.host)) throw hostRefused(req);

@@ -32,6 +32,38 @@ const PLACEHOLDER = `<!doctype html><html><head><meta charset="utf-8"><title>API
 <body style="font-family:system-ui;margin:3rem"><h1>The API server is up</h1>
 <p>The web app has not been built. Run <code>npm start</code> to build and serve it.</p></body></html>`;
 
+/**
+ * What the app's pages may do. No script but the build's own files (none
+ * inline, no eval); workers (Monaco's editor and YAML workers, reachability)
+ * only from the build too. Styles may be inline because Monaco writes its
+ * themes into <style> elements at run time. The app connects to the API of
+ * any connection the user saved, so fetches and WebSockets may go anywhere
+ * over http(s)/ws(s). No page may frame the app (clickjacking).
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self' http: https: ws: wss:",
+  "manifest-src 'self'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
+
+/** Headers on every answer of the app's files. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  // For browsers that predate frame-ancestors.
+  'X-Frame-Options': 'DENY',
+};
+
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
@@ -118,6 +150,7 @@ export function staticFiles(root: string): StaticSite {
     const chosen = coding !== 'identity' && body[coding] ? coding : 'identity';
     const data = chosen === 'identity' ? body.identity : body[chosen]!;
     res.writeHead(200, {
+      ...SECURITY_HEADERS,
       ...headers,
       'Content-Length': String(data.length),
       ...(chosen !== 'identity' ? { 'Content-Encoding': chosen } : {}),
@@ -131,12 +164,12 @@ export function staticFiles(root: string): StaticSite {
     const isFile = file.startsWith(inRoot) && existsSync(file) && statSync(file).isFile();
     if (!isFile && !appRoute) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'Content-Type': 'text/plain', Allow: 'GET, HEAD' }).end('method not allowed\n');
+      res.writeHead(405, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain', Allow: 'GET, HEAD' }).end('method not allowed\n');
       return true;
     }
     if (!existsSync(index)) {
       if (isFile) return false;
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PLACEHOLDER);
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' }).end(PLACEHOLDER);
       return true;
     }
     if (!isFile || file === index) {

@@ -1,6 +1,8 @@
 // The reachability engine off the UI thread: the page posts the live cluster
 // (trimmed to what the engine reads) and asks for matrix, graph, explanation
 // and what-if answers; requests are answered in the order they arrive.
+// First: Zod must not probe for eval under the app's CSP (see jitless.ts).
+import '../../jitless.ts';
 import { Session } from './compute.ts';
 import type { WorkerRequest, WorkerResponse } from './protocol.ts';
 
