@@ -1,7 +1,7 @@
 // The `kube-workbench` command line: one subcommand per module, dispatched by
 // its first argument. Subcommands take argv and an output pair and return the
 // exit status, so tests call them in-process.
-import { reach, REACH_USAGE } from './reach.ts';
+import { reach } from './reach.ts';
 
 export interface IO {
   out: (s: string) => void;
