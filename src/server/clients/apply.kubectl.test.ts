@@ -201,6 +201,25 @@ describe('apply over HTTP', () => {
     expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
   });
 
+  it('managedFields [] resets them as [{}] does (PUT, merge patch); on create the creator is recorded', async () => {
+    const path = '/api/v1/namespaces/default/configmaps/h6';
+    expect((await applyYAML(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h6, labels: {a: b}}\ndata: {a: "1"}\n', 'fieldManager=one')).status).toBe(201);
+    const stored = (await s.api(path)).body;
+    const put = await s.api(path, { method: 'PUT', body: { ...stored, metadata: { ...stored.metadata, managedFields: [] } } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.metadata.managedFields).toBeUndefined();
+    expect(put.body.metadata.labels).toEqual({ a: 'b' });
+    // Sending them back tracks again; a merge patch of [] clears them once more.
+    const back = await s.api(path, { method: 'PUT', body: { ...stored, metadata: { ...stored.metadata, resourceVersion: undefined } } });
+    expect(back.body.metadata.managedFields.map((m: any) => m.manager)).toEqual(['one']);
+    const merged = await s.api(path, { method: 'PATCH', body: { metadata: { managedFields: [] } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(merged.status).toBe(200);
+    expect(merged.body.metadata.managedFields).toBeUndefined();
+    const created = await s.api('/api/v1/namespaces/default/configmaps?fieldManager=maker', { method: 'POST', body: { metadata: { name: 'h7', managedFields: [] }, data: { a: '1' } } });
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.managedFields.map((m: any) => `${m.manager}/${m.operation}`)).toEqual(['maker/Update']);
+  });
+
   it('an update without fieldManager is credited to the User-Agent up to its first slash', async () => {
     const r = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'h4' }, data: { a: '1' } }, headers: { 'User-Agent': 'my-tool/1.2 (linux)' } });
     expect(r.status).toBe(201);

@@ -110,8 +110,8 @@ export function validateFieldManager(fieldManager: string): FieldError[] {
  */
 export function recordUpdate(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string): void {
   const sent = subresource ? undefined : next.metadata.managedFields;
-  // `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked.
-  const reset = sent?.length === 1 && !Object.keys(sent[0] ?? {}).length;
+  // `[]` or `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked, a new one is tracked from its creation.
+  const reset = sent?.length === 0 || (sent?.length === 1 && !Object.keys(sent[0] ?? {}).length);
   let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
   const writer = { manager: ctx.fieldManager ?? defaultFieldManager(undefined, ctx.user), apiVersion: apiVersionOf(kind), subresource };

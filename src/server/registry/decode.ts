@@ -93,7 +93,11 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   obj.kind = kind.kind;
   obj.metadata ??= {};
   kind.defaults(obj);
-  return canonicalOrder(obj);
+  const reset = Array.isArray(obj.metadata.managedFields) && obj.metadata.managedFields.length === 0;
+  const out = canonicalOrder(obj);
+  // An empty list is how a client resets managedFields (isResetManagedFields); the field manager, not this omitempty, decides what is stored.
+  if (reset) out.metadata.managedFields = [];
+  return out;
 }
 
 export function parseFieldValidation(v: string | null, optionsKind = 'CreateOptions'): FieldValidation {
