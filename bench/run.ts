@@ -9,4 +9,6 @@ if (!only || only === 'cluster') await benchCluster();
 if (!only || only === 'ui') await benchUI();
 if (!only || only === 'stall') await (await import('./stall.ts')).benchStall();
 if (!only || only === 'reachability') await (await import('./reachability.ts')).benchReachability();
+// Minutes long too: only by name.
+if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRolloutPlan();
 process.exit(0);

@@ -16,6 +16,7 @@
 // each node takes a per-node update time drawn from the observed ones; many
 // such runs give the spread (p10–p90).
 import { conditionOf } from './conditions.ts';
+import { deepEqual } from './json.ts';
 import { daemonPodNodeName, nodeShouldRunDaemonPod } from './daemonnodes.ts';
 import { hostPortsOf } from './nodeports.ts';
 import {
@@ -55,7 +56,7 @@ export interface PlanPodLike extends PodLike {
 }
 
 export interface PlanDaemonSetLike extends DaemonSetLike {
-  spec?: DaemonSetLike['spec'] & { template?: { metadata?: { annotations?: Record<string, string> }; spec?: any } };
+  spec?: DaemonSetLike['spec'] & { template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any } };
 }
 
 // ---- pace --------------------------------------------------------------------
@@ -79,10 +80,13 @@ export interface RevisionLike {
 /**
  * The pace of one revision's rollout, from its pods: each pod's start is its
  * creation to its availability (Ready transition + minReadySeconds); its
- * hand-off is the time from the latest availability before it (the slot that
- * freed up; the rollout's start for the first wave) to its creation, which
- * covers the old pod's termination and the controller's reaction. A
- * revision that replaced nothing (the DaemonSet's first) gives starts only.
+ * hand-off is the time from the slot it took being freed to its creation,
+ * which covers the old pod's termination and the controller's reaction. The
+ * controller takes a freed slot for the next node, first come first served,
+ * so the pods created before the first one finished are the first wave
+ * (freed by the rollout's start), and the j-th pod after them took the slot
+ * the j-th finished pod freed. A revision that replaced nothing (the
+ * DaemonSet's first) gives starts only. Samples are in creation order.
  */
 export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike; minReadySeconds?: number; rolling: boolean }): { startup: number[]; handoff: number[]; finishedAt?: number } {
   const hash = input.revision.metadata.labels?.[ControllerRevisionHashLabel] ?? input.revision.metadata.name?.split('-').pop();
@@ -96,22 +100,16 @@ export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike
     if (conditionOf(p, 'Ready')?.status !== 'True' || Number.isNaN(created) || Number.isNaN(ready)) continue;
     done.push({ created, available: ready + minReady * 1000 });
   }
+  done.sort((a, b) => a.created - b.created);
   const startup = done.map((d) => Math.max(0, d.available - d.created));
   const handoff: number[] = [];
-  if (input.rolling && !Number.isNaN(start)) {
+  if (input.rolling && !Number.isNaN(start) && done.length) {
     const finishes = done.map((d) => d.available).sort((a, b) => a - b);
-    for (const d of done) {
-      // The latest finish at or before this pod's creation (binary search).
-      let lo = 0;
-      let hi = finishes.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (finishes[mid] <= d.created) lo = mid + 1;
-        else hi = mid;
-      }
-      const freed = Math.max(start, lo > 0 ? finishes[lo - 1] : -Infinity);
-      if (d.created >= freed) handoff.push(d.created - freed);
-    }
+    const firstWave = done.filter((d) => d.created < finishes[0]).length;
+    done.forEach((d, i) => {
+      const freed = i < firstWave ? start : finishes[i - firstWave];
+      if (freed !== undefined && d.created >= freed) handoff.push(d.created - freed);
+    });
   }
   return { startup, handoff, finishedAt: done.length ? Math.max(...done.map((d) => d.available)) : undefined };
 }
@@ -450,7 +448,25 @@ const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.m
  */
 function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now: number, runs: number, seed: number): Forecast {
   const rand = random(seed);
-  const draw = (xs: number[]) => xs[Math.floor(rand() * xs.length)] ?? 0;
+  // Block bootstrap: the pace drifts within a rollout (load comes and goes),
+  // so each run draws from one stretch of the observed rollout, not from all
+  // of it; the spread across runs then shows that drift.
+  const BLOCKS = 4;
+  const blocks = (xs: number[]) => {
+    const k = Math.max(1, Math.min(BLOCKS, Math.floor(xs.length / 3)));
+    return Array.from({ length: BLOCKS }, (_, b) => {
+      const i = b % k;
+      const part = xs.slice(Math.floor((i * xs.length) / k), Math.floor(((i + 1) * xs.length) / k));
+      return part.length ? part : xs;
+    });
+  };
+  const startupBlocks = blocks(pace.startup);
+  const handoffBlocks = blocks(pace.handoff);
+  let block = 0;
+  const draw = (b: number[][]) => {
+    const xs = b[block];
+    return xs[Math.floor(rand() * xs.length)] ?? 0;
+  };
   const steps = plan.waves.flatMap((w) => w.steps.map((s) => ({ ...s, wave: w.index })));
   const firstWave = plan.waves[0]?.steps.length ?? 0;
   const limit = Math.max(1, plan.mode === 'surge' ? plan.maxSurge : plan.maxUnavailable);
@@ -460,6 +476,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
   let completes = !plan.stalls.some((s) => s.kind === 'stall') && plan.notReached.length === 0;
   for (let run = 0; run < runs; run++) {
     const heap = new MinHeap();
+    block = Math.floor(rand() * BLOCKS);
     let inUse = 0;
     let end = 0;
     const waveEnd = plan.waves.map(() => 0);
@@ -472,7 +489,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
     for (const n of inFlight) {
       inUse++;
       if (n.stall) continue;
-      const at = Math.max(0, draw(pace.startup) - (now - (n.startedAt ?? now)));
+      const at = Math.max(0, draw(startupBlocks) - (now - (n.startedAt ?? now)));
       heap.push(at);
       finish(n.name, at);
     }
@@ -481,7 +498,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
       const s = steps[i++];
       inUse++;
       if (s.stall) return; // holds its slot for good
-      const done = at + draw(pace.handoff) + (s.action === 'remove' ? 0 : draw(pace.startup));
+      const done = at + draw(handoffBlocks) + (s.action === 'remove' ? 0 : draw(startupBlocks));
       heap.push(done);
       finish(s.nodeName, done, s.wave);
     };
@@ -520,4 +537,103 @@ export function describePlan(plan: RolloutPlan, fmt: (ms: number) => string): st
   const f = plan.forecast;
   const time = f ? `, about ${fmt(f.p50)} (${fmt(f.p10)}–${fmt(f.p90)})` : '';
   return `${plan.waves.length} wave${plan.waves.length === 1 ? '' : 's'} over ${nodes} node${nodes === 1 ? '' : 's'} under ${budget} of ${plan.desired}${time}${f && !f.completes ? ', then stalls' : ''}`;
+}
+
+// ---- from what the API serves ------------------------------------------------------
+
+/** What a plan is made from: lists as the API serves them (any namespace; ownership is checked). */
+export interface ClusterView {
+  nodes: PlanNodeLike[];
+  pods: PlanPodLike[];
+  revisions: (RevisionLike & { metadata: RevisionLike['metadata'] & { ownerReferences?: OwnerRef[] }; data?: any })[];
+  /** Other DaemonSets, for the cluster's pace when this one has none. */
+  daemonSets?: PlanDaemonSetWithMeta[];
+}
+
+interface OwnerRef {
+  uid?: string;
+  controller?: boolean;
+}
+
+export interface PlanDaemonSetWithMeta extends PlanDaemonSetLike {
+  metadata?: PlanDaemonSetLike['metadata'] & { uid?: string; namespace?: string };
+  spec?: PlanDaemonSetLike['spec'] & { template?: any };
+}
+
+const controlledBy = (o: { metadata?: { ownerReferences?: OwnerRef[] } }, uid: string | undefined) => !!uid && (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid);
+
+const withoutPatch = (t: any) => {
+  if (!t || typeof t !== 'object') return t;
+  const { $patch: _, ...rest } = t;
+  return rest;
+};
+
+/** The DaemonSet's revisions, newest first, with their hash and template. */
+export function revisionsOfDaemonSet(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'revisions'>) {
+  return view.revisions
+    .filter((r) => controlledBy(r, ds.metadata?.uid))
+    .map((r) => ({ object: r, revision: Number(r.revision ?? 0), hash: r.metadata.labels?.[ControllerRevisionHashLabel] ?? r.metadata.name?.split('-').pop() ?? '', template: withoutPatch(r.data?.spec?.template) }))
+    .sort((a, b) => b.revision - a.revision);
+}
+
+/** The hash of the revision holding this template, once the controller has written it. */
+export function hashOfTemplate(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'revisions'>, template: unknown = ds.spec?.template): string | undefined {
+  return revisionsOfDaemonSet(ds, view).find((r) => deepEqual(r.template, template))?.hash;
+}
+
+/** The samples of this DaemonSet's latest observable rollout (the newest revision with pods that became available). */
+export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions'>): { startup: number[]; handoff: number[] } | undefined {
+  const pods = view.pods.filter((p) => controlledBy(p as never, ds.metadata?.uid));
+  for (const r of revisionsOfDaemonSet(ds, view)) {
+    const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1 });
+    if (o.startup.length) return o;
+  }
+  return undefined;
+}
+
+/** The pace to plan `ds` with: its own last rollout, else the other DaemonSets', else the default. */
+export function paceFor(ds: PlanDaemonSetWithMeta, view: ClusterView): Pace {
+  const own = ownPace(ds, view);
+  let cluster: { startup: number[]; handoff: number[] } | undefined;
+  if (!own || own.startup.length < 3 || own.handoff.length < 3) {
+    cluster = { startup: [], handoff: [] };
+    for (const other of view.daemonSets ?? []) {
+      if (other.metadata?.uid === ds.metadata?.uid) continue;
+      const o = ownPace(other, view);
+      if (o) (cluster.startup.push(...o.startup), cluster.handoff.push(...o.handoff));
+    }
+  }
+  return choosePace(own, cluster);
+}
+
+/**
+ * The plan for a change from `current` (undefined when creating) to
+ * `proposed`. A template change replaces every pod; a strategy change alone
+ * shows how the rollout in progress continues, or, with none in progress,
+ * how the next template change would roll (`hypothetical`).
+ */
+export function planChange(input: { current?: PlanDaemonSetWithMeta; proposed: PlanDaemonSetWithMeta; view: ClusterView; now: number; runs?: number }): { plan: RolloutPlan; hypothetical: boolean } {
+  const { current, proposed, view, now } = input;
+  const pods = current ? view.pods.filter((p) => controlledBy(p as never, current.metadata?.uid)) : [];
+  const pace = current ? paceFor(current, view) : choosePace(undefined, clusterSamples(view));
+  const templateChanged = !current || !deepEqual(current.spec?.template, proposed.spec?.template);
+  let isNew: ((p: PlanPodLike) => boolean) | undefined;
+  let hypothetical = false;
+  if (!templateChanged) {
+    const hash = hashOfTemplate(current!, view);
+    const generation = current!.metadata?.annotations?.['deprecated.daemonset.template.generation'];
+    const fresh = (p: PlanPodLike) => (!!hash && p.metadata?.labels?.[ControllerRevisionHashLabel] === hash) || (!!generation && p.metadata?.labels?.['pod-template-generation'] === generation);
+    hypothetical = pods.every((p) => fresh(p) && isPodAvailable(p, proposed.spec?.minReadySeconds ?? 0, now));
+    isNew = hypothetical ? undefined : fresh;
+  }
+  return { plan: planRollout({ ds: proposed, nodes: view.nodes, pods, isNew, now, pace, runs: input.runs }), hypothetical };
+}
+
+function clusterSamples(view: ClusterView) {
+  const out = { startup: [] as number[], handoff: [] as number[] };
+  for (const ds of view.daemonSets ?? []) {
+    const o = ownPace(ds, view);
+    if (o) (out.startup.push(...o.startup), out.handoff.push(...o.handoff));
+  }
+  return out;
 }
