@@ -276,10 +276,11 @@ function createOnlySchemas(r: CreateOnlyResource): Record<string, unknown> {
 function createOnlyPaths(r: CreateOnlyResource): Record<string, unknown> {
   const ref = { $ref: `#/components/schemas/${schemaName(r)}` };
   const content = { 'application/json': { schema: ref }, 'application/yaml': { schema: ref } };
+  const ns = r.scope === 'Namespaced';
   return {
-    [`/apis/${r.group}/${r.version}/${r.plural}`]: {
+    [`/apis/${r.group}/${r.version}/${ns ? 'namespaces/{namespace}/' : ''}${r.plural}`]: {
       post: {
-        operationId: `create${r.kind}`,
+        operationId: `create${ns ? 'Namespaced' : ''}${r.kind}`,
         description: r.description,
         'x-kubernetes-action': 'post',
         'x-kubernetes-group-version-kind': { group: r.group, version: r.version, kind: r.kind },
@@ -287,6 +288,7 @@ function createOnlyPaths(r: CreateOnlyResource): Record<string, unknown> {
         requestBody: { required: true, content },
         responses: { '201': { description: 'Created', content } },
       },
+      ...(ns ? { parameters: [param('namespace', 'string', 'object name and auth scope', 'path')] } : {}),
     },
   };
 }

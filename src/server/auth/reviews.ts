@@ -1,7 +1,8 @@
 // authorization.k8s.io/v1 SelfSubjectAccessReview and SelfSubjectRulesReview:
 // "may I do this?" and "what may I do here?", asked by the requesting user
 // and answered by the authorizer the pipeline uses (`kubectl auth can-i`,
-// `kubectl auth can-i --list`). They are create-only and stored nowhere
+// `kubectl auth can-i --list`); SubjectAccessReview and LocalSubjectAccessReview
+// ask it for another user (cluster-wide, or within one namespace). They are create-only and stored nowhere
 // (K/pkg/registry/authorization/selfsubjectaccessreview/rest.go,
 // K/pkg/registry/authorization/selfsubjectrulesreview/rest.go).
 import type { z } from 'zod';
@@ -31,8 +32,8 @@ export interface ReviewResource {
   description: string;
   /** Shape of the review (decoding, /openapi/v3). */
   schema: z.ZodType;
-  /** The answer to a create: the review with its status filled in. */
-  create(user: UserInfo, body: unknown, authorizer: Authorizer): Record<string, unknown>;
+  /** The answer to a create: the review with its status filled in (`namespace`: the URL's, for a namespaced review). */
+  create(user: UserInfo, body: unknown, authorizer: Authorizer, namespace?: string): Record<string, unknown>;
 }
 
 /** JSON null decodes to Go's zero value; the schemas spell that as an absent field. */
@@ -81,7 +82,7 @@ const envelope = (kind: string, meta: Record<string, unknown> | undefined, group
 });
 
 /** A review: cluster-scoped, create only, never stored (what every one of them shares). */
-function review(r: Pick<ReviewResource, 'group' | 'kind' | 'plural' | 'description' | 'schema' | 'create'>): ReviewResource {
+function review(r: Pick<ReviewResource, 'group' | 'kind' | 'plural' | 'description' | 'schema' | 'create'> & Partial<Pick<ReviewResource, 'scope'>>): ReviewResource {
   return { version: 'v1', singular: r.kind.toLowerCase(), scope: 'Cluster', verbs: ['create'], shortNames: [], categories: [], subresources: {}, withoutStorage: true, ...r };
 }
 
@@ -148,6 +149,34 @@ const subjectAccessReviews = review({
   },
 });
 
+const localSubjectAccessReviews = review({
+  group: AUTHORIZATION_GROUP,
+  kind: 'LocalSubjectAccessReview',
+  plural: 'localsubjectaccessreviews',
+  scope: 'Namespaced',
+  description: 'Asks whether a given user may perform an action in one namespace (the one it is created in).',
+  schema: SubjectAccessReview,
+  create(_requester, body, authorizer, namespace) {
+    const review = decode(this.kind, SubjectAccessReview, body) as AccessReviewBody;
+    const spec = review.spec ?? {};
+    const meta = review.metadata ?? {};
+    // As the create handler: the object's namespace is the URL's, or refused.
+    if (meta.namespace && meta.namespace !== namespace) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    const errs: FieldError[] = [];
+    if (!spec.user && !spec.groups?.length) errs.push(fieldErrors.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+    const { namespace: _ns, creationTimestamp: _ct, managedFields: _mf, ...rest } = meta;
+    if (Object.keys(rest).length) errs.push(fieldErrors.invalid('metadata', JSON.stringify(meta), 'must be empty except for namespace'));
+    if (spec.nonResourceAttributes) errs.push(fieldErrors.invalid('spec.nonResourceAttributes', JSON.stringify(spec.nonResourceAttributes), 'disallowed on this kind of request'));
+    if (errs.length) throw errors.invalid({ group: AUTHORIZATION_GROUP, kind: this.kind }, '', errs);
+    // A review in one namespace answers for that namespace only.
+    const attrs = spec.resourceAttributes;
+    if (attrs?.namespace && attrs.namespace !== namespace) throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
+    const scoped = { ...review, metadata: { ...meta, namespace }, spec: { ...spec, resourceAttributes: attrs && { ...attrs, namespace } } };
+    const subject: UserInfo = { name: spec.user ?? '', uid: spec.uid || undefined, groups: spec.groups ?? [], extra: spec.extra };
+    return accessReview(this.kind, scoped, subject, authorizer, []);
+  },
+});
+
 const selfSubjectReviews = review({
   group: AUTHENTICATION_GROUP,
   kind: 'SelfSubjectReview',
@@ -192,7 +221,7 @@ function dropEmptyLists<T extends Record<string, unknown>>(o: T): T {
   return o;
 }
 
-export const reviewResources: readonly ReviewResource[] = [selfSubjectAccessReviews, selfSubjectRulesReviews, subjectAccessReviews, selfSubjectReviews];
+export const reviewResources: readonly ReviewResource[] = [localSubjectAccessReviews, selfSubjectAccessReviews, selfSubjectRulesReviews, subjectAccessReviews, selfSubjectReviews];
 
 export function reviewResourceFor(group: string, version: string, plural: string): ReviewResource | undefined {
   return reviewResources.find((r) => r.group === group && r.version === version && r.plural === plural);

@@ -192,6 +192,7 @@ describe('discovery of the reviews', () => {
       apiVersion: 'v1',
       groupVersion: 'authorization.k8s.io/v1',
       resources: [
+        { name: 'localsubjectaccessreviews', singularName: 'localsubjectaccessreview', namespaced: true, kind: 'LocalSubjectAccessReview', verbs: ['create'] },
         { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
         { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
         { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
@@ -200,6 +201,7 @@ describe('discovery of the reviews', () => {
     const agg = await s.api('/apis', { headers: { ...h, Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
     const group = agg.body.items.find((i: any) => i.metadata.name === 'authorization.k8s.io');
     expect(group.versions[0].resources).toEqual([
+      { resource: 'localsubjectaccessreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'LocalSubjectAccessReview' }, scope: 'Namespaced', singularResource: 'localsubjectaccessreview', verbs: ['create'] },
       { resource: 'selfsubjectaccessreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }, scope: 'Cluster', singularResource: 'selfsubjectaccessreview', verbs: ['create'] },
       { resource: 'selfsubjectrulesreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview' }, scope: 'Cluster', singularResource: 'selfsubjectrulesreview', verbs: ['create'] },
       { resource: 'subjectaccessreviews', responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' }, scope: 'Cluster', singularResource: 'subjectaccessreview', verbs: ['create'] },
@@ -214,6 +216,7 @@ describe('OpenAPI of the reviews', () => {
     expect(Object.keys(index.paths)).toContain('apis/authorization.k8s.io/v1');
     const doc = (await s.api(index.paths['apis/authorization.k8s.io/v1'].serverRelativeURL, { headers: h })).body;
     expect(Object.keys(doc.paths)).toEqual([
+      '/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews',
       '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
       '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
       '/apis/authorization.k8s.io/v1/subjectaccessreviews',

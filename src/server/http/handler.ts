@@ -275,13 +275,13 @@ export function createHandler(ctx: HandlerContext) {
 
   /** POST of a SelfSubjectAccessReview or SelfSubjectRulesReview: answered, not stored (201 as any create). */
   async function serveReview(review: ReviewResource, user: UserInfo, info: RequestInfo, req: IncomingMessage, res: ServerResponse, pretty: boolean) {
-    if (info.namespace !== undefined && review.scope === 'Cluster') throw new NoRoute();
+    if ((info.namespace !== undefined) !== (review.scope === 'Namespaced')) throw new NoRoute();
     if (info.name || info.subresource || info.legacyWatch) throw new NoRoute();
     if (req.method !== 'POST') throw errors.methodNotAllowed(review, (req.method ?? '').toLowerCase());
     authorize(user, { verb: 'create', group: review.group, resource: review.plural, namespace: info.namespace }, review);
     const rep = negotiate(req);
     const { value: body } = await bodies.run({ op: 'parse', kind: { kind: review.kind, version: review.version }, contentType: mediaType(req), body: await readBody(req) });
-    writeBody(res, 201, review.create(user, body, ctx.authorizer), { pretty, yaml: rep.type === 'yaml' });
+    writeBody(res, 201, review.create(user, body, ctx.authorizer, info.namespace), { pretty, yaml: rep.type === 'yaml' });
   }
 
   function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
