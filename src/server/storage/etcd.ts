@@ -420,7 +420,8 @@ export class EtcdStorage implements Storage {
               reject(this.watchCancelled(res));
               return;
             }
-            this.receive(res.events, res.header);
+            // The created response's header is etcd's current revision, not how far this watch has got.
+            if (!res.created) this.receive(res.events, res.header);
           });
           stream.write({
             create_request: {
@@ -484,7 +485,8 @@ export class EtcdStorage implements Storage {
     }
     flush();
     this.advance(batchRevision);
-    // A progress notification (no events): nothing is pending below its revision.
+    // A progress notification (no events; etcd sends them only to watches that
+    // have caught up): nothing is pending at or below its revision.
     if (events.length === 0 && header && Number(header.revision) > this.lastRevision) this.advance(Number(header.revision));
   }
 

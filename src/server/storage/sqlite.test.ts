@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStorage, compareKeys, prefixEnd } from './sqlite.ts';
 import { StorageError, type StorageErrorCode, type StorageEvent } from './storage.ts';
+import { storageContract } from './storage.contract.ts';
 
 let dir: string;
 let file: string;
@@ -52,166 +53,13 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('SqliteStorage: single keys', () => {
-  it('creates, gets, updates and deletes', async () => {
-    const s = open();
-    expect(await s.currentRevision()).toBe(0);
-    expect(await s.get('/a')).toBeUndefined();
-
-    const r1 = await s.create('/a', v(1));
-    expect(r1).toBe(1);
-    expect(await s.get('/a')).toEqual({ key: '/a', value: v(1), modRevision: 1, createRevision: 1 });
-
-    const r2 = await s.update('/a', v(2), r1);
-    expect(r2).toBe(2);
-    expect(await s.get('/a')).toEqual({ key: '/a', value: v(2), modRevision: 2, createRevision: 1 });
-
-    const r3 = await s.delete('/a', r2);
-    expect(r3).toBe(3);
-    expect(await s.get('/a')).toBeUndefined();
-    expect(await s.currentRevision()).toBe(3);
-  });
-
-  it('keeps values as the exact strings given', async () => {
-    const s = open();
-    const raw = '{"b":1,  "a":"\u00e9\ud83d\ude00", "big":12345678901234567890}';
-    await s.create('/raw', raw);
-    expect((await s.get('/raw'))!.value).toBe(raw);
-  });
-
-  it('rejects a second create with AlreadyExists carrying the current object', async () => {
-    const s = open();
-    await s.create('/a', v(1));
-    const err = await expectCode(s.create('/a', v(2)), 'AlreadyExists');
-    expect(err.current?.value).toBe(v(1));
-    expect(await s.currentRevision()).toBe(1);
-  });
-
-  it('rejects a stale update or delete with Conflict carrying the current object', async () => {
-    const s = open();
-    const r1 = await s.create('/a', v(1));
-    const r2 = await s.update('/a', v(2), r1);
-    let err = await expectCode(s.update('/a', v(3), r1), 'Conflict');
-    expect(err.current).toEqual({ key: '/a', value: v(2), modRevision: r2, createRevision: r1 });
-    err = await expectCode(s.delete('/a', r1), 'Conflict');
-    expect(err.current?.modRevision).toBe(r2);
-    expect((await s.get('/a'))!.value).toBe(v(2));
-    expect(await s.currentRevision()).toBe(r2);
-  });
-
-  it('gives NotFound for updating or deleting a missing or deleted key', async () => {
-    const s = open();
-    await expectCode(s.update('/nope', v(1), 1), 'NotFound');
-    await expectCode(s.delete('/nope', 1), 'NotFound');
-    const r1 = await s.create('/a', v(1));
-    const r2 = await s.delete('/a', r1);
-    await expectCode(s.update('/a', v(2), r2), 'NotFound');
-    await expectCode(s.delete('/a', r2), 'NotFound');
-  });
-
-  it('recreates a deleted key as a new incarnation', async () => {
-    const s = open();
-    const r1 = await s.create('/a', v(1));
-    await s.delete('/a', r1);
-    const r3 = await s.create('/a', v(3));
-    expect(await s.get('/a')).toEqual({ key: '/a', value: v(3), modRevision: r3, createRevision: r3 });
-    const r4 = await s.update('/a', v(4), r3);
-    expect((await s.get('/a'))!.createRevision).toBe(r3);
-    expect(r4).toBe(4);
-  });
-
-  it('rejects values over the size limit with TooLarge', async () => {
-    const s = open({ maxValueBytes: 100 });
-    await expectCode(s.create('/a', 'x'.repeat(200)), 'TooLarge');
-    const r = await s.create('/a', 'x');
-    await expectCode(s.update('/a', 'x'.repeat(200), r), 'TooLarge');
-  });
+storageContract('SqliteStorage', {
+  open: async (opts) => open(opts),
+  settle: async () => undefined, // delivery is synchronous, inside the write
 });
 
-describe('SqliteStorage: list', () => {
-  async function fill(s: SqliteStorage) {
-    for (const k of ['/r/b/2', '/r/a/1', '/r/b/1', '/r/a/2', '/r/c/1', '/rx/1', '/q/1']) await s.create(k, v(k));
-  }
-
-  it('lists the keys under a prefix in key order', async () => {
-    const s = open();
-    await fill(s);
-    const all = await s.list('/r/');
-    expect(all.items.map((o) => o.key)).toEqual(['/r/a/1', '/r/a/2', '/r/b/1', '/r/b/2', '/r/c/1']);
-    expect(all).toMatchObject({ revision: 7, more: false, remaining: 0 });
-    expect((await s.list('/r/b/')).items.map((o) => o.key)).toEqual(['/r/b/1', '/r/b/2']);
-    expect((await s.list('')).items).toHaveLength(7);
-    expect((await s.list('/none/')).items).toEqual([]);
-  });
-
-  it('shows the latest value of each key and leaves out deleted keys', async () => {
-    const s = open();
-    await fill(s);
-    const a1 = (await s.get('/r/a/1'))!;
-    await s.update('/r/a/1', v('new'), a1.modRevision);
-    await s.delete('/r/b/1', (await s.get('/r/b/1'))!.modRevision);
-    const res = await s.list('/r/');
-    expect(res.items.map((o) => o.key)).toEqual(['/r/a/1', '/r/a/2', '/r/b/2', '/r/c/1']);
-    expect(res.items[0]).toEqual({ key: '/r/a/1', value: v('new'), modRevision: 8, createRevision: a1.createRevision });
-  });
-
-  it('pages with limit and startKey, counting what remains', async () => {
-    const s = open();
-    await fill(s);
-    const p1 = await s.list('/r/', { limit: 2 });
-    expect(p1.items.map((o) => o.key)).toEqual(['/r/a/1', '/r/a/2']);
-    expect(p1).toMatchObject({ more: true, remaining: 3, revision: 7 });
-    const p2 = await s.list('/r/', { limit: 2, startKey: '/r/b/1', revision: p1.revision });
-    expect(p2.items.map((o) => o.key)).toEqual(['/r/b/1', '/r/b/2']);
-    expect(p2).toMatchObject({ more: true, remaining: 1 });
-    const p3 = await s.list('/r/', { limit: 2, startKey: '/r/c/1', revision: p1.revision });
-    expect(p3.items.map((o) => o.key)).toEqual(['/r/c/1']);
-    expect(p3).toMatchObject({ more: false, remaining: 0 });
-    // A limit equal to the number of keys: no more.
-    expect(await s.list('/r/', { limit: 5 })).toMatchObject({ more: false, remaining: 0 });
-  });
-
-  it('reads a consistent snapshot at a revision: page 2 does not see later writes', async () => {
-    const s = open();
-    await fill(s);
-    const p1 = await s.list('/r/', { limit: 2 });
-    // After page 1: a new key on page 2, an update, a delete and a recreate.
-    await s.create('/r/b/0', v('late'));
-    await s.update('/r/b/2', v('changed'), (await s.get('/r/b/2'))!.modRevision);
-    await s.delete('/r/c/1', (await s.get('/r/c/1'))!.modRevision);
-    await s.delete('/r/b/1', (await s.get('/r/b/1'))!.modRevision);
-    await s.create('/r/b/1', v('reborn'));
-
-    const p2 = await s.list('/r/', { limit: 10, startKey: '/r/a/3', revision: p1.revision });
-    expect(p2.revision).toBe(p1.revision);
-    expect(p2.items.map((o) => [o.key, o.value])).toEqual([
-      ['/r/b/1', v('/r/b/1')],
-      ['/r/b/2', v('/r/b/2')],
-      ['/r/c/1', v('/r/c/1')],
-    ]);
-    const now = await s.list('/r/', { startKey: '/r/a/3' });
-    expect(now.items.map((o) => [o.key, o.value])).toEqual([
-      ['/r/b/0', v('late')],
-      ['/r/b/1', v('reborn')],
-      ['/r/b/2', v('changed')],
-    ]);
-  });
-
-  it('reads an older revision, and current for a revision in the future', async () => {
-    const s = open();
-    const r1 = await s.create('/r/a', v(1));
-    await s.create('/r/b', v(2));
-    expect((await s.list('/r/', { revision: r1 })).items.map((o) => o.key)).toEqual(['/r/a']);
-    const future = await s.list('/r/', { revision: 1000 });
-    expect(future.revision).toBe(2);
-    expect(future.items).toHaveLength(2);
-  });
-
-  it('matches the prefix exactly, also for keys with non-ASCII characters', async () => {
-    const s = open();
-    for (const k of ['/p/a', '/p/\u00ff', '/p/\u0100', '/p/\u{1F600}', '/p/\uffff', '/p0', '/p', '/o']) await s.create(k, '1');
-    const keys = (await s.list('/p/')).items.map((o) => o.key);
-    expect(keys).toEqual(['/p/a', '/p/\u00ff', '/p/\u0100', '/p/\uffff', '/p/\u{1F600}']);
+describe('SqliteStorage: key order', () => {
+  it('bounds a prefix by the least greater string, in UTF-8 byte (code point) order', () => {
     expect(prefixEnd('/p/')).toBe('/p0');
     expect(prefixEnd('')).toBeUndefined();
     expect(prefixEnd('a\u{10FFFF}')).toBe('b');
@@ -221,25 +69,6 @@ describe('SqliteStorage: list', () => {
 });
 
 describe('SqliteStorage: events and compaction', () => {
-  it('returns events since a revision in order with their types and previous values', async () => {
-    const s = open();
-    const r1 = await s.create('/a', v(1));
-    const r2 = await s.create('/b', v(2));
-    const r3 = await s.update('/a', v(3), r1);
-    const r4 = await s.delete('/b', r2);
-    const r5 = await s.create('/b', v(5));
-    const events = await s.eventsSince(0);
-    expect(events).toEqual<StorageEvent[]>([
-      { type: 'create', key: '/a', value: v(1), revision: r1 },
-      { type: 'create', key: '/b', value: v(2), revision: r2 },
-      { type: 'update', key: '/a', value: v(3), prevValue: v(1), revision: r3 },
-      { type: 'delete', key: '/b', value: v(2), prevValue: v(2), revision: r4 },
-      { type: 'create', key: '/b', value: v(5), revision: r5 },
-    ]);
-    expect((await s.eventsSince(r3)).map((e) => e.revision)).toEqual([r4, r5]);
-    expect(await s.eventsSince(r5)).toEqual([]);
-  });
-
   it('compacts history but keeps the latest row of every live key', async () => {
     const s = open();
     const a1 = await s.create('/k/a', v('a1'));
@@ -287,20 +116,6 @@ describe('SqliteStorage: events and compaction', () => {
     expect(await s.update('/k/a', v('a4'), a3)).toBe(9);
     expect(await s.create('/k/d', v('d2'))).toBe(10);
     expect(await s.create('/k/b', v('b2'))).toBe(11);
-  });
-
-  it('gives Expired for reads and events older than the compacted revision', async () => {
-    const s = open();
-    let rev = await s.create('/a', v(0));
-    for (let i = 1; i <= 10; i++) rev = await s.update('/a', v(i), rev);
-    await s.compact(6);
-    await expectCode(s.list('/', { revision: 5 }), 'Expired');
-    await expectCode(s.eventsSince(5), 'Expired');
-    expect((await s.list('/', { revision: 6 })).items[0].value).toBe(v(5));
-    expect((await s.eventsSince(6)).map((e) => e.revision)).toEqual([7, 8, 9, 10, 11]);
-    // Compacting backwards is a no-op.
-    await s.compact(3);
-    expect(await s.compactedRevision()).toBe(6);
   });
 
   it('compactHistory keeps the configured number of revisions', async () => {
