@@ -72,3 +72,22 @@ export function OwnerBadge({ segments }: { segments: readonly Segment[] }) {
     </span>
   );
 }
+
+/** One line naming every manager of the object, with what it did, when, and how many fields it owns. */
+export function ManagersSummary({ ownership }: { ownership?: Ownership }) {
+  if (!ownership) return null;
+  const all = ownersBelow(ownership.managed, []);
+  if (!all.length) return null;
+  return (
+    <p className="muted managers-summary" aria-label="Field managers">
+      Field managers:{' '}
+      {all.map(({ owner, fields }, i) => (
+        <span key={`${owner.manager} ${owner.operation} ${owner.subresource ?? ''}`}>
+          {i > 0 ? ' · ' : ''}
+          <code>{owner.manager}</code> ({how(owner)}; {fields} field{fields === 1 ? '' : 's'})
+        </span>
+      ))}
+      . A badge marks each field a manager other than {ownership.self} owns.
+    </p>
+  );
+}

@@ -18,7 +18,7 @@ import { api, KubeError } from '../../api/client.ts';
 import { FIELD_MANAGER, serverSideApply, takeoversOf, type Takeover } from '../../api/apply.ts';
 import { applyPlan } from '../../../lib/managedfields/ownership.ts';
 import { pathString } from '../../../lib/managedfields/fieldset.ts';
-import { OwnershipProvider, ownershipMarkdown, ownershipOf } from '../../editors/ownership.tsx';
+import { ManagersSummary, OwnershipProvider, ownershipMarkdown, ownershipOf } from '../../editors/ownership.tsx';
 import { TakeoverList, SaveModeToggle, type SaveMode } from './SaveMode.tsx';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI, useObject } from '../../api/hooks.ts';
@@ -554,6 +554,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
                 {impact.summary}
               </div>
             )}
+            {view.ReviewAside && <view.ReviewAside stored={creating ? undefined : base} proposed={review.dryRun} />}
             <p className="muted">The right side is the server's own answer to a dry run of this request, with its defaults and the fields it sets.</p>
             <LazyDiffEditor original={creating ? '' : forDiff(base)} modified={forDiff(review.dryRun)} originalLabel={creating ? 'Nothing' : 'Stored'} modifiedLabel="After apply" height={380} />
             <div className="row" style={{ marginTop: 12 }}>
@@ -572,6 +573,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
           {tab === 'form' && layout && (
             <FormStoreProvider value={store}>
               <form className="form" onSubmit={(e) => (e.preventDefault(), void startReview())} noValidate aria-label={`${kind.kind} form`}>
+                <ManagersSummary ownership={ownership} />
                 <OwnershipProvider value={{ ownership, object: base }}>
                   <Fields nodes={fields} base="" topLevel />
                 </OwnershipProvider>
