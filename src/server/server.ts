@@ -21,7 +21,7 @@ import { privilegedGroupAuthorizer, rbacAuthorizer, RbacResolver, unionAuthorize
 import { nodeAuthorizer, nodeRestriction } from './auth/node.ts';
 import { rbacEscalationAdmission } from './auth/escalation.ts';
 import { impersonatingAuthenticator } from './auth/impersonation.ts';
-import { reconcileBootstrapPolicy } from './auth/bootstrap.ts';
+import { createIfAbsent, reconcileBootstrapPolicy } from './auth/bootstrap.ts';
 import { ensureAdminToken, ensureServingCertificate, kubeconfigText, servingNames, writeKubeconfig } from './auth/credentials.ts';
 import { listenDual, type DualListener } from './http/listener.ts';
 import type { Limits } from './http/limits.ts';
@@ -154,7 +154,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
 
   for (const name of SYSTEM_NAMESPACES) {
     if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
-      await client.create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await createIfAbsent(client, namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
   }
   await reconcileBootstrapPolicy(client);

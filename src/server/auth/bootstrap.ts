@@ -7,10 +7,11 @@
 // selectors and subjects added; `"false"` leaves them as the admin made them.
 // Only resources this server serves, plus the well-known ones users expect
 // in admin/edit/view, are named.
-import type { KubeObject } from '../../kinds/kind.ts';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { clusterRoleBindingKind, clusterRoleKind, RBAC_GROUP, type PolicyRuleType, type SubjectType } from '../../kinds/rbac.ts';
 import type { Client } from '../client.ts';
 import { uncoveredRules } from './rbac.ts';
+import { ApiError } from '../http/status.ts';
 
 export const AUTOUPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
 const BOOTSTRAPPING = 'kubernetes.io/bootstrapping';
@@ -270,6 +271,15 @@ function desiredBinding(b: BootstrapBinding): KubeObject {
   };
 }
 
+/** Creates `obj` unless it exists: replicas starting together on one etcd each try, and what the first made is what the others wanted. */
+export async function createIfAbsent(client: Client, kind: KindDefinition, obj: KubeObject): Promise<void> {
+  try {
+    await client.create(kind, obj);
+  } catch (e) {
+    if (!(e instanceof ApiError && e.reason === 'AlreadyExists')) throw e;
+  }
+}
+
 const sameSubject = (a: SubjectType, b: SubjectType) => a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
 const autoupdate = (o: KubeObject) => o.metadata.annotations?.[AUTOUPDATE] !== 'false';
 
@@ -280,7 +290,7 @@ export async function reconcileBootstrapPolicy(client: Client): Promise<void> {
     const want = desiredRole(r);
     const have = existingRoles.get(r.name);
     if (!have) {
-      await client.create(clusterRoleKind, want);
+      await createIfAbsent(client, clusterRoleKind, want);
       continue;
     }
     if (!autoupdate(have)) continue;
@@ -314,6 +324,6 @@ export async function reconcileBootstrapPolicy(client: Client): Promise<void> {
       });
       continue;
     }
-    await client.create(clusterRoleBindingKind, want);
+    await createIfAbsent(client, clusterRoleBindingKind, want);
   }
 }
