@@ -30,6 +30,7 @@ import { changedPaths, getIn } from '../../editors/form/draft.ts';
 import { FormStoreProvider, useDraftForm, type ShownError } from '../../editors/form/store.ts';
 import { draftResolver, formKey, pathSegments, resolveErrors, serverErrors, type DraftError } from '../../editors/form/validation.ts';
 import { rolloutImpact } from './impact.ts';
+import { takeProposedDraft } from './proposed.ts';
 import { rebase, threeWay } from './threeway.ts';
 import { LazyDiffEditor, LazyYamlEditor, jsonSchemaFor, schemaUriFor } from '../../editors/monaco/index.ts';
 import { navigate, setNavigationGuard, withSearch } from '../../routes/router.tsx';
@@ -100,12 +101,14 @@ function ChangeList({ title, fields }: { title: string; fields: string[] }) {
 export function EditPage({ view, namespace, name }: { view: KindView; namespace?: string; name?: string }) {
   const form = kindForms.get(view.kind);
   const live = useObject(view.kind, namespace, name ?? '');
+  // A draft proposed by another page (a reachability fix) opens as the unsaved edit.
+  const [proposed] = useState(() => takeProposedDraft(view.kind.plural, view.kind.scope === 'Namespaced' ? (namespace ?? 'default') : undefined, name));
   if (!name) {
     const ns = view.kind.scope === 'Namespaced' ? (namespace ?? 'default') : undefined;
-    return <Editor view={view} initial={form ? form.template(ns ?? 'default') : { apiVersion: apiVersionOf(view.kind), kind: view.kind.kind, metadata: { name: '', namespace: ns } }} />;
+    return <Editor view={view} initial={proposed ?? (form ? form.template(ns ?? 'default') : { apiVersion: apiVersionOf(view.kind), kind: view.kind.kind, metadata: { name: '', namespace: ns } })} />;
   }
   if (!live.object) return <div className="alert info">{live.isPending ? 'Loading…' : `${view.kind.kind} "${name}" does not exist.`}</div>;
-  return <Editor view={view} initial={live.object} stored={live.object} live={live.object} />;
+  return <Editor view={view} initial={proposed ? { ...live.object, spec: (proposed as { spec?: unknown }).spec } : live.object} stored={live.object} live={live.object} />;
 }
 
 /** A list of every error, each a link to its field; the form and the YAML show them where they are. */
