@@ -303,25 +303,49 @@ export interface OpenAPIDocs {
 
 const sha512Hex = (text: string) => createHash('sha512').update(text).digest('hex').toUpperCase();
 
+/**
+ * The OpenAPI documents of these kinds, each built when first asked for (as
+ * upstream's handler caches do): a server starts without the ~0.3 s they
+ * take, and servers of one process over the same kinds share them.
+ */
 export function buildOpenAPI(kinds: readonly KindDefinition[], createOnly: readonly CreateOnlyResource[] = []): OpenAPIDocs {
-  const byPath = new Map<string, { json: string; hash: string }>();
-  const v3Docs: V3Document[] = [];
-  for (const gv of groupVersions<Documented>([...kinds, ...createOnly])) {
-    const doc = gvDocument(gv);
-    v3Docs.push(doc);
-    const json = JSON.stringify(doc);
-    const hash = sha512Hex(json).slice(0, 128);
-    byPath.set(gv.group ? `apis/${apiVersionOf(gv)}` : `api/${gv.version}`, { json, hash });
-  }
-  const paths = Object.fromEntries([...byPath].map(([p, d]) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` }]));
-  // v2 is built when first asked for (as upstream's handler cache does): most clients never read it.
+  const byCreateOnly = built.get(kinds) ?? new WeakMap<readonly CreateOnlyResource[], OpenAPIDocs>();
+  built.set(kinds, byCreateOnly);
+  let docs = byCreateOnly.get(createOnly);
+  if (!docs) byCreateOnly.set(createOnly, (docs = lazyDocs(kinds, createOnly)));
+  return docs;
+}
+
+const built = new WeakMap<readonly KindDefinition[], WeakMap<readonly CreateOnlyResource[], OpenAPIDocs>>();
+
+function lazyDocs(kinds: readonly KindDefinition[], createOnly: readonly CreateOnlyResource[]): OpenAPIDocs {
+  let v3: { byPath: OpenAPIDocs['byPath']; index: string; docs: V3Document[] } | undefined;
+  const v3Docs = () => {
+    if (v3) return v3;
+    const byPath = new Map<string, { json: string; hash: string }>();
+    const docs: V3Document[] = [];
+    for (const gv of groupVersions<Documented>([...kinds, ...createOnly])) {
+      const doc = gvDocument(gv);
+      docs.push(doc);
+      const json = JSON.stringify(doc);
+      const hash = sha512Hex(json).slice(0, 128);
+      byPath.set(gv.group ? `apis/${apiVersionOf(gv)}` : `api/${gv.version}`, { json, hash });
+    }
+    const paths = Object.fromEntries([...byPath].map(([p, d]) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` }]));
+    return (v3 = { byPath, index: JSON.stringify({ paths }), docs });
+  };
+  // v2 is converted from the v3 documents; most clients never read it.
   let v2: OpenAPIDocs['v2'] | undefined;
   return {
-    byPath,
-    index: JSON.stringify({ paths }),
+    get byPath() {
+      return v3Docs().byPath;
+    },
+    get index() {
+      return v3Docs().index;
+    },
     get v2() {
       if (!v2) {
-        const doc = swaggerDocument(v3Docs);
+        const doc = swaggerDocument(v3Docs().docs);
         const json = JSON.stringify(doc);
         v2 = { json, proto: encodeSwaggerProto(doc), etag: sha512Hex(json) };
       }
