@@ -411,7 +411,9 @@ class MinHeap {
     for (let i = a.length - 1; i > 0; ) {
       const p = (i - 1) >> 1;
       if (a[p] <= a[i]) break;
-      [a[p], a[i]] = [a[i], a[p]];
+      const x = a[p];
+      a[p] = a[i];
+      a[i] = x;
       i = p;
     }
   }
@@ -428,7 +430,9 @@ class MinHeap {
         if (l < a.length && a[l] < a[m]) m = l;
         if (r < a.length && a[r] < a[m]) m = r;
         if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
+        const x = a[m];
+        a[m] = a[i];
+        a[i] = x;
         i = m;
       }
     }

@@ -13,6 +13,7 @@ import { detailPath } from '../features/resources/types.ts';
 import { NodeDetails } from '../features/nodes/NodeDetails.tsx';
 import { NodeActions } from '../features/nodes/NodeActions.tsx';
 import { DaemonSetDetails } from '../features/daemonsets/DaemonSetDetails.tsx';
+import { DaemonSetReviewPlan } from '../features/daemonsets/RolloutPlanView.tsx';
 import { VolumeAttachmentDetails } from '../features/volumeattachments/VolumeAttachmentDetails.tsx';
 import { NetworkPolicyWhatIf } from '../features/reachability/NetworkPolicyWhatIf.tsx';
 import { NetworkPolicyDetails } from '../features/networkpolicies/NetworkPolicyDetails.tsx';
@@ -23,7 +24,7 @@ import { BindingDetails, RoleDetails } from '../features/access/RbacDetails.tsx'
 export const primaryViews: KindView[] = [
   { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions },
   { kind: networkPolicyKind, label: 'Network policies', icon: icons.networkpolicy, Details: NetworkPolicyDetails, EditorAside: NetworkPolicyWhatIf },
-  { kind: daemonSetKind, label: 'Daemon sets', icon: icons.daemonset, Details: DaemonSetDetails, dependents: 'its pods and ControllerRevisions' },
+  { kind: daemonSetKind, label: 'Daemon sets', icon: icons.daemonset, Details: DaemonSetDetails, ReviewAside: DaemonSetReviewPlan, dependents: 'its pods and ControllerRevisions' },
   { kind: volumeAttachmentKind, label: 'Volume attachments', icon: icons.volumeattachment, Details: VolumeAttachmentDetails },
 ];
 

@@ -1,6 +1,7 @@
 // The update strategy edited in place (type, maxSurge, maxUnavailable,
 // minReadySeconds) through the form engine, validated by the server's rules.
 import { useMemo, useState } from 'react';
+import { useWatch } from 'react-hook-form';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { formatHostPort, hostPortsOf } from '../../../lib/nodeports.ts';
@@ -13,6 +14,7 @@ import { buildFields, type FormLayout } from '../../editors/form/fields.ts';
 import { Fields } from '../../editors/form/SchemaForm.tsx';
 import { FormStoreProvider, useDraftForm } from '../../editors/form/store.ts';
 import { draftResolver } from '../../editors/form/validation.ts';
+import { StrategyPlanPreview } from './RolloutPlanView.tsx';
 
 const layout: FormLayout = {
   exclusive: true,
@@ -75,6 +77,10 @@ function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
   // The form sends the stored DaemonSet plus the fields edited here, nothing else.
   const [resolver] = useState(() => draftResolver(daemonSetKind, undefined, () => ds));
   const store = useDraftForm({ initial: ds, stored: ds, resolver });
+  // The plan follows every edit (before and after), so the draft is read on each change.
+  const values = useWatch({ control: store.control });
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const draft = useMemo(() => store.draft, [store, values]);
   const [error, setError] = useState<unknown>();
   const [submitting, setSubmitting] = useState(false);
   const save = async (e: React.FormEvent) => {
@@ -97,6 +103,7 @@ function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
     <FormStoreProvider value={store}>
       <form className="form strategy-form" onSubmit={(e) => void save(e)} noValidate aria-label="Update strategy form">
         <Fields nodes={fields} base="" topLevel />
+        <StrategyPlanPreview ds={ds} draft={draft} />
         <ErrorAlert error={error} />
         <div className="row">
           <button className="btn primary" type="submit" disabled={submitting}>

@@ -558,6 +558,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
               </div>
             )}
             {view.ReviewAside && <view.ReviewAside stored={creating ? undefined : base} proposed={review.dryRun} />}
+            {view.ReviewAside && <view.ReviewAside stored={creating ? undefined : base} proposed={review.dryRun} />}
             <p className="muted">The right side is the server's own answer to a dry run of this request, with its defaults and the fields it sets.</p>
             <LazyDiffEditor original={creating ? '' : forDiff(base)} modified={forDiff(review.dryRun)} originalLabel={creating ? 'Nothing' : 'Stored'} modifiedLabel="After apply" height={380} />
             <div className="row" style={{ marginTop: 12 }}>

@@ -13,6 +13,8 @@ export interface KindView {
   Actions?: ComponentType<{ object: KubeObject }>;
   /** Shown beside the editor while an object of the kind is edited (the NetworkPolicy what-if); `invalid` while the draft does not validate. */
   EditorAside?: ComponentType<{ draft: KubeObject; original?: KubeObject; invalid?: boolean }>;
+  /** Shown in the review beside the diff (a DaemonSet's rollout plan): the stored object and the server's dry-run answer. */
+  ReviewAside?: ComponentType<{ stored?: KubeObject; proposed: KubeObject }>;
   /** What the kind's objects own (`its pods and revisions`): deletion then asks what becomes of them. */
   dependents?: string;
 }

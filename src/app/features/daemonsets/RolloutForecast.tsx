@@ -1,0 +1,239 @@
+// The rollout judged against its plan. While it runs: the finish time
+// forecast from the plan and the pace so far (re-planned from the pods as
+// they are, each time a node completes), and a flag when it has fallen
+// behind the plan. After it: the plan next to what happened, per wave and
+// per node. The plan is the one the review showed (planstore.ts), or, for
+// a rollout started elsewhere, the one made when this page first saw it.
+import { useEffect, useMemo } from 'react';
+import type { KubeObject } from '../../../kinds/kind.ts';
+import { deepEqual } from '../../../lib/json.ts';
+import { ControllerRevisionHashLabel, rolloutStatus } from '../../../lib/rollout.ts';
+import { hashOfTemplate, paceFor, planRollout, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
+import { Badge } from '../../components/common.tsx';
+import { formatDuration } from './rollout.ts';
+import { findPlan, plansOf, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
+import { isOwnedBy } from './rollout.ts';
+
+export interface LiveForecast {
+  record?: PlanRecord;
+  /** The rollout's start (its revision's creation), epoch ms. */
+  start?: number;
+  /** Time left, p10 / p50 / p90 (ms), from now. */
+  left?: { p10: number; p50: number; p90: number; completes: boolean };
+  /** Nodes finished per second so far. */
+  pace?: number;
+  behind?: string;
+}
+
+/** What happened: each node's new pod created and available (epoch ms), for the pods of `hash`. */
+export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, start: number): Outcome {
+  const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
+  const nodes: Outcome['nodes'] = {};
+  let finishedAt: number | undefined;
+  for (const p of pods) {
+    if (!isOwnedBy(p, ds) || p.metadata.labels?.[ControllerRevisionHashLabel] !== hash || p.metadata.deletionTimestamp) continue;
+    const node = (p.spec as any)?.nodeName;
+    if (!node) continue;
+    const available = podAvailableTime(p as never, minReady);
+    nodes[node] = { created: Date.parse(p.metadata.creationTimestamp ?? '') || start, available };
+    if (available !== undefined) finishedAt = Math.max(finishedAt ?? 0, available);
+  }
+  return { start, nodes, finishedAt };
+}
+
+/**
+ * The forecast of the rollout in progress. Re-planned when the number of
+ * finished nodes or stalls changes, not on every pod event.
+ */
+export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boolean, progress: { updatedAvailable: number; stalled: number }): LiveForecast {
+  const status = rolloutStatus(ds as never);
+  const running = loaded && !status.done && !status.error;
+  const template = (ds.spec as any)?.template;
+  const result = useMemo((): LiveForecast => {
+    if (!loaded) return {};
+    const hash = hashOfTemplate(ds as never, view);
+    const rev = revisionsOfDaemonSet(ds as never, view).find((r) => r.hash === hash);
+    const start = rev ? Date.parse(rev.object.metadata.creationTimestamp ?? '') : undefined;
+    let record = findPlan(ds.metadata.uid, template);
+    if (!running || !hash || start === undefined || Number.isNaN(start)) return { record, start };
+    const now = Date.now();
+    const pods = view.pods.filter((p) => isOwnedBy(p as never, ds));
+    const fresh = (p: any) => p.metadata?.labels?.[ControllerRevisionHashLabel] === hash;
+    const plan = planRollout({ ds: ds as never, nodes: view.nodes, pods, isNew: fresh, now, pace: paceFor(ds as never, view), runs: 100 });
+    if (!record) {
+      // No plan from a review in this browser: the plan as first seen, its times shifted to the rollout's start.
+      record = recordFrom(ds, template, shift(plan, now - start), 'first seen', now);
+      savePlan(record, true);
+    }
+    const f = plan.forecast!;
+    const elapsed = now - start;
+    const done = pods.filter((p) => fresh(p) && podAvailableTime(p as never, (ds.spec as any)?.minReadySeconds ?? 0) !== undefined).length;
+    let behind: string | undefined;
+    if (!f.completes && record.completes) behind = 'a node stalls that the plan did not expect';
+    else if (record.completes && elapsed + f.p50 > record.p90) behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
+    return { record, start, left: { p10: f.p10, p50: f.p50, p90: f.p90, completes: f.completes }, pace: elapsed > 0 ? done / (elapsed / 1000) : undefined, behind };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loaded, running, ds, progress.updatedAvailable, progress.stalled, view.nodes]);
+
+  // Once finished, keep what happened beside the plan (the next rollout deletes these pods).
+  useEffect(() => {
+    if (!loaded || !status.done || !result.record || result.start === undefined || result.record.outcome?.finishedAt) return;
+    const hash = hashOfTemplate(ds as never, view);
+    if (hash) saveOutcome(ds.metadata.uid!, template, outcomeOf(ds, view.pods as never, hash, result.start));
+  }, [loaded, status.done, result, ds, view, template]);
+  return result;
+}
+
+/** The plan's times moved later by `ms` (a plan made mid-rollout, measured from the rollout's start). */
+function shift(plan: RolloutPlan, ms: number): RolloutPlan {
+  const f = plan.forecast;
+  if (!f) return plan;
+  const nodeFinish = Object.fromEntries(Object.entries(f.nodeFinish).map(([k, v]) => [k, v + ms]));
+  return { ...plan, waves: plan.waves.map((w) => ({ ...w, endsAt: w.endsAt === undefined ? undefined : w.endsAt + ms })), forecast: { ...f, p10: f.p10 + ms, p50: f.p50 + ms, p90: f.p90 + ms, nodeFinish } };
+}
+
+/** The forecast line of the live view. */
+export function ForecastLine({ forecast }: { forecast: LiveForecast }) {
+  const { left, record, start, behind } = forecast;
+  if (!left || start === undefined) return null;
+  const at = new Date(Date.now() + left.p50);
+  return (
+    <span data-testid="rollout-forecast" className="rollout-forecast">
+      {' '}
+      · {left.completes ? (
+        <>
+          forecast: done at <strong>{at.toLocaleTimeString()}</strong> (in {formatDuration(left.p50)}, {formatDuration(left.p10)}–{formatDuration(left.p90)})
+        </>
+      ) : (
+        <>forecast: the reachable nodes done in {formatDuration(left.p50)}, then stalled</>
+      )}
+      {record && (
+        <span className="muted">
+          {' '}
+          · plan {record.source === 'review' ? 'at review' : 'when first seen'}: {formatDuration(record.p50)} ({formatDuration(record.p10)}–{formatDuration(record.p90)}), {formatDuration(Date.now() - start)} gone
+        </span>
+      )}
+      {forecast.pace !== undefined && forecast.pace > 0 && <span className="muted"> · pace so far {forecast.pace.toFixed(forecast.pace < 1 ? 2 : 1)} nodes/s</span>}{' '}
+      {behind ? (
+        <Badge tone="bad" title={behind}>
+          behind plan
+        </Badge>
+      ) : (
+        record && <Badge tone="ok">on plan</Badge>
+      )}
+      {behind && <span data-testid="rollout-behind"> {behind}</span>}
+    </span>
+  );
+}
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
+
+/** After rollouts: each kept plan next to what happened, per wave and per node. */
+export function PlanVsActual({ ds, pods, revisions }: { ds: KubeObject; pods: KubeObject[]; revisions: KubeObject[] }) {
+  const records = plansOf(ds.metadata.uid);
+  const view = { revisions } as unknown as ClusterView;
+  const list = revisionsOfDaemonSet(ds as never, view);
+  if (!records.length) {
+    return <p className="muted">No rollout plan kept in this browser yet: the review of a template change keeps its plan here, to be set against what happens.</p>;
+  }
+  return (
+    <div className="plan-history" data-testid="plan-history">
+      {records.slice(0, 5).map((r, i) => {
+        const rev = list.find((x) => deepEqual(x.template, r.template));
+        const live = rev && deepEqual((ds.spec as any)?.template, r.template) ? outcomeOf(ds, pods, rev.hash, Date.parse(rev.object.metadata.creationTimestamp ?? '') || r.madeAt) : undefined;
+        const outcome = r.outcome?.finishedAt ? r.outcome : (live ?? r.outcome);
+        return <PlanRecordView key={i} record={r} outcome={outcome} revision={rev?.revision} />;
+      })}
+    </div>
+  );
+}
+
+function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; outcome?: Outcome; revision?: number }) {
+  const total = outcome?.finishedAt !== undefined ? outcome.finishedAt - outcome.start : undefined;
+  const allDone = outcome && record.waves.every((w) => w.nodes.every((n) => w.stalls.includes(n) || outcome.nodes[n]?.available !== undefined));
+  const actualOf = (n: string) => {
+    const a = outcome?.nodes[n]?.available;
+    return a === undefined || !outcome ? undefined : a - outcome.start;
+  };
+  return (
+    <details className="plan-record" open={revision !== undefined} data-plan-revision={revision ?? ''}>
+      <summary>
+        {revision !== undefined ? `Revision ${revision}` : 'A revision no longer kept'}: planned <strong>{formatDuration(record.p50)}</strong> ({formatDuration(record.p10)}–{formatDuration(record.p90)}) under {record.budget}
+        {total !== undefined && allDone ? (
+          <>
+            , took <strong data-testid="plan-actual">{formatDuration(total)}</strong> ({pct((total - record.p50) / Math.max(1, record.p50))}){' '}
+            {total >= record.p10 && total <= record.p90 ? <Badge tone="ok">within the spread</Badge> : <Badge tone="warn">outside the spread</Badge>}
+          </>
+        ) : (
+          <span className="muted">, not finished</span>
+        )}
+        <span className="muted"> · plan {record.source === 'review' ? 'from the review' : 'made when first seen'}, {new Date(record.madeAt).toLocaleString()}</span>
+      </summary>
+      <table className="simple plan-waves">
+        <thead>
+          <tr>
+            <th>Wave</th>
+            <th>Nodes</th>
+            <th>Planned done after</th>
+            <th>Done after</th>
+          </tr>
+        </thead>
+        <tbody>
+          {record.waves.slice(0, 30).map((w, k) => {
+            const times = w.nodes.map(actualOf);
+            const finished = times.every((t) => t !== undefined);
+            const end = finished && times.length ? Math.max(...(times as number[])) : undefined;
+            return (
+              <tr key={k}>
+                <td>{k + 1}</td>
+                <td className="mono plan-nodes" title={w.nodes.join(', ')}>
+                  {w.nodes.slice(0, 6).join(', ')}
+                  {w.nodes.length > 6 && <span className="muted"> and {w.nodes.length - 6} more</span>}
+                </td>
+                <td>{w.endsAt !== undefined ? formatDuration(w.endsAt) : '—'}</td>
+                <td>
+                  {end !== undefined ? formatDuration(end) : w.stalls.length ? 'stalled' : '—'}
+                  {end !== undefined && w.endsAt ? <span className="muted"> ({pct((end - w.endsAt) / w.endsAt)})</span> : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {record.waves.length > 30 && <p className="muted">and {record.waves.length - 30} more waves</p>}
+      <details>
+        <summary>Per node</summary>
+        <table className="simple">
+          <thead>
+            <tr>
+              <th>Node</th>
+              <th>Wave</th>
+              <th>Planned done after</th>
+              <th>Done after</th>
+            </tr>
+          </thead>
+          <tbody>
+            {record.waves
+              .flatMap((w, k) => w.nodes.map((n) => ({ n, k })))
+              .slice(0, 300)
+              .map(({ n, k }) => {
+                const a = actualOf(n);
+                const p = record.nodeFinish[n];
+                return (
+                  <tr key={n} data-plan-node={n}>
+                    <td className="mono">{n}</td>
+                    <td>{k + 1}</td>
+                    <td>{p !== undefined ? formatDuration(p) : 'stalls'}</td>
+                    <td>
+                      {a !== undefined ? formatDuration(a) : '—'}
+                      {a !== undefined && p ? <span className="muted"> ({pct((a - p) / p)})</span> : null}
+                    </td>
+                  </tr>
+                );
+              })}
+          </tbody>
+        </table>
+      </details>
+    </details>
+  );
+}
