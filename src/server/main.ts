@@ -23,6 +23,7 @@ const { values } = parseArgs({
     'token-file': { type: 'string' },
     'tls-cert-file': { type: 'string' },
     'tls-private-key-file': { type: 'string' },
+    'client-ca-file': { type: 'string' },
     'anonymous-auth': { type: 'boolean', default: false },
     'cors-allowed-origins': { type: 'string' },
     'accept-hosts': { type: 'string' },
@@ -60,7 +61,10 @@ if (values.help) {
   --token-file FILE             more bearer tokens, kube-apiserver CSV format (token,user,uid,"group1,group2");
                                 the admin token in DATA-DIR/admin-token always works
   --tls-cert-file FILE          serving certificate (PEM) instead of the one issued by DATA-DIR/pki/ca.crt
-  --tls-private-key-file FILE   its private key (PEM)
+  --tls-private-key-file FILE   its private key (PEM); both files (or those of DATA-DIR/pki) are read again
+                                when they change, without a restart
+  --client-ca-file FILE         CA bundle (PEM) for client certificates: one it signed authenticates as its
+                                CN, in the groups of its O values
   --anonymous-auth              requests without credentials act as system:anonymous (judged by RBAC)
                                 instead of being answered 401
   --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS, each pinned
@@ -162,6 +166,7 @@ const server = await startServer({
   tokenFile: values['token-file'],
   tlsCertFile: values['tls-cert-file'],
   tlsPrivateKeyFile: values['tls-private-key-file'],
+  clientCAFile: values['client-ca-file'],
   anonymousAuth: values['anonymous-auth'],
   corsAllowedOrigins: corsAllowedOrigins(),
   acceptHosts: values['accept-hosts']?.split(',').map((h) => h.trim()).filter(Boolean),

@@ -2,6 +2,7 @@
 // the HTTP pipeline, plus the SPA and the in-process controllers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { kinds as allKinds } from '../kinds/registry.ts';
 import type { KindDefinition } from '../kinds/kind.ts';
 import { SqliteStorage } from './storage/sqlite.ts';
@@ -15,14 +16,14 @@ import { eventKind } from '../kinds/events.ts';
 import { buildOpenAPI } from './openapi.ts';
 import { createHandler } from './http/handler.ts';
 import { errors } from './http/status.ts';
-import { tokenAuthenticator } from './auth/authn.ts';
+import { tokenAuthenticator, unionAuthenticator, x509Authenticator } from './auth/authn.ts';
 import type { Authorizer } from './auth/authz.ts';
 import { privilegedGroupAuthorizer, rbacAuthorizer, RbacResolver, unionAuthorizer } from './auth/rbac.ts';
 import { nodeAuthorizer, nodeRestriction } from './auth/node.ts';
 import { rbacEscalationAdmission } from './auth/escalation.ts';
 import { impersonatingAuthenticator } from './auth/impersonation.ts';
 import { createIfAbsent, reconcileBootstrapPolicy } from './auth/bootstrap.ts';
-import { ensureAdminToken, ensureServingCertificate, kubeconfigText, servingNames, writeKubeconfig } from './auth/credentials.ts';
+import { ensureAdminToken, ensureServingCertificate, kubeconfigText, servingNames, watchFiles, writeKubeconfig } from './auth/credentials.ts';
 import { listenDual, type DualListener } from './http/listener.ts';
 import type { Limits } from './http/limits.ts';
 import { aggregateAll } from './controllers/clusterroleaggregation.ts';
@@ -50,6 +51,8 @@ export interface ServerOptions {
   /** A serving certificate and key of one's own (PEM files) instead of the one issued by `<data-dir>/pki/ca.crt`. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  /** PEM CA bundle: client certificates it signed authenticate as their CN, in their O groups (--client-ca-file). */
+  clientCAFile?: string;
   /** Replaces the Node and RBAC authorizers (tests of the review endpoints plug in their own). */
   authorizer?: Authorizer;
   corsAllowedOrigins?: RegExp[];
@@ -162,12 +165,15 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
 
   const adminToken = ensureAdminToken(opts.dataDir);
   const host = opts.host ?? '127.0.0.1';
-  const serving = opts.tlsCertFile
-    ? (() => {
-        const cert = readFileSync(opts.tlsCertFile!, 'utf8');
-        return { cert, key: readFileSync(opts.tlsPrivateKeyFile ?? opts.tlsCertFile!, 'utf8'), ca: cert };
-      })()
-    : ensureServingCertificate(opts.dataDir, servingNames(host));
+  const loadServing = () =>
+    opts.tlsCertFile
+      ? (() => {
+          const cert = readFileSync(opts.tlsCertFile!, 'utf8');
+          return { cert, key: readFileSync(opts.tlsPrivateKeyFile ?? opts.tlsCertFile!, 'utf8'), ca: cert };
+        })()
+      : ensureServingCertificate(opts.dataDir, servingNames(host));
+  const serving = loadServing();
+  const tlsMaterial = () => ({ ...loadServing(), clientCA: opts.clientCAFile ? readFileSync(opts.clientCAFile, 'utf8') : undefined });
 
   const controllers = new ControllerManager(
     { client, stores, cache },
@@ -182,7 +188,10 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     kinds: allKinds,
     stores,
     openapi: buildOpenAPI(allKinds, reviewResources),
-    authenticator: impersonatingAuthenticator(tokenAuthenticator({ adminToken, tokenFile: opts.tokenFile, anonymous: opts.anonymousAuth }), authorizer),
+    authenticator: impersonatingAuthenticator(
+      unionAuthenticator(...(opts.clientCAFile ? [x509Authenticator] : []), tokenAuthenticator({ adminToken, tokenFile: opts.tokenFile, anonymous: opts.anonymousAuth })),
+      authorizer,
+    ),
     authorizer,
     version: VERSION,
     fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
@@ -199,12 +208,22 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const listener = await listenDual({
     host,
     port: opts.port ?? 8080,
-    tls: serving,
+    tls: { ...serving, clientCA: opts.clientCAFile ? readFileSync(opts.clientCAFile, 'utf8') : undefined },
     onRequest: (req, res) => void handler(req, res),
     // Watches over WebSocket (and any other request that asks to upgrade) go through the same pipeline.
     onUpgrade: (req, socket, head) => void handler.upgrade(req, socket, head),
     // Requests node:http cannot even parse are answered with a Status too.
     onClientError: handler.clientError,
+  });
+  // New certificates (or client CA) are served from the next handshake on, without a restart.
+  const tlsFiles = opts.tlsCertFile ? [opts.tlsCertFile, opts.tlsPrivateKeyFile ?? opts.tlsCertFile] : [join(opts.dataDir, 'pki', 'apiserver.crt'), join(opts.dataDir, 'pki', 'apiserver.key')];
+  const stopWatchingTls = watchFiles([...new Set(tlsFiles), ...(opts.clientCAFile ? [opts.clientCAFile] : [])], () => {
+    try {
+      listener.setTls(tlsMaterial());
+    } catch (e) {
+      // A half-written pair (key before certificate): the next change completes it; the old pair serves meanwhile.
+      console.error(`serving certificate not reloaded: ${(e as Error).message}`);
+    }
   });
   const addr = listener.address();
   // A wildcard listener is reached on loopback; the certificate names it either way.
@@ -231,6 +250,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     client,
     controllers,
     async close() {
+      stopWatchingTls();
       stopEventExpiry();
       stopCompaction();
       await controllers.stop();

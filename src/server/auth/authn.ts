@@ -5,6 +5,7 @@
 // then it is system:anonymous, and RBAC judges it like anyone else.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 
 export interface UserInfo {
   name: string;
@@ -61,6 +62,38 @@ export function tokenAuthenticator(opts: TokenAuthOptions): Authenticator {
       if (req.headers.authorization === undefined) return opts.anonymous ? ANONYMOUS : undefined;
       const token = bearerToken(req);
       return token ? users.get(token) : undefined;
+    },
+  };
+}
+
+/**
+ * Client certificates (--client-ca-file), as kube-apiserver's x509
+ * authenticator: a certificate the TLS handshake verified against the client
+ * CA names the user in its CN and the groups in its O values. A request
+ * without one, or with one the CA did not sign, is left to the next
+ * authenticator (the handshake accepts any, so that tokens still work).
+ */
+export const x509Authenticator: Authenticator = {
+  authenticate(req) {
+    const socket = req.socket as TLSSocket | undefined;
+    if (!socket || !('encrypted' in socket) || !socket.authorized) return undefined;
+    const subject = socket.getPeerCertificate()?.subject;
+    const name = subject?.CN;
+    if (!name || Array.isArray(name)) return undefined;
+    const orgs = subject.O === undefined ? [] : Array.isArray(subject.O) ? subject.O : [subject.O];
+    return { name, groups: [...orgs, SYSTEM_AUTHENTICATED] };
+  },
+};
+
+/** The first authenticator that knows the request, as upstream's union (certificates before tokens). */
+export function unionAuthenticator(...all: Authenticator[]): Authenticator {
+  return {
+    authenticate(req) {
+      for (const a of all) {
+        const user = a.authenticate(req);
+        if (user) return user;
+      }
+      return undefined;
     },
   };
 }

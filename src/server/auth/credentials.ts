@@ -6,7 +6,7 @@
 // restarts, and the serving certificate is issued again from the same CA
 // only when it no longer covers the names served.
 import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -56,18 +56,19 @@ function serial(): string {
   return b.toString('hex');
 }
 
-function issue(opts: { subject: string; publicKey: string; signerKey: string; issuer?: forge.pki.Certificate; ca: boolean; names?: string[]; years: number }): string {
+function issue(opts: { subject: string; organizations?: string[]; publicKey: string; signerKey: string; issuer?: forge.pki.Certificate; ca: boolean; client?: boolean; names?: string[]; years: number }): string {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(opts.publicKey);
   cert.serialNumber = serial();
   const now = Date.now();
   cert.validity.notBefore = new Date(now - 60 * 60 * 1000); // tolerate clock skew
   cert.validity.notAfter = new Date(now + opts.years * 365 * 24 * 60 * 60 * 1000);
-  const subject = [{ name: 'commonName', value: opts.subject }];
+  const subject = [...(opts.organizations ?? []).map((value) => ({ name: 'organizationName', value })), { name: 'commonName', value: opts.subject }];
   cert.setSubject(subject);
   cert.setIssuer(opts.issuer ? opts.issuer.subject.attributes : subject);
   const extensions: any[] = [{ name: 'basicConstraints', cA: opts.ca, critical: true }, { name: 'subjectKeyIdentifier' }];
   if (opts.ca) extensions.push({ name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true });
+  else if (opts.client) extensions.push({ name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, { name: 'extKeyUsage', clientAuth: true });
   else {
     extensions.push({ name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, { name: 'extKeyUsage', serverAuth: true });
     extensions.push({ name: 'subjectAltName', altNames: (opts.names ?? []).map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })) });
@@ -116,12 +117,40 @@ export function ensureServingCertificate(dataDir: string, names: string[]): Serv
   }
   const ca = readFileSync(caCrt, 'utf8');
   if (!existsSync(crt) || !existsSync(key) || !covers(readFileSync(crt, 'utf8'), names)) {
-    const k = rsaKey();
-    const pem = issue({ subject: 'kube-apiserver', publicKey: k.publicKey, signerKey: readFileSync(caKey, 'utf8'), issuer: forge.pki.certificateFromPem(ca), ca: false, names, years: 1 });
-    writeFileAtomic(key, k.privateKey);
-    writeFileAtomic(crt, pem, 0o644);
+    const issued = issueServingCertificate({ cert: ca, key: readFileSync(caKey, 'utf8') }, names);
+    writeFileAtomic(key, issued.key);
+    writeFileAtomic(crt, issued.cert, 0o644);
   }
   return { cert: readFileSync(crt, 'utf8'), key: readFileSync(key, 'utf8'), ca };
+}
+
+export interface KeyPair {
+  /** PEM certificate. */
+  cert: string;
+  /** PEM private key (PKCS#8). */
+  key: string;
+}
+
+/** A new self-signed CA (for client certificates of one's own, and tests). */
+export function createCertificateAuthority(subject: string): KeyPair {
+  const k = rsaKey();
+  return { cert: issue({ subject, publicKey: k.publicKey, signerKey: k.privateKey, ca: true, years: 10 }), key: k.privateKey };
+}
+
+/**
+ * A client certificate signed by `ca` for user `name` in `groups`: the
+ * subject's CN and O values, as kube-apiserver's x509 authenticator reads them.
+ */
+export function issueClientCertificate(ca: KeyPair, name: string, groups: string[] = []): KeyPair {
+  const k = rsaKey();
+  const cert = issue({ subject: name, organizations: groups, publicKey: k.publicKey, signerKey: ca.key, issuer: forge.pki.certificateFromPem(ca.cert), ca: false, client: true, years: 1 });
+  return { cert, key: k.privateKey };
+}
+
+/** A serving certificate signed by `ca` for `names` (tests of certificate rotation). */
+export function issueServingCertificate(ca: KeyPair, names: string[]): KeyPair {
+  const k = rsaKey();
+  return { cert: issue({ subject: 'kube-apiserver', publicKey: k.publicKey, signerKey: ca.key, issuer: forge.pki.certificateFromPem(ca.cert), ca: false, names, years: 1 }), key: k.privateKey };
 }
 
 /** A kubeconfig for `server` trusting `ca` and presenting `token`. */
@@ -155,4 +184,19 @@ export function writeKubeconfig(dataDir: string, text: string): string {
   const file = join(dataDir, 'kubeconfig');
   if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileAtomic(file, text);
   return file;
+}
+
+/**
+ * Calls `onChange` when any of `files` changes (certificate rotation without
+ * a restart). Polled by modification time and size, so a file replaced by a
+ * rename (as writeFileAtomic and cert-manager do) is seen too; returns the stop.
+ */
+export function watchFiles(files: string[], onChange: () => void, intervalMs = 1000): () => void {
+  const listener = (cur: { mtimeMs: number; size: number }, prev: { mtimeMs: number; size: number }) => {
+    if (cur.mtimeMs !== prev.mtimeMs || cur.size !== prev.size) onChange();
+  };
+  for (const f of files) watchFile(f, { interval: intervalMs, persistent: false }, listener);
+  return () => {
+    for (const f of files) unwatchFile(f, listener);
+  };
 }

@@ -226,8 +226,9 @@ export function createHandler(ctx: HandlerContext) {
       // Status, and its slot is free (a client that stalls its body holds none).
       release();
       if (res.headersSent) return void res.destroy();
-      // What is left of the request (a body still arriving) cannot be told from the next one.
-      res.setHeader('Connection', 'close');
+      // What is left of the request (a body still arriving) cannot be told from the next one
+      // (HTTP/2 streams are apart already and forbid the header).
+      if (req.httpVersionMajor < 2) res.setHeader('Connection', 'close');
       writeError(res, requestTimedOut(), pretty);
     }, timeoutMs) : undefined;
     try {
@@ -497,7 +498,8 @@ export function createHandler(ctx: HandlerContext) {
       res.detachSocket(upgrade.socket as never);
       transport = await sockets.accept(req, upgrade.socket, upgrade.head, limits.watchBufferBytes);
     } else {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+      // Chunked over HTTP/1.1 (no length given), DATA frames over HTTP/2.
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
       transport = {
         send(event) {
