@@ -23,6 +23,8 @@ export interface FieldMeta extends PatchField {
   listMapKeys?: string[];
   /** `atomic` for maps and structs that apply replaces as a whole (LabelSelector, nodeSelector). */
   mapType?: 'atomic';
+  /** A struct the Go type holds by value, not through a pointer (always there, if only empty): managedFields records no `.` for it. */
+  embedded?: true;
   fields?: KindPatchSchema;
 }
 
@@ -34,6 +36,8 @@ const set: FieldMeta = { strategy: 'merge' };
 const struct = (fields: KindPatchSchema): FieldMeta => ({ fields });
 /** A struct that server-side apply treats as one value (`+structType=atomic`). */
 const atomicStruct = (fields: KindPatchSchema): FieldMeta => ({ fields, mapType: 'atomic' });
+/** A struct held by value in the Go type (PodTemplateSpec in a DaemonSetSpec, NodeStatus.nodeInfo). */
+const embedded = (fields: KindPatchSchema = {}): FieldMeta => ({ fields, embedded: true });
 
 const objectMeta: KindPatchSchema = {
   finalizers: set,
@@ -79,8 +83,8 @@ const podSpec: KindPatchSchema = {
 };
 
 const podTemplateSpec: KindPatchSchema = {
-  metadata: struct(objectMeta),
-  spec: struct(podSpec),
+  metadata: embedded(objectMeta),
+  spec: embedded(podSpec),
 };
 
 const podStatus: KindPatchSchema = {
@@ -104,6 +108,8 @@ export const patchMetaByKind: Readonly<Record<string, KindPatchSchema>> = {
     metadata: struct(objectMeta),
     spec: struct({ podCIDRs: set, taints: replace }),
     status: struct({
+      daemonEndpoints: embedded({ kubeletEndpoint: embedded() }),
+      nodeInfo: embedded(),
       conditions: conditionsByType,
       addresses: mergeBy('type'),
       volumesAttached: replace,
@@ -123,11 +129,12 @@ export const patchMetaByKind: Readonly<Record<string, KindPatchSchema>> = {
   },
   'DaemonSet.apps': {
     metadata: struct(objectMeta),
-    spec: struct({ selector, template: struct(podTemplateSpec) }),
+    spec: struct({ selector, template: embedded(podTemplateSpec), updateStrategy: embedded() }),
     status: struct({ conditions: conditionsByType }),
   },
   'VolumeAttachment.storage.k8s.io': {
     metadata: struct(objectMeta),
+    spec: struct({ source: embedded() }),
   },
   Namespace: {
     metadata: struct(objectMeta),

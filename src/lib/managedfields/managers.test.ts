@@ -141,6 +141,33 @@ describe('updates', () => {
     expect(managers(m)).toContain('m3/Update');
   });
 
+  it('structs held by value (Go non-pointer fields) get no "." of their own, pointer structs and maps do', () => {
+    const embedded: ApplySchema = {
+      spec: {
+        fields: {
+          template: { embedded: true, fields: { metadata: { embedded: true }, spec: { embedded: true } } },
+          updateStrategy: { embedded: true },
+        },
+      },
+    };
+    const c = (now = '2026-01-01T00:00:00Z'): FieldManagerContext => ({ schema: embedded, ignored: new FieldSet(), now });
+    const spec = { template: { metadata: { labels: { app: 'x' } }, spec: { hostNetwork: true } }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } };
+    const created = updateManaged(undefined, obj(spec), new Map(), { manager: 'maker', apiVersion: 'v1' }, c());
+    expect(fieldsOf(created, 'maker')).toEqual({
+      'f:spec': {
+        'f:template': { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:hostNetwork': {} } },
+        'f:updateStrategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {} }, 'f:type': {} },
+      },
+    });
+    // Nor when one first appears in an update, or goes: only its fields change hands.
+    const bare = obj({});
+    const m = updateManaged(undefined, bare, new Map(), { manager: 'maker', apiVersion: 'v1' }, c());
+    const added = updateManaged(bare, obj({ updateStrategy: { type: 'OnDelete' } }), new Map([...m, ...created]), { manager: 'editor', apiVersion: 'v1' }, c('2026-01-02T00:00:00Z'));
+    expect(fieldsOf(added, 'editor')).toEqual({ 'f:spec': { 'f:updateStrategy': { 'f:type': {} } } });
+    const gone = updateManaged(obj(spec), obj({ template: spec.template }), created, { manager: 'editor', apiVersion: 'v1' }, c('2026-01-02T00:00:00Z'));
+    expect(fieldsOf(gone, 'maker')).toEqual({ 'f:spec': { 'f:template': { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:hostNetwork': {} } } } });
+  });
+
   it('ignored (reset) fields are owned by no one', () => {
     const m = updateManaged(undefined, { ...obj({ a: 1 }), status: { b: 2 } }, new Map(), { manager: 'x', apiVersion: 'v1' }, ctx('t', FieldSet.of(['f:status'])));
     expect(fieldsOf(m, 'x')).toEqual({ 'f:spec': { 'f:a': {} } });

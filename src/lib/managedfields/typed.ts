@@ -12,6 +12,12 @@ export interface ApplyField extends PatchField {
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
   mapType?: 'atomic';
+  /**
+   * A struct held by value in the Go type (not a pointer): Go always has it,
+   * if only empty, so its appearing or going in our JSON is no change of its
+   * own, only its fields' (no `.` is recorded for it).
+   */
+  embedded?: true;
   fields?: { readonly [field: string]: ApplyField };
 }
 
@@ -141,6 +147,10 @@ const below = (c: Comparison, pe: PathElement): Comparison => ({ added: c.added.
 
 function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, pe: PathElement, at: Comparison) {
   if (l === r) return;
+  if (m?.embedded) {
+    if (l === undefined && isMap(r)) l = {};
+    if (r === undefined && isMap(l)) r = {};
+  }
   if (l === undefined) return allNodes(r, m, pe, at.added);
   if (r === undefined) return allNodes(l, m, pe, at.removed);
   if (granularMap(l, m) && granularMap(r, m) && !(isEmpty(l) && isEmpty(r))) return compareMaps(l, r, m, below(at, pe));

@@ -220,6 +220,18 @@ describe('apply over HTTP', () => {
     expect(created.body.metadata.managedFields.map((m: any) => `${m.manager}/${m.operation}`)).toEqual(['maker/Update']);
   });
 
+  it('a create records no "." for structs the Go type holds by value (pod template, update strategy), as upstream', async () => {
+    const r = await s.api('/apis/apps/v1/namespaces/default/daemonsets?fieldManager=maker', {
+      method: 'POST',
+      body: { metadata: { name: 'h8' }, spec: { selector: { matchLabels: { app: 'h8' } }, template: { metadata: { labels: { app: 'h8' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } },
+    });
+    expect(r.status).toBe(201);
+    const spec = r.body.metadata.managedFields[0].fieldsV1['f:spec'];
+    expect(Object.keys(spec['f:template'])).toEqual(['f:metadata', 'f:spec']);
+    expect(spec['f:template']['f:metadata']).toEqual({ 'f:labels': { '.': {}, 'f:app': {} } });
+    expect(spec['f:updateStrategy']).toEqual({ 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} });
+  });
+
   it('an update without fieldManager is credited to the User-Agent up to its first slash', async () => {
     const r = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'h4' }, data: { a: '1' } }, headers: { 'User-Agent': 'my-tool/1.2 (linux)' } });
     expect(r.status).toBe(201);
