@@ -2,7 +2,6 @@
 // src/server/main.ts …`) on one etcd, so that a test can SIGKILL one as a
 // machine would die. Each replica's output is kept for its log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -104,6 +103,3 @@ export async function startReplica(name: string, args: string[], opts: { timeout
     stop: () => end('SIGTERM'),
   };
 }
-
-/** The admin token a replica wrote into its data dir (replicas sharing the dir share it). */
-export const adminTokenOf = (dataDir: string) => readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
