@@ -361,3 +361,38 @@ export const eventsEventKind: KindDefinition = {
 /** The event types client-go records. */
 export const EventTypeNormal = 'Normal';
 export const EventTypeWarning = 'Warning';
+
+// ---- reading events (the app's Events sections and pages) ---------------------
+
+/** The involved object of an event in either version. */
+export const involvedOf = (e: any): { kind?: string; namespace?: string; name?: string; uid?: string; fieldPath?: string } => e.involvedObject ?? e.regarding ?? {};
+
+/** When an event last happened (ms), for newest-first ordering. */
+export function lastSeenMs(e: any): number {
+  const t = eventTimes(e.apiVersion === 'events.k8s.io/v1' ? eventsToCore(e) : e).last;
+  const ms = t ? Date.parse(t) : NaN;
+  return Number.isNaN(ms) ? Date.parse(e.metadata?.creationTimestamp ?? '') || 0 : ms;
+}
+
+/** How many times it happened. */
+export const occurrences = (e: any) => eventTimes(e.apiVersion === 'events.k8s.io/v1' ? eventsToCore(e) : e).count;
+
+/**
+ * The events about one object, newest first, matched as `kubectl describe`
+ * selects them (kind, name and namespace of the involved object; a node's
+ * events name it by name as their uid, so uids are not compared).
+ */
+export function eventsAbout(events: readonly any[], about: { kind: string; name: string; namespace?: string }): any[] {
+  return events
+    .filter((e) => {
+      const io = involvedOf(e);
+      return io.kind === about.kind && io.name === about.name && (io.namespace || '') === (about.namespace || '');
+    })
+    .sort((a, b) => lastSeenMs(b) - lastSeenMs(a));
+}
+
+/** The source of an event as `kubectl describe` prints it under From: `kubelet`, or the reporting controller. */
+export const eventFrom = (e: any) => e.source?.component || e.reportingComponent || e.deprecatedSource?.component || e.reportingController || '';
+/** The host an event came from (the kubelet's node). */
+export const eventHost = (e: any) => e.source?.host || e.reportingInstance || e.deprecatedSource?.host || '';
+export const eventMessage = (e: any) => (e.message ?? e.note ?? '') as string;

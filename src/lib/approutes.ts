@@ -6,7 +6,7 @@
 // (`/metrics`, `/debug/pprof`, `/livez/etcd`), not with the app.
 
 /** Pages of the app that are not about one kind (the app's router has one view per entry). */
-export const APP_PAGES = ['settings', 'reachability', 'access'] as const;
+export const APP_PAGES = ['settings', 'reachability', 'access', 'events'] as const;
 export type AppPage = (typeof APP_PAGES)[number];
 export const isAppPage = (segment: string | undefined): segment is AppPage => (APP_PAGES as readonly string[]).includes(segment ?? '');
 /** Editor prefixes: `/new/<plural>` and `/edit/<plural>/…`. */

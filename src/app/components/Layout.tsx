@@ -124,7 +124,7 @@ function KindLink({ view, active, served }: { view: KindView; active: boolean; s
 }
 
 // `g` then a letter jumps to a view; `/` focuses the filter.
-const JUMPS: Record<string, string> = { o: '/', n: '/nodes', p: '/networkpolicies', d: '/daemonsets', v: '/volumeattachments', s: '/namespaces', c: '/pods', r: '/reachability', a: '/access', ',': '/settings' };
+const JUMPS: Record<string, string> = { o: '/', n: '/nodes', p: '/networkpolicies', d: '/daemonsets', v: '/volumeattachments', s: '/namespaces', c: '/pods', r: '/reachability', e: '/events', a: '/access', ',': '/settings' };
 function useKeyboard() {
   useEffect(() => {
     let pendingG = 0;
@@ -185,6 +185,9 @@ export function Layout({
         {primary.map(link)}
         <NavLink to={withSearch('/reachability')} icon={icons.reachability} active={pathname === '/reachability'}>
           Reachability
+        </NavLink>
+        <NavLink to={withSearch('/events')} icon={icons.events} active={pathname === '/events'}>
+          Events
         </NavLink>
         <div className="nav-section">Supporting</div>
         {supporting.map(link)}

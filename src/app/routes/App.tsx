@@ -10,7 +10,9 @@ import { useLocation } from './router.tsx';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { isAppPage, type AppPage } from '../../lib/approutes.ts';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
-import { accessViews, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+import { accessViews, allViews, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+import { EventsPage, EventsSection } from '../features/events/index.ts';
+import { detailPath } from '../features/resources/types.ts';
 
 // Loaded on first visit: the reachability views and their worker stay out of the first bundle.
 const ReachabilityPage = lazy(() => import('../features/reachability/ReachabilityPage.tsx'));
@@ -21,7 +23,16 @@ const PAGES: Record<AppPage, () => ReactNode> = {
   settings: () => <Settings />,
   access: () => <Suspense fallback={<div className="empty">Loading…</div>}><AccessPage /></Suspense>,
   reachability: () => <Suspense fallback={<div className="empty">Loading…</div>}><ReachabilityPage /></Suspense>,
+  events: () => <EventsPage objectLink={eventObjectLink} />,
 };
+
+/** The detail page of an event's object: matched by kind alone, as a kubelet's node events carry no apiVersion. */
+function eventObjectLink(kind: string, _apiVersion: string, namespace: string | undefined, name: string): string | undefined {
+  const v = allViews.find((x) => x.kind.kind === kind);
+  return v ? detailPath(v.kind, { metadata: { namespace, name } }) : undefined;
+}
+
+const eventsOf = (view: { kind: import('../../kinds/kind.ts').KindDefinition }) => (object: import('../../kinds/kind.ts').KubeObject) => <EventsSection kind={view.kind} object={object} />;
 
 function usePage() {
   const { pathname, search } = useLocation();
@@ -51,8 +62,8 @@ function usePage() {
   if (view) {
     const namespaced = view.kind.scope === 'Namespaced';
     if (parts.length === 1) return { fill: true, node: <ListPage key={view.kind.plural} view={view} namespace={namespace} /> };
-    if (namespaced && parts.length === 3) return { fill: false, node: <DetailPage view={view} namespace={parts[1]} name={parts[2]} ownerLink={ownerLink} /> };
-    if (!namespaced && parts.length === 2) return { fill: false, node: <DetailPage view={view} name={parts[1]} ownerLink={ownerLink} /> };
+    if (namespaced && parts.length === 3) return { fill: false, node: <DetailPage view={view} namespace={parts[1]} name={parts[2]} ownerLink={ownerLink} events={eventsOf(view)} /> };
+    if (!namespaced && parts.length === 2) return { fill: false, node: <DetailPage view={view} name={parts[1]} ownerLink={ownerLink} events={eventsOf(view)} /> };
   }
   return {
     fill: false,

@@ -18,6 +18,8 @@ import { useRolloutTimeline } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
 import { isConditionTrue } from '../../../lib/conditions.ts';
+import { eventKind } from '../../../kinds/events.ts';
+import { rolloutEvents, type RecordedEvent } from './events.ts';
 import { useClusterView } from './RolloutPlanView.tsx';
 import { ForecastLine, PlanVsActual, useLiveForecast } from './RolloutForecast.tsx';
 
@@ -37,6 +39,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const pods = useList(podKind, ns);
   const nodes = useList(nodeKind);
   const revisions = useList(controllerRevisionKind, ns);
+  const events = useList(eventKind, ns);
+  const opened = useRef(Date.now()).current;
   const tick = useNow();
   const [groupParam, setGroup] = useSearchParam('group');
   const [stallParam, setStall] = useSearchParam('stall');
@@ -59,6 +63,17 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const forecast = useLiveForecast(ds, cluster.view, cluster.loaded, model.counts);
   const strategy = (ds.spec as any)?.updateStrategy ?? {};
   const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
+
+  // Recorded events: the last warning per node beside it, and those since the page opened on the timeline.
+  const recorded = useMemo(() => rolloutEvents(ds, model.rows, events.items), [ds, model.rows, events.items]);
+  const timelineItems = useMemo(
+    () =>
+      [
+        ...timeline.events.map((e) => ({ ...e, warning: false, recorded: false })),
+        ...recorded.about.filter((e) => e.at >= opened - 1000).map((e) => ({ at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
+      ].sort((a, b) => b.at - a.at),
+    [timeline.events, recorded.about, opened],
+  );
 
   const rows = show === 'pending' ? model.rows.filter((r) => r.state !== 'updated') : show === 'stalled' ? model.rows.filter((r) => r.state === 'stalled') : model.rows;
   const groupKeys = useMemo(
@@ -113,7 +128,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
               </span>
             ) : (
               timeline.eta !== undefined &&
-              !status.done && (
+              !status.done &&
+              !forecast.left && (
                 <span data-testid="rollout-estimate">
                   {' '}
                   · pace {timeline.pace!.toFixed(timeline.pace! < 1 ? 2 : 1)} nodes/s, about <strong>{formatDuration(timeline.eta)}</strong> left
@@ -172,8 +188,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
               ))}
             </span>
           </div>
-          {stalled > 0 && <StalledNodes rows={model.rows} />}
-          <NodeGrid rows={rows} grouped={!!groupBy} />
+          {stalled > 0 && <StalledNodes rows={model.rows} warnings={recorded.lastWarning} />}
+          <NodeGrid rows={rows} grouped={!!groupBy} warnings={recorded.lastWarning} />
           {(model.excluded.length > 0 || model.orphans.length > 0) && <Excluded model={model} />}
         </div>
       </section>
@@ -192,14 +208,15 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           Timeline <span className="muted">since this page opened</span>
         </h2>
         <div className="body timeline">
-          {timeline.events.length === 0 ? (
+          {timelineItems.length === 0 ? (
             <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
           ) : (
             <ol>
-              {timeline.events.map((e, i) => (
-                <li key={i} className={`tl-${e.kind}`}>
+              {timelineItems.map((e, i) => (
+                <li key={i} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
                   <time>{new Date(e.at).toLocaleTimeString()}</time>
                   {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
+                  {e.recorded && <Badge tone={e.warning ? 'bad' : undefined}>{e.warning ? '⚠ event' : 'event'}</Badge>}
                   <span>{e.text}</span>
                 </li>
               ))}
@@ -226,7 +243,7 @@ function BudgetLine({ model }: { model: ReturnType<typeof buildRollout> }) {
 }
 
 /** Stalled nodes with their reasons in full (the grid's note column is cut to one line). */
-function StalledNodes({ rows }: { rows: NodeRow[] }) {
+function StalledNodes({ rows, warnings }: { rows: NodeRow[]; warnings: Map<string, RecordedEvent> }) {
   const stalled = rows.filter((r) => r.state === 'stalled');
   const shown = stalled.slice(0, 20);
   return (
@@ -236,6 +253,7 @@ function StalledNodes({ rows }: { rows: NodeRow[] }) {
         {shown.map((r) => (
           <li key={r.nodeName} data-stalled-node={r.nodeName}>
             <span className="mono">{r.nodeName}</span> for {formatDuration(Date.now() - (r.stalledSince ?? Date.now()))}: {r.stalledMessage}
+            {warnings.get(r.nodeName) && <span className="node-warning"> — last warning: {warningText(warnings.get(r.nodeName)!)}</span>}
           </li>
         ))}
         {stalled.length > shown.length && <li>and {stalled.length - shown.length} more (Show: stalled lists them all)</li>}
@@ -248,7 +266,7 @@ const ROW = 38;
 
 type GridItem = { header: true; group: string; count: number } | NodeRow;
 
-function NodeGrid({ rows, grouped }: { rows: NodeRow[]; grouped: boolean }) {
+function NodeGrid({ rows, grouped, warnings }: { rows: NodeRow[]; grouped: boolean; warnings: Map<string, RecordedEvent> }) {
   const parent = useRef<HTMLDivElement>(null);
   const items: GridItem[] = useMemo(() => {
     if (!grouped) return rows;
@@ -289,7 +307,7 @@ function NodeGrid({ rows, grouped }: { rows: NodeRow[]; grouped: boolean }) {
                   </span>
                 </div>
               );
-            return <NodeGridRow key={item.nodeName} row={item} style={style} />;
+            return <NodeGridRow key={item.nodeName} row={item} style={style} warning={item.state === 'updated' ? undefined : warnings.get(item.nodeName)} />;
           })}
         </div>
       </div>
@@ -297,7 +315,9 @@ function NodeGrid({ rows, grouped }: { rows: NodeRow[]; grouped: boolean }) {
   );
 }
 
-function NodeGridRow({ row, style }: { row: NodeRow; style: CSSProperties }) {
+const warningText = (w: RecordedEvent) => `${w.reason} (${w.from}): ${w.message}`;
+
+function NodeGridRow({ row, style, warning }: { row: NodeRow; style: CSSProperties; warning?: RecordedEvent }) {
   const b = stateBadge[row.state];
   const live = row.pods.filter((p) => p.state !== 'terminating');
   const main = live.find((p) => p.revision === 'new') ?? live[0];
@@ -318,8 +338,17 @@ function NodeGridRow({ row, style }: { row: NodeRow; style: CSSProperties }) {
       </span>
       <span role="cell">{main?.availableSince !== undefined && main.availableSince <= Date.now() ? new Date(main.availableSince).toLocaleTimeString() : '—'}</span>
       <span role="cell">{main ? main.restarts : '—'}</span>
-      <span role="cell" className="note" title={row.stalledMessage ?? main?.message}>
-        {row.state === 'stalled' ? `for ${formatDuration(Date.now() - (row.stalledSince ?? Date.now()))}: ${row.stalledMessage}` : (main?.message ?? '')}
+      <span role="cell" className="note" title={warning ? warningText(warning) : (row.stalledMessage ?? main?.message)}>
+        {warning ? (
+          // Why this node is not done: the last warning recorded about it or its pod (the kubelet's, usually).
+          <span className="node-warning" data-node-warning={row.nodeName}>
+            ⚠ {warningText(warning)}
+          </span>
+        ) : row.state === 'stalled' ? (
+          `for ${formatDuration(Date.now() - (row.stalledSince ?? Date.now()))}: ${row.stalledMessage}`
+        ) : (
+          (main?.message ?? '')
+        )}
       </span>
     </div>
   );

@@ -2,7 +2,7 @@
 // metadata, a read-only YAML tab, and deletion with a confirmation that
 // names the object. Edit and Delete are disabled, with who may not do what,
 // when the server would refuse them for this object.
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { fieldsWithMaturity } from '../../../kinds/schema.ts';
@@ -19,11 +19,14 @@ export function DetailPage({
   namespace,
   name,
   ownerLink,
+  events,
 }: {
   view: KindView;
   namespace?: string;
   name: string;
   ownerLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined;
+  /** The object's Events section (the events feature's, given by the routes). */
+  events?: (object: KubeObject) => ReactNode;
 }) {
   const { kind } = view;
   const { object, isPending, error } = useObject(kind, namespace, name);
@@ -78,6 +81,7 @@ export function DetailPage({
           ) : (
             <>
               {view.Details && <view.Details object={object} />}
+              {events?.(object)}
               <Maturity object={object} view={view} />
               <Metadata object={object} ownerLink={ownerLink} />
             </>

@@ -1,0 +1,129 @@
+// Events across the cluster (or the namespace chosen in the top bar), newest
+// first, filterable by the involved object's kind, type, reason and text,
+// live through the shared watch. Rows are virtualised and the filtering runs
+// on a deferred copy of the list, so a flood of events keeps the page smooth.
+import { useDeferredValue, useMemo, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { useList } from '../../api/hooks.ts';
+import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
+import { Link, useSearchParam } from '../../routes/router.tsx';
+import { ageText, objectText } from './EventsSection.tsx';
+import './events.css';
+
+const ROW = 34;
+
+export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
+  const [ns] = useSearchParam('ns');
+  const [kind, setKind] = useSearchParam('kind');
+  const [type, setType] = useSearchParam('type');
+  const [reason, setReason] = useSearchParam('reason');
+  const [text, setText] = useSearchParam('q');
+  const events = useList(eventKind, ns || undefined);
+  const items = useDeferredValue(events.items);
+  const now = useNow();
+
+  const kinds = useMemo(() => [...new Set(items.map((e) => involvedOf(e).kind ?? ''))].filter(Boolean).sort(), [items]);
+  const reasons = useMemo(() => [...new Set(items.map((e) => e.reason as string))].filter(Boolean).sort(), [items]);
+  const shown = useMemo(() => {
+    const q = text.toLowerCase();
+    return items
+      .filter(
+        (e) =>
+          (!kind || involvedOf(e).kind === kind) &&
+          (!type || (e.type || 'Normal') === type) &&
+          (!reason || e.reason === reason) &&
+          (!q || `${eventMessage(e)} ${involvedOf(e).name ?? ''}`.toLowerCase().includes(q)),
+      )
+      .map((e) => ({ e, at: lastSeenMs(e) }))
+      .sort((a, b) => b.at - a.at)
+      .map((x) => x.e);
+  }, [items, kind, type, reason, text]);
+  const warnings = useMemo(() => shown.filter((e) => e.type === 'Warning').length, [shown]);
+
+  const parent = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({ count: shown.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 15 });
+
+  return (
+    <div className="events-page">
+      <div className="page-head">
+        <h1>Events</h1>
+        <span className="muted">
+          {shown.length} of {items.length}
+          {ns ? ` in ${ns}` : ' across the cluster'}
+        </span>
+        {warnings > 0 && <Badge tone="bad">{warnings} warnings</Badge>}
+      </div>
+      <ErrorAlert error={events.error} />
+      <div className="toolbar">
+        <label className="check">
+          Kind{' '}
+          <select className="input" value={kind} onChange={(e) => setKind(e.target.value)} aria-label="Kind">
+            <option value="">any</option>
+            {[...new Set([...kinds, kind].filter(Boolean))].map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+        </label>
+        <label className="check">
+          Type{' '}
+          <select className="input" value={type} onChange={(e) => setType(e.target.value)} aria-label="Type">
+            <option value="">any</option>
+            <option>Normal</option>
+            <option>Warning</option>
+          </select>
+        </label>
+        <label className="check">
+          Reason{' '}
+          <select className="input" value={reason} onChange={(e) => setReason(e.target.value)} aria-label="Reason">
+            <option value="">any</option>
+            {[...new Set([...reasons, reason].filter(Boolean))].map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        <input className="input grow" placeholder="Filter by message or object name" value={text} onChange={(e) => setText(e.target.value)} aria-label="Filter events" />
+      </div>
+      <div className="events-list" role="table" aria-label="Events">
+        <div className="events-row events-head" role="row">
+          <span role="columnheader">Last seen</span>
+          <span role="columnheader">Type</span>
+          <span role="columnheader">Reason</span>
+          <span role="columnheader">Object</span>
+          <span role="columnheader">Message</span>
+          <span role="columnheader">From</span>
+        </div>
+        <div ref={parent} style={{ height: 'calc(100vh - 260px)', minHeight: 200, overflow: 'auto' }}>
+          {shown.length === 0 && <p className="muted" style={{ padding: 12 }}>{events.isPending ? 'Loading…' : 'No events.'}</p>}
+          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+            {virtual.getVirtualItems().map((v) => {
+              const e: any = shown[v.index];
+              const io = involvedOf(e);
+              const href = io.kind && io.name ? objectLink(io.kind, (io as any).apiVersion ?? '', io.namespace || undefined, io.name) : undefined;
+              return (
+                <div
+                  key={e.metadata.uid ?? e.metadata.name}
+                  role="row"
+                  className={`events-row${e.type === 'Warning' ? ' event-warning' : ''}`}
+                  style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${v.start}px)` }}
+                  data-reason={e.reason}
+                >
+                  <span role="cell">{ageText(e, now)}</span>
+                  <span role="cell">{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : e.type || 'Normal'}</span>
+                  <span role="cell">{e.reason}</span>
+                  <span role="cell" className="mono" title={objectText(e)}>
+                    {href ? <Link to={href}>{objectText(e)}</Link> : objectText(e)}
+                  </span>
+                  <span role="cell" title={eventMessage(e)}>
+                    {eventMessage(e)}
+                  </span>
+                  <span role="cell">{eventFrom(e)}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}
