@@ -8,7 +8,11 @@ if (!only || only === 'server') await benchServer();
 if (!only || only === 'cluster') await benchCluster();
 if (!only || only === 'ui') await benchUI();
 if (!only || only === 'stall') await (await import('./stall.ts')).benchStall();
+// Minutes long, so only when asked for by name.
+if (only === 'scale') await (await import('./scale.ts')).benchScale();
 if (!only || only === 'reachability') await (await import('./reachability.ts')).benchReachability();
 // Minutes long too: only by name.
 if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRolloutPlan();
+// Needs Debian's etcd-server; by name only.
+if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
 process.exit(0);
