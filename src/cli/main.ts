@@ -2,6 +2,7 @@
 // its first argument. Subcommands take argv and an output pair and return the
 // exit status, so tests call them in-process.
 import { reach } from './reach.ts';
+import { rolloutPlan } from './rolloutplan.ts';
 
 export interface IO {
   out: (s: string) => void;
@@ -12,6 +13,7 @@ type Subcommand = { run: (argv: string[], io: IO) => number | Promise<number>; s
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   reach: { run: reach, summary: 'who may connect to whom under a set of manifests; check intents, diff against a base' },
+  'rollout-plan': { run: rolloutPlan, summary: 'the waves and forecast of the rollout a DaemonSet manifest would start on a cluster' },
 };
 
 export const USAGE = `Usage: kube-workbench <command> [arguments]
