@@ -15,4 +15,6 @@ if (!only || only === 'reachability') await (await import('./reachability.ts')).
 if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRolloutPlan();
 // Needs Debian's etcd-server; by name only.
 if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
+// Needs etcd too, and waits out a 15 s lease: by name only.
+if (only === 'leader') await (await import('./leader.ts')).benchLeader();
 process.exit(0);
