@@ -43,6 +43,8 @@ test('apply from the editor: the takeover from kubectl is listed, cancel changes
   await page.goto('/edit/daemonsets/default/ssa-app');
   const image = page.locator('#f-spec-template-spec-containers-0-image');
   await expect(image).toHaveValue('registry.k8s.io/agent:1');
+  await expect(page.locator('[aria-label="Field managers"]')).toContainText('kubectl-client-side-apply (Update');
+  await shot(page, 'apply-form-top');
   // The form names the manager of a field another manager owns.
   const imageField = page.locator('.form-field', { has: image });
   await expect(imageField.locator('.badge.owner')).toHaveText('managed by kubectl-client-side-apply');
