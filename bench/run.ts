@@ -17,4 +17,6 @@ if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRollou
 if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
 // Needs etcd too, and waits out a 15 s lease: by name only.
 if (only === 'leader') await (await import('./leader.ts')).benchLeader();
+// A 1000-node rollout twice (with and without the recorder's correlation): by name only.
+if (only === 'events') await (await import('./events.ts')).benchEvents();
 process.exit(0);

@@ -49,7 +49,7 @@ export interface BroadcasterOptions {
   /** Similar events within this window beyond `maxSimilar` are combined (10 minutes, 10). */
   similarWindowMs?: number;
   maxSimilar?: number;
-  /** Identical events are counted into one object (false: every occurrence is a new object; for the bench). */
+  /** Correlate at all: rate-limit, combine similar events and count identical ones (false: every occurrence is a new object; the bench's baseline). */
   aggregate?: boolean;
   now?: () => number;
 }
@@ -68,6 +68,9 @@ interface Pending {
 }
 
 const MAX_LRU = 4096;
+
+/** Options every broadcaster of this process starts from (the bench turns aggregation off for its baseline). */
+export const broadcasterDefaults: BroadcasterOptions = {};
 
 /** A Map kept to the `max` most recently used keys (client-go's LRU caches). */
 class Lru<V> extends Map<string, V> {
@@ -114,7 +117,8 @@ export class EventBroadcaster {
   private lastNanos = 0n;
   private readonly o: Required<BroadcasterOptions>;
 
-  constructor(opts: BroadcasterOptions = {}) {
+  constructor(given: BroadcasterOptions = {}) {
+    const opts = { ...broadcasterDefaults, ...given };
     this.o = {
       queueSize: opts.queueSize ?? 1000,
       burst: opts.burst ?? 25,
@@ -206,7 +210,7 @@ export class EventBroadcaster {
     bucket.tokens = Math.min(this.o.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.o.qps);
     bucket.at = now;
     this.buckets.put(objectKey, bucket);
-    if (bucket.tokens < 1) {
+    if (bucket.tokens < 1 && this.o.aggregate) {
       this.stats.dropped.rateLimited++;
       return;
     }
