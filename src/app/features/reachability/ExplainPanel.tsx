@@ -83,7 +83,7 @@ function PairExplanation({ e, heading }: { e: Explanation; heading?: string }) {
 
 const refText = (r: { namespace: string; name: string } | { ip: string }) => ('ip' in r ? r.ip : `${r.namespace}/${r.name}`);
 
-export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose }: { summary: ClusterSummary; matrix: MatrixAnswer; cell: Cell; port: number; protocol: Protocol; onClose(): void }) {
+export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose, onFix }: { summary: ClusterSummary; matrix: MatrixAnswer; cell: Cell; port: number; protocol: Protocol; onClose(): void; onFix?(expect: 'allowed' | 'denied'): void }) {
   const src = summary.groups[cell.from];
   const dst = summary.groups[cell.to];
   const answer = useWorkerAnswer<CellExplanation>(
@@ -130,6 +130,20 @@ export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose }:
             {count} of {total} pod pairs allowed
             {state === 'partial' ? ': pods of these groups differ in named ports, addresses or nodes. One denied and one allowed pair explained.' : '; explained for one of them.'}
           </p>
+        )}
+        {onFix && (
+          <div className="row rx-fix-buttons">
+            {state !== 'allowed' && (
+              <button className="btn small" onClick={() => onFix('allowed')} title="Propose the smallest policy change that allows this">
+                Fix: allow
+              </button>
+            )}
+            {state !== 'denied' && (
+              <button className="btn small" onClick={() => onFix('denied')} title="Propose the smallest policy change that denies this">
+                Fix: deny
+              </button>
+            )}
+          </div>
         )}
         {answer.error && <div className="alert bad">{answer.error}</div>}
         {!answer.data && !answer.error && <p className="muted">computing…</p>}

@@ -13,12 +13,31 @@ import { ExplainPanel } from './ExplainPanel.tsx';
 import { GraphView } from './GraphView.tsx';
 import { Legend, MatrixView, type Cell } from './MatrixView.tsx';
 import { PoliciesView } from './PoliciesView.tsx';
+import { IntentsPanel } from './IntentsPanel.tsx';
+import { FixPanel } from './FixPanel.tsx';
+import { exportGraph, exportGraphEdges, exportMatrix, type ExportFormat } from './exporting.ts';
+import { groupId } from './MatrixView.tsx';
 
-type View = 'matrix' | 'graph' | 'policies';
+function ExportButtons({ onExport, formats }: { onExport(f: ExportFormat): void; formats: ExportFormat[] }) {
+  const label: Record<ExportFormat, string> = { csv: 'CSV', md: 'Markdown', svg: 'SVG', png: 'PNG' };
+  return (
+    <div className="row rx-export" role="group" aria-label="Export">
+      <span className="muted">Export</span>
+      {formats.map((f) => (
+        <button key={f} className="btn small" onClick={() => onExport(f)}>
+          {label[f]}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+type View = 'matrix' | 'graph' | 'policies' | 'intents';
 const VIEWS: { id: View; label: string }[] = [
   { id: 'matrix', label: 'Matrix' },
   { id: 'graph', label: 'Graph' },
   { id: 'policies', label: 'Policies' },
+  { id: 'intents', label: 'Intents' },
 ];
 const PROTOCOLS: Protocol[] = ['TCP', 'UDP', 'SCTP'];
 const policyKey = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
@@ -62,6 +81,7 @@ export function ReachabilityPage() {
   const [nsParam] = useSearchParam('ns');
   const view: View = VIEWS.some((v) => v.id === viewParam) ? (viewParam as View) : 'matrix';
   const [cellKeys, setCellKeys] = useState<{ from: string; to: string }>();
+  const [fixing, setFixing] = useState<{ fromKey: string; toKey: string; port: number; protocol: Protocol; expect: 'allowed' | 'denied' }>();
   const live = useLiveReachability();
   const policies = useList(networkPolicyKind);
   const summary = live.summary;
@@ -182,6 +202,8 @@ export function ReachabilityPage() {
               })}
             </div>
           )}
+          <span className="grow" />
+          {summary && matrix.summary && matrix.data && <ExportButtons formats={['csv', 'md', 'svg', 'png']} onExport={(f) => void exportMatrix(matrix.summary!, matrix.data!, f)} />}
           <datalist id="rx-ports">
             {summary?.suggestedPorts.map((p) => (
               <option key={`${p.protocol}/${p.port}`} value={p.port} />
@@ -205,6 +227,14 @@ export function ReachabilityPage() {
             ) : (
               <div className="empty">computing…</div>
             )}
+            {fixing && (
+              <FixPanel
+                summary={summary}
+                request={{ type: 'fixCell', ...fixing }}
+                title={`Fix: make this cell ${fixing.expect} on ${fixing.protocol} ${fixing.port}`}
+                onClose={() => setFixing(undefined)}
+              />
+            )}
             {matrix.data && (
               <p className="muted rx-foot">
                 {matrix.data.allowedPairs} of {matrix.data.totalPairs} pod pairs may connect on {matrix.data.protocol} {matrix.data.port}. Rows are sources, columns destinations; pods of one namespace with the same labels share a row and a column.
@@ -212,7 +242,15 @@ export function ReachabilityPage() {
             )}
           </div>
           {cell && matrix.summary && matrix.data ? (
-            <ExplainPanel summary={matrix.summary} matrix={matrix.data} cell={cell} port={matrix.data.port} protocol={matrix.data.protocol} onClose={() => setCellKeys(undefined)} />
+            <ExplainPanel
+              summary={matrix.summary}
+              matrix={matrix.data}
+              cell={cell}
+              port={matrix.data.port}
+              protocol={matrix.data.protocol}
+              onClose={() => setCellKeys(undefined)}
+              onFix={(expect) => setFixing({ fromKey: matrix.summary!.groups[cell.from].key, toKey: matrix.summary!.groups[cell.to].key, port: matrix.data!.port, protocol: matrix.data!.protocol, expect })}
+            />
           ) : (
             <PolicyPicker summary={summary} selected={policy ? policyParam : undefined} onSelect={setPolicy} />
           )}
@@ -220,10 +258,27 @@ export function ReachabilityPage() {
       )}
       {summary && view === 'graph' && (
         <div className={`rx-layout${computing ? ' stale' : ''}`}>
-          <div className="rx-main">{graph.summary && graph.data ? <GraphView summary={graph.summary} graph={graph.data} policy={shownPolicy} level={level} onLevel={(l) => setNodes(l)} /> : <div className="empty">computing…</div>}</div>
+          <div className="rx-main">
+            {graph.summary && graph.data && (
+              <ExportButtons
+                formats={['csv', 'md', 'svg', 'png']}
+                onExport={(f) => {
+                  const gs = graph.summary!;
+                  const names = graph.data!.level === 'groups' ? gs.groups.map(groupId) : [...new Set(gs.groups.map((g) => g.namespace))];
+                  const all = [...names, ...gs.cidrs.slice(0, graph.data!.cidrCount).map((c) => (c.except.length ? `${c.cidr} except ${c.except.join(',')}` : c.cidr))];
+                  if (f === 'csv' || f === 'md') exportGraphEdges(graph.data!.edges.map((e) => ({ from: all[e.from], to: all[e.to], ports: e.ports.join(' ') })), f);
+                  else {
+                    const svg = document.querySelector<SVGSVGElement>('svg.rx-graph');
+                    if (svg) void exportGraph(svg, f);
+                  }
+                }}
+              />
+            )}
+            {graph.summary && graph.data ? <GraphView summary={graph.summary} graph={graph.data} policy={shownPolicy} level={level} onLevel={(l) => setNodes(l)} /> : <div className="empty">computing…</div>}</div>
           <PolicyPicker summary={summary} selected={policy ? policyParam : undefined} onSelect={setPolicy} />
         </div>
       )}
+      {view === 'intents' && <IntentsPanel summary={summary} />}
       {summary && view === 'policies' && <PoliciesView summary={summary} objects={policies.items} selected={policyParam} onSelect={setPolicy} />}
     </div>
   );

@@ -9,6 +9,7 @@ import { Link, withSearch } from '../../routes/router.tsx';
 import type { PortSpec, WhatIfPair, WhatIfResult } from './compute.ts';
 import { useLiveReachability, useWorkerAnswer } from './client.ts';
 import { SYMBOL } from './MatrixView.tsx';
+import { useLiveIntents } from './intents.ts';
 
 const DEBOUNCE_MS = 300;
 const SHOWN = 25;
@@ -62,7 +63,8 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
   const [extraProto, setExtraProto] = useState<Protocol>('TCP');
   const extraPort = Number(extraText);
   const extra: PortSpec[] = Number.isInteger(extraPort) && extraPort > 0 && extraPort < 65536 ? [{ port: extraPort, protocol: extraProto }] : [];
-  const answer = useWorkerAnswer<WhatIfResult>(live.summary, `${key}|${extra.map((p) => `${p.protocol}/${p.port}`).join()}`, { type: 'whatif', draft: settled, original: orig, extraPorts: extra });
+  const intents = useLiveIntents();
+  const answer = useWorkerAnswer<WhatIfResult>(live.summary, `${key}|${extra.map((p) => `${p.protocol}/${p.port}`).join()}|${intents.key}`, { type: 'whatif', draft: settled, original: orig, extraPorts: extra, intents: intents.intents });
   const r = answer.data;
   const computing = live.loading || live.computing || answer.computing || typing;
   const ns = settled.metadata.namespace ?? 'default';
@@ -108,6 +110,21 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
                 </span>
               ))}
             </div>
+            {r.intents.length > 0 && (
+              <div className="rx-whatif-intents" data-testid="whatif-intents">
+                <h3>Intents</h3>
+                <ul>
+                  {r.intents.map((i) => (
+                    <li key={`${i.source}/${i.name}`} data-intent={i.name} className={i.after === 'violated' ? 'breaks' : 'satisfies'}>
+                      <span className={`rx-cell static ${i.after === 'violated' ? 'denied' : 'allowed'}`} aria-hidden="true">
+                        {i.after === 'violated' ? SYMBOL.denied : SYMBOL.allowed}
+                      </span>
+                      This edit {i.after === 'violated' ? 'breaks' : 'satisfies'} intent <b className="mono">{i.name}</b> <span className="muted">({i.source})</span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
             {!changed && !r.error && <p className="muted">This edit changes no pod pair on these ports.</p>}
             <div className="grid2">
               <Pairs pairs={r.newlyAllowed} total={r.totalAllowed} kind="allowed" />

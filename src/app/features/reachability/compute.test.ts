@@ -112,3 +112,36 @@ describe('reachability view computations', () => {
     expect(ns.edges.find((e) => e.from === 2 && e.to === 0)).toMatchObject({ ports: ['TCP 8080'], partial: true });
   });
 });
+
+describe('intents and fixes in the worker session', () => {
+  const intent = { source: 'default/reachability-intents', intent: { name: 'c-reaches-b', expect: 'allowed' as const, from: { namespace: 'y' }, to: { namespace: 'x', podSelector: { matchLabels: { app: 'b' } } }, ports: [{ port: 8080 }] } };
+
+  it('checks intents against the live input and names the responsible policies', () => {
+    const s = new Session();
+    s.setInput(input([denyX]), 1);
+    const [r] = s.intentsView([intent]).results;
+    expect(r).toMatchObject({ source: 'default/reachability-intents', name: 'c-reaches-b', status: 'violated', violationCount: 1, policies: [{ namespace: 'x', name: 'deny' }] });
+  });
+
+  it('the what-if lists the intents an edit breaks or satisfies', () => {
+    const s = new Session();
+    s.setInput(input([]), 1);
+    expect(s.whatIf(denyX, undefined, [], [intent]).intents).toEqual([{ source: intent.source, name: 'c-reaches-b', before: 'met', after: 'violated' }]);
+    s.setInput(input([denyX]), 2);
+    const opened: NetworkPolicyLike = { metadata: { name: 'deny', namespace: 'x' }, spec: { podSelector: {}, policyTypes: ['Ingress'], ingress: [{ from: [{ namespaceSelector: {} }] }] } };
+    expect(s.whatIf(opened, denyX, [], [intent]).intents).toEqual([{ source: intent.source, name: 'c-reaches-b', before: 'violated', after: 'met' }]);
+  });
+
+  it('fixes a cell (the first pair without the verdict) and an intent', () => {
+    const s = new Session();
+    const sum = s.setInput(input([denyX]), 1);
+    const c = sum.groups.find((g) => g.namespace === 'y')!;
+    const b = sum.groups.find((g) => g.labels.app === 'b')!;
+    const cell = s.fixCell(c.key, b.key, 8080, 'TCP', 'allowed');
+    expect(cell.subject).toBe('y/c → x/b on TCP 8080');
+    expect(cell.proposal).toMatchObject({ achieved: true, effect: { totalAllowed: 1, totalDenied: 0 } });
+    expect(s.fixCell(c.key, b.key, 8080, 'TCP', 'denied').already).toBe(true);
+    const fix = s.fixIntent(intent);
+    expect(fix.proposal?.achieved).toBe(true);
+  });
+});

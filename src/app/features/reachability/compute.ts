@@ -3,7 +3,7 @@
 // Node tests can call it too). The views never see pod-by-pod matrices:
 // pods of one namespace with the same labels are one group, and a matrix
 // answer is a count of allowed pod pairs per group pair.
-import { analyzeReachability, diffMatrices, diffPairs, type Endpoint, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
+import { analyzeReachability, diffMatrices, diffPairs, evaluateIntents, proposeIntentFix, proposePairFix, type Endpoint, type FixProposal, type Intent, type IntentResult, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
 import { matchesLabelSelector } from '../../../lib/labels.ts';
 import { cidrContainsIP, formatIP, networkOf, parseCIDRSloppy, type CIDR } from '../../../lib/cidr.ts';
 import { describePeer, effectivePolicyTypes } from '../../../lib/netpol-describe.ts';
@@ -106,8 +106,45 @@ export interface WhatIfPair {
   ports: string[];
 }
 
+/** An intent as the app knows it: where it is stored, and the intent itself. */
+export interface LiveIntent {
+  /** "namespace/configmap-name" */
+  source: string;
+  intent: Intent;
+}
+
+export interface IntentAnswer extends IntentResult {
+  source: string;
+}
+
+export interface IntentsView {
+  version: number;
+  results: IntentAnswer[];
+  ms: number;
+}
+
+/** An intent whose result an edit changes. */
+export interface IntentChange {
+  source: string;
+  name: string;
+  before: IntentResult['status'];
+  after: IntentResult['status'];
+}
+
+export interface FixView {
+  version: number;
+  /** The pair the fix was searched for (a cell's first pod pair with the other verdict), or the intent. */
+  subject: string;
+  proposal?: FixProposal;
+  /** Nothing to do: the cell (or intent) already has the verdict. */
+  already?: boolean;
+  ms: number;
+}
+
 export interface WhatIfResult {
   version: number;
+  /** Intents the edit would break (met → violated) or satisfy (violated → met). */
+  intents: IntentChange[];
   ports: WhatIfPort[];
   newlyAllowed: WhatIfPair[];
   newlyDenied: WhatIfPair[];
@@ -546,9 +583,9 @@ export class Session {
   }
 
   /** The change a policy edit would make: live policies with `original` replaced by `draft` (or `draft` added). */
-  whatIf(draft: NetworkPolicyLike, original: NetworkPolicyLike | undefined, extra: PortSpec[] = [], pairLimit = 200): WhatIfResult {
+  whatIf(draft: NetworkPolicyLike, original: NetworkPolicyLike | undefined, extra: PortSpec[] = [], intents: LiveIntent[] = [], pairLimit = 200): WhatIfResult {
     const t0 = performance.now();
-    const empty: WhatIfResult = { version: this.version, ports: [], newlyAllowed: [], newlyDenied: [], totalAllowed: 0, totalDenied: 0, ms: 0 };
+    const empty: WhatIfResult = { version: this.version, intents: [], ports: [], newlyAllowed: [], newlyDenied: [], totalAllowed: 0, totalDenied: 0, ms: 0 };
     const drop = new Set([policyKey(draft), ...(original ? [policyKey(original)] : [])]);
     const policies = [...this.input.policies.filter((np) => !drop.has(policyKey(np))), draft];
     let after: ReachabilityAnalysis;
@@ -596,7 +633,51 @@ export class Session {
     }
     result.newlyAllowed = [...allowedPairs.values()];
     result.newlyDenied = [...deniedPairs.values()];
+    if (intents.length) {
+      const before = this.intentsView(intents).results;
+      const afterResults = evaluateIntents({ ...this.input, policies }, intents.map((i) => i.intent), { analysis: after, limit: 0, explainLimit: 0 });
+      result.intents = before.flatMap((b, k) => (b.status !== afterResults[k].status ? [{ source: b.source, name: b.name, before: b.status, after: afterResults[k].status }] : []));
+    }
     result.ms = performance.now() - t0;
     return result;
   }
+
+  // ---- intents and fixes ------------------------------------------------------
+
+  /** The last intents evaluated, by their text, for the current input (the page and the what-if ask for the same ones). */
+  private intentResults?: { key: string; view: IntentsView };
+
+  intentsView(intents: LiveIntent[]): IntentsView {
+    const key = JSON.stringify(intents);
+    if (this.intentResults?.view.version === this.version && this.intentResults.key === key) return this.intentResults.view;
+    const t0 = performance.now();
+    const results = evaluateIntents(this.input, intents.map((i) => i.intent), { analysis: this.analysis }).map((r, k) => ({ ...r, source: intents[k].source }));
+    const view = { version: this.version, results, ms: performance.now() - t0 };
+    this.intentResults = { key, view };
+    return view;
+  }
+
+  /** A fix giving the cell (two groups) the other verdict: searched for its first pod pair that does not have it yet. */
+  fixCell(fromKey: string, toKey: string, port: number, protocol: Protocol, expect: 'allowed' | 'denied'): FixView {
+    const t0 = performance.now();
+    const a = this.groups.find((g) => g.key === fromKey);
+    const b = this.groups.find((g) => g.key === toKey);
+    if (!a || !b) return { version: this.version, subject: '', already: true, ms: 0 };
+    for (const from of a.pods) {
+      for (const to of b.pods) {
+        if (this.analysis.allowed(from, to, port, protocol) === (expect === 'allowed')) continue;
+        const proposal = proposePairFix(this.input, from, to, port, protocol, expect);
+        return { version: this.version, subject: `${from.namespace}/${from.name} → ${to.namespace}/${to.name} on ${protocol} ${port}`, proposal, ms: performance.now() - t0 };
+      }
+    }
+    return { version: this.version, subject: `${groupKeyText(a)} → ${groupKeyText(b)}`, already: true, ms: performance.now() - t0 };
+  }
+
+  fixIntent(live: LiveIntent): FixView {
+    const t0 = performance.now();
+    const proposal = proposeIntentFix(this.input, live.intent);
+    return { version: this.version, subject: `intent ${live.intent.name}`, proposal, already: proposal.achieved && proposal.changes.length === 0, ms: performance.now() - t0 };
+  }
 }
+
+const groupKeyText = (g: PodGroup) => `${g.namespace}/${g.pods[0]?.name ?? ''}`;

@@ -1,6 +1,6 @@
 // Messages between the page and reachability.worker.ts.
 import type { Endpoint, NetworkPolicyLike, Protocol, ReachabilityInput } from '../../../lib/reachability/index.ts';
-import type { GraphLevel, PortSpec } from './compute.ts';
+import type { GraphLevel, LiveIntent, PortSpec } from './compute.ts';
 
 type Body =
   | { type: 'input'; input: ReachabilityInput; version: number }
@@ -9,7 +9,10 @@ type Body =
   | { type: 'graph'; level: GraphLevel }
   | { type: 'explain'; from: Endpoint; to: Endpoint; port: number; protocol: Protocol }
   | { type: 'explainCell'; fromKey: string; toKey: string; port: number; protocol: Protocol }
-  | { type: 'whatif'; draft: NetworkPolicyLike; original?: NetworkPolicyLike; extraPorts?: PortSpec[] };
+  | { type: 'whatif'; draft: NetworkPolicyLike; original?: NetworkPolicyLike; extraPorts?: PortSpec[]; intents?: LiveIntent[] }
+  | { type: 'intents'; intents: LiveIntent[] }
+  | { type: 'fixCell'; fromKey: string; toKey: string; port: number; protocol: Protocol; expect: 'allowed' | 'denied' }
+  | { type: 'fixIntent'; intent: LiveIntent };
 
 export type WorkerRequest = Body & { id: number };
 export type RequestBody = Body;

@@ -30,7 +30,13 @@ function answer(req: WorkerRequest): { result: unknown; transfer?: Transferable[
     case 'explainCell':
       return { result: session.explainCell(req.fromKey, req.toKey, req.port, req.protocol) };
     case 'whatif':
-      return { result: session.whatIf(req.draft, req.original, req.extraPorts) };
+      return { result: session.whatIf(req.draft, req.original, req.extraPorts, req.intents) };
+    case 'intents':
+      return { result: session.intentsView(req.intents) };
+    case 'fixCell':
+      return { result: session.fixCell(req.fromKey, req.toKey, req.port, req.protocol, req.expect) };
+    case 'fixIntent':
+      return { result: session.fixIntent(req.intent) };
   }
 }
 
