@@ -2,7 +2,7 @@
 // by its shared watch, objects read from those lists, discovery, and the
 // overall connection health. Query keys are built here and nowhere else.
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
 import { api, kubeFetch, type Connection, type KubeList } from './client.ts';
@@ -16,20 +16,37 @@ export const queryKeys = {
   version: (conn: Connection) => ['version', connectionKey(conn)] as const,
 };
 
-async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
-  // resourceVersion=0 lets kube-apiserver answer from its watch cache without
-  // paging, as client-go's reflectors list; the watch then continues from the
-  // revision the list was read at. A server that pages anyway is followed.
+/** The first page is small, so the first rows show at once; the rest comes in large pages. */
+const FIRST_PAGE = 500;
+const NEXT_PAGES = 10_000;
+
+async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
+  // Paged as kubectl lists (limit and continue, one consistent revision for all
+  // pages): a first page of 500 draws the first rows of a 50,000-pod list while
+  // the rest is read; the watch then continues from the list's revision.
   const items = new Map<string, KubeObject>();
-  let page: KubeList = await api.list(conn, kind, namespace, 'resourceVersion=0');
+  let page: KubeList = await api.list(conn, kind, namespace, `limit=${FIRST_PAGE}`);
   const resourceVersion = page.metadata.resourceVersion ?? '';
   for (;;) {
     for (const o of page.items) items.set(o.metadata.uid!, o);
     const token = page.metadata.continue;
     if (!token) break;
-    page = await api.list(conn, kind, namespace, new URLSearchParams({ continue: token }).toString());
+    onPage?.({ items: new Map(items), resourceVersion, partial: true });
+    try {
+      page = await api.list(conn, kind, namespace, new URLSearchParams({ limit: String(NEXT_PAGES), continue: token }).toString());
+    } catch (e) {
+      // 410: the revision was compacted between pages; one unpaged list from the watch cache instead.
+      if ((e as { code?: number }).code !== 410) throw e;
+      return fetchAll(conn, kind, namespace);
+    }
   }
   return { items, resourceVersion };
+}
+
+/** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */
+async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
+  const page: KubeList = await api.list(conn, kind, namespace, 'resourceVersion=0');
+  return { items: new Map(page.items.map((o) => [o.metadata.uid!, o])), resourceVersion: page.metadata.resourceVersion ?? '' };
 }
 
 // ---- watches and their health --------------------------------------------
@@ -48,17 +65,23 @@ function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, names
   if (!byKey) watchesByClient.set(qc, (byKey = new Map()));
   let w = byKey.get(id);
   if (!w) {
-    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace), notifyHealth);
+    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace, showPages(qc, key)), notifyHealth);
     byKey.set(id, w);
     watches.add(w);
   }
   return w;
 }
 
+/** Shows the pages of a list as they arrive, while the list has no complete state yet. */
+const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
+  const current = qc.getQueryData<ListState>(key);
+  if (!current || current.partial) qc.setQueryData<ListState>(key, partial);
+};
+
 /** Lists, and tells the connection indicator whether the server answered. */
-async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
+async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
   try {
-    const s = await fetchList(conn, kind, namespace);
+    const s = await fetchList(conn, kind, namespace, onPage);
     if (lastListError) ((lastListError = false), notifyHealth());
     return s;
   } catch (e) {
@@ -101,7 +124,7 @@ export function useList(kind: KindDefinition, namespace?: string) {
   const ns = kind.scope === 'Namespaced' ? namespace : undefined;
   const query = useQuery({
     queryKey: queryKeys.list(conn, kind, ns),
-    queryFn: () => listAndReport(conn, kind, ns),
+    queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKeys.list(conn, kind, ns))),
     staleTime: Infinity,
     gcTime: 60_000,
     refetchOnWindowFocus: false,
@@ -113,7 +136,9 @@ export function useList(kind: KindDefinition, namespace?: string) {
     return () => w.release();
   }, [qc, conn, kind, ns]);
   const items = useMemo(() => (query.data ? [...query.data.items.values()] : []), [query.data]);
-  return { ...query, items };
+  /** Later pages of the first list are still being read. */
+  const partial = query.data?.partial === true;
+  return { ...query, items, partial };
 }
 
 /**

@@ -11,6 +11,8 @@ export interface ListState {
   /** Objects by uid. A new Map each time the list changes, so React sees the change. */
   items: Map<string, KubeObject>;
   resourceVersion: string;
+  /** Only the first pages of a list being read: shown, but not watched from until complete. */
+  partial?: boolean;
 }
 
 export type WatchHealth = 'live' | 'connecting' | 'reconnecting' | 'offline';
@@ -182,7 +184,7 @@ export class ListWatch {
     let state = this.state();
     // After repeated failures, list again: a list says why (401 asks for credentials, 403 is
     // shown where it happens), which a refused socket cannot, and catches up on what was missed.
-    if (!state || this.retry >= 2) {
+    if (!state || state.partial || this.retry >= 2) {
       try {
         state = await this.relist();
         this.refused = false;

@@ -7,6 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
 import { icons } from './icons.tsx';
 import { useNow } from './common.tsx';
+import { sortRows, type SortedRows } from './sortedRows.ts';
 
 export interface Column {
   name: string;
@@ -60,33 +61,47 @@ const shownCells = (o: KubeObject, columns: Column[]) => columns.map((c) => Stri
 
 interface Shown {
   object: KubeObject;
-  cells: string;
+  /** The shown cells, once the object has been replaced (taken lazily). */
+  cells?: string;
   /** When the shown cells last changed (0: not since the list was first drawn). */
   changedAt: number;
 }
 
-/** Per row, when what it shows last changed; recomputed only for objects the watch replaced. */
+/**
+ * Per row, when what it shows last changed; work only for objects the watch
+ * replaced (a row's cells are first taken when its object is first replaced,
+ * so drawing a 50,000-row list computes none).
+ */
 function useShownChanges(items: KubeObject[], columns: Column[]): Map<string, Shown> {
   const seen = useRef<{ columns: Column[]; rows: Map<string, Shown> }>({ columns, rows: new Map() });
   return useMemo(() => {
     // Other columns (wide output, another namespace scope) are a new view, not a change of the rows.
     const prev = seen.current.columns === columns ? seen.current.rows : new Map<string, Shown>();
-    const fresh = seen.current.columns !== columns && seen.current.rows.size > 0;
     const now = Date.now();
     const rows = new Map<string, Shown>();
     for (const o of items) {
       const uid = o.metadata.uid ?? o.metadata.name ?? '';
       const p = prev.get(uid);
-      if (p && p.object === o) {
-        rows.set(uid, p);
+      if (!p || p.object === o) {
+        rows.set(uid, p ?? { object: o, changedAt: 0 });
         continue;
       }
+      const before = p.cells ?? shownCells(p.object, columns);
       const cells = shownCells(o, columns);
-      rows.set(uid, { object: o, cells, changedAt: p && p.cells !== cells && !fresh ? now : (p?.changedAt ?? 0) });
+      rows.set(uid, { object: o, cells, changedAt: before !== cells ? now : p.changedAt });
     }
     seen.current = { columns, rows };
     return rows;
   }, [items, columns]);
+}
+
+/** Rows in sort order, kept incrementally across watch updates (sortedRows.ts). */
+function useSortedRows(items: KubeObject[], sortCol: Column, desc: boolean): KubeObject[] {
+  const state = useRef<SortedRows | undefined>(undefined);
+  return useMemo(() => {
+    state.current = sortRows(state.current, items, sortCol.sortValue, desc);
+    return state.current.rows;
+  }, [items, sortCol, desc]);
 }
 
 interface RowProps {
@@ -142,12 +157,7 @@ export function ResourceTable(props: {
   const scrollRef = useRef<HTMLDivElement>(null);
   const desc = sort.startsWith('-');
   const sortCol = columns.find((c) => c.name === sort.replace(/^-/, '')) ?? columns.find((c) => c.name === 'Name') ?? columns[0];
-  const rows = useMemo(() => {
-    const keyed = props.items.map((o) => [sortCol.sortValue(o), o] as const);
-    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) || ((a[1].metadata.name ?? '') < (b[1].metadata.name ?? '') ? -1 : 1));
-    if (desc) keyed.reverse();
-    return keyed.map((k) => k[1]);
-  }, [props.items, sortCol, desc]);
+  const rows = useSortedRows(props.items, sortCol, desc);
   const template = columns.map((c) => `minmax(${c.min}px, ${c.grow}fr)`).join(' ');
   const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
