@@ -10,6 +10,8 @@ export interface Proc {
   /** `Authorization: Bearer <admin token>` for our server (the bare server ignores it). */
   headers: Record<string, string>;
   child: ChildProcess;
+  /** Our server's data directory. */
+  dataDir?: string;
   stop(): void;
 }
 
@@ -27,15 +29,14 @@ function waitForUrl(child: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 /** Our API server on a fresh data dir, without the web app and controllers. */
-export async function startApiServer(extra: string[] = []): Promise<Proc> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-'));
+export async function startApiServer(extra: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-'))): Promise<Proc> {
   // node itself (not npx) so that stopping the child stops the server.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The printed app URL carries the admin token in its fragment.
   const [url, token] = (await waitForUrl(child, /Web app: (http:\/\/\S+)/)).split('/#token=');
-  return { url, headers: { Authorization: `Bearer ${token}` }, child, stop: () => child.kill('SIGTERM') };
+  return { url, headers: { Authorization: `Bearer ${token}` }, child, dataDir, stop: () => child.kill('SIGTERM') };
 }
 
 /** A bare node:http server answering every request with the same bytes. */
