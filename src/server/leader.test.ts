@@ -32,7 +32,7 @@ const FAST = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 150 }
 describe('the Lease kind', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ leaderElection: {} });
   });
   afterAll(() => s.stop());
 
@@ -204,7 +204,7 @@ describe('SQLite: one server per data dir', () => {
   it('a lease left by a killed predecessor does not delay the start: the new process leads when startServer returns', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kw-leader-'));
     try {
-      const first = await startTestServer({ dataDir, controllers: false });
+      const first = await startTestServer({ dataDir, storage: 'sqlite', controllers: false });
       const now = new Date().toISOString().replace('Z', '000Z');
       const created = await first.api(LEASE_PATH, {
         method: 'POST',
@@ -212,7 +212,7 @@ describe('SQLite: one server per data dir', () => {
       });
       expect(created.status).toBe(201);
       await first.stop();
-      const second = await startTestServer({ dataDir });
+      const second = await startTestServer({ dataDir, storage: 'sqlite', leaderElection: {} });
       try {
         expect(second.controllers.running).toBe(true);
         const l = (await second.api(`${LEASE_PATH}/kube-controller-manager`)).body;

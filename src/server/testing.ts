@@ -24,13 +24,14 @@ export interface TestServer extends ApiServer {
 
 export async function startTestServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kw-server-'));
-  // The simulated kubelets and attacher only when a test asks for them (`simulation: {…}`),
-  // so that tests of the bare API see only their own writes.
+  // The simulated kubelets and attacher only when a test asks for them (`simulation: {…}`), and
+  // the controllers without leader election unless asked (`leaderElection: {…}`: its lease is
+  // renewed every 2 s), so that tests of the bare API see only their own writes.
   const etcd =
     !opts.storage && testStorage() === 'etcd'
       ? ({ storage: 'etcd', etcd: { servers: (await sharedEtcd()).endpoints, prefix: etcdPrefixOf(dataDir) } } as const)
       : {};
-  const server = await startServer({ port: 0, controllers: true, simulation: false, ...etcd, ...opts, dataDir });
+  const server = await startServer({ port: 0, controllers: true, simulation: false, leaderElection: false, ...etcd, ...opts, dataDir });
   const adminHeaders = { Authorization: `Bearer ${server.adminToken}` };
   adminTokens.set(new URL(server.url).origin, server.adminToken);
   const api: TestServer['api'] = async (path, init = {}) => {
