@@ -4,6 +4,23 @@ import { join } from 'node:path';
 import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
 import { SqliteStorage } from './sqlite.ts';
 import type { Storage } from './storage.ts';
+import { kinds } from '../../kinds/registry.ts';
+
+/**
+ * kube-apiserver's etcd key for each resource is `<prefix>/<resource>/…`,
+ * without the group, and a few resources kept their historic names.
+ */
+const UPSTREAM_ETCD_RESOURCE: Record<string, string> = { 'core/nodes': 'minions' };
+
+/** Each stored kind's storage prefix and the etcd resource segment kube-apiserver uses for it. */
+export function etcdResources(): { key: string; etcd: string }[] {
+  return kinds
+    .filter((k) => !k.storedAs)
+    .map((k) => {
+      const id = `${k.group || 'core'}/${k.plural}`;
+      return { key: `/registry/${id}/`, etcd: UPSTREAM_ETCD_RESOURCE[id] ?? k.plural };
+    });
+}
 
 export type StorageBackend = 'sqlite' | 'etcd';
 
@@ -28,7 +45,7 @@ export async function openStorage(opts: {
 }): Promise<OpenedStorage> {
   if ((opts.storage ?? 'sqlite') === 'etcd') {
     if (!opts.etcd?.servers.length) throw new Error('--storage etcd needs --etcd-servers');
-    const storage = await EtcdStorage.open(opts.etcd);
+    const storage = await EtcdStorage.open({ resources: etcdResources(), ...opts.etcd });
     return { storage, startCompaction: () => storage.startCompactor(opts.etcd!.compactionIntervalMs) };
   }
   const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions });

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
+import { etcdResources } from './etcd-config.ts';
 import { StorageError, type StorageEvent } from './storage.ts';
 import { expectCode, storageContract } from './storage.contract.ts';
 import { startEtcd, uniqueEtcdPrefix, type EtcdCluster } from '../testing-etcd.ts';
@@ -38,15 +39,24 @@ storageContract('EtcdStorage', {
 const v = (n: number | string) => JSON.stringify({ n });
 
 describe('EtcdStorage: etcd itself', () => {
-  it('stores objects under kube-apiserver’s keys, --etcd-prefix replacing /registry, as etcdctl shows them', async () => {
+  it('stores objects under kube-apiserver’s keys (resource without group, nodes as minions), --etcd-prefix replacing /registry, as etcdctl shows them', async () => {
     const prefix = uniqueEtcdPrefix();
-    const s = await open({ prefix });
+    const s = await open({ prefix, resources: etcdResources() });
     await s.create('/registry/apps/daemonsets/kube-system/agent', v('ds'));
-    await s.create('/registry/minions/node-1', v('node'));
+    await s.create('/registry/core/nodes/node-1', v('node'));
+    await settle(s);
+    const got: string[] = [];
+    s.subscribe((events) => got.push(...events.map((e) => e.key)));
     const out = execFileSync('etcdctl', ['--endpoints', etcd.endpoints[0], 'get', '--prefix', `${prefix}/`], {
       env: { ...process.env, ETCDCTL_API: '3' },
     }).toString();
-    expect(out.trim().split('\n')).toEqual([`${prefix}/apps/daemonsets/kube-system/agent`, v('ds'), `${prefix}/minions/node-1`, v('node')]);
+    expect(out.trim().split('\n')).toEqual([`${prefix}/daemonsets/kube-system/agent`, v('ds'), `${prefix}/minions/node-1`, v('node')]);
+    // And back: reads, lists and events speak the storage's keys.
+    expect((await s.get('/registry/core/nodes/node-1'))?.value).toBe(v('node'));
+    expect((await s.list('/registry/apps/daemonsets/kube-system/')).items.map((o) => o.key)).toEqual(['/registry/apps/daemonsets/kube-system/agent']);
+    const r = await s.update('/registry/core/nodes/node-1', v('node2'), (await s.get('/registry/core/nodes/node-1'))!.modRevision);
+    await s.waitForRevision(r);
+    expect(got).toEqual(['/registry/core/nodes/node-1']);
   });
 
   it('lets two instances share one etcd: a write through one reaches the other’s subscribers in order, once', async () => {

@@ -41,6 +41,13 @@ export interface EtcdStorageOptions {
   requestTimeoutMs?: number;
   /** Keys plus values larger than this many UTF-8 bytes are rejected with TooLarge (default etcd's 1.5 MiB). */
   maxValueBytes?: number;
+  /**
+   * Resources whose etcd keys are named as kube-apiserver names them: storage
+   * keys under `key` (`/registry/<group>/<plural>/`) live under
+   * `<prefix>/<etcd>/` (e.g. `/registry/core/nodes/` under `/registry/minions/`).
+   * Other keys only have `/registry` replaced by the prefix.
+   */
+  resources?: { key: string; etcd: string }[];
 }
 
 /** The storage keys' root; etcd keys replace it with the prefix. */
@@ -58,6 +65,9 @@ export class EtcdStorage implements Storage {
   private readonly prefix: string;
   private readonly requestTimeoutMs: number;
   private readonly maxValueBytes: number;
+  /** Storage resource prefix -> etcd resource segment, and back. */
+  private readonly toEtcdResource = new Map<string, string>();
+  private readonly fromEtcdResource = new Map<string, string>();
 
   private readonly listeners = new Map<Listener, number>();
   /** The newest revision the live watch has delivered (every revision, whatever its key). */
@@ -73,6 +83,10 @@ export class EtcdStorage implements Storage {
     this.prefix = opts.prefix ?? REGISTRY_ROOT;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.maxValueBytes = opts.maxValueBytes ?? MAX_OBJECT_BYTES;
+    for (const r of opts.resources ?? []) {
+      this.toEtcdResource.set(r.key, r.etcd);
+      this.fromEtcdResource.set(r.etcd, r.key);
+    }
     const timeout = this.requestTimeoutMs;
     const tls = opts.caFile
       ? {
@@ -113,6 +127,9 @@ export class EtcdStorage implements Storage {
 
   private toEtcd(key: string): Buffer {
     if (key !== REGISTRY_ROOT && !key.startsWith(REGISTRY_ROOT + '/')) throw new Error(`storage key ${JSON.stringify(key)} is not under ${REGISTRY_ROOT}/`);
+    const resource = resourceOf(key);
+    const etcd = resource && this.toEtcdResource.get(resource);
+    if (etcd) return Buffer.from(`${this.prefix}/${etcd}/${key.slice(resource.length)}`);
     return Buffer.from(this.prefix + key.slice(REGISTRY_ROOT.length));
   }
 
@@ -120,6 +137,10 @@ export class EtcdStorage implements Storage {
   private fromEtcd(key: Buffer): string | undefined {
     const k = key.toString();
     if (!k.startsWith(this.prefix + '/')) return undefined;
+    const rest = k.slice(this.prefix.length + 1);
+    const slash = rest.indexOf('/');
+    const resource = slash > 0 ? this.fromEtcdResource.get(rest.slice(0, slash)) : undefined;
+    if (resource) return resource + rest.slice(slash + 1);
     return REGISTRY_ROOT + k.slice(this.prefix.length);
   }
 
@@ -530,6 +551,13 @@ export class EtcdStorage implements Storage {
       throw toStorageError(err);
     }
   }
+}
+
+/** `/registry/<group>/<plural>/` of a storage key at or below that depth, else undefined. */
+function resourceOf(key: string): string | undefined {
+  let slashes = 0;
+  for (let i = 0; i < key.length; i++) if (key[i] === '/' && ++slashes === 4) return key.slice(0, i + 1);
+  return undefined;
 }
 
 /** Whether a failed call cannot have reached etcd (no connection was made), so another member may be tried. */
