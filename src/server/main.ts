@@ -24,6 +24,10 @@ const { values } = parseArgs({
     'tls-cert-file': { type: 'string' },
     'tls-private-key-file': { type: 'string' },
     'client-ca-file': { type: 'string' },
+    'audit-log-path': { type: 'string' },
+    'audit-policy-file': { type: 'string' },
+    'audit-log-maxsize': { type: 'string', default: '0' },
+    'audit-log-maxbackup': { type: 'string', default: '0' },
     'anonymous-auth': { type: 'boolean', default: false },
     'cors-allowed-origins': { type: 'string' },
     'accept-hosts': { type: 'string' },
@@ -65,6 +69,10 @@ if (values.help) {
                                 when they change, without a restart
   --client-ca-file FILE         CA bundle (PEM) for client certificates: one it signed authenticates as its
                                 CN, in the groups of its O values
+  --audit-log-path FILE         write audit.k8s.io/v1 Events as JSON lines here ('-': standard output)
+  --audit-policy-file FILE      the audit.k8s.io/v1 Policy choosing what is logged (none: nothing is)
+  --audit-log-maxsize MB        rotate the audit log past this size (default 0: 100 MB)
+  --audit-log-maxbackup N       rotated audit logs kept (default 0: all)
   --anonymous-auth              requests without credentials act as system:anonymous (judged by RBAC)
                                 instead of being answered 401
   --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS, each pinned
@@ -167,6 +175,12 @@ const server = await startServer({
   tlsCertFile: values['tls-cert-file'],
   tlsPrivateKeyFile: values['tls-private-key-file'],
   clientCAFile: values['client-ca-file'],
+  audit: {
+    logPath: values['audit-log-path'],
+    policyFile: values['audit-policy-file'],
+    maxSizeBytes: flagNumber('audit-log-maxsize') * 1024 * 1024,
+    maxBackups: flagNumber('audit-log-maxbackup'),
+  },
   anonymousAuth: values['anonymous-auth'],
   corsAllowedOrigins: corsAllowedOrigins(),
   acceptHosts: values['accept-hosts']?.split(',').map((h) => h.trim()).filter(Boolean),

@@ -26,6 +26,9 @@ import { createIfAbsent, reconcileBootstrapPolicy } from './auth/bootstrap.ts';
 import { ensureAdminToken, ensureServingCertificate, kubeconfigText, servingNames, watchFiles, writeKubeconfig } from './auth/credentials.ts';
 import { listenDual, type DualListener } from './http/listener.ts';
 import type { Limits } from './http/limits.ts';
+import { Auditor } from './audit/audit.ts';
+import { LogFile } from './audit/logfile.ts';
+import { parsePolicy } from './audit/policy.ts';
 import { aggregateAll } from './controllers/clusterroleaggregation.ts';
 import type { Admission } from './registry/store.ts';
 import { staticFiles } from './http/static.ts';
@@ -83,6 +86,12 @@ export interface ServerOptions {
   acceptHosts?: string[];
   /** Seconds an event lives after its last write (`--event-ttl`, 1 hour by default). */
   eventTTLSeconds?: number;
+  /**
+   * The audit log: JSON lines of audit.k8s.io/v1 Events at `logPath` ('-': stdout) for the requests
+   * the Policy of `policyFile` selects (without a policy nothing is recorded, as upstream),
+   * rotated past `maxSizeBytes` keeping `maxBackups` files (0: all).
+   */
+  audit?: { logPath?: string; policyFile?: string; maxSizeBytes?: number; maxBackups?: number };
   /** Requests in flight, request and watch timeouts, the watch buffer bound (http/limits.ts). */
   limits?: Partial<Limits>;
 }
@@ -182,6 +191,10 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     opts.leaderElection === false ? false : { exclusive: storage instanceof SqliteStorage, ...opts.leaderElection },
     opts.log,
   );
+  const auditor =
+    opts.audit?.logPath && opts.audit.policyFile
+      ? new Auditor(parsePolicy(readFileSync(opts.audit.policyFile, 'utf8')), new LogFile(opts.audit.logPath, { maxSizeBytes: opts.audit.maxSizeBytes, maxBackups: opts.audit.maxBackups }))
+      : undefined;
   const closers = new Set<() => void>();
   const origins = opts.corsAllowedOrigins ?? [];
   const handler = createHandler({
@@ -204,6 +217,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     acceptHost: hostChecker(opts.host, opts.acceptHosts),
     healthChecks: controllers.healthChecks,
     limits: opts.limits,
+    auditor,
   });
   const listener = await listenDual({
     host,
@@ -258,6 +272,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       await listener.close();
       cache.stop();
       await storage.close();
+      auditor?.close();
     },
   };
 }

@@ -11,6 +11,9 @@ import { forbiddenMessage, type Attributes, type Authorizer } from './authz.ts';
 
 const SA_PREFIX = 'system:serviceaccount:';
 
+/** Who authenticated, for a user that is an impersonation (the audit log records both). */
+export const impersonatorOf = new WeakMap<UserInfo, UserInfo>();
+
 const headerValues = (req: IncomingMessage, name: string): string[] => {
   const v = req.headers[name];
   return v === undefined ? [] : Array.isArray(v) ? v : v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -64,6 +67,7 @@ export function impersonatingAuthenticator(base: Authenticator, authorizer: Auth
       const as: UserInfo = { name, groups: asGroups };
       if (uid) as.uid = uid;
       if (Object.keys(extra).length) as.extra = extra;
+      impersonatorOf.set(as, user);
       return as;
     },
   };

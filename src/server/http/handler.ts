@@ -31,6 +31,8 @@ import { hostRefused } from './hosts.ts';
 import { isAppPath } from '../../lib/approutes.ts';
 import { serveHealth, type HealthCheck } from './healthz.ts';
 import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
+import type { AuditRecord, Auditor } from '../audit/audit.ts';
+import { impersonatorOf } from '../auth/impersonation.ts';
 import { DEFAULT_LIMITS, InflightLimiter, requestDeadlineMs, requestTimedOut, type Limits } from './limits.ts';
 import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TYPES } from './bodies.ts';
 import { bearerTokenFromProtocols, isWebSocketRequest, originAllowed, refusalResponse, WatchSockets } from './websocket.ts';
@@ -63,6 +65,8 @@ export interface HandlerContext {
   webSocketOrigins?: readonly RegExp[];
   /** Checks of /healthz, /livez and /readyz besides ping (the leader election's). */
   healthChecks?: readonly HealthCheck[];
+  /** The audit log (--audit-log-path with --audit-policy-file); none records nothing. */
+  auditor?: Auditor;
   /** Requests in flight, deadlines and watch bounds (limits.ts); kube-apiserver's defaults otherwise. */
   limits?: Partial<Limits>;
 }
@@ -75,6 +79,9 @@ interface Upgrade {
 
 /** Go's plain-text answer for a path no route serves; clients build their own message from it. */
 class NoRoute extends Error {}
+
+/** The audit records of requests in flight, for the steps that learn their bodies. */
+const audits = new WeakMap<IncomingMessage, AuditRecord>();
 
 const notFoundText = (res: ServerResponse) => {
   res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -99,7 +106,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
         reject(errors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`));
       } else chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      audits.get(req)?.requestBody(body, mediaType(req));
+      resolve(body);
+    });
     req.on('error', reject);
   });
 }
@@ -218,6 +229,7 @@ export function createHandler(ctx: HandlerContext) {
     const method = (req.method ?? 'GET').toLowerCase();
     // Watches are long-running: no slot among the requests in flight, no deadline but their own.
     const limitVerb = (info && verbOf(req.method ?? 'GET', info, query)) || method;
+    if (ctx.auditor) audit(req, res, user, limitVerb, path, info);
     if (limitVerb === 'watch') return await routeAuthenticated(req, res, path, query, pretty, user, info, upgrade);
     const timeoutMs = requestDeadlineMs(query.get('timeout'), limits.requestTimeoutMs);
     const release = inflight.admit(user, limitVerb);
@@ -263,6 +275,27 @@ export function createHandler(ctx: HandlerContext) {
     const rep = negotiate(req);
     if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
     await serveResource(verb, kind, store, info, req, res, query, rep, pretty, user);
+  }
+
+  /** Starts the request's audit record (when the policy selects it), completed when the answer is. */
+  function audit(req: IncomingMessage, res: ServerResponse, user: UserInfo, verb: string, path: string, info: RequestInfo | undefined) {
+    // As upstream's RequestInfo, a namespace is its own namespace.
+    const namespace = info?.resource === 'namespaces' && info.name && !info.namespace ? info.name : info?.namespace;
+    const resource = info && { group: info.group, resource: info.resource, subresource: info.subresource, namespace, name: info.name };
+    const objectRef = info && {
+      resource: info.resource,
+      ...(namespace ? { namespace } : {}),
+      ...(info.name ? { name: info.name } : {}),
+      apiGroup: info.group,
+      apiVersion: info.version,
+      ...(info.subresource ? { subresource: info.subresource } : {}),
+    };
+    const record = ctx.auditor!.begin(req, res, user, impersonatorOf.get(user), { user, verb, path, resource, objectRef });
+    if (!record) return;
+    audits.set(req, record);
+    const complete = () => record.responseComplete(res.statusCode, String(res.getHeader('content-type') ?? ''));
+    res.on('finish', complete);
+    res.on('close', complete);
   }
 
   /** The pipeline's authorization step: a denied request is a 403 naming the user, verb and resource. */
@@ -497,10 +530,16 @@ export function createHandler(ctx: HandlerContext) {
       }
       res.detachSocket(upgrade.socket as never);
       transport = await sockets.accept(req, upgrade.socket, upgrade.head, limits.watchBufferBytes);
+      const record = audits.get(req);
+      if (record) {
+        record.responseStarted(101);
+        transport.onGone(() => record.responseComplete(101));
+      }
     } else {
       // Chunked over HTTP/1.1 (no length given), DATA frames over HTTP/2.
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
+      audits.get(req)?.responseStarted(200);
       transport = {
         send(event) {
           // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
