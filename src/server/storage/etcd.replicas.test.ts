@@ -72,3 +72,40 @@ describe('two replicas on one etcd', () => {
     expect(revisions.every((r, i) => i === 0 || r > revisions[i - 1])).toBe(true);
   });
 });
+
+describe('a replica whose etcd goes away', () => {
+  let etcd: EtcdCluster;
+  let s: TestServer;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    s = await startTestServer({ storage: 'etcd', etcd: { servers: etcd.endpoints, prefix: uniqueEtcdPrefix(), requestTimeoutMs: 1500 } });
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await etcd?.stop();
+  });
+
+  it('answers writes with a retryable 503/504 Status within the deadline, serves reads from its cache, and recovers by itself', async () => {
+    expect((await s.api(CM, { method: 'POST', body: { metadata: { name: 'before' } } })).status).toBe(201);
+    await etcd.kill(0);
+    const refused = await s.api(CM, { method: 'POST', body: { metadata: { name: 'during' } } });
+    expect([503, 504]).toContain(refused.status);
+    expect(refused.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      code: refused.status,
+      reason: refused.status === 504 ? 'Timeout' : 'ServiceUnavailable',
+      details: { retryAfterSeconds: 1 },
+    });
+    expect((await s.api(`${CM}/before`)).status).toBe(200);
+    await etcd.restart(0);
+    let created = 0;
+    for (let i = 0; i < 100 && created !== 201; i++) {
+      created = (await s.api(CM, { method: 'POST', body: { metadata: { name: 'after' } } })).status;
+      if (created !== 201) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(created).toBe(201);
+    const events = await readWatch(`${s.url}${CM}?watch=1&resourceVersion=0`, (ev) => ev.some((e) => e.object.metadata.name === 'after'), { timeoutMs: 20_000 });
+    expect(events.map((e) => e.object.metadata.name)).toContain('after');
+  });
+});
