@@ -73,6 +73,11 @@ describe('the Lease kind', () => {
     expect(rows.map((l) => l.split(/\s+/).slice(0, 3))).toContainEqual(['kube-system', 'kube-controller-manager', identity]);
     const explain = await kubectl('explain', 'lease.spec.leaseTransitions');
     expect(explain.stdout).toContain('leaseTransitions is the number of transitions of a lease between holders.');
+    // The elector's identity may take its own lease and no other, as upstream's bootstrap role says.
+    const can = (...args: string[]) => kubectl('auth', 'can-i', ...args, '-n', 'kube-system', '--as', 'system:kube-controller-manager');
+    expect((await can('update', 'leases/kube-controller-manager')).stdout.trim()).toBe('yes');
+    expect((await can('create', 'leases')).stdout.trim()).toBe('yes');
+    expect((await can('update', 'leases/kube-scheduler')).stdout.trim()).toBe('no');
   });
 
   it('/readyz says this replica leads, /readyz without verbose says ok', async () => {
