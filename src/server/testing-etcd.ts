@@ -14,8 +14,18 @@ export interface EtcdMember {
   clientUrl: string;
   peerUrl: string;
   dataDir: string;
+  /** The member's guard shell (see GUARD): it exits when etcd does. */
   process?: ChildProcess;
+  /** etcd's own process id, once known. */
+  pid?: number;
 }
+
+/**
+ * etcd runs under a small shell that ends with it and kills it as soon as its
+ * stdin closes, i.e. when the test process dies in whatever way (test runners
+ * kill their workers without an 'exit' event): no etcd outlives its tests.
+ */
+const GUARD = 'bin="$1"; shift; "$bin" "$@" & pid=$!; echo $pid; exec 3<&0; (cat <&3 >/dev/null; kill -9 $pid 2>/dev/null) & wait $pid';
 
 export interface EtcdCluster {
   members: EtcdMember[];
@@ -27,6 +37,14 @@ export interface EtcdCluster {
   restart(i: number): Promise<void>;
   /** Kills every member and removes the data dirs. */
   stop(): Promise<void>;
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
 }
 
 /** Ports the OS reports free on loopback (bound once and released). */
@@ -75,8 +93,9 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
 
   const launch = (m: EtcdMember) => {
     const child = spawn(
-      ETCD_BINARY,
+      '/bin/sh',
       [
+        '-c', GUARD, 'etcd-guard', ETCD_BINARY,
         '--name', m.name,
         '--data-dir', m.dataDir,
         '--listen-client-urls', m.clientUrl,
@@ -89,8 +108,15 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
         '--logger', 'zap',
         '--log-level', 'error',
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'] },
     );
+    m.pid = undefined;
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      if (m.pid !== undefined) return;
+      out += d.toString();
+      if (out.includes('\n')) m.pid = Number(out.split('\n')[0]);
+    });
     let log = '';
     child.stderr!.on('data', (d: Buffer) => {
       log = (log + d.toString()).slice(-4000);
@@ -105,12 +131,18 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
     const child = m.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
+    // Closing stdin makes the guard kill etcd (also before its pid was read).
+    if (m.pid) killQuietly(m.pid);
+    child.stdin!.end();
     await exited;
   };
 
   const stopAll = () => {
-    for (const m of members) if (m.process && m.process.exitCode === null && m.process.signalCode === null) m.process.kill('SIGKILL');
+    for (const m of members) {
+      if (!m.process || m.process.exitCode !== null || m.process.signalCode !== null) continue;
+      if (m.pid) killQuietly(m.pid);
+      m.process.stdin!.end();
+    }
   };
   // A test process that dies without stop() must not leave etcd running.
   process.once('exit', stopAll);
