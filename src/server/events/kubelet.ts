@@ -51,6 +51,15 @@ export function kubeletPodEvents(pod: KubeObject, before: any, after: any): Kube
       out.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath });
     }
     if (waiting === 'CrashLoopBackOff' && (wasWaiting !== 'CrashLoopBackOff' || was?.restartCount !== now.restartCount)) {
+      // The container was started (again) and exited before the kubelet backed off.
+      const first = !was || wasWaiting === 'ContainerCreating';
+      out.push(
+        first
+          ? { type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in 1.021s (1.021s including waiting). Image size: 5000000 bytes.`, fieldPath }
+          : { type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine`, fieldPath },
+        { type: 'Normal', reason: 'Created', message: `Created container: ${c.name}`, fieldPath },
+        { type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath },
+      );
       out.push({
         type: 'Warning',
         reason: 'BackOff',
@@ -61,7 +70,8 @@ export function kubeletPodEvents(pod: KubeObject, before: any, after: any): Kube
     if (now.state?.terminated && !was?.state?.terminated && now.state.terminated.reason === 'Error') {
       out.push({ type: 'Warning', reason: 'Failed', message: `Error: container ${c.name} exited with code ${now.state.terminated.exitCode}`, fieldPath });
     }
-    if (running && !now.ready && wasRunning && was?.ready === false && failingReadiness(pod)) {
+    // The prober's first failure once the container runs (or after it was Ready); the simulation probes no further.
+    if (running && !now.ready && failingReadiness(pod) && (!wasRunning || was?.ready)) {
       out.push({ type: 'Warning', reason: 'Unhealthy', message: 'Readiness probe failed: HTTP probe failed with statuscode: 503', fieldPath });
     }
   }

@@ -77,6 +77,22 @@ describe('events recorded by the actors', () => {
     await until(() => eventsFor(`involvedObject.name=${bad.metadata.name},reason=Killing`), (items) => has(items, 'Killing', 'Stopping container agent'), 'Killing');
   });
 
+  it('the kubelet reports a crash loop (BackOff) and failing readiness (Unhealthy)', async () => {
+    expect((await s.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'ev-probe' } } })).status).toBe(201);
+    for (const [name, ann] of [['ev-crash', 'sim.k8s.io/crash'], ['ev-unready', 'sim.k8s.io/fail-readiness']]) {
+      const r = await s.api('/api/v1/namespaces/default/pods', { method: 'POST', body: { metadata: { name, annotations: { [ann]: 'true' } }, spec: { nodeName: 'ev-probe', containers: [{ name: 'c', image: 'busybox:1.36' }] } } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    const crash = await until(() => eventsFor('involvedObject.name=ev-crash,reason=BackOff'), (i) => i.length > 0, 'BackOff');
+    expect(crash[0].type).toBe('Warning');
+    expect(crash[0].message).toMatch(/^Back-off restarting failed container c in pod ev-crash_default\(.+\)$/);
+    expect((await eventsFor('involvedObject.name=ev-crash')).map((e) => e.reason)).toEqual(expect.arrayContaining(['Pulled', 'Created', 'Started', 'BackOff']));
+    const unready = await until(() => eventsFor('involvedObject.name=ev-unready,reason=Unhealthy'), (i) => i.length > 0, 'Unhealthy');
+    expect(unready[0].type).toBe('Warning');
+    expect(unready[0].message).toMatch(/^Readiness probe failed: /);
+    expect(unready[0].involvedObject.fieldPath).toBe('spec.containers{c}');
+  });
+
   it('the attacher reports a failed attach with the volume and the driver error', async () => {
     const r = await s.api('/apis/storage.k8s.io/v1/volumeattachments', {
       method: 'POST',
