@@ -15,6 +15,7 @@ import { configMapKind } from '../../kinds/configmap.ts';
 import type { KindDefinition } from '../../kinds/kind.ts';
 import type { Client } from '../client.ts';
 import { Annotations } from './simulation.ts';
+import { createIfAbsent } from '../auth/bootstrap.ts';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
@@ -241,10 +242,11 @@ export async function createDemoCluster(client: Client, opts: { fresh: boolean }
   const objects = demoObjects();
   const begun = objects.some(([kind, o]) => exists(client, kind, o.metadata.namespace, o.metadata.name));
   if (!opts.fresh && !begun) return;
+  // Replicas starting together on one etcd each set it up: an object another made first is the same one.
   for (const [kind, o] of objects) {
-    if (!exists(client, kind, o.metadata.namespace, o.metadata.name)) await client.create(kind, o);
+    if (!exists(client, kind, o.metadata.namespace, o.metadata.name)) await createIfAbsent(client, kind, o);
   }
-  await client.create(configMapKind, {
+  await createIfAbsent(client, configMapKind, {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: MARKER.name, namespace: MARKER.namespace },
