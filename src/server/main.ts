@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { startServer } from './server.ts';
 import { parseCorsAllowedOrigins } from './http/cors.ts';
 import { parseDuration } from './http/limits.ts';
+import { restoreSnapshot } from './storage/snapshot.ts';
 
 const { values } = parseArgs({
   // `--leader-elect` alone means true, as for Go's boolean flags (`--leader-elect=false` turns it off).
@@ -28,6 +29,9 @@ const { values } = parseArgs({
     'audit-policy-file': { type: 'string' },
     'audit-log-maxsize': { type: 'string', default: '0' },
     'audit-log-maxbackup': { type: 'string', default: '0' },
+    'snapshot-interval': { type: 'string', default: '12h' },
+    'snapshot-retention': { type: 'string', default: '5' },
+    'restore-from': { type: 'string' },
     'anonymous-auth': { type: 'boolean', default: false },
     'cors-allowed-origins': { type: 'string' },
     'accept-hosts': { type: 'string' },
@@ -73,6 +77,10 @@ if (values.help) {
   --audit-policy-file FILE      the audit.k8s.io/v1 Policy choosing what is logged (none: nothing is)
   --audit-log-maxsize MB        rotate the audit log past this size (default 0: 100 MB)
   --audit-log-maxbackup N       rotated audit logs kept (default 0: all)
+  --snapshot-interval DURATION  snapshot the SQLite store into DATA-DIR/snapshots this often (default 12h; 0: never);
+                                take one now with npm run snapshot -- save --data-dir DIR
+  --snapshot-retention N        snapshots kept (default 5; 0: all)
+  --restore-from FILE           first make DATA-DIR's store (there must be none) from this snapshot
   --anonymous-auth              requests without credentials act as system:anonymous (judged by RBAC)
                                 instead of being answered 401
   --cors-allowed-origins LIST   comma-separated origin regular expressions allowed by CORS, each pinned
@@ -156,6 +164,16 @@ if (values.storage === 'etcd' && !values['etcd-servers']) {
   process.exit(2);
 }
 
+if (values['restore-from']) {
+  try {
+    const revision = restoreSnapshot(resolve(values['restore-from']), resolve(values['data-dir']!));
+    console.log(`Restored ${values['restore-from']}; writes continue from revision ${revision + 1}`);
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
+  }
+}
+
 const server = await startServer({
   host: values.host,
   port: Number(values.port),
@@ -175,6 +193,7 @@ const server = await startServer({
   tlsCertFile: values['tls-cert-file'],
   tlsPrivateKeyFile: values['tls-private-key-file'],
   clientCAFile: values['client-ca-file'],
+  snapshots: { intervalMs: flagNumber('snapshot-interval', parseDuration), retention: flagNumber('snapshot-retention') },
   audit: {
     logPath: values['audit-log-path'],
     policyFile: values['audit-policy-file'],

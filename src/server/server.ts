@@ -29,6 +29,7 @@ import type { Limits } from './http/limits.ts';
 import { Auditor } from './audit/audit.ts';
 import { LogFile } from './audit/logfile.ts';
 import { parsePolicy } from './audit/policy.ts';
+import { scheduleSnapshots, snapshotDir } from './storage/snapshot.ts';
 import { aggregateAll } from './controllers/clusterroleaggregation.ts';
 import type { Admission } from './registry/store.ts';
 import { staticFiles } from './http/static.ts';
@@ -92,6 +93,8 @@ export interface ServerOptions {
    * rotated past `maxSizeBytes` keeping `maxBackups` files (0: all).
    */
   audit?: { logPath?: string; policyFile?: string; maxSizeBytes?: number; maxBackups?: number };
+  /** Snapshots of the SQLite store into `<data-dir>/snapshots` every `intervalMs` (0: none), keeping `retention` (0: all). */
+  snapshots?: { intervalMs: number; retention: number };
   /** Requests in flight, request and watch timeouts, the watch buffer bound (http/limits.ts). */
   limits?: Partial<Limits>;
 }
@@ -134,6 +137,7 @@ export interface ApiServer {
 export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   mkdirSync(opts.dataDir, { recursive: true });
   const { storage, startCompaction } = await openStorage(opts);
+  const stopSnapshots = opts.snapshots?.intervalMs && storage instanceof SqliteStorage ? scheduleSnapshots(storage, snapshotDir(opts.dataDir), opts.snapshots.intervalMs, opts.snapshots.retention) : () => {};
   const cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
   const stores = new Map<KindDefinition, Store>();
   const namespaceKind = allKinds.find((k) => k.group === '' && k.plural === 'namespaces')!;
@@ -265,6 +269,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     controllers,
     async close() {
       stopWatchingTls();
+      stopSnapshots();
       stopEventExpiry();
       stopCompaction();
       await controllers.stop();

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, readWatch, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer } from '../testing.ts';
 import { kubectlFor } from '../clients/kubectl.ts';
 import { evaluatePolicy, parsePolicy, type RequestAttributes } from './policy.ts';
 import { LogFile } from './logfile.ts';

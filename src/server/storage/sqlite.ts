@@ -383,6 +383,11 @@ export class SqliteStorage implements Storage {
     }
   }
 
+  /** An online copy of the store into `file` (SQLite's backup API: reads and writes go on meanwhile). */
+  async backup(file: string): Promise<void> {
+    await this.db.backup(file);
+  }
+
   // ---- compaction ----
 
   async compact(revision: number): Promise<void> {
