@@ -352,9 +352,11 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
       await qc.invalidateQueries({ queryKey: ['discovery'] });
       navigate(withSearch(detailPath(kind, saved)));
     } catch (e) {
-      const takeovers = byApply ? takeoversOf(e) : undefined;
-      // Another manager took fields since the review: ask again.
-      if (takeovers) setReview({ ...(await reviewApply()), takeovers });
+      // Another manager took fields since the review: review again, which asks again.
+      if (byApply && takeoversOf(e)) await reviewApply().then(setReview, (again: unknown) => {
+          setReview(undefined);
+          showInvalid(again);
+        });
       else if (e instanceof KubeError && e.code === 409 && !creating && !byApply) await loadConflict();
       else {
         setReview(undefined);
@@ -557,7 +559,6 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
                 {impact.summary}
               </div>
             )}
-            {view.ReviewAside && <view.ReviewAside stored={creating ? undefined : base} proposed={review.dryRun} />}
             {view.ReviewAside && <view.ReviewAside stored={creating ? undefined : base} proposed={review.dryRun} />}
             <p className="muted">The right side is the server's own answer to a dry run of this request, with its defaults and the fields it sets.</p>
             <LazyDiffEditor original={creating ? '' : forDiff(base)} modified={forDiff(review.dryRun)} originalLabel={creating ? 'Nothing' : 'Stored'} modifiedLabel="After apply" height={380} />
