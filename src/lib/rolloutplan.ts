@@ -21,6 +21,7 @@ import { daemonPodNodeName, nodeShouldRunDaemonPod } from './daemonnodes.ts';
 import { hostPortsOf } from './nodeports.ts';
 import {
   ControllerRevisionHashLabel,
+  allowsSurge,
   compareDaemonPods,
   isPodAvailable,
   isTerminating,
@@ -207,9 +208,9 @@ export interface PlanInput {
   /** Which of those already run the planned template (default: none, a template change). */
   isNew?: (pod: PlanPodLike) => boolean;
   now: number;
-  /** Per-node times; omit for waves only. */
+  /** Per-node times; omit for waves only. A new pod already in progress counts the time it has had since its creation. */
   pace?: Pace;
-  /** When in-progress new pods were created (for the forecast of a running rollout, their time so far counts). */
+  /** Runs of the pipeline for the spread (default 200), and the seed of their draws (the same plan every time). */
   runs?: number;
   seed?: number;
 }
@@ -619,7 +620,20 @@ export function paceFor(ds: PlanDaemonSetWithMeta, view: ClusterView): Pace {
 export function planChange(input: { current?: PlanDaemonSetWithMeta; proposed: PlanDaemonSetWithMeta; view: ClusterView; now: number; runs?: number }): { plan: RolloutPlan; hypothetical: boolean } {
   const { current, proposed, view, now } = input;
   const pods = current ? view.pods.filter((p) => controlledBy(p as never, current.metadata?.uid)) : [];
-  const pace = current ? paceFor(current, view) : choosePace(undefined, clusterSamples(view));
+  let pace = current ? paceFor(current, view) : choosePace(undefined, clusterSamples(view));
+  // The last rollout ran (most likely) under the strategy stored now. Hand-offs differ between the
+  // modes — without surge the old pod's stop comes before the next node's pod — and that stop
+  // time is not observable once the old pods are gone, so the forecast only says so.
+  const surging = (d: PlanDaemonSetLike) => {
+    try {
+      return allowsSurge(d);
+    } catch {
+      return false;
+    }
+  };
+  if (current && surging(current) !== surging(proposed) && pace.source.includes('this DaemonSet')) {
+    pace = { ...pace, source: `${pace.source}; observed ${surging(current) ? 'with' : 'without'} surge, planned ${surging(proposed) ? 'with' : 'without'}: the old pods' stop time ${surging(proposed) ? 'no longer delays each node, so this may run shorter' : 'now delays each node, so this may run longer'}` };
+  }
   const templateChanged = !current || !deepEqual(current.spec?.template, proposed.spec?.template);
   let isNew: ((p: PlanPodLike) => boolean) | undefined;
   let hypothetical = false;

@@ -42,13 +42,16 @@ export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, star
 }
 
 /**
- * The forecast of the rollout in progress. Re-planned when the number of
- * finished nodes or stalls changes, not on every pod event.
+ * The forecast of the rollout in progress. Re-planned as nodes finish (in
+ * steps of a fiftieth of the rollout) or stalls change, not on every pod event.
  */
 export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boolean, progress: { updatedAvailable: number; stalled: number }): LiveForecast {
   const status = rolloutStatus(ds as never);
   const running = loaded && !status.done && !status.error;
   const template = (ds.spec as any)?.template;
+  // Re-plan about 50 times over a rollout, however many nodes it has: each plan runs the whole rollout a hundred times.
+  const desired = (ds.status as any)?.desiredNumberScheduled ?? 0;
+  const step = Math.floor(progress.updatedAvailable / Math.max(1, Math.ceil(desired / 50)));
   const result = useMemo((): LiveForecast => {
     if (!loaded) return {};
     const hash = hashOfTemplate(ds as never, view);
@@ -73,7 +76,7 @@ export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boole
     else if (record.completes && elapsed + f.p50 > record.p90) behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
     return { record, start, left: { p10: f.p10, p50: f.p50, p90: f.p90, completes: f.completes }, pace: elapsed > 0 ? done / (elapsed / 1000) : undefined, behind };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [loaded, running, ds, progress.updatedAvailable, progress.stalled, view.nodes]);
+  }, [loaded, running, ds, step, progress.stalled, view.nodes]);
 
   // Once finished, keep what happened beside the plan (the next rollout deletes these pods).
   useEffect(() => {
