@@ -26,6 +26,7 @@
 //    peers are narrowed with the pods' current IPs, which change when they
 //    are recreated.
 import type { LabelSelector } from '../labels.ts';
+import { describePeer, describePort } from '../netpol-describe.ts';
 import { matchesLabelSelector } from '../labels.ts';
 import { cidrContainsCIDR, parseCIDRSloppy } from '../cidr.ts';
 import { diffMatrices, diffPairs } from './diff.ts';
@@ -436,7 +437,7 @@ function candidates(w: Work, target: FixTarget, v: Case, only: { from: PodRef; t
         const np = next.find((p) => key(p) === `${ref.namespace}/${ref.name}`)!;
         pinTypes(np);
         (specOf(np)[dir] ??= []).push(clone(rule));
-        out.push({ policies: next, reason: { key: key(np), text: `adds an ${dir} rule ${dir === 'ingress' ? 'from' : 'to'} ${JSON.stringify(rule[field])}${rule.ports ? ` on ${JSON.stringify(rule.ports)}` : ' on every port'}` }, prefer: changed.has(key(np)) ? 0 : 1, direction: dir });
+        out.push({ policies: next, reason: { key: key(np), text: `adds an ${dir} rule ${dir === 'ingress' ? 'from' : 'to'} ${describePeer(rule[field]![0] as Parameters<typeof describePeer>[0], policyNamespace(np))} on ${rule.ports ? rule.ports.map((p) => describePort(p as Parameters<typeof describePort>[0])).join(', ') : 'every port'}` }, prefer: changed.has(key(np)) ? 0 : 1, direction: dir });
       }
       const name = freshName(policies, subject.namespace, `allow-${target.name}`);
       const created: NetworkPolicyLike = { metadata: { namespace: subject.namespace, name }, spec: { podSelector: subjectSelector(dir, subject), policyTypes: [type], [dir]: [clone(rule)] } };

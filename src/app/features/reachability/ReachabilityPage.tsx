@@ -18,16 +18,25 @@ import { FixPanel } from './FixPanel.tsx';
 import { exportGraph, exportGraphEdges, exportMatrix, type ExportFormat } from './exporting.ts';
 import { groupId } from './MatrixView.tsx';
 
-function ExportButtons({ onExport, formats }: { onExport(f: ExportFormat): void; formats: ExportFormat[] }) {
+function ExportButtons({ onExport, formats }: { onExport(f: ExportFormat): void | Promise<void>; formats: ExportFormat[] }) {
   const label: Record<ExportFormat, string> = { csv: 'CSV', md: 'Markdown', svg: 'SVG', png: 'PNG' };
+  const [error, setError] = useState<string>();
   return (
     <div className="row rx-export" role="group" aria-label="Export">
       <span className="muted">Export</span>
       {formats.map((f) => (
-        <button key={f} className="btn small" onClick={() => onExport(f)}>
+        <button
+          key={f}
+          className="btn small"
+          onClick={() => {
+            setError(undefined);
+            Promise.resolve(onExport(f)).catch((e: unknown) => setError(`${label[f]} export failed: ${e instanceof Error ? e.message : String(e)}`));
+          }}
+        >
           {label[f]}
         </button>
       ))}
+      {error && <span className="alert bad" role="alert">{error}</span>}
     </div>
   );
 }
@@ -203,7 +212,7 @@ export function ReachabilityPage() {
             </div>
           )}
           <span className="grow" />
-          {summary && matrix.summary && matrix.data && <ExportButtons formats={['csv', 'md', 'svg', 'png']} onExport={(f) => void exportMatrix(matrix.summary!, matrix.data!, f)} />}
+          {summary && matrix.summary && matrix.data && <ExportButtons formats={['csv', 'md', 'svg', 'png']} onExport={(f) => exportMatrix(matrix.summary!, matrix.data!, f)} />}
           <datalist id="rx-ports">
             {summary?.suggestedPorts.map((p) => (
               <option key={`${p.protocol}/${p.port}`} value={p.port} />
@@ -269,7 +278,7 @@ export function ReachabilityPage() {
                   if (f === 'csv' || f === 'md') exportGraphEdges(graph.data!.edges.map((e) => ({ from: all[e.from], to: all[e.to], ports: e.ports.join(' ') })), f);
                   else {
                     const svg = document.querySelector<SVGSVGElement>('svg.rx-graph');
-                    if (svg) void exportGraph(svg, f);
+                    if (svg) return exportGraph(svg, f);
                   }
                 }}
               />
