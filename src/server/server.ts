@@ -7,7 +7,7 @@ import { kinds as allKinds } from '../kinds/registry.ts';
 import type { KindDefinition } from '../kinds/kind.ts';
 import { SqliteStorage } from './storage/sqlite.ts';
 import type { Storage } from './storage/storage.ts';
-import { openStorage, type EtcdServerOptions, type StorageBackend } from './storage/etcd-config.ts';
+import { openStorage, type EtcdServerOptions, type StorageBackend } from './storage/factory.ts';
 import { WatchCache } from './watch/cache.ts';
 import { Store, type NamespaceAdmission } from './registry/store.ts';
 import { versionedViews } from './registry/versions.ts';

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
-import { etcdResources } from './etcd-config.ts';
+import { etcdResources } from './factory.ts';
 import { StorageError, type StorageEvent } from './storage.ts';
 import { expectCode, storageContract } from './storage.contract.ts';
 import { startEtcd, uniqueEtcdPrefix, type EtcdCluster } from '../testing-etcd.ts';

@@ -1,5 +1,5 @@
-// Choosing the storage backend (`--storage sqlite|etcd`) and its compaction,
-// so that the server assembles either the same way.
+// The storage factory (kube-apiserver's storagebackend/factory): the backend `--storage sqlite|etcd` names,
+// opened, with its compaction, so that the server assembles either the same way.
 import { join } from 'node:path';
 import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
 import { SqliteStorage } from './sqlite.ts';
