@@ -219,8 +219,7 @@ export function IntentsPanel({ summary }: { summary?: ClusterSummary }) {
                 </span>
                 <b className="mono">{r.name}</b>
                 <span className={`chip ${r.status === 'met' ? 'ok' : 'bad'}`}>{r.status}</span>
-                <span className="muted grow">{intent && describeIntent(intent)}</span>
-                <span className="muted">{r.source}</span>
+                <span className="muted grow">in ConfigMap {r.source}</span>
                 {r.status === 'violated' && intent && (
                   <button className="btn primary small" onClick={() => setMode({ kind: 'fix', intent: { source: r.source, intent } })}>
                     Fix
@@ -237,6 +236,7 @@ export function IntentsPanel({ summary }: { summary?: ClusterSummary }) {
                   Delete
                 </button>
               </div>
+              {intent && <p className="rx-intent-what">{describeIntent(intent)}</p>}
               {intent?.description && <p className="muted">{intent.description}</p>}
               {r.status === 'violated' && (
                 <div className="rx-intent-detail">
