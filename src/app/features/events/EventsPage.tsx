@@ -52,7 +52,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
           {shown.length} of {items.length}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
-        {warnings > 0 && <Badge tone="bad">{warnings} warnings</Badge>}
+        {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
       </div>
       <ErrorAlert error={events.error} />
       <div className="toolbar">
