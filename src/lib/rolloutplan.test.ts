@@ -103,6 +103,15 @@ describe('planRollout', () => {
     expect(plan.forecast!.p50).toBe(3000);
   });
 
+  it('continues a running rollout whose budget is all in flight: the next node waits for the one in flight', () => {
+    const ns = names(3);
+    const pods = [pod(ns[0], 'new', false), ...ns.slice(1).map((n) => pod(n))];
+    const plan = planRollout({ ds: ds({ maxUnavailable: 1 }), nodes: ns.map((n) => node(n)), pods, isNew: (p) => p.metadata?.labels?.['controller-revision-hash'] === 'new', now: T0, pace: { startup: [1000], handoff: [0], source: 't' } });
+    expect(waveNodes(plan)).toEqual([[ns[1]], [ns[2]]]);
+    expect(plan.notReached).toEqual([]);
+    expect(plan.forecast).toMatchObject({ completes: true, p50: 3000 });
+  });
+
   it('forecasts the pipeline: a slot freed is taken at once, so uneven nodes do not wait for their wave', () => {
     const ns = names(4);
     const plan = planRollout({ ds: ds({ maxUnavailable: 2 }), nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0, pace: { startup: [1000, 3000], handoff: [500], source: 't' }, runs: 400 });

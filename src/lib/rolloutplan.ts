@@ -372,7 +372,9 @@ export function planRollout(input: PlanInput): RolloutPlan {
       steps.push({ nodeName, action: 'replace', ...(n.stall ? { stall: n.stall } : {}), ...(n.old && !n.old.available ? { beyondBudget: true } : {}) });
       started.add(nodeName);
     }
-    if (!steps.length && !cleaned) break;
+    // Nothing started or finished: done, unless a pod in flight becomes available at the end of this wave and frees its slot.
+    const inFlight = active.some((n) => n.fresh && !n.fresh.available && !n.stall);
+    if (!steps.length && !cleaned && !inFlight) break;
     // The end of the wave: what was started is available, unless it stalls.
     for (const n of active) if (n.fresh && !n.stall && !n.fresh.available) n.fresh.available = true;
     if (steps.length) plan.waves.push({ index: plan.waves.length, steps: steps.sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)), limit, held });
@@ -472,8 +474,11 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
     const xs = b[block];
     return xs[Math.floor(rand() * xs.length)] ?? 0;
   };
-  const steps = plan.waves.flatMap((w) => w.steps.map((s) => ({ ...s, wave: w.index })));
-  const firstWave = plan.waves[0]?.steps.length ?? 0;
+  // Taken at once whatever the budget: the first wave's new pods on empty nodes and replacements of unavailable old pods.
+  const all = plan.waves.flatMap((w) => w.steps.map((s) => ({ ...s, wave: w.index })));
+  const immediate = (s: (typeof all)[number]) => s.wave === 0 && (s.beyondBudget || s.action === 'create');
+  const steps = [...all.filter(immediate), ...all.filter((s) => !immediate(s))];
+  const firstWave = all.filter(immediate).length;
   const limit = Math.max(1, plan.mode === 'surge' ? plan.maxSurge : plan.maxUnavailable);
   const totals: number[] = [];
   const waveEnds: number[][] = plan.waves.map(() => []);
