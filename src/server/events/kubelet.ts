@@ -108,6 +108,18 @@ export function kubeletNodeEvents(name: string, before: any, after: any): Kubele
       out.push({ type: 'Normal', reason, message: `Node ${name} status is now: ${reason}` });
     }
   }
+  // The dynamic kubelet config moved to another source (the kubelet restarts to use it).
+  const active = after?.config?.active?.configMap;
+  const wasActive = before?.config?.active?.configMap;
+  if (JSON.stringify(active ?? null) !== JSON.stringify(wasActive ?? null) && (active || wasActive)) {
+    out.push({
+      type: 'Normal',
+      reason: 'KubeletConfigChanged',
+      message: active
+        ? `Kubelet restarting to use /api/v1/namespaces/${active.namespace}/configmaps/${active.name}, UID: ${active.uid ?? ''}, ResourceVersion: ${active.resourceVersion ?? ''}, KubeletConfigKey: ${active.kubeletConfigKey ?? ''}`
+        : 'Kubelet restarting to use local config',
+    });
+  }
   const ready = cond(after, 'Ready')?.status;
   const wasReady = cond(before, 'Ready')?.status;
   if (ready && ready !== wasReady && ready !== 'Unknown') {

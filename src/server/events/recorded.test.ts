@@ -93,6 +93,17 @@ describe('events recorded by the actors', () => {
     expect(unready[0].involvedObject.fieldPath).toBe('spec.containers{c}');
   });
 
+  it('the kubelet reports moving to another config source', async () => {
+    const cm = await s.api('/api/v1/namespaces/kube-system/configmaps', {
+      method: 'POST',
+      body: { metadata: { name: 'ev-kubelet' }, data: { kubelet: 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 50\n' } },
+    });
+    expect(cm.status, JSON.stringify(cm.body)).toBe(201);
+    expect((await s.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'ev-config' }, spec: { configSource: { configMap: { namespace: 'kube-system', name: 'ev-kubelet', kubeletConfigKey: 'kubelet' } } } } })).status).toBe(201);
+    const items = await until(() => eventsFor('involvedObject.name=ev-config,reason=KubeletConfigChanged'), (i) => i.length > 0, 'KubeletConfigChanged');
+    expect(items[0].message).toBe(`Kubelet restarting to use /api/v1/namespaces/kube-system/configmaps/ev-kubelet, UID: ${cm.body.metadata.uid}, ResourceVersion: ${cm.body.metadata.resourceVersion}, KubeletConfigKey: kubelet`);
+  });
+
   it('the attacher reports a failed attach with the volume and the driver error', async () => {
     const r = await s.api('/apis/storage.k8s.io/v1/volumeattachments', {
       method: 'POST',
