@@ -19,4 +19,6 @@ if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
 if (only === 'leader') await (await import('./leader.ts')).benchLeader();
 // A 1000-node rollout twice (with and without the recorder's correlation): by name only.
 if (only === 'events') await (await import('./events.ts')).benchEvents();
-process.exit(0);
+// SIGKILLs, 50-client read-modify-write and thousands of malformed requests: by name only.
+if (only === 'faults') await (await import('./faults.ts')).benchFaults();
+process.exit(process.exitCode ?? 0);
