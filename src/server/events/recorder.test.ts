@@ -6,6 +6,8 @@ import { startTestServer, type TestServer } from '../testing.ts';
 import { EventBroadcaster } from './recorder.ts';
 import { startEventExpiry } from './ttl.ts';
 import { eventKind } from '../../kinds/events.ts';
+import { nodeIdentity } from '../controllers/nodeagent.ts';
+import { controllerIdentity } from '../controllers/context.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -31,6 +33,19 @@ describe('the event recorder', () => {
     expect(backoff.metadata.name).toMatch(/^rep\.[0-9a-f]{16,}$/);
     expect(Date.parse(backoff.lastTimestamp)).toBeGreaterThanOrEqual(Date.parse(backoff.firstTimestamp));
     expect(b.stats).toMatchObject({ created: 2, patched: 4 });
+  });
+
+  it('a kubelet (system:node:<name>) and a controller\'s service account may create events and count repeats into them', async () => {
+    const b = new EventBroadcaster();
+    const kubelet = b.newRecorder(s.client.as(nodeIdentity('node-z')), { component: 'kubelet', host: 'node-z' });
+    const controller = b.newRecorder(s.client.as(controllerIdentity('daemon-set-controller')), { component: 'daemonset-controller' });
+    for (let i = 0; i < 3; i++) {
+      kubelet.event(pod('authz'), 'Warning', 'BackOff', 'again');
+      controller.event(pod('authz'), 'Warning', 'FailedCreate', 'again');
+    }
+    await b.flush();
+    expect(b.stats.dropped.failed).toBe(0);
+    expect((await list('authz')).map((e) => [e.reason, e.count]).sort()).toEqual([['BackOff', 3], ['FailedCreate', 3]]);
   });
 
   it('without aggregation every occurrence is its own object (what the bench compares against)', async () => {
