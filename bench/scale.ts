@@ -131,29 +131,29 @@ function seedRows(dataDir: string, tpl: Map<string, string>, from: number, to: n
 
 interface ListFigure { ms: number; stringifyMs: number; bareMs: number; bytes: number; items: number }
 
-/** Median time of a LIST over HTTP, against JSON.stringify of the same items and a bare server sending the same bytes. */
+/**
+ * Median time of a LIST over HTTP, against JSON.stringify of the same items and
+ * a bare server sending the same bytes. The three are measured in turn within
+ * each run, so load from elsewhere on the machine falls on all of them alike.
+ */
 async function measureList(api: Proc, path: string, runs = 7): Promise<ListFigure> {
   const url = api.url + path;
-  await getBytes(url, api.headers);
-  const times: number[] = [];
-  let body: Buffer = Buffer.alloc(0);
-  for (let i = 0; i < runs; i++) {
-    const r = await getBytes(url, api.headers);
-    times.push(r.ms);
-    body = r.body;
-  }
+  const body = (await getBytes(url, api.headers)).body;
   const list = JSON.parse(body.toString());
-  const ser: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    JSON.stringify(list);
-    ser.push(performance.now() - t0);
-  }
   const bare = await startBareServer(body.toString());
+  const times: number[] = [];
+  const ser: number[] = [];
   const bareTimes: number[] = [];
   try {
     await getBytes(bare.url + path);
-    for (let i = 0; i < runs; i++) bareTimes.push((await getBytes(bare.url + path)).ms);
+    JSON.stringify(list);
+    for (let i = 0; i < runs; i++) {
+      times.push((await getBytes(url, api.headers)).ms);
+      const t0 = performance.now();
+      JSON.stringify(list);
+      ser.push(performance.now() - t0);
+      bareTimes.push((await getBytes(bare.url + path)).ms);
+    }
   } finally {
     bare.stop();
   }

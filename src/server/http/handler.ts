@@ -544,7 +544,7 @@ export function createHandler(ctx: HandlerContext) {
         send(event) {
           // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
           if (res.writableLength > limits.watchBufferBytes) res.destroy();
-          else res.write(event + '\n');
+          else res.write(event);
         },
         end: () => res.end(),
         onGone: (fn) => res.on('close', fn),

@@ -5,7 +5,8 @@
 // and bookmark policy; only the transport differs.
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
-import { jsonOf, type CachedObject } from '../watch/cache.ts';
+import type { CachedObject } from '../watch/cache.ts';
+import { watchFrame } from '../watch/encodings.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
 import { columnDefinitions, parseIncludeObject, tableRow } from '../table.ts';
@@ -16,8 +17,11 @@ import { watchTimeoutSeconds } from './limits.ts';
 
 /** Where encoded events go: a chunked HTTP response or a WebSocket. */
 export interface WatchTransport {
-  /** One encoded event: a JSON document, without framing. */
-  send(event: string): void;
+  /**
+   * One encoded event: a JSON document and the newline upstream's encoder
+   * writes after it. The same bytes may go to many watchers; never modified.
+   */
+  send(event: Buffer): void;
   /** Ends the stream cleanly (timeout, ERROR event sent, server shutdown). */
   end(): void;
   /** Calls `fn` when the client goes away first. */
@@ -45,12 +49,16 @@ export function prepareWatch(kind: KindDefinition, store: Store, info: RequestIn
 }
 
 export interface WatchEncoder {
-  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', c: CachedObject): string;
-  bookmark(resourceVersion: number, initialEventsEnd: boolean): string;
-  error(err: ApiError): string;
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', c: CachedObject): Buffer;
+  bookmark(resourceVersion: number, initialEventsEnd: boolean): Buffer;
+  error(err: ApiError): Buffer;
 }
 
-/** Encodes watch events as JSON (objects from the cache's serialised JSON) or as Table rows. */
+/**
+ * Encodes watch events as JSON or as Table rows. A JSON event is framed once
+ * from the object's cached bytes and the same frame goes to every watcher
+ * (encodings.ts), so 200 watchers cost one serialisation, not 200.
+ */
 export function watchEncoder(kind: KindDefinition, rep: Representation, query: URLSearchParams): WatchEncoder {
   const table = rep.type === 'table';
   const include = table ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
@@ -62,15 +70,17 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
     return JSON.stringify({ type, object: t });
   };
   return {
-    event: (type, c) => (table ? tableEvent(type, c.object) : `{"type":"${type}","object":${jsonOf(c)}}`),
+    event: (type, c) => (table ? frame(tableEvent(type, c.object)) : watchFrame(type, c)),
     bookmark(rv, initialEnd) {
       const meta: Record<string, unknown> = { resourceVersion: String(rv) };
       if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
-      return `{"type":"BOOKMARK","object":${JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta })}}`;
+      return frame(`{"type":"BOOKMARK","object":${JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta })}}`);
     },
-    error: (err) => `{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`,
+    error: (err) => frame(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`),
   };
 }
+
+const frame = (event: string) => Buffer.from(event + '\n');
 
 /** How often a watch that allows bookmarks gets one even when nothing changes. */
 const BOOKMARK_INTERVAL_MS = 60_000;
@@ -97,7 +107,7 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
     for (const t of timers) clearTimeout(t);
     transport.end();
   };
-  const send = (event: string) => open && transport.send(event);
+  const send = (event: Buffer) => open && transport.send(event);
   let lastRevision = 0;
   transport.onGone(end);
   stop = await store.watch(w.namespace, q, {

@@ -100,7 +100,7 @@ export class WatchSockets {
             if (ws.readyState !== WebSocket.OPEN) return;
             // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
             if (ws.bufferedAmount > bufferLimit) ws.terminate();
-            else ws.send(event + '\n');
+            else ws.send(event, { binary: false });
           },
           end() {
             if (ws.readyState !== WebSocket.OPEN) return;
