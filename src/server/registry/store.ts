@@ -180,8 +180,30 @@ export class Store {
    * cache answers (waitUntilFreshAndBlock).
    */
   async getAt(namespace: string | undefined, name: string, resourceVersion: number | undefined): Promise<CachedObject> {
-    await this.awaitRevision(resourceVersion);
+    if (resourceVersion === undefined) {
+      const current = await this.catchUp();
+      if (current !== undefined) throw errors.timeout(`Timeout: the watch cache is at revision ${this.cache.revision}, behind the storage's ${current}`);
+    } else await this.awaitRevision(resourceVersion);
     return this.getCached(namespace, name);
+  }
+
+  /**
+   * A read of the latest state (no resourceVersion) sees every write
+   * acknowledged before it, through whichever replica (etcd): the cache first
+   * catches up with the storage's current revision, as kube-apiserver's
+   * consistent reads from its watch cache do. Returns that revision when the
+   * cache did not reach it in time; when the storage cannot tell (etcd
+   * unreachable), the cache answers as it is.
+   */
+  private async catchUp(): Promise<number | undefined> {
+    if (!this.storage.shared) return undefined;
+    let timer: number | NodeJS.Timeout | undefined;
+    const deadline = new Promise<undefined>((r) => (timer = setTimeout(r, 2000)));
+    const current = await Promise.race([this.storage.currentRevision(), deadline])
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer as NodeJS.Timeout));
+    if (current === undefined || current <= this.cache.revision) return undefined;
+    return (await this.cache.waitFor(current, 3000)) ? undefined : current;
   }
 
   getCached(namespace: string | undefined, name: string): CachedObject {
@@ -227,6 +249,9 @@ export class Store {
       await this.awaitRevision(q.resourceVersion);
       // With a limit (or Exact) the list must be exactly at that revision.
       if (q.resourceVersionMatch === 'Exact' || (q.limit > 0 && q.resourceVersionMatch !== 'NotOlderThan')) atRevision = q.resourceVersion;
+    } else if (q.resourceVersion === undefined) {
+      // The latest state; should the cache lag behind storage, the list is read from storage at its revision.
+      atRevision = await this.catchUp();
     }
     if (atRevision === undefined || atRevision === this.cache.revision) {
       return this.pageFromCache(prefix, start, q, match);

@@ -46,6 +46,21 @@ describe('two replicas on one etcd', () => {
     expect(stale.status).toBe(409);
   });
 
+  it('read the latest state consistently: what one replica acknowledged, a GET or LIST on the other shows at once', async () => {
+    for (let i = 0; i < 30; i++) {
+      const name = `fresh-${i}`;
+      const c = await a.api(CM, { method: 'POST', body: { metadata: { name }, data: { i: String(i) } } });
+      expect(c.status).toBe(201);
+      const got = await b.api(`${CM}/${name}`);
+      expect(got.status, name).toBe(200);
+      expect(got.body.metadata.resourceVersion).toBe(c.body.metadata.resourceVersion);
+      const u = await a.api(`${CM}/${name}`, { method: 'PUT', body: { ...c.body, data: { i: 'changed' } } });
+      const listed = await b.api(`${CM}?fieldSelector=metadata.name=${name}`);
+      expect(listed.body.items.map((o: any) => o.data.i)).toEqual(['changed']);
+      expect(Number(listed.body.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(u.body.metadata.resourceVersion));
+    }
+  });
+
   it('deliver writes through one replica to a watch on the other, in order, without gaps or duplicates', async () => {
     const start = (await b.api(CM)).body.metadata.resourceVersion;
     const N = 40;

@@ -61,6 +61,7 @@ const ALL_KEYS = Buffer.from([0]);
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms).unref?.());
 
 export class EtcdStorage implements Storage {
+  readonly shared = true;
   readonly client: Etcd3;
   private readonly prefix: string;
   private readonly requestTimeoutMs: number;

@@ -66,6 +66,11 @@ export class StorageError extends Error {
 }
 
 export interface Storage {
+  /**
+   * Other processes write to it too (etcd with several replicas): a read of
+   * the latest state must first bring this process's cache up to date.
+   */
+  readonly shared?: boolean;
   /** The newest revision written (0 for an empty store). */
   currentRevision(): Promise<number>;
   /** Revisions at or below this one are gone; reading or watching from them gives Expired. */
