@@ -232,6 +232,16 @@ describe('apply over HTTP', () => {
     expect(spec['f:updateStrategy']).toEqual({ 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} });
   });
 
+  it("what the strategy sets on create is the server's, not the creator's (a DaemonSet's template-generation annotation)", async () => {
+    const r = await s.api('/apis/apps/v1/namespaces/default/daemonsets?fieldManager=maker', {
+      method: 'POST',
+      body: { metadata: { name: 'h9', annotations: { mine: 'yes' } }, spec: { selector: { matchLabels: { app: 'h9' } }, template: { metadata: { labels: { app: 'h9' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.metadata.annotations['deprecated.daemonset.template.generation']).toBe('1');
+    expect(r.body.metadata.managedFields[0].fieldsV1['f:metadata']['f:annotations']).toEqual({ '.': {}, 'f:mine': {} });
+  });
+
   it('an update without fieldManager is credited to the User-Agent up to its first slash', async () => {
     const r = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'h4' }, data: { a: '1' } }, headers: { 'User-Agent': 'my-tool/1.2 (linux)' } });
     expect(r.status).toBe(201);

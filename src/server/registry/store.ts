@@ -394,10 +394,12 @@ export class Store {
     if (generated) meta.name = (meta.generateName!.slice(0, 58)) + randomSuffix();
     if (kind.strategy.statusOnCreate === 'reset' && 'status' in obj) delete obj.status;
     if (kind.strategy.generation) meta.generation = 1;
+    // Before the strategy, as upstream's field manager runs in the handler: what the strategy sets
+    // (a DaemonSet's template-generation annotation) is the server's, not the creator's. A client's
+    // `[{}]` clears managedFields.
+    if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
     kind.strategy.prepareForCreate?.(obj);
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
-    // Before validation, as upstream's field manager runs before the strategy: a client's `[{}]` clears managedFields.
-    if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
     if (ctx.large) await yieldToEventLoop();
     const problems = kind.validate(obj, {});
     if (problems.length) throw errors.invalid(kind, meta.name ?? '', problems);
