@@ -75,8 +75,9 @@ export function tokenAuthenticator(opts: TokenAuthOptions): Authenticator {
  */
 export const x509Authenticator: Authenticator = {
   authenticate(req) {
+    // Over HTTP/2 this is node's proxy of the TLS socket, which forwards these.
     const socket = req.socket as TLSSocket | undefined;
-    if (!socket || !('encrypted' in socket) || !socket.authorized) return undefined;
+    if (typeof socket?.getPeerCertificate !== 'function' || socket.authorized !== true) return undefined;
     const subject = socket.getPeerCertificate()?.subject;
     const name = subject?.CN;
     if (!name || Array.isArray(name)) return undefined;

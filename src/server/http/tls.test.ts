@@ -76,6 +76,34 @@ describe('client certificates', () => {
     expect(admin.stdout.trim()).toBe('namespace/default');
   });
 
+  it('authenticate over HTTP/2 as over HTTP/1.1', async () => {
+    const root = issueClientCertificate(clientCA, 'root', ['system:masters']);
+    for (const alpn of [['h2'], ['http/1.1']]) {
+      const r = await new Promise<{ status: number; alpn: string | false }>((resolve, reject) => {
+        if (alpn[0] === 'h2') {
+          const session = http2Connect(s.httpsUrl, { ca: servingCA.cert, servername: 'localhost', cert: root.cert, key: root.key });
+          const stream = session.request({ ':path': '/api/v1/namespaces/default' });
+          stream.on('response', (h) => {
+            resolve({ status: Number(h[':status']), alpn: (session.socket as import('node:tls').TLSSocket).alpnProtocol ?? false });
+            session.close();
+          });
+          stream.on('error', reject);
+          stream.end();
+        } else {
+          import('node:https').then(({ request }) => {
+            const req = request(`${s.httpsUrl}/api/v1/namespaces/default`, { ca: servingCA.cert, servername: 'localhost', cert: root.cert, key: root.key }, (res) => {
+              res.resume();
+              resolve({ status: res.statusCode!, alpn: (res.socket as import('node:tls').TLSSocket).alpnProtocol ?? false });
+            });
+            req.on('error', reject);
+            req.end();
+          }, reject);
+        }
+      });
+      expect(r, alpn[0]).toEqual({ status: 200, alpn: alpn[0] === 'h2' ? 'h2' : false });
+    }
+  });
+
   it('refuse a certificate another CA signed (401), and tokens still work alongside', async () => {
     const kubectl = noToken();
     const stranger = issueClientCertificate(createCertificateAuthority('someone-else'), 'mallory', ['system:masters']);
