@@ -14,7 +14,7 @@ const ALICE = 'alice-token';
 const alice = { Authorization: `Bearer ${ALICE}` };
 
 /** A server whose user alice is bound to cluster-admin but is not in system:masters (so limits apply). */
-async function serverWith(limits: Parameters<typeof startTestServer>[0]['limits']): Promise<TestServer> {
+async function serverWith(limits: NonNullable<Parameters<typeof startTestServer>[0]>['limits']): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'kw-limits-'));
   const tokenFile = join(dir, 'tokens.csv');
   writeFileSync(tokenFile, `${ALICE},alice,1001,"devs"\n`);
