@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../src/server/server.ts';
-import { broadcasterDefaults } from '../src/server/events/recorder.ts';
+import { broadcasterDefaults, recorderTotals } from '../src/server/events/recorder.ts';
 import { daemonSetKind } from '../src/kinds/daemonset.ts';
 import { eventKind } from '../src/kinds/events.ts';
 import { nodeKind } from '../src/kinds/node.ts';
@@ -26,6 +26,8 @@ interface Result {
   seconds: number;
   objects: number;
   bytes: number;
+  recorded: number;
+  dropped: string;
 }
 
 async function scenario(aggregate: boolean): Promise<Result> {
@@ -52,6 +54,7 @@ async function scenario(aggregate: boolean): Promise<Result> {
     let creates = 0;
     let patches = 0;
     const stop = await cache.watchFrom(cache.revision, { prefix: eventPrefix, deliver: (e) => (e.type === 'ADDED' ? creates++ : e.type === 'MODIFIED' ? patches++ : 0) });
+    const before = structuredClone(recorderTotals);
     const t0 = performance.now();
     const dsName = 'bench-agent';
     await client.create(daemonSetKind, {
@@ -78,7 +81,9 @@ async function scenario(aggregate: boolean): Promise<Result> {
     stop();
     const stored = cache.list(eventPrefix);
     const bytes = stored.reduce((n, c) => n + JSON.stringify(c.object).length, 0);
-    return { writes: creates + patches, creates, patches, seconds, objects: stored.length, bytes };
+    const d = recorderTotals.dropped;
+    const dropped = `dropped: ${d.rateLimited - before.dropped.rateLimited} rate-limited, ${d.queueFull - before.dropped.queueFull} queue full, ${d.failed - before.dropped.failed} failed`;
+    return { writes: creates + patches, creates, patches, seconds, objects: stored.length, bytes, recorded: recorderTotals.recorded - before.recorded, dropped };
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -92,7 +97,7 @@ export async function benchEvents() {
   const on = await scenario(true);
   const line = (name: string, r: Result) =>
     console.log(
-      `  ${name.padEnd(22)} ${r.writes} event writes (${r.creates} creates, ${r.patches} patches) in ${r.seconds.toFixed(1)} s = ${(r.writes / r.seconds).toFixed(0)} writes/s; ` +
+      `  ${name.padEnd(22)} ${r.recorded} events recorded (${r.dropped}); ${r.writes} event writes (${r.creates} creates, ${r.patches} patches) in ${r.seconds.toFixed(1)} s = ${(r.writes / r.seconds).toFixed(0)} writes/s; ` +
         `${r.objects} events stored, ${(r.bytes / 1024).toFixed(0)} KiB`,
     );
   line('without correlation', off);

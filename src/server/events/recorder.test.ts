@@ -90,12 +90,15 @@ describe('the event recorder', () => {
   it('never blocks the caller: beyond the queue bound events are dropped', async () => {
     const b = new EventBroadcaster({ queueSize: 3 });
     const rec = b.newRecorder(s.client, { component: 'kubelet', host: 'node-c' });
+    // Each recorder (one kubelet) has a queue of its own, as each upstream kubelet has its broadcaster.
+    const other = b.newRecorder(s.client, { component: 'kubelet', host: 'node-d' });
     for (let i = 0; i < 10; i++) rec.event(pod('flood'), 'Normal', 'R', `m${i}`);
+    for (let i = 0; i < 10; i++) other.event(pod('flood'), 'Normal', 'R', `m${i}`);
     // Nothing was written in the caller's turn.
     expect(await list('flood')).toHaveLength(0);
     await b.flush();
-    expect(await list('flood')).toHaveLength(3);
-    expect(b.stats.dropped.queueFull).toBe(7);
+    expect(await list('flood')).toHaveLength(6);
+    expect(b.stats.dropped.queueFull).toBe(14);
   });
 
   it('expires events once their last write is older than the TTL', async () => {

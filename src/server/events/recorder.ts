@@ -40,7 +40,7 @@ export interface EventRecorder {
 }
 
 export interface BroadcasterOptions {
-  /** Events waiting to be written; more are dropped (maxQueuedEvents). */
+  /** Events of one recorder (one source) waiting to be written; more are dropped (maxQueuedEvents per broadcaster upstream, where each kubelet has its own). */
   queueSize?: number;
   /** Token bucket per source and object. */
   burst?: number;
@@ -65,7 +65,12 @@ export interface RecorderStats {
 interface Pending {
   client: Client;
   event: any;
+  /** The recorder's own count of queued events. */
+  queued: { n: number };
 }
+
+/** Every broadcaster's counts added up (for the bench). */
+export const recorderTotals: RecorderStats = { recorded: 0, created: 0, patched: 0, dropped: { queueFull: 0, rateLimited: 0, failed: 0 } };
 
 const MAX_LRU = 4096;
 
@@ -132,6 +137,7 @@ export class EventBroadcaster {
 
   /** A recorder for one source (`daemonset-controller`, or `kubelet` on a host) writing with `client`. */
   newRecorder(client: Client, source: EventSource): EventRecorder {
+    const queued = { n: 0 };
     return {
       event: (object, type, reason, message, fieldPath) => {
         if (this.stopped) return;
@@ -154,12 +160,13 @@ export class EventBroadcaster {
           reportingComponent: source.component,
           reportingInstance: source.host ?? '',
         };
-        this.stats.recorded++;
-        if (this.queue.length >= this.o.queueSize) {
-          this.stats.dropped.queueFull++;
+        this.count('recorded');
+        if (queued.n >= this.o.queueSize) {
+          this.count('queueFull');
           return;
         }
-        this.queue.push({ client, event });
+        queued.n++;
+        this.queue.push({ client, event, queued });
         this.draining ??= this.drain();
       },
     };
@@ -176,6 +183,13 @@ export class EventBroadcaster {
     this.queue.length = 0;
   }
 
+  private count(what: 'recorded' | 'created' | 'patched' | 'queueFull' | 'rateLimited' | 'failed') {
+    for (const s of [this.stats, recorderTotals]) {
+      if (what === 'recorded' || what === 'created' || what === 'patched') s[what]++;
+      else s.dropped[what]++;
+    }
+  }
+
   /** `<name>.<hex of UnixNano>`, unique within this process even within one millisecond. */
   private nameFor(name: string, now: number): string {
     let nanos = BigInt(now) * 1_000_000n;
@@ -188,12 +202,13 @@ export class EventBroadcaster {
     // Writes happen a turn after the caller recorded, never inside its own work.
     await new Promise<void>((r) => setImmediate(r));
     while (this.queue.length && !this.stopped) {
-      const { client, event } = this.queue.shift()!;
+      const { client, event, queued } = this.queue.shift()!;
+      queued.n--;
       try {
         await this.write(client, event);
       } catch {
         // An event that cannot be written is dropped, as upstream's recorder gives up after its retries.
-        this.stats.dropped.failed++;
+        this.count('failed');
       }
     }
     this.draining = undefined;
@@ -211,7 +226,7 @@ export class EventBroadcaster {
     bucket.at = now;
     this.buckets.put(objectKey, bucket);
     if (bucket.tokens < 1 && this.o.aggregate) {
-      this.stats.dropped.rateLimited++;
+      this.count('rateLimited');
       return;
     }
     bucket.tokens -= 1;
@@ -236,7 +251,7 @@ export class EventBroadcaster {
           o.message = e.message;
         });
         seen.count = count;
-        this.stats.patched++;
+        this.count('patched');
         return;
       } catch (err: any) {
         // Gone (expired or deleted): start a new one below.
@@ -245,7 +260,7 @@ export class EventBroadcaster {
       }
     }
     const created = await client.create(eventKind, e);
-    this.stats.created++;
+    this.count('created');
     if (this.o.aggregate) this.written.put(identicalKey, { name: created.metadata.name!, namespace: created.metadata.namespace!, count: 1, firstTimestamp: e.firstTimestamp });
   }
 }
