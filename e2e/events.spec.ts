@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { apiRequest, nodeManifest } from './helpers.ts';
 
@@ -58,4 +59,21 @@ test('a pod\'s page marks its warnings; the Events page filters by type and reas
   await expect(list).toContainText('DaemonSet/ev-agent');
   await list.getByRole('link', { name: 'DaemonSet/ev-agent' }).first().click();
   await expect(page).toHaveURL(/\/daemonsets\/default\/ev-agent/);
+});
+
+test('the Events page and a page with warnings pass axe\'s WCAG 2.1 AA checks', async ({ page }) => {
+  test.setTimeout(180_000);
+  const pods = (await apiRequest(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3D${NAME}&fieldSelector=spec.nodeName%3Dev-2`)).body.items;
+  // The whole Events page and DaemonSet page; on a pod's page its Events section (the rest is the detail page's).
+  for (const [path, scope, warning] of [
+    ['/events', 'main', '.event-warning'],
+    [`/daemonsets/${NS}/${NAME}`, 'main', '[data-node-warning]'],
+    [`/pods/${NS}/${pods[0].metadata.name}`, 'section[aria-label="Events"]', '.event-warning'],
+  ]) {
+    await page.goto(path);
+    await expect(page.getByTestId('connection')).toHaveText(/Live/);
+    await expect(page.locator(warning).first()).toBeVisible();
+    const result = await new AxeBuilder({ page }).include(scope).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(result.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), path).toEqual([]);
+  }
 });
