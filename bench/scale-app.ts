@@ -119,6 +119,8 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // tsx keeps function names with a __name helper the page does not have.
+    await page.addInitScript('window.__name = (f) => f');
     for (const [route, count, path] of [['/nodes', nodes, '/api/v1/nodes'], ['/pods', nodes * podsPerNode, '/api/v1/pods']] as const) {
       const plain = await plainList(page, api, path, 3);
       const app = await firstRows(page, api, route, count, 3);
