@@ -165,11 +165,42 @@ describe('the log of a running server', () => {
     expect(last.at(-1)).toMatchObject({ stage: 'ResponseComplete', userAgent: expect.stringMatching(/^kubectl\//), responseStatus: { code: 200 } });
   });
 
+  it('answers who last changed an object, from what it audited (the app\'s "last changed by")', async () => {
+    const last = (q: string) => s.api(`/debug/audit/last-change?${q}`);
+    const created = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'changed' }, data: { a: '1' } } });
+    expect(created.status).toBe(201);
+    const first = await last('resource=configmaps&namespace=default&name=changed');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ kind: 'LastChange', verb: 'create', user: { username: 'system:admin' }, objectRef: { resource: 'configmaps', namespace: 'default', name: 'changed' } });
+    expect(first.body.auditID).toBe(created.headers.get('audit-id'));
+    // A read is no change; a change made as someone else names both.
+    await s.api('/api/v1/namespaces/default/configmaps/changed');
+    const patched = await s.api('/api/v1/namespaces/default/configmaps/changed', {
+      method: 'PATCH',
+      body: { data: { a: '2' } },
+      headers: { 'Content-Type': 'application/merge-patch+json', 'Impersonate-User': 'bob', 'Impersonate-Group': 'system:masters' },
+    });
+    expect(patched.status).toBe(200);
+    const second = (await last('group=&resource=configmaps&namespace=default&name=changed')).body;
+    expect(second).toMatchObject({ verb: 'patch', user: { username: 'system:admin' }, impersonatedUser: { username: 'bob' } });
+    // A refused change is not one.
+    await s.api('/api/v1/namespaces/default/configmaps/changed', { method: 'PUT', body: { metadata: { name: 'changed', resourceVersion: '1' } } });
+    expect((await last('resource=configmaps&namespace=default&name=changed')).body.verb).toBe('patch');
+    const unknown = await last('resource=configmaps&namespace=default&name=never');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ kind: 'Status', reason: 'NotFound' });
+    expect((await last('name=changed')).status).toBe(400);
+    // Like any path, it needs RBAC's permission.
+    expect((await s.api('/debug/audit/last-change?resource=configmaps&namespace=default&name=changed', { headers: { 'Impersonate-User': 'alice' } })).status).toBe(403);
+  });
+
   it('does not audit without a policy, as kube-apiserver', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kw-audit-'));
     const other = await startTestServer({ audit: { logPath: join(dir, 'audit.log') } });
     try {
       expect((await other.api('/api/v1/nodes')).status).toBe(200);
+      // Nothing to ask about changes either: the path is not served.
+      expect((await other.api('/debug/audit/last-change?resource=nodes&name=a')).status).toBe(404);
     } finally {
       await other.stop();
     }

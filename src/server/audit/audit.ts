@@ -91,6 +91,7 @@ export class AuditRecord {
 
   constructor(
     private readonly log: LogFile,
+    private readonly completed: (event: AuditEvent) => void,
     readonly level: Level,
     private readonly omit: Set<Stage>,
     req: IncomingMessage,
@@ -128,6 +129,11 @@ export class AuditRecord {
     };
   }
 
+  /** The name of the object a create made (upstream's LogRequestObject fills objectRef from the object). */
+  objectName(name: string | undefined) {
+    if (name && this.event.objectRef && !this.event.objectRef.name) this.event.objectRef.name = name;
+  }
+
   /** The request body as read (Request level and above). */
   requestBody(body: Buffer, contentType: string) {
     if (levelAtLeast(this.level, 'Request')) this.event.requestObject = decodeBody(body, contentType);
@@ -156,6 +162,7 @@ export class AuditRecord {
     this.event.responseStatus = status;
     if (levelAtLeast(this.level, 'RequestResponse') && object) this.event.responseObject = object;
     this.emit('ResponseComplete');
+    this.completed(this.event);
   }
 
   private emit(stage: Stage) {
@@ -167,11 +174,60 @@ export class AuditRecord {
   }
 }
 
+/** Who last changed an object, as the audit log recorded it (what the app shows as "last changed by"). */
+export interface LastChange {
+  kind: 'LastChange';
+  apiVersion: 'v1';
+  objectRef: ObjectReference;
+  verb: string;
+  user: AuditUser;
+  impersonatedUser?: AuditUser;
+  userAgent?: string;
+  auditID: string;
+  /** When the change was answered (RFC 3339, microseconds). */
+  time: string;
+}
+
+/** The changes remembered (the most recent per object; the oldest object is forgotten first). */
+const LAST_CHANGES_KEPT = 50_000;
+const CHANGING_VERBS = new Set(['create', 'update', 'patch', 'delete']);
+const changeKey = (r: { apiGroup?: string; resource?: string; namespace?: string; name?: string }) => `${r.apiGroup ?? ''}/${r.resource ?? ''}/${r.namespace ?? ''}/${r.name ?? ''}`;
+
+/** The path that answers the last change of one object: `?group=&resource=&namespace=&name=`. */
+export const LAST_CHANGE_PATH = '/debug/audit/last-change';
+
 export class Auditor {
+  private readonly lastChanges = new Map<string, LastChange>();
+
   constructor(
     private readonly policy: Policy,
     private readonly log: LogFile,
   ) {}
+
+  /** The last successful change of an object the policy audited, if this server has seen one. */
+  lastChange(ref: { group: string; resource: string; namespace?: string; name: string }): LastChange | undefined {
+    return this.lastChanges.get(changeKey({ apiGroup: ref.group, resource: ref.resource, namespace: ref.namespace, name: ref.name }));
+  }
+
+  private remember(e: AuditEvent) {
+    const ref = e.objectRef;
+    const code = e.responseStatus?.code ?? 0;
+    if (!ref?.name || !ref.resource || !CHANGING_VERBS.has(e.verb) || code < 200 || code >= 300) return;
+    const key = changeKey(ref);
+    this.lastChanges.delete(key);
+    this.lastChanges.set(key, {
+      kind: 'LastChange',
+      apiVersion: 'v1',
+      objectRef: ref,
+      verb: e.verb,
+      user: e.user,
+      ...(e.impersonatedUser ? { impersonatedUser: e.impersonatedUser } : {}),
+      ...(e.userAgent ? { userAgent: e.userAgent } : {}),
+      auditID: e.auditID,
+      time: e.stageTimestamp,
+    });
+    if (this.lastChanges.size > LAST_CHANGES_KEPT) this.lastChanges.delete(this.lastChanges.keys().next().value!);
+  }
 
   /**
    * Starts the record of a request, or undefined when the policy says None.
@@ -182,7 +238,7 @@ export class Auditor {
     // Rules about users match who authenticated, as upstream's (impersonation is audited as such).
     const { level, omitStages } = evaluatePolicy(this.policy, { ...attrs, user: { name: (impersonator ?? user).name, groups: (impersonator ?? user).groups } });
     if (level === 'None') return undefined;
-    return new AuditRecord(this.log, level, omitStages, req, res, user, impersonator, attrs);
+    return new AuditRecord(this.log, (e) => this.remember(e), level, omitStages, req, res, user, impersonator, attrs);
   }
 
   close() {

@@ -31,7 +31,7 @@ import { hostRefused } from './hosts.ts';
 import { isAppPath } from '../../lib/approutes.ts';
 import { serveHealth, type HealthCheck } from './healthz.ts';
 import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
-import type { AuditRecord, Auditor } from '../audit/audit.ts';
+import { LAST_CHANGE_PATH, type AuditRecord, type Auditor } from '../audit/audit.ts';
 import { impersonatorOf } from '../auth/impersonation.ts';
 import { DEFAULT_LIMITS, InflightLimiter, requestDeadlineMs, requestTimedOut, type Limits } from './limits.ts';
 import { BodyDecoder, MAX_BODY_BYTES, MAX_DEPTH, PATCH_TYPES, SUPPORTED_PATCH_TYPES } from './bodies.ts';
@@ -204,7 +204,7 @@ export function createHandler(ctx: HandlerContext) {
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, pretty: boolean, upgrade?: Upgrade) {
     if (await serveHealth(path, query, ctx.healthChecks ?? [], res)) return;
-    const isApi = path === '/api' || path === '/apis' || path === '/version' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi');
+    const isApi = path === '/api' || path === '/apis' || path === '/version' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi') || path === LAST_CHANGE_PATH;
     if (!isApi) {
       // The app's files and routes; any other path is kube-apiserver's 404 Status, not the app.
       const decoded = decodeURIComponent(path);
@@ -257,6 +257,7 @@ export function createHandler(ctx: HandlerContext) {
       authorize(user, { verb: (req.method ?? 'GET').toLowerCase(), group: '', resource: '', path }, undefined);
       if (path === '/version') return writeBody(res, 200, ctx.version, { pretty });
       if (path.startsWith('/openapi')) return serveOpenAPI(path, req, res);
+      if (path === LAST_CHANGE_PATH && ctx.auditor) return serveLastChange(query, res, pretty);
       return serveDiscovery(path, req, res, pretty);
     }
 
@@ -275,6 +276,16 @@ export function createHandler(ctx: HandlerContext) {
     const rep = negotiate(req);
     if (verb === 'watch') return await serveWatch(kind, store, info, req, res, query, rep, upgrade);
     await serveResource(verb, kind, store, info, req, res, query, rep, pretty, user);
+  }
+
+  /** Who last changed one object, from the audit log (this server's own extension; absent without the log). */
+  function serveLastChange(query: URLSearchParams, res: ServerResponse, pretty: boolean) {
+    const name = query.get('name');
+    const resource = query.get('resource');
+    if (!name || !resource) throw errors.badRequest('resource and name are required');
+    const change = ctx.auditor!.lastChange({ group: query.get('group') ?? '', resource, namespace: query.get('namespace') || undefined, name });
+    if (!change) throw new ApiError(404, 'NotFound', `no change of ${resource} "${name}" is in the audit log`);
+    writeBody(res, 200, change, { pretty });
   }
 
   /** Starts the request's audit record (when the policy selects it), completed when the answer is. */
@@ -448,6 +459,7 @@ export function createHandler(ctx: HandlerContext) {
         const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation });
         warnings.push(...decoded.warnings);
         const created = await store.create(ns, decoded.value as KubeObject, { ...write, large: decoded.large });
+        audits.get(req)?.objectName(created.metadata.name);
         return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
       }
       case 'update': {
