@@ -75,8 +75,9 @@ async function scenario(aggregate: boolean): Promise<Result> {
     while (!settled(1)) await sleep(250);
     await client.update(daemonSetKind, 'default', dsName, (o) => void ((o.spec as any).template.spec.containers[0].image = 'agent:2'));
     while (!settled(2)) await sleep(250);
-    // Let the queues drain (the recorders write a turn after the actors).
-    await sleep(2000);
+    // Until the recorders' queues have drained (they write after the actors), at most 2 minutes.
+    const handled = () => recorderTotals.created + recorderTotals.patched + Object.values(recorderTotals.dropped).reduce((a, b) => a + b, 0);
+    for (let i = 0; i < 600 && handled() < recorderTotals.recorded; i++) await sleep(200);
     const seconds = (performance.now() - t0) / 1000;
     stop();
     const stored = cache.list(eventPrefix);

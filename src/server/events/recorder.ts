@@ -73,6 +73,16 @@ interface Pending {
 export const recorderTotals: RecorderStats = { recorded: 0, created: 0, patched: 0, dropped: { queueFull: 0, rateLimited: 0, failed: 0 } };
 
 const MAX_LRU = 4096;
+/** Writes in flight at most (one per lane). */
+const LANES = 16;
+
+/** The lane of an object's events: a hash of the reference. */
+function laneOf(ref: ObjectReference): number {
+  const key = `${ref.kind}/${ref.namespace}/${ref.name}`;
+  let h = 0;
+  for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) | 0;
+  return Math.abs(h) % LANES;
+}
 
 /** Options every broadcaster of this process starts from (the bench turns aggregation off for its baseline). */
 export const broadcasterDefaults: BroadcasterOptions = {};
@@ -111,12 +121,17 @@ const refOf = (o: KubeObject | ObjectReference): ObjectReference => {
  */
 export class EventBroadcaster {
   readonly stats: RecorderStats = { recorded: 0, created: 0, patched: 0, dropped: { queueFull: 0, rateLimited: 0, failed: 0 } };
-  private readonly queue: Pending[] = [];
+  /**
+   * Writes run in lanes, an object's events always in the same one: events
+   * about one object keep their order and meet the correlator one at a time,
+   * while events about different objects are written side by side.
+   */
+  private readonly lanes: Pending[][] = Array.from({ length: LANES }, () => []);
+  private readonly draining = new Set<number>();
   private readonly buckets = new Lru<{ tokens: number; at: number }>(MAX_LRU);
   private readonly similar = new Lru<{ messages: Set<string>; since: number }>(MAX_LRU);
   /** Identical events already written: key -> the stored event (name, count, firstTimestamp). */
   private readonly written = new Lru<{ name: string; namespace: string; count: number; firstTimestamp: string }>(MAX_LRU);
-  private draining: Promise<void> | undefined;
   private idle: (() => void)[] = [];
   private stopped = false;
   private lastNanos = 0n;
@@ -166,21 +181,25 @@ export class EventBroadcaster {
           return;
         }
         queued.n++;
-        this.queue.push({ client, event, queued });
-        this.draining ??= this.drain();
+        const lane = laneOf(involved);
+        this.lanes[lane].push({ client, event, queued });
+        if (!this.draining.has(lane)) {
+          this.draining.add(lane);
+          void this.drain(lane);
+        }
       },
     };
   }
 
   /** Resolves once every queued event has been written (tests and shutdown). */
   flush(): Promise<void> {
-    if (!this.draining) return Promise.resolve();
+    if (!this.draining.size) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   stop() {
     this.stopped = true;
-    this.queue.length = 0;
+    for (const l of this.lanes) l.length = 0;
   }
 
   private count(what: 'recorded' | 'created' | 'patched' | 'queueFull' | 'rateLimited' | 'failed') {
@@ -198,11 +217,12 @@ export class EventBroadcaster {
     return `${name}.${nanos.toString(16)}`;
   }
 
-  private async drain() {
+  private async drain(lane: number) {
     // Writes happen a turn after the caller recorded, never inside its own work.
     await new Promise<void>((r) => setImmediate(r));
-    while (this.queue.length && !this.stopped) {
-      const { client, event, queued } = this.queue.shift()!;
+    const queue = this.lanes[lane];
+    while (queue.length && !this.stopped) {
+      const { client, event, queued } = queue.shift()!;
       queued.n--;
       try {
         await this.write(client, event);
@@ -211,8 +231,8 @@ export class EventBroadcaster {
         this.count('failed');
       }
     }
-    this.draining = undefined;
-    for (const r of this.idle.splice(0)) r();
+    this.draining.delete(lane);
+    if (!this.draining.size) for (const r of this.idle.splice(0)) r();
   }
 
   private async write(client: Client, e: any) {
