@@ -37,7 +37,7 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   webServer: {
-    command: `npx vite build --logLevel warn && bash -c 'rm -rf ${E2E_DIR} && exec npx tsx src/server/main.ts --port ${E2E_PORT} --data-dir ${E2E_DIR} --no-demo --token-file e2e/tokens.csv'`,
+    command: `npx vite build --logLevel warn && bash -c 'rm -rf ${E2E_DIR} && exec npx tsx src/server/main.ts --port ${E2E_PORT} --data-dir ${E2E_DIR} --no-demo --token-file e2e/tokens.csv --audit-log-path ${E2E_DIR}.audit.log --audit-policy-file e2e/audit-policy.yaml'`,
     url: `http://127.0.0.1:${E2E_PORT}/readyz`,
     timeout: 120_000,
     reuseExistingServer: false,

@@ -4,12 +4,13 @@
 // when the server would refuse them for this object.
 import { useState, type ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import type { KubeObject } from '../../../kinds/kind.ts';
+import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
 import { fieldsWithMaturity } from '../../../kinds/schema.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useObject } from '../../api/hooks.ts';
 import { useCanI, type Access } from '../../api/access.ts';
+import { useLastChange } from '../../api/lastchange.ts';
 import { Age, ConfirmDialog, ErrorAlert, KeyValues, MaturityBadge, YamlView } from '../../components/common.tsx';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
@@ -83,7 +84,7 @@ export function DetailPage({
               {view.Details && <view.Details object={object} />}
               {events?.(object)}
               <Maturity object={object} view={view} />
-              <Metadata object={object} ownerLink={ownerLink} />
+              <Metadata kind={kind} object={object} ownerLink={ownerLink} />
             </>
           )}
         </>
@@ -116,8 +117,10 @@ function Maturity({ object, view }: { object: KubeObject; view: KindView }) {
   );
 }
 
-function Metadata({ object, ownerLink }: { object: KubeObject; ownerLink: (kind: string, apiVersion: string, ns: string | undefined, name: string) => string | undefined }) {
+function Metadata({ kind, object, ownerLink }: { kind: KindDefinition; object: KubeObject; ownerLink: (kind: string, apiVersion: string, ns: string | undefined, name: string) => string | undefined }) {
   const m = object.metadata;
+  const conn = useConnection();
+  const { data: change } = useLastChange(conn, kind, m.namespace, m.name!, m.resourceVersion);
   return (
     <section className="panel">
       <h2>Metadata</h2>
@@ -127,6 +130,17 @@ function Metadata({ object, ownerLink }: { object: KubeObject; ownerLink: (kind:
           <dd>
             <Age time={m.creationTimestamp} suffix=" ago" /> <span className="muted">({m.creationTimestamp})</span>
           </dd>
+          {change ? (
+            <>
+              <dt>Last changed by</dt>
+              <dd data-testid="last-changed-by">
+                {change.impersonatedUser ? `${change.impersonatedUser.username} (as ${change.user.username} impersonating)` : change.user.username}{' '}
+                <span className="muted">
+                  ({change.verb}, <Age time={change.time} suffix=" ago" />, from the audit log)
+                </span>
+              </dd>
+            </>
+          ) : null}
           <dt>Labels</dt>
           <dd>
             <KeyValues map={m.labels} />

@@ -1,0 +1,40 @@
+// "Last changed by": who last changed an object, as our server's audit log
+// recorded it (GET /debug/audit/last-change, served only with --audit-log-path
+// and a policy). Any other answer (a server without the log, a real cluster,
+// no permission for the path) means there is nothing to show.
+import { useQuery } from '@tanstack/react-query';
+import type { KindDefinition } from '../../kinds/kind.ts';
+import { apiBase, authHeaders } from './client.ts';
+import { connectionKey } from './connection.ts';
+import type { Connection } from './client.ts';
+
+export interface LastChange {
+  verb: string;
+  user: { username: string };
+  impersonatedUser?: { username: string };
+  userAgent?: string;
+  time: string;
+}
+
+/** Asked without the refusal listeners kubeFetch tells: a 403 here is no sign-in matter. */
+async function fetchLastChange(conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string): Promise<LastChange | null> {
+  const q = new URLSearchParams({ group: kind.group, resource: kind.plural, name });
+  if (namespace) q.set('namespace', namespace);
+  const res = await fetch(`${apiBase(conn)}/debug/audit/last-change?${q}`, { headers: { Accept: 'application/json', ...authHeaders(conn) } }).catch(() => undefined);
+  if (!res?.ok) return null;
+  const body = (await res.json().catch(() => undefined)) as (LastChange & { kind?: string }) | undefined;
+  return body?.kind === 'LastChange' ? body : null;
+}
+
+/**
+ * The last change of an object, asked again whenever the object changes
+ * (`resourceVersion` is part of the key); null when the server cannot say.
+ */
+export function useLastChange(conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, resourceVersion: string | undefined) {
+  return useQuery({
+    queryKey: ['last-change', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name, resourceVersion ?? ''],
+    queryFn: () => fetchLastChange(conn, kind, namespace, name),
+    staleTime: Infinity,
+    retry: false,
+  });
+}
