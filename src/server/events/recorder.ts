@@ -73,6 +73,7 @@ interface Pending {
 export const recorderTotals: RecorderStats = { recorded: 0, created: 0, patched: 0, dropped: { queueFull: 0, rateLimited: 0, failed: 0 } };
 
 const MAX_LRU = 4096;
+let lastNanos = 0n;
 /** Writes in flight at most (one per lane). */
 const LANES = 16;
 
@@ -134,7 +135,6 @@ export class EventBroadcaster {
   private readonly written = new Lru<{ name: string; namespace: string; count: number; firstTimestamp: string }>(MAX_LRU);
   private idle: (() => void)[] = [];
   private stopped = false;
-  private lastNanos = 0n;
   private readonly o: Required<BroadcasterOptions>;
 
   constructor(given: BroadcasterOptions = {}) {
@@ -212,8 +212,9 @@ export class EventBroadcaster {
   /** `<name>.<hex of UnixNano>`, unique within this process even within one millisecond. */
   private nameFor(name: string, now: number): string {
     let nanos = BigInt(now) * 1_000_000n;
-    if (nanos <= this.lastNanos) nanos = this.lastNanos + 1n;
-    this.lastNanos = nanos;
+    // One clock for every broadcaster: the kubelet and the scheduler name events about one pod in the same millisecond.
+    if (nanos <= lastNanos) nanos = lastNanos + 1n;
+    lastNanos = nanos;
     return `${name}.${nanos.toString(16)}`;
   }
 
