@@ -48,6 +48,16 @@ describe('the event recorder', () => {
     expect((await list('authz')).map((e) => [e.reason, e.count]).sort()).toEqual([['BackOff', 3], ['FailedCreate', 3]]);
   });
 
+  it('names events uniquely across broadcasters recording about one object in the same instant', async () => {
+    const now = Date.now() + 3_600_000;
+    const kubelet = new EventBroadcaster({ now: () => now });
+    const scheduler = new EventBroadcaster({ now: () => now });
+    kubelet.newRecorder(s.client, { component: 'kubelet', host: 'n' }).event(pod('same-instant'), 'Normal', 'Pulling', 'a');
+    scheduler.newRecorder(s.client, { component: 'default-scheduler' }).event(pod('same-instant'), 'Normal', 'Scheduled', 'b');
+    await Promise.all([kubelet.flush(), scheduler.flush()]);
+    expect((await list('same-instant')).map((e) => e.reason).sort()).toEqual(['Pulling', 'Scheduled']);
+  });
+
   it('without aggregation every occurrence is its own object (what the bench compares against)', async () => {
     const b = new EventBroadcaster({ aggregate: false });
     const rec = b.newRecorder(s.client, { component: 'kubelet', host: 'node-a' });
