@@ -348,15 +348,17 @@ export class Store {
         sink.event('DELETED', e.object);
       }
     };
+    // The cache was reloaded after events were lost: the client must relist, as after any 410.
+    const expire = () => sink.error(new ApiError(410, 'Expired', 'The resourceVersion for the provided watch is too old.'));
     if (initial) {
       // Snapshot and subscription in one tick: nothing can slip in between.
       const from = this.cache.revision;
       for (const c of this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
       if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
-      return this.cache.watchFrom(from, { prefix, deliver });
+      return this.cache.watchFrom(from, { prefix, deliver, expire });
     }
     try {
-      return await this.cache.watchFrom(rv!, { prefix, deliver });
+      return await this.cache.watchFrom(rv!, { prefix, deliver, expire });
     } catch (e) {
       if (e instanceof TooOldError) {
         sink.error(new ApiError(410, 'Expired', e.message));

@@ -1,6 +1,7 @@
 // Two API server replicas on one etcd (one prefix, one data dir, as the README
 // runs them): a watch on one replica sees the writes made through the other in
 // revision order, each once, with the resourceVersions the writer was given.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +123,57 @@ describe('a replica whose etcd goes away', () => {
     expect(created).toBe(201);
     const events = await readWatch(`${s.url}${CM}?watch=1&resourceVersion=0`, (ev) => ev.some((e) => e.object.metadata.name === 'after'), { timeoutMs: 20_000 });
     expect(events.map((e) => e.object.metadata.name)).toContain('after');
+  });
+});
+
+describe('a replica cut off from etcd for longer than history is kept', () => {
+  let etcd: EtcdCluster;
+  let dataDir: string;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    etcd = await startEtcd({ members: 3 });
+    dataDir = mkdtempSync(join(tmpdir(), 'kw-replicas-'));
+    const prefix = uniqueEtcdPrefix();
+    // A talks to the first two members, B only to the third, which the test then takes away.
+    a = await startTestServer({ dataDir, storage: 'etcd', etcd: { servers: etcd.endpoints.slice(0, 2), prefix } });
+    b = await startTestServer({ dataDir, storage: 'etcd', etcd: { servers: [etcd.endpoints[2]], prefix, requestTimeoutMs: 1500 } });
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads everything again when the events it missed were compacted, and ends its watches with a 410', async () => {
+    expect((await a.api(CM, { method: 'POST', body: { metadata: { name: 'doomed' } } })).status).toBe(201);
+    const rv = (await b.api(`${CM}?resourceVersion=0`)).body.metadata.resourceVersion;
+    const watching = readWatch(`${b.url}${CM}?watch=1&resourceVersion=${rv}`, (ev) => ev.some((e) => e.type === 'ERROR'), { timeoutMs: 60_000 });
+    await etcd.kill(2);
+    const created = await a.api(CM, { method: 'POST', body: { metadata: { name: 'while-away' } } });
+    expect(created.status).toBe(201);
+    expect((await a.api(`${CM}/doomed`, { method: 'DELETE' })).status).toBe(200);
+    const last = await a.api(CM, { method: 'POST', body: { metadata: { name: 'last' } } });
+    // History up to the last write is compacted, as the periodic compaction would after 5 minutes.
+    execFileSync('etcdctl', ['--endpoints', etcd.endpoints[0], 'compact', last.body.metadata.resourceVersion]);
+    await etcd.restart(2);
+    const events = await watching;
+    expect(events.at(-1)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+    // B's state is etcd's again: what happened while it was away is there, what went is gone.
+    let names: string[] = [];
+    for (let i = 0; i < 100 && !names.includes('last'); i++) {
+      names = (await b.api(`${CM}?resourceVersion=0`)).body.items.map((o: any) => o.metadata.name);
+      if (!names.includes('last')) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(names).toEqual(expect.arrayContaining(['while-away', 'last']));
+    expect(names).not.toContain('doomed');
+    // Resuming from before the reload is a 410; live events flow again.
+    const resumed = await readWatch(`${b.url}${CM}?watch=1&resourceVersion=${rv}`, (ev) => ev.length > 0, { timeoutMs: 10_000 });
+    expect(resumed[0]).toMatchObject({ type: 'ERROR', object: { code: 410 } });
+    const now = (await b.api(`${CM}?resourceVersion=0`)).body.metadata.resourceVersion;
+    const live = readWatch(`${b.url}${CM}?watch=1&resourceVersion=${now}`, (ev) => ev.length > 0, { timeoutMs: 30_000 });
+    expect((await a.api(CM, { method: 'POST', body: { metadata: { name: 'after' } } })).status).toBe(201);
+    expect((await live)[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'after' } } });
   });
 });

@@ -71,6 +71,8 @@ export class EtcdStorage implements Storage {
   private readonly fromEtcdResource = new Map<string, string>();
 
   private readonly listeners = new Map<Listener, number>();
+  /** Told when events were compacted before this replica's watch saw them. */
+  private readonly lostListeners = new Map<Listener, () => void>();
   /** The newest revision the live watch has delivered (every revision, whatever its key). */
   private lastRevision = 0;
   private readonly revisionWaiters: { revision: number; resolve: () => void }[] = [];
@@ -406,10 +408,14 @@ export class EtcdStorage implements Storage {
    * prefix after the newest revision this instance had delivered when it
    * subscribed (at or after the revision it was opened at), one call per revision.
    */
-  subscribe(listener: Listener): () => void {
+  subscribe(listener: Listener, onLost?: () => void): () => void {
     if (this.closed) throw new Error('EtcdStorage is closed');
     this.listeners.set(listener, this.lastRevision);
-    return () => this.listeners.delete(listener);
+    if (onLost) this.lostListeners.set(listener, onLost);
+    return () => {
+      this.listeners.delete(listener);
+      this.lostListeners.delete(listener);
+    };
   }
 
   /** Resolves once the live watch has delivered `revision` (false after `timeoutMs`). */
@@ -472,16 +478,18 @@ export class EtcdStorage implements Storage {
   /**
    * A watch cancelled because its start revision was compacted (this replica
    * was cut off for longer than the compaction window): the events in between
-   * are gone, so subscribers miss them. Resume at the oldest revision left.
+   * are gone. Subscribers are told to read the current state again (as a
+   * reflector relists after 410); the watch resumes at the oldest revision left.
    */
   private watchCancelled(res: IWatchResponse): Error {
     const compacted = Number(res.compact_revision);
     if (compacted > 0) {
       console.error(
-        `EtcdStorage: revisions ${this.lastRevision + 1}..${compacted - 1} were compacted before this replica could watch them; subscribers miss them`,
+        `EtcdStorage: revisions ${this.lastRevision + 1}..${compacted - 1} were compacted before this replica could watch them; subscribers read the current state again`,
       );
       this.knownCompacted = Math.max(this.knownCompacted, compacted - 1);
       this.lastRevision = Math.max(this.lastRevision, compacted - 1);
+      for (const lost of [...this.lostListeners.values()]) lost();
     }
     return new Error(`etcd cancelled the watch: ${res.cancel_reason || 'compacted'}`);
   }
@@ -538,6 +546,7 @@ export class EtcdStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
+    this.lostListeners.clear();
     this.stream?.cancel();
     await this.watching?.catch(() => undefined);
     this.client.close();

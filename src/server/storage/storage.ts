@@ -89,8 +89,12 @@ export interface Storage {
 
   /** Every event after `revision`, in order; Expired when `revision` is older than the compacted one. */
   eventsSince(revision: number): Promise<StorageEvent[]>;
-  /** Live events, in revision order, delivered after they are durable. Returns an unsubscribe function. */
-  subscribe(listener: (events: StorageEvent[]) => void): () => void;
+  /**
+   * Live events, in revision order, delivered after they are durable. Returns an unsubscribe function.
+   * `onLost`: events were lost (etcd compacted them while this replica's watch was cut off); the
+   * subscriber must read the current state again. Live events go on from after the loss.
+   */
+  subscribe(listener: (events: StorageEvent[]) => void, onLost?: () => void): () => void;
 
   /** Forget history at or below `revision` (the latest value of each live key is always kept). */
   compact(revision: number): Promise<void>;

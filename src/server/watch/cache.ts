@@ -31,6 +31,8 @@ export interface CacheWatcher {
   /** Only keys under this prefix are delivered. */
   prefix: string;
   deliver(event: CacheEvent): void;
+  /** The cache was reloaded after events were lost: this watch cannot go on (its client relists, as after a 410). */
+  expire?(): void;
 }
 
 export class TooOldError extends Error {
@@ -99,7 +101,10 @@ export class WatchCache {
     // or below the listed revision are skipped in apply().
     const early: StorageEvent[] = [];
     let ready = false;
-    cache.unsubscribe = storage.subscribe((events) => (ready ? cache.receive(events) : early.push(...events)));
+    cache.unsubscribe = storage.subscribe(
+      (events) => (ready ? cache.receive(events) : early.push(...events)),
+      () => void cache.reload(),
+    );
     const all = await storage.list('/registry/');
     for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
     cache.revision = cache.historyStart = all.revision;
@@ -109,7 +114,46 @@ export class WatchCache {
   }
 
   stop() {
+    this.stopped = true;
     this.unsubscribe?.();
+  }
+
+  private stopped = false;
+  /** Events that arrive while the cache reloads, applied after it (those the listing holds are skipped). */
+  private reloading: StorageEvent[] | undefined;
+
+  /**
+   * Reads every object again after the storage lost events (etcd compacted
+   * them while this replica was cut off), as kube-apiserver's cacher
+   * re-lists: the state is replaced by the listing, the history starts
+   * over at its revision, and the watches open now end, so that their
+   * clients relist (resuming from before the listing is a 410).
+   */
+  private async reload(): Promise<void> {
+    if (this.reloading) return;
+    this.reloading = [];
+    try {
+      for (let attempt = 0; !this.stopped; attempt++) {
+        try {
+          const all = await this.storage.list('/registry/');
+          this.buckets.clear();
+          for (const item of all.items) this.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
+          this.history.length = 0;
+          this.revision = Math.max(this.revision, all.revision);
+          this.historyStart = this.revision;
+          const ended = [...this.watchers];
+          this.watchers.clear();
+          for (const w of ended) w.expire?.();
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2000)));
+        }
+      }
+    } finally {
+      const early = this.reloading ?? [];
+      this.reloading = undefined;
+      this.apply(early);
+    }
   }
 
   private bucket(key: string): Bucket {
@@ -130,6 +174,7 @@ export class WatchCache {
    * events wait behind it. Readers wait with waitFor() either way.
    */
   private receive(events: StorageEvent[]) {
+    if (this.reloading) return void this.reloading.push(...events);
     if (!this.queued.length && !events.some((e) => e.value.length > LARGE_EVENT_CHARS)) return this.apply(events);
     if (!this.queued.length) {
       setImmediate(() => {
