@@ -231,3 +231,35 @@ describe('GC finalizers with namespace lifecycle and graceful pod deletion', () 
     expect((await s.api(`${PODS}/held-pod`)).status).toBe(404);
   });
 });
+
+describe('owner references across namespaces', () => {
+  it('an owner in another namespace is absent for its dependent (deleted, with an OwnerRefInvalidNamespace warning); a cluster-scoped dependent of a namespaced owner stays', async () => {
+    expect((await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'elsewhere' } } })).status).toBe(201);
+    const owner = await configMap('far-owner');
+    const r = await s.api('/api/v1/namespaces/elsewhere/configmaps', { method: 'POST', body: { metadata: { name: 'far-dependent', ownerReferences: [ref(owner)] } } });
+    expect(r.status).toBe(201);
+    await until(() => s.api('/api/v1/namespaces/elsewhere/configmaps/far-dependent'), (x) => x.status === 404, 'the dependent to go');
+    const events = await until(
+      () => s.api('/api/v1/namespaces/elsewhere/events?fieldSelector=reason=OwnerRefInvalidNamespace'),
+      (x) => x.body.items?.length > 0,
+      'the warning',
+    );
+    expect(events.body.items[0]).toMatchObject({
+      type: 'Warning',
+      involvedObject: { kind: 'ConfigMap', name: 'far-dependent', namespace: 'elsewhere' },
+      message: `ownerRef [v1/ConfigMap, namespace: elsewhere, name: far-owner, uid: ${owner.metadata.uid}] does not exist in namespace "elsewhere"`,
+      source: { component: 'garbage-collector-controller' },
+    });
+    // The owner itself is untouched.
+    expect((await get('far-owner')).status).toBe(200);
+    // A Namespace (cluster-scoped) naming a ConfigMap as owner is invalid, and kept.
+    const ns = await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'owned-ns', ownerReferences: [ref(owner)] } } });
+    expect(ns.status).toBe(201);
+    await until(
+      () => s.api('/api/v1/namespaces/default/events?fieldSelector=reason=OwnerRefInvalidNamespace'),
+      (x) => x.body.items?.some((e: any) => e.involvedObject.name === 'owned-ns'),
+      'the warning about the namespace',
+    );
+    expect((await s.api('/api/v1/namespaces/owned-ns')).status).toBe(200);
+  });
+});

@@ -14,6 +14,7 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { resourcePrefixOf, type CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
+import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import type { PropagationPolicy } from '../registry/options.ts';
 
 const FOREGROUND = 'foregroundDeletion';
@@ -22,6 +23,7 @@ const ORPHAN = 'orphan';
 interface Ref {
   apiVersion?: string;
   kind?: string;
+  name?: string;
   uid: string;
   blockOwnerDeletion?: boolean;
 }
@@ -42,6 +44,45 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
   // is never judged gone (upstream skips owners it cannot resolve too).
   const served = new Set([...ctx.stores.keys()].map((k) => `${k.group}/${k.kind}`));
   const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0] : '');
+
+  const kindOfRef = new Map([...ctx.stores.keys()].map((k) => [`${k.group}/${k.kind}`, k]));
+  const broadcaster = new EventBroadcaster();
+  const recorder = broadcaster.newRecorder(client, { component: 'garbage-collector-controller' });
+  /** Dependent uid + owner uid already reported as pointing across namespaces. */
+  const reported = new Set<string>();
+
+  /**
+   * An owner reference that cannot hold: a namespaced owner lives in its
+   * dependent's namespace, so one found elsewhere is absent for this
+   * dependent ('elsewhere'), and a cluster-scoped dependent cannot have a
+   * namespaced owner at all ('cluster-scoped': kept, never deleted, as
+   * upstream gives up on it). Both are reported once as OwnerRefInvalidNamespace.
+   */
+  function invalidNamespace(r: Ref, dependent: KubeObject): 'elsewhere' | 'cluster-scoped' | undefined {
+    const ownerKind = kindOfRef.get(`${groupOf(r.apiVersion)}/${r.kind}`);
+    if (ownerKind?.scope !== 'Namespaced') return undefined;
+    const ns = dependent.metadata.namespace;
+    let verdict: 'elsewhere' | 'cluster-scoped' | undefined;
+    if (!ns) verdict = 'cluster-scoped';
+    else {
+      const owner = ownerObject(r);
+      if (owner && owner.metadata.namespace !== ns) verdict = 'elsewhere';
+    }
+    const key = `${dependent.metadata.uid}/${r.uid}`;
+    if (verdict && !reported.has(key)) {
+      reported.add(key);
+      const dependentKind = kindOfPrefix.get(resourcePrefixOf(keyOfUid.get(dependent.metadata.uid!) ?? ''));
+      if (dependentKind) {
+        recorder.event(
+          referenceTo(dependentKind, dependent),
+          'Warning',
+          'OwnerRefInvalidNamespace',
+          `ownerRef [${r.apiVersion}/${r.kind}, namespace: ${ns ?? ''}, name: ${r.name}, uid: ${r.uid}] does not exist in namespace ${JSON.stringify(ns ?? '')}`,
+        );
+      }
+    }
+    return verdict;
+  }
 
   const refsOf = (o: KubeObject | undefined): Ref[] => (o?.metadata.ownerReferences ?? []) as Ref[];
   const objectAt = (key: string) => cache.get(key)?.object;
@@ -95,7 +136,9 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     const waiting: Ref[] = [];
     const solid: Ref[] = [];
     for (const r of refs) {
-      if (!ownerAlive(r)) dangling.push(r);
+      const invalid = invalidNamespace(r, obj);
+      if (invalid === 'cluster-scoped') solid.push(r);
+      else if (invalid === 'elsewhere' || !ownerAlive(r)) dangling.push(r);
       else if (deletingDependents(ownerObject(r))) waiting.push(r);
       else solid.push(r);
     }
@@ -203,6 +246,7 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     stopped = true;
     queue.stop();
     unwatch?.();
+    broadcaster.stop();
   };
 }
 
