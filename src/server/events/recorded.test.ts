@@ -66,7 +66,13 @@ describe('events recorded by the actors', () => {
     expect(has(nodeEvents, 'Starting', 'Starting kubelet.')).toBe(true);
     expect(has(nodeEvents, 'NodeReady', 'Node ev-ok status is now: NodeReady')).toBe(true);
 
-    // A node going NotReady: its kubelet says so, and the lifecycle controller marks its pods.
+    // A node going NotReady: its kubelet says so, and the lifecycle controller marks its pods
+    // (those that are Ready: the pod's readiness comes on the kubelet's next sync).
+    await until(
+      async () => (await s.api(`/api/v1/namespaces/default/pods/${ok.metadata.name}`)).body.status?.conditions ?? [],
+      (conds: any[]) => conds.some((c) => c.type === 'Ready' && c.status === 'True'),
+      'the pod to be Ready',
+    );
     expect((await s.api('/api/v1/nodes/ev-ok', { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: { metadata: { annotations: { 'sim.k8s.io/not-ready': 'true' } } } })).status).toBe(200);
     await until(() => eventsFor('involvedObject.kind=Node,involvedObject.name=ev-ok,reason=NodeNotReady'), (items) => items.some((e) => e.source.component === 'kubelet') && items.some((e) => e.source.component === 'node-controller'), 'NodeNotReady');
     await until(() => eventsFor(`involvedObject.name=${ok.metadata.name},reason=NodeNotReady`), (items) => has(items, 'NodeNotReady', 'Node is not ready'), 'pod NodeNotReady');
