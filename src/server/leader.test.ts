@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from './testing.ts';
+import { startTestServer, type TestServer, until as waitUntil } from './testing.ts';
 import { kubectlFor } from './clients/kubectl.ts';
 import { Client } from './client.ts';
 import { allowAll, type Authorizer } from './auth/authz.ts';
@@ -16,15 +16,7 @@ import { CONTROLLERS_LEASE } from './controllers/index.ts';
 import { leaseKind } from '../kinds/coordination.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1000)}`);
-    await sleep(20);
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 15_000) => waitUntil(read, ok, what, timeoutMs);
 
 const LEASE_PATH = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases';
 const FAST = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 150 };

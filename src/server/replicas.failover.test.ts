@@ -11,17 +11,9 @@ import { join } from 'node:path';
 import { sharedEtcd, uniqueEtcdPrefix, type EtcdCluster } from './testing-etcd.ts';
 import { startReplica, type Replica } from './replicas.testing.ts';
 import { rolloutStatus } from '../lib/rollout.ts';
+import { until as waitUntil } from './testing.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await sleep(100);
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 60_000) => waitUntil(read, ok, what, timeoutMs);
 
 /** Lease 3 s, renew deadline 2 s, retry 0.5 s: upstream's proportions, shorter. */
 const ELECTION = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];

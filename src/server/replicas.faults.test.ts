@@ -13,17 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd, type EtcdCluster } from './testing-etcd.ts';
 import { startReplica, type Replica } from './replicas.testing.ts';
+import { until as waitUntil } from './testing.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read().catch((e) => e as T);
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${String((v as any)?.message ?? JSON.stringify(v)).slice(0, 1500)}`);
-    await sleep(200);
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 60_000) => waitUntil(read, ok, what, timeoutMs);
 
 const ELECTION = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];
 const CM = '/api/v1/namespaces/default/configmaps';

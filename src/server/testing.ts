@@ -120,3 +120,17 @@ export async function readWatch(
     clearTimeout(timer);
   }
 }
+
+/**
+ * Reads until `ok` holds (every few milliseconds), then returns what was read;
+ * after `timeoutMs` fails naming `what` and the last value read.
+ */
+export async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 20_000, everyMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)?.slice(0, 3000)}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

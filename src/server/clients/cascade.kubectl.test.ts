@@ -4,7 +4,7 @@
 // removes the pods before the DaemonSet, background removes everything.
 // And `kubectl delete node`: pod GC removes the pods bound to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until } from '../testing.ts';
 import { kubectlFor, type Kubectl } from './kubectl.ts';
 
 let s: TestServer;
@@ -22,15 +22,6 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await sleep(25);
-  }
-}
 
 const daemonSet = (name: string) => `apiVersion: apps/v1
 kind: DaemonSet

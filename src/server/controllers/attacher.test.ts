@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
 
 let s: TestServer;
 const VA = '/apis/storage.k8s.io/v1/volumeattachments';
@@ -16,15 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 8_000) => waitUntil(read, ok, what, timeoutMs);
 
 const getVA = async (name: string) => s.api(`${VA}/${name}`);
 const nodeVolumes = async () => ((await s.api('/api/v1/nodes/att-n1')).body.status.volumesAttached ?? []) as { name: string; devicePath: string }[];

@@ -3,7 +3,7 @@
 // are followed through a pod watch and their invariants checked after every
 // event; waits are bounded but nothing asserts on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until } from '../testing.ts';
 import { isPodAvailable, rolloutStatus } from '../../lib/rollout.ts';
 import { computeHash, revisionData, stableStringify } from './daemonset.ts';
 import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
@@ -19,17 +19,7 @@ const NS = 'default';
 const DS_PATH = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
 /** The node a daemon pod is for, bound or not yet (the scheduler binds it after the controller creates it). */
 const nodeOf = (p: any) => daemonPodNodeName(p);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 2000)}`);
-    await sleep(25);
-  }
-}
 
 const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
 const mergePatch = (path: string, body: unknown) => s.api(path, { method: 'PATCH', body, headers: { 'Content-Type': 'application/merge-patch+json' } });

@@ -2,7 +2,7 @@
 // dependents (any kind works the same way; the DaemonSet case is in
 // daemonset.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -20,15 +20,7 @@ async function configMap(name: string, metadata: Record<string, unknown> = {}) {
 }
 const get = async (name: string) => s.api(`${CM}/${name}`);
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 10_000) => waitUntil(read, ok, what, timeoutMs);
 
 describe('garbage collector', () => {
   it('deletes a dependent once all its owners are gone, dropping references to gone owners meanwhile', async () => {

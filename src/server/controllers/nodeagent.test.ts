@@ -2,7 +2,7 @@
 // the pod lifecycle, graceful deletion, fault injection and the deprecated
 // dynamic configuration moves, with short delays.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWatch, startTestServer, type TestServer } from '../testing.ts';
+import { readWatch, startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
 
 let s: TestServer;
 
@@ -14,15 +14,7 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 /** Polls `read` until `ok` holds (bounded), returning the last value. */
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 8_000) => waitUntil(read, ok, what, timeoutMs);
 
 const getNode = async (name: string) => (await s.api(`/api/v1/nodes/${name}`)).body;
 const getPod = async (ns: string, name: string) => (await s.api(`/api/v1/namespaces/${ns}/pods/${name}`)).body;

@@ -1,7 +1,7 @@
 // Pod garbage collection over the real server, with a short quarantine and
 // no other controllers (so the pods' phases are the test's own writes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWatch, startTestServer, type TestServer } from '../testing.ts';
+import { readWatch, startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
 import { startPodGC } from './podgc.ts';
 
 let s: TestServer;
@@ -19,15 +19,7 @@ const PODS = '/api/v1/namespaces/default/pods';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mergePatch = (path: string, body: unknown) => s.api(path, { method: 'PATCH', body, headers: { 'Content-Type': 'application/merge-patch+json' } });
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await sleep(20);
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 10_000) => waitUntil(read, ok, what, timeoutMs);
 
 async function node(name: string, ready = true, taints?: unknown[]) {
   const r = await s.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name }, spec: { taints } } });

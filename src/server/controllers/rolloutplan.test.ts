@@ -7,7 +7,7 @@
 // never exceeded, stalls where the plan said. Waits are bounded; nothing
 // asserts on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
 import { isPodAvailable } from '../../lib/rollout.ts';
 import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
 import { planRollout, type RolloutPlan } from '../../lib/rolloutplan.ts';
@@ -21,20 +21,11 @@ afterAll(() => s.stop());
 
 const NS = 'default';
 const DS_PATH = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
 const mergePatch = (path: string, body: unknown) => s.api(path, { method: 'PATCH', body, headers: { 'Content-Type': 'application/merge-patch+json' } });
 const gen = (p: any) => p.metadata.labels['pod-template-generation'];
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await sleep(25);
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30_000) => waitUntil(read, ok, what, timeoutMs);
 
 const podsOf = async (app: string) => (await s.api(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3D${app}`)).body.items as any[];
 const nodesOf = async (group: string) => (await s.api(`/api/v1/nodes?labelSelector=group%3D${group}`)).body.items as any[];

@@ -2,7 +2,7 @@
 // bound where the filters allow; a pod no node fits waits Pending with the
 // scheduler's reasons and is placed once a node frees up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
 import { fitErrorMessage } from './scheduler.ts';
 
 let s: TestServer;
@@ -12,15 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 10_000) => waitUntil(read, ok, what, timeoutMs);
 
 const PODS = '/api/v1/namespaces/default/pods';
 const getPod = async (name: string) => (await s.api(`${PODS}/${name}`)).body;

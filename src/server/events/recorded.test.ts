@@ -2,7 +2,7 @@
 // and the simulated kubelets and attacher running: each under its own
 // identity, with upstream's reasons and messages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../testing.ts';
+import { startTestServer, type TestServer, until } from '../testing.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -10,16 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 3000)}`);
-    await sleep(50);
-  }
-}
 const eventsFor = async (selector: string, ns = 'default') =>
   (await s.api(`/api/v1/namespaces/${ns}/events?fieldSelector=${encodeURIComponent(selector)}`)).body.items as any[];
 const has = (items: any[], reason: string, message?: string | RegExp) =>
