@@ -2,7 +2,8 @@
 // ports with a temporary data dir: one member, or a cluster of several whose
 // members can be killed and started again (fault tests). Nothing is mocked.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -61,31 +62,50 @@ export async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-/** Resolves once the member answers `/health` (any answer: a member without quorum still answers). */
-async function waitServing(m: EtcdMember, timeoutMs = 20_000): Promise<void> {
+/** Whether etcd answers `path` with a 2xx (over https with the client certificate when it serves TLS). */
+function answers(url: string, tls: EtcdTLS | undefined, method = 'GET', body?: string): Promise<boolean> {
+  if (!tls) return fetch(url, { method, body, signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+  return new Promise((resolve) => {
+    const req = httpsRequest(url, { method, ca: readFileSync(tls.trustedCAFile), cert: readFileSync(tls.clientCertFile ?? tls.certFile), key: readFileSync(tls.clientKeyFile ?? tls.keyFile), timeout: 2000 }, (res) => {
+      res.resume();
+      resolve((res.statusCode ?? 0) < 300);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+    req.end(body);
+  });
+}
+
+/** Resolves once the member answers `/version` (any member answers, even without quorum). */
+async function waitServing(m: EtcdMember, tls?: EtcdTLS, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (m.process?.exitCode !== null && m.process?.exitCode !== undefined) throw new Error(`etcd ${m.name} exited with ${m.process.exitCode}`);
-    try {
-      const res = await fetch(`${m.clientUrl}/version`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
-    } catch {
-      /* not listening yet */
-    }
+    if (await answers(`${m.clientUrl}/version`, tls)) return;
     if (Date.now() > deadline) throw new Error(`etcd ${m.name} did not start within ${timeoutMs}ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 /** Starts `members` etcd members (default 1) forming one cluster, and waits until a leader is elected. */
-export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCluster> {
+/** PEM files etcd serves with, and the CA whose client certificates it requires (clients then speak https). */
+export interface EtcdTLS {
+  certFile: string;
+  keyFile: string;
+  trustedCAFile: string;
+  /** A client certificate the helper itself presents (default: the serving pair, which then must allow client use). */
+  clientCertFile?: string;
+  clientKeyFile?: string;
+}
+
+export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}): Promise<EtcdCluster> {
   if (!existsSync(ETCD_BINARY)) throw new Error(`${ETCD_BINARY} not found: apt-get install etcd-server`);
   const n = opts.members ?? 1;
   const root = mkdtempSync(join(tmpdir(), 'kw-etcd-'));
   const ports = await freePorts(2 * n);
   const members: EtcdMember[] = Array.from({ length: n }, (_, i) => ({
     name: `m${i}`,
-    clientUrl: `http://127.0.0.1:${ports[2 * i]}`,
+    clientUrl: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${ports[2 * i]}`,
     peerUrl: `http://127.0.0.1:${ports[2 * i + 1]}`,
     dataDir: join(root, `m${i}`),
   }));
@@ -107,6 +127,7 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
         '--initial-cluster-token', `kw-${ports[0]}`,
         '--logger', 'zap',
         '--log-level', 'error',
+        ...(opts.tls ? ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile, '--trusted-ca-file', opts.tls.trustedCAFile, '--client-cert-auth'] : []),
       ],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
@@ -149,8 +170,8 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
 
   members.forEach(launch);
   try {
-    await Promise.all(members.map((m) => waitServing(m)));
-    await waitLeader(members[0].clientUrl);
+    await Promise.all(members.map((m) => waitServing(m, opts.tls)));
+    await waitLeader(members[0].clientUrl, opts.tls);
   } catch (err) {
     stopAll();
     rmSync(root, { recursive: true, force: true });
@@ -164,7 +185,7 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
     async restart(i) {
       await kill(members[i]);
       launch(members[i]);
-      await waitServing(members[i]);
+      await waitServing(members[i], opts.tls);
     },
     async stop() {
       process.removeListener('exit', stopAll);
@@ -175,16 +196,11 @@ export async function startEtcd(opts: { members?: number } = {}): Promise<EtcdCl
 }
 
 /** Waits until a linearizable read succeeds (the cluster has a leader). */
-async function waitLeader(clientUrl: string, timeoutMs = 20_000): Promise<void> {
+async function waitLeader(clientUrl: string, tls?: EtcdTLS, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try {
-      // etcd's gRPC gateway: a range read goes through raft's read index, so it needs a leader.
-      const res = await fetch(`${clientUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: 'AA==' }), signal: AbortSignal.timeout(2000) });
-      if (res.ok) return;
-    } catch {
-      /* no leader yet */
-    }
+    // etcd's gRPC gateway: a range read goes through raft's read index, so it needs a leader.
+    if (await answers(`${clientUrl}/v3/kv/range`, tls, 'POST', JSON.stringify({ key: 'AA==' }))) return;
     if (Date.now() > deadline) throw new Error(`etcd at ${clientUrl} elected no leader within ${timeoutMs}ms`);
     await new Promise((r) => setTimeout(r, 50));
   }

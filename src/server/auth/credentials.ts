@@ -56,7 +56,7 @@ function serial(): string {
   return b.toString('hex');
 }
 
-function issue(opts: { subject: string; organizations?: string[]; publicKey: string; signerKey: string; issuer?: forge.pki.Certificate; ca: boolean; client?: boolean; names?: string[]; years: number }): string {
+function issue(opts: { subject: string; organizations?: string[]; publicKey: string; signerKey: string; issuer?: forge.pki.Certificate; ca: boolean; client?: boolean; alsoClient?: boolean; names?: string[]; years: number }): string {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(opts.publicKey);
   cert.serialNumber = serial();
@@ -70,7 +70,7 @@ function issue(opts: { subject: string; organizations?: string[]; publicKey: str
   if (opts.ca) extensions.push({ name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true });
   else if (opts.client) extensions.push({ name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, { name: 'extKeyUsage', clientAuth: true });
   else {
-    extensions.push({ name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, { name: 'extKeyUsage', serverAuth: true });
+    extensions.push({ name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, { name: 'extKeyUsage', serverAuth: true, clientAuth: !!opts.alsoClient });
     extensions.push({ name: 'subjectAltName', altNames: (opts.names ?? []).map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })) });
   }
   if (opts.issuer) extensions.push({ name: 'authorityKeyIdentifier', keyIdentifier: opts.issuer.generateSubjectKeyIdentifier().getBytes() });
@@ -147,10 +147,15 @@ export function issueClientCertificate(ca: KeyPair, name: string, groups: string
   return { cert, key: k.privateKey };
 }
 
-/** A serving certificate signed by `ca` for `names` (tests of certificate rotation). */
-export function issueServingCertificate(ca: KeyPair, names: string[]): KeyPair {
+/**
+ * A serving certificate signed by `ca` for `names` (tests of certificate
+ * rotation, a TLS etcd). `alsoClient`: usable as a client certificate too
+ * (etcd's own gateway and peers present their serving pair).
+ */
+export function issueServingCertificate(ca: KeyPair, names: string[], opts: { alsoClient?: boolean; subject?: string } = {}): KeyPair {
   const k = rsaKey();
-  return { cert: issue({ subject: 'kube-apiserver', publicKey: k.publicKey, signerKey: ca.key, issuer: forge.pki.certificateFromPem(ca.cert), ca: false, names, years: 1 }), key: k.privateKey };
+  const issuer = forge.pki.certificateFromPem(ca.cert);
+  return { cert: issue({ subject: opts.subject ?? 'kube-apiserver', publicKey: k.publicKey, signerKey: ca.key, issuer, ca: false, names, alsoClient: opts.alsoClient, years: 1 }), key: k.privateKey };
 }
 
 /** A kubeconfig for `server` trusting `ca` and presenting `token`. */

@@ -2,6 +2,10 @@
 // what only etcd has (its key layout, several instances on one cluster,
 // members dying, quorum loss, compaction shared between replicas).
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../auth/credentials.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
 import { etcdResources } from './factory.ts';
@@ -172,5 +176,49 @@ describe('EtcdStorage: faults', () => {
     } finally {
       await own.stop();
     }
+  });
+});
+
+describe('EtcdStorage over TLS', () => {
+  let tlsCluster: EtcdCluster;
+  const dir = mkdtempSync(join(tmpdir(), 'kw-etcd-tls-'));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const ca = createCertificateAuthority('etcd-ca');
+  const serving = issueServingCertificate(ca, ['127.0.0.1', 'localhost'], { alsoClient: true, subject: 'etcd' });
+  const client = issueClientCertificate(ca, 'kube-apiserver-etcd-client');
+  const tls = {
+    certFile: file('server.crt', serving.cert),
+    keyFile: file('server.key', serving.key),
+    trustedCAFile: file('ca.crt', ca.cert),
+    clientCertFile: file('client.crt', client.cert),
+    clientKeyFile: file('client.key', client.key),
+  };
+  beforeAll(async () => {
+    tlsCluster = await startEtcd({ tls });
+  });
+  afterAll(async () => {
+    await tlsCluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('works with --etcd-cafile, --etcd-certfile and --etcd-keyfile against an etcd that requires client certificates', async () => {
+    expect(tlsCluster.endpoints[0]).toMatch(/^https:/);
+    const s = await EtcdStorage.open({ servers: tlsCluster.endpoints, prefix: uniqueEtcdPrefix(), caFile: tls.trustedCAFile, certFile: tls.clientCertFile, keyFile: tls.clientKeyFile });
+    try {
+      const seen: StorageEvent[] = [];
+      const unsubscribe = s.subscribe((events) => seen.push(...events));
+      const rev = await s.create('/registry/configmaps/default/tls', '{"data":{"a":"1"}}');
+      expect((await s.get('/registry/configmaps/default/tls'))?.modRevision).toBe(rev);
+      await s.waitForRevision(rev);
+      expect(seen.map((e) => [e.type, e.key])).toEqual([['create', '/registry/configmaps/default/tls']]);
+      unsubscribe();
+    } finally {
+      await s.close();
+    }
+    // Without a client certificate etcd refuses the connection.
+    await expect(EtcdStorage.open({ servers: tlsCluster.endpoints, prefix: uniqueEtcdPrefix(), caFile: tls.trustedCAFile, requestTimeoutMs: 2000 })).rejects.toThrow();
   });
 });
