@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWatch, startTestServer, type TestServer } from '../testing.ts';
+import { readWatch, startTestServer, until, type TestServer } from '../testing.ts';
 import { startEtcd, uniqueEtcdPrefix, type EtcdCluster } from '../testing-etcd.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -151,10 +151,12 @@ describe('a replica cut off from etcd for longer than history is kept', () => {
     const rv = (await b.api(`${CM}?resourceVersion=0`)).body.metadata.resourceVersion;
     const watching = readWatch(`${b.url}${CM}?watch=1&resourceVersion=${rv}`, (ev) => ev.some((e) => e.type === 'ERROR'), { timeoutMs: 60_000 });
     await etcd.kill(2);
-    const created = await a.api(CM, { method: 'POST', body: { metadata: { name: 'while-away' } } });
-    expect(created.status).toBe(201);
-    expect((await a.api(`${CM}/doomed`, { method: 'DELETE' })).status).toBe(200);
-    const last = await a.api(CM, { method: 'POST', body: { metadata: { name: 'last' } } });
+    // Should the member killed have led, the others elect a leader first: writes retry until they land
+    // (a timed-out one may have landed: AlreadyExists / NotFound then).
+    await until(() => a.api(CM, { method: 'POST', body: { metadata: { name: 'while-away' } } }), (r) => r.status === 201 || r.status === 409, 'a write after the kill', 60_000, 200);
+    await until(() => a.api(`${CM}/doomed`, { method: 'DELETE' }), (r) => r.status === 200 || r.status === 404, 'the delete', 60_000, 200);
+    await until(() => a.api(CM, { method: 'POST', body: { metadata: { name: 'last' } } }), (r) => r.status === 201 || r.status === 409, 'the last write', 60_000, 200);
+    const last = await a.api(`${CM}/last`);
     // History up to the last write is compacted, as the periodic compaction would after 5 minutes.
     execFileSync('etcdctl', ['--endpoints', etcd.endpoints[0], 'compact', last.body.metadata.resourceVersion]);
     await etcd.restart(2);
