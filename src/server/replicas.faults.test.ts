@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEtcd, type EtcdCluster } from './testing-etcd.ts';
 import { startReplica, type Replica } from './replicas.testing.ts';
-import { until as waitUntil } from './testing.ts';
+import { until as waitUntil, watchEvents } from './testing.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 60_000) => waitUntil(read, ok, what, timeoutMs);
@@ -66,26 +66,13 @@ function resumingWatch(replica: Replica, fromResourceVersion: string) {
           await sleep(200);
           continue;
         }
-        const reader = res.body!.getReader();
-        const decoder = new TextDecoder();
-        let buf = '';
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buf += decoder.decode(value, { stream: true });
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl);
-            buf = buf.slice(nl + 1);
-            if (!line.trim()) continue;
-            const ev = JSON.parse(line);
-            if (ev.type === 'ERROR') {
-              errors.push(JSON.stringify(ev.object));
-              continue;
-            }
-            rv = ev.object.metadata.resourceVersion;
-            if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, name: ev.object.metadata.name, resourceVersion: rv });
+        for await (const ev of watchEvents(res.body!)) {
+          if (ev.type === 'ERROR') {
+            errors.push(JSON.stringify(ev.object));
+            continue;
           }
+          rv = ev.object.metadata.resourceVersion;
+          if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, name: ev.object.metadata.name, resourceVersion: rv });
         }
       } catch (e) {
         if (!stopped && !ac.signal.aborted) errors.push(String(e));

@@ -83,6 +83,24 @@ export function withCredentials(url: string, headers: Record<string, string> = {
   return token ? { ...headers, Authorization: `Bearer ${token}` } : { ...headers };
 }
 
+/** The events of a watch response body, one per newline-delimited JSON line, as they arrive. */
+export async function* watchEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<any> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buf += decoder.decode(value, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) yield JSON.parse(line);
+    }
+  }
+}
+
 /** Reads newline-delimited watch events from a streaming response until `until` says stop. */
 export async function readWatch(
   url: string,
@@ -94,22 +112,11 @@ export async function readWatch(
   const events: any[] = [];
   try {
     const res = await fetch(url, { signal: ac.signal, headers: withCredentials(url, opts.headers) });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buf += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line) events.push(JSON.parse(line));
-        if (until(events)) {
-          ac.abort();
-          return events;
-        }
+    for await (const ev of watchEvents(res.body!)) {
+      events.push(ev);
+      if (until(events)) {
+        ac.abort();
+        return events;
       }
     }
     return events;
