@@ -5,6 +5,9 @@
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import type { NodeRow } from './rollout.ts';
+import { daemonSetKind } from '../../../kinds/daemonset.ts';
+import { podKind } from '../../../kinds/pod.ts';
+import { nodeKind } from '../../../kinds/node.ts';
 
 export interface RecordedEvent {
   at: number;
@@ -30,9 +33,9 @@ export function rolloutEvents(ds: KubeObject, rows: NodeRow[], events: readonly 
   const about: RecordedEvent[] = [];
   for (const e of events as any[]) {
     const io = involvedOf(e);
-    const isDs = io.kind === 'DaemonSet' && io.name === ds.metadata.name && io.namespace === ds.metadata.namespace;
-    const podNode = io.kind === 'Pod' && io.namespace === ds.metadata.namespace ? nodeOfPod.get(io.name ?? '') : undefined;
-    const node = podNode ?? (io.kind === 'Node' && nodes.has(io.name ?? '') ? io.name : undefined);
+    const isDs = io.kind === daemonSetKind.kind && io.name === ds.metadata.name && io.namespace === ds.metadata.namespace;
+    const podNode = io.kind === podKind.kind && io.namespace === ds.metadata.namespace ? nodeOfPod.get(io.name ?? '') : undefined;
+    const node = podNode ?? (io.kind === nodeKind.kind && nodes.has(io.name ?? '') ? io.name : undefined);
     if (!isDs && !podNode) {
       if (!node) continue;
     } else about.push(toRecorded(e));
