@@ -3,7 +3,7 @@
 // are followed through a pod watch and their invariants checked after every
 // event; waits are bounded but nothing asserts on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, until } from '../testing.ts';
+import { startTestServer, type TestServer, until, watchEvents } from '../testing.ts';
 import { isPodAvailable, rolloutStatus } from '../../lib/rollout.ts';
 import { computeHash, revisionData, stableStringify } from './daemonset.ts';
 import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
@@ -159,29 +159,16 @@ async function watchPods(app: string, check: (pods: any[]) => string | undefined
     stop: () => ac.abort(),
   };
   void (async () => {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (!line) continue;
-          const e = JSON.parse(line);
-          if (e.type === 'DELETED') pods.delete(e.object.metadata.name);
-          else if (e.type === 'ADDED' || e.type === 'MODIFIED') pods.set(e.object.metadata.name, e.object);
-          else continue;
-          w.events++;
-          const all = [...pods.values()];
-          const v = check(all);
-          if (v) w.violations.push(`after ${e.type} ${e.object.metadata.name}: ${v}`);
-          for (const x of [...waiters]) if (x.pred(all)) (waiters.delete(x), x.resolve());
-        }
+      for await (const e of watchEvents(res.body!)) {
+        if (e.type === 'DELETED') pods.delete(e.object.metadata.name);
+        else if (e.type === 'ADDED' || e.type === 'MODIFIED') pods.set(e.object.metadata.name, e.object);
+        else continue;
+        w.events++;
+        const all = [...pods.values()];
+        const v = check(all);
+        if (v) w.violations.push(`after ${e.type} ${e.object.metadata.name}: ${v}`);
+        for (const x of [...waiters]) if (x.pred(all)) (waiters.delete(x), x.resolve());
       }
     } catch {
       /* aborted */

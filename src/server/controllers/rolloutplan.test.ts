@@ -7,7 +7,7 @@
 // never exceeded, stalls where the plan said. Waits are bounded; nothing
 // asserts on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
+import { startTestServer, type TestServer, until as waitUntil, watchEvents } from '../testing.ts';
 import { isPodAvailable } from '../../lib/rollout.ts';
 import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
 import { planRollout, type RolloutPlan } from '../../lib/rolloutplan.ts';
@@ -74,35 +74,22 @@ async function planAndRoll(group: string) {
   const beyond = new Set(plan.waves.flatMap((w) => w.steps.filter((x) => x.beyondBudget || x.action === 'remove').map((x) => x.nodeName)));
   const desired = new Set(plan.waves.flatMap((w) => w.steps.filter((x) => x.action !== 'remove').map((x) => x.nodeName)).concat(plan.notReached));
   void (async () => {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (!line) continue;
-          const e = JSON.parse(line);
-          const p = e.object;
-          const node = daemonPodNodeName(p)!;
-          if (e.type === 'DELETED') pods.delete(p.metadata.name);
-          else pods.set(p.metadata.name, p);
-          // A node is taken when its old pod starts terminating (maxSurge 0) or a new pod appears on it (surge).
-          const taken = (gen(p) === '2' && e.type === 'ADDED') || (gen(p) === '1' && (p.metadata.deletionTimestamp || e.type === 'DELETED'));
-          if (taken && !order.includes(node)) order.push(node);
-          // The budget: nodes of the desired set without an available pod (maxSurge 0) or with two pods (surge), leaving out those taken beyond it.
-          const live = [...pods.values()].filter((x) => !x.metadata.deletionTimestamp);
-          const counted = [...desired].filter((n) => !beyond.has(n)).filter((n) => {
-            const on = live.filter((x) => daemonPodNodeName(x) === n);
-            return plan.mode === 'surge' ? on.length > 1 : !on.some((x) => isPodAvailable(x, 0, Date.now()));
-          });
-          if (counted.length > limit) violations.push(`${counted.length} nodes in the budget of ${limit}: ${counted}`);
-        }
+      for await (const e of watchEvents(res.body!)) {
+        const p = e.object;
+        const node = daemonPodNodeName(p)!;
+        if (e.type === 'DELETED') pods.delete(p.metadata.name);
+        else pods.set(p.metadata.name, p);
+        // A node is taken when its old pod starts terminating (maxSurge 0) or a new pod appears on it (surge).
+        const taken = (gen(p) === '2' && e.type === 'ADDED') || (gen(p) === '1' && (p.metadata.deletionTimestamp || e.type === 'DELETED'));
+        if (taken && !order.includes(node)) order.push(node);
+        // The budget: nodes of the desired set without an available pod (maxSurge 0) or with two pods (surge), leaving out those taken beyond it.
+        const live = [...pods.values()].filter((x) => !x.metadata.deletionTimestamp);
+        const counted = [...desired].filter((n) => !beyond.has(n)).filter((n) => {
+          const on = live.filter((x) => daemonPodNodeName(x) === n);
+          return plan.mode === 'surge' ? on.length > 1 : !on.some((x) => isPodAvailable(x, 0, Date.now()));
+        });
+        if (counted.length > limit) violations.push(`${counted.length} nodes in the budget of ${limit}: ${counted}`);
       }
     } catch {
       /* aborted */
