@@ -40,6 +40,7 @@ const { values } = parseArgs({
     'sim-nodes': { type: 'string', default: '0' },
     'simulate-nodes': { type: 'string' },
     'heartbeat-seconds': { type: 'string' },
+    'node-status-report-seconds': { type: 'string' },
     'leader-elect': { type: 'string', default: 'true' },
     'leader-elect-lease-duration': { type: 'string', default: '15s' },
     'leader-elect-renew-deadline': { type: 'string', default: '10s' },
@@ -92,7 +93,8 @@ if (values.help) {
   --no-controllers              do not run the in-process controllers (nor the simulated kubelets and attacher)
   --sim-nodes N                 register N extra simulated nodes (sim-node-00001 ...)
   --simulate-nodes SELECTOR     simulate the kubelets of the nodes matching this label selector (default: all nodes)
-  --heartbeat-seconds S         seconds between simulated node status heartbeats (default 10)
+  --heartbeat-seconds S         seconds between simulated kubelets' node Lease renewals (default 10)
+  --node-status-report-seconds S  seconds between simulated node status posts when nothing changed (default 300)
   --leader-elect=false          run the controllers without electing a leader (default true: they run on the
                                 replica holding the Lease kube-system/kube-controller-manager)
   --leader-elect-lease-duration DURATION
@@ -218,6 +220,7 @@ const server = await startServer({
     nodes: values['simulate-nodes'],
     extraNodes: Number(values['sim-nodes']),
     heartbeatSeconds: values['heartbeat-seconds'] ? Number(values['heartbeat-seconds']) : undefined,
+    nodeStatusReportSeconds: values['node-status-report-seconds'] ? Number(values['node-status-report-seconds']) : undefined,
   },
 });
 

@@ -17,6 +17,7 @@ afterAll(() => s.stop());
 const until = <T,>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 8_000) => waitUntil(read, ok, what, timeoutMs);
 
 const getNode = async (name: string) => (await s.api(`/api/v1/nodes/${name}`)).body;
+const getLease = async (name: string) => (await s.api(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`)).body;
 const getPod = async (ns: string, name: string) => (await s.api(`/api/v1/namespaces/${ns}/pods/${name}`)).body;
 const cond = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
 const mergePatch = (path: string, body: unknown) =>
@@ -56,10 +57,21 @@ describe('node status', () => {
       ['PIDPressure', 'False'],
       ['Ready', 'True'],
     ]);
-    const first = cond(node, 'Ready');
-    const later = await until(() => getNode('agent-n1'), (n) => cond(n, 'Ready').lastHeartbeatTime > first.lastHeartbeatTime, 'a later heartbeat');
-    expect(cond(later, 'Ready').lastTransitionTime).toBe(first.lastTransitionTime);
-    expect(Number(later.metadata.resourceVersion)).toBeGreaterThan(Number(node.metadata.resourceVersion));
+  });
+
+  it('heartbeats renew the node Lease in kube-node-lease, not the Node', async () => {
+    const node = await createNode('agent-lease');
+    const lease = await until(() => getLease('agent-lease'), (l) => !!l?.spec?.renewTime, 'the node Lease');
+    expect(lease.spec).toMatchObject({ holderIdentity: 'agent-lease', leaseDurationSeconds: 4 }); // 0.25 renew interval, as the kubelet's 10 s / 40 s
+    expect(lease.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(lease.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: 'agent-lease', uid: node.metadata.uid }]);
+    const settled = await getNode('agent-lease');
+    // Two renewals later the Node is as it was: an unchanged status waits for nodeStatusReportFrequency (5 min).
+    const once = await until(() => getLease('agent-lease'), (l) => l.spec.renewTime > lease.spec.renewTime, 'a renewal');
+    await until(() => getLease('agent-lease'), (l) => l.spec.renewTime > once.spec.renewTime, 'a second renewal');
+    const after = await getNode('agent-lease');
+    expect(after.metadata.resourceVersion).toBe(settled.metadata.resourceVersion);
+    expect(cond(after, 'Ready').lastHeartbeatTime).toBe(cond(settled, 'Ready').lastHeartbeatTime);
   });
 
   it('leaves nodes outside --simulate-nodes alone', async () => {
@@ -201,16 +213,20 @@ describe('node faults', () => {
     await until(() => getPod('default', 'on-n3'), (p) => cond(p, 'Ready')?.status === 'True', 'pod ready again');
   });
 
-  it('unreachable: heartbeats stop, conditions Unknown, the unreachable taint; then recovery', async () => {
+  it('unreachable: heartbeats stop, conditions Unknown past the grace period, the unreachable taint; then recovery', async () => {
     await mergePatch('/api/v1/nodes/agent-n3', { metadata: { annotations: { 'sim.k8s.io/unreachable': 'true' } } });
+    // The grace period is five heartbeats (50 s for the kubelet's 10 s): 5 s here.
     const down = await until(
       () => getNode('agent-n3'),
       (n) => cond(n, 'Ready').status === 'Unknown' && (n.spec.taints ?? []).some((t: any) => t.key === 'node.kubernetes.io/unreachable'),
       'Unknown and tainted',
+      30_000,
     );
+    const silent = await getLease('agent-n3');
     expect(down.status.conditions.every((c: any) => c.status === 'Unknown' && c.reason === 'NodeStatusUnknown')).toBe(true);
     await new Promise((r) => setTimeout(r, 1500)); // longer than the heartbeat interval
     expect(cond(await getNode('agent-n3'), 'Ready').lastHeartbeatTime).toBe(cond(down, 'Ready').lastHeartbeatTime);
+    expect((await getLease('agent-n3')).spec.renewTime).toBe(silent.spec.renewTime);
     await mergePatch('/api/v1/nodes/agent-n3', { metadata: { annotations: { 'sim.k8s.io/unreachable': null } } });
     await until(() => getNode('agent-n3'), (n) => cond(n, 'Ready').status === 'True' && !(n.spec.taints ?? []).length, 'back');
   });
@@ -274,5 +290,41 @@ describe('dynamic kubelet configuration (deprecated)', () => {
     // Reset to nil: local defaults, lastKnownGood cleared at once.
     await mergePatch('/api/v1/nodes/agent-cfg', { spec: { configSource: null } });
     await until(config, (c) => c === undefined, 'config cleared');
+  });
+});
+
+describe('node health from the Lease', () => {
+  let f: TestServer;
+  beforeAll(async () => {
+    f = await startTestServer({ simulation: { heartbeatSeconds: 0.5, nodeStatusReportSeconds: 2 } });
+  });
+  afterAll(() => f.stop());
+  const node = async (name: string) => (await f.api(`/api/v1/nodes/${name}`)).body;
+  const leasePath = (name: string) => `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`;
+
+  it('an unchanged status is posted again every nodeStatusReportFrequency', async () => {
+    expect((await f.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'report-n1' } } })).status).toBe(201);
+    const ready = await until(() => node('report-n1'), (n) => cond(n, 'Ready')?.status === 'True', 'Ready');
+    const first = cond(ready, 'Ready');
+    const later = await until(() => node('report-n1'), (n) => cond(n, 'Ready').lastHeartbeatTime > first.lastHeartbeatTime, 'a later report');
+    expect(cond(later, 'Ready').lastTransitionTime).toBe(first.lastTransitionTime);
+  });
+
+  it("the lifecycle controller keeps a node Ready while its Lease is renewed, and marks it Unknown once the Lease goes stale", async () => {
+    expect((await f.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'lease-n1' } } })).status).toBe(201);
+    await until(() => node('lease-n1'), (n) => cond(n, 'Ready')?.status === 'True', 'Ready');
+    // The kubelet falls silent, but someone else keeps its Lease renewed: the node is still heard from.
+    await f.api('/api/v1/nodes/lease-n1', { method: 'PATCH', body: { metadata: { annotations: { 'sim.k8s.io/unreachable': 'true' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const renewUntil = Date.now() + 3 * 2500; // three grace periods (5 x 0.5 s)
+    while (Date.now() < renewUntil) {
+      const lease = (await f.api(leasePath('lease-n1'))).body;
+      lease.spec.renewTime = new Date().toISOString().replace(/Z$/, '000Z');
+      expect((await f.api(leasePath('lease-n1'), { method: 'PUT', body: lease })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(cond(await node('lease-n1'), 'Ready').status).toBe('True');
+    // Renewals stop: past the grace period the conditions go Unknown.
+    const down = await until(() => node('lease-n1'), (n) => cond(n, 'Ready').status === 'Unknown', 'Unknown after the Lease went stale', 20_000);
+    expect(cond(down, 'Ready')).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
   });
 });

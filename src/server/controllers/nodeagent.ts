@@ -1,16 +1,20 @@
 // Simulated node agents in the style of KWOK: for each simulated node a
-// kubelet that registers the node (for `--sim-nodes`), posts its status as
-// `system:node:<name>` with heartbeats spread over the interval, runs the pods
+// kubelet that registers the node (for `--sim-nodes`), renews its Lease in
+// `kube-node-lease` as `system:node:<name>` with renewals spread over the
+// interval, posts its status when it changes (or every
+// nodeStatusReportFrequency), runs the pods
 // bound to it (Pending -> Running -> Ready, crash loops and failing readiness
 // on request), deletes terminating pods once their containers have stopped,
 // and reports the deprecated dynamic configuration. Beside them runs the part
 // of the node lifecycle controller that reacts to what they report: the
 // not-ready / unreachable NoSchedule taints and pods marked not Ready on a
-// node that is not Ready. Everything is driven by watch-cache events plus
+// node that is not Ready, and conditions Unknown for a node whose Lease and
+// status both went quiet for the grace period (nodelease.ts). Everything is driven by watch-cache events plus
 // timers for the simulated delays; nothing polls the store.
 import { nodeKind } from '../../kinds/node.ts';
 import { podKind } from '../../kinds/pod.ts';
 import { configMapKind } from '../../kinds/configmap.ts';
+import { leaseKind } from '../../kinds/coordination.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { parseSelector, matchesRequirements } from '../../lib/labels.ts';
 import { parseCIDR } from '../../lib/cidr.ts';
@@ -26,6 +30,7 @@ import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference
 import { killingEvents, kubeletNodeEvents, kubeletPodEvents, type KubeletEvent } from '../events/kubelet.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
 import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
+import { leaseTiming, NODE_LEASE_NAMESPACE, NodeHealth, nodeLease, renewNodeLease } from './nodelease.ts';
 import { conditionOf } from '../../lib/conditions.ts';
 import { clashingHostPorts, hostPortsOf, NodePortsUnfitReason } from '../../lib/nodeports.ts';
 
@@ -42,7 +47,7 @@ const BASE_IMAGES = ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v
 /** The kubelet reports at most this many images (nodeStatusMaxImages). */
 const MAX_IMAGES = 50;
 
-/** Heartbeat write latencies (ms) of every agent in this process, for the bench. */
+/** Heartbeat (Lease renewal) write latencies (ms) of every agent in this process, for the bench. */
 const heartbeatLatencies: number[] = [];
 export function heartbeatStats() {
   const sorted = [...heartbeatLatencies].sort((a, b) => a - b);
@@ -57,10 +62,18 @@ interface NodeState {
   name: string;
   /** Phase of this node's heartbeat within the interval, so 5000 nodes do not beat at once. */
   phaseMs: number;
-  /** When the next heartbeat is due (0: the kubelet has not posted yet). */
+  /** When the next Lease renewal is due (0: the kubelet has not renewed yet). */
   nextHeartbeat: number;
-  /** A heartbeat is due and queued. */
+  /** A Lease renewal is due and queued. */
   beat: boolean;
+  /** When the status is posted even if unchanged (nodeStatusReportFrequency; 0: never posted). */
+  nextReport: number;
+  /** The node object whose status was last compared; a heartbeat alone does not compare it again. */
+  checked?: KubeObject;
+  /** Pods came or went since the image list was made. */
+  imagesDirty: boolean;
+  /** When the dynamic config's soak ends (the status changes then). */
+  wakeAt?: number;
   nodeInfo?: Record<string, string>;
   internalIP?: string;
   /** The soak clock of the assigned dynamic config: key -> when it was recorded. */
@@ -79,6 +92,10 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   const nodeStore = ctx.stores.get(nodeKind)!;
   const podStore = ctx.stores.get(podKind)!;
   const cmStore = ctx.stores.get(configMapKind)!;
+  const leaseStore = ctx.stores.get(leaseKind)!;
+  const { leaseDurationSeconds, gracePeriodMs, monitorPeriodMs } = leaseTiming(timing.heartbeatSeconds);
+  const reportMs = timing.nodeStatusReportSeconds * 1000;
+  const health = new NodeHealth();
   const lifecycle = ctx.client.as(controllerIdentity('node-controller'));
   // One broadcaster for every simulated kubelet of this process; each kubelet records as itself.
   const broadcaster = new EventBroadcaster();
@@ -107,7 +124,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     let st = nodes.get(name);
     if (!st) {
       const phaseMs = parseInt(hex(name, 8), 16) % intervalMs;
-      st = { name, phaseMs, nextHeartbeat: 0, beat: false, client: ctx.client.as(nodeIdentity(name)) };
+      st = { name, phaseMs, nextHeartbeat: 0, beat: false, nextReport: 0, imagesDirty: true, client: ctx.client.as(nodeIdentity(name)) };
       nodes.set(name, st);
       slotOf(st).add(name);
     }
@@ -121,6 +138,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const st = nodes.get(name);
     if (st) slotOf(st).delete(name);
     nodes.delete(name);
+    health.forget(name);
   }
 
   /** The next time after `t` that falls on this node's phase of the interval. */
@@ -175,8 +193,8 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
       .map((n) => ({ names: [n], sizeBytes: 5_000_000 + (parseInt(hex(n, 6), 16) % 200_000_000) }));
   }
 
-  /** The status the kubelet posts; `heartbeat` refreshes lastHeartbeatTime and the image list. */
-  function kubeletNodeStatus(node: KubeObject, st: NodeState, now: number, heartbeat: boolean): { status: any; wakeAt?: number } {
+  /** The status the kubelet posts; `heartbeat` refreshes lastHeartbeatTime, `images` the image list. */
+  function kubeletNodeStatus(node: KubeObject, st: NodeState, now: number, heartbeat: boolean, images: boolean): { status: any; wakeAt?: number } {
     const name = node.metadata.name!;
     const nowStr = rfc3339(new Date(now));
     const s = clone((node.status as any) ?? {});
@@ -205,7 +223,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!addresses.some((a) => a.type === 'Hostname')) addresses.push({ type: 'Hostname', address: name });
     s.addresses = addresses;
     s.daemonEndpoints = { kubeletEndpoint: { Port: 10250 } };
-    if (heartbeat || !s.images) s.images = imagesOn(name);
+    if (images || !s.images) s.images = imagesOn(name);
 
     const notReady = isTrue(node.metadata.annotations, Annotations.nodeNotReady);
     const want: [string, string, string, string][] = [
@@ -257,20 +275,43 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!simulated(node) || unreachable(node)) return; // an unreachable kubelet posts nothing
     const st = stateOf(name);
     const now = Date.now();
-    const due = st.beat || st.nextHeartbeat === 0;
-    const { status, wakeAt } = kubeletNodeStatus(node, st, now, false);
+    if (st.beat || st.nextHeartbeat === 0) {
+      st.beat = false;
+      st.nextHeartbeat = nextSlot(st, now + intervalMs / 2);
+      await renewLease(st, node, now);
+    }
+    // The status is compared only when something it derives from moved: the
+    // node, the pods (images), the config soak; else only when a report is due.
+    const report = now >= st.nextReport;
+    const images = report || st.imagesDirty;
+    if (!report && !images && st.checked === node && !(st.wakeAt !== undefined && now >= st.wakeAt)) return;
+    const { status, wakeAt } = kubeletNodeStatus(node, st, now, false, images);
+    st.checked = node;
+    st.imagesDirty = false;
+    st.wakeAt = wakeAt;
     if (wakeAt !== undefined) nodeQueue.after(name, wakeAt - now);
-    if (!due && deepEqual(clone(status), node.status ?? {})) return;
-    const t0 = performance.now();
-    const written = await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true).status), 'status');
+    if (!report && deepEqual(clone(status), node.status ?? {})) return;
+    const written = await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true, images).status), 'status');
+    st.nextReport = now + reportMs;
     // The kubelet's node events name the node by name as its uid, as upstream's nodeRef does.
     record(st, { kind: 'Node', name, uid: name }, kubeletNodeEvents(name, node.status, written.status));
-    if (st.beat) {
-      heartbeatLatencies.push(performance.now() - t0);
-      if (heartbeatLatencies.length > 200_000) heartbeatLatencies.splice(0, 100_000);
+  }
+
+  /** The kubelet's node lease controller: create the Lease once, then renew it in place. */
+  async function renewLease(st: NodeState, node: KubeObject, now: number) {
+    const t0 = performance.now();
+    const exists = cache.get(leaseStore.keyFor(NODE_LEASE_NAMESPACE, st.name));
+    try {
+      if (exists) await st.client.update(leaseKind, NODE_LEASE_NAMESPACE, st.name, (l) => renewNodeLease(l, node, leaseDurationSeconds, now));
+      else await st.client.create(leaseKind, nodeLease(node, leaseDurationSeconds, now));
+    } catch (e: any) {
+      // Created or deleted by someone else meanwhile: the next renewal sees it.
+      if (e?.code !== 409 && e?.code !== 404) throw e;
+      st.nextHeartbeat = now;
+      return;
     }
-    st.beat = false;
-    st.nextHeartbeat = nextSlot(st, now + intervalMs / 2);
+    heartbeatLatencies.push(performance.now() - t0);
+    if (heartbeatLatencies.length > 200_000) heartbeatLatencies.splice(0, 100_000);
   }
 
   // ---- node lifecycle controller (the part that reacts to the agents) ------
@@ -278,8 +319,9 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   async function syncLifecycle(name: string) {
     const node = getNode(name);
     if (!node) return;
-    if (simulated(node) && unreachable(node) && (conditionOf(node, 'Ready')?.status ?? 'Unknown') !== 'Unknown') {
-      // The kubelet went silent: the lifecycle controller marks every condition Unknown.
+    if (simulated(node) && health.stale(name, Date.now(), gracePeriodMs) && (conditionOf(node, 'Ready')?.status ?? 'Unknown') !== 'Unknown') {
+      // Neither the Lease nor the status moved for the grace period: the kubelet went
+      // silent, and the lifecycle controller marks every condition Unknown.
       const nowStr = rfc3339(new Date());
       await lifecycle.update(nodeKind, undefined, name, (o) => {
         for (const c of (o.status as any)?.conditions ?? []) {
@@ -436,6 +478,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const ip = ((node.status as any)?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address;
     if (ip) usedInternalIPs.add(ip);
     if (!simulated(node)) return;
+    health.observeNode(name, conditionOf(node, 'Ready'), Date.now());
     nodeQueue.add(name);
     lifecycleQueue.add(name);
     const pullError = (n: KubeObject) => isTrue(n.metadata.annotations, Annotations.nodeImagePullError);
@@ -449,6 +492,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const nodeName = (pod.spec as any)?.nodeName as string | undefined;
     if (type === 'DELETED' || before !== nodeName) {
       if (before) podsByNode.get(before)?.delete(key);
+      if (before) imagesChanged(before);
       nodeOfPod.delete(key);
       const ip = (pod.status as any)?.podIP;
       if (type === 'DELETED') {
@@ -462,6 +506,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     nodeOfPod.set(key, nodeName);
     let set = podsByNode.get(nodeName);
     if (!set) podsByNode.set(nodeName, (set = new Set()));
+    if (!set.has(key)) imagesChanged(nodeName);
     set.add(key);
     const ip = (pod.status as any)?.podIP;
     if (ip) {
@@ -472,10 +517,24 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     podQueue.add(key);
   }
 
+  function imagesChanged(nodeName: string) {
+    const st = nodes.get(nodeName);
+    if (st) st.imagesDirty = true;
+  }
+
+  function onLease(lease: KubeObject) {
+    const name = lease.metadata.name!;
+    if (!nodes.has(name)) return;
+    health.observeLease(name, (lease.spec as any)?.renewTime, Date.now());
+  }
+
   function onConfigMap(cm: KubeObject) {
     for (const st of nodes.values()) {
       const ref = (getNode(st.name)?.spec as any)?.configSource?.configMap;
-      if (ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name) nodeQueue.add(st.name);
+      if (ref && ref.namespace === cm.metadata.namespace && ref.name === cm.metadata.name) {
+        st.checked = undefined; // the status derives from the ConfigMap: compare it again
+        nodeQueue.add(st.name);
+      }
     }
   }
 
@@ -488,6 +547,16 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   watch(nodeStore.resourcePrefix, (e) => onNode(e.type, e.object.object, e.previous));
   watch(podStore.resourcePrefix, (e) => onPod(e.type, e.object.object));
   watch(cmStore.resourcePrefix, (e) => onConfigMap(e.object.object));
+  watch(leaseStore.prefixFor(NODE_LEASE_NAMESPACE), (e) => e.type !== 'DELETED' && onLease(e.object.object));
+
+  // monitorNodeHealth: every monitor period, nodes not heard from within the grace period are judged again.
+  const monitor = setInterval(() => {
+    const now = Date.now();
+    for (const name of health.names()) {
+      if (health.stale(name, now, gracePeriodMs) && (conditionOf(getNode(name), 'Ready')?.status ?? 'Unknown') !== 'Unknown') lifecycleQueue.add(name);
+    }
+  }, monitorPeriodMs);
+  monitor.unref();
 
   // Heartbeats: each node beats on its own phase of the interval. Nodes sit in
   // slots by phase; every tick looks only at the slots that just went by, so
@@ -518,6 +587,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   return () => {
     stopped = true;
     clearInterval(ticker);
+    clearInterval(monitor);
     broadcaster.stop();
     nodeQueue.stop();
     lifecycleQueue.stop();

@@ -9,6 +9,8 @@ export interface SimulationOptions {
   extraNodes?: number;
   /** Seconds between node status heartbeats (kubelet's nodeStatusUpdateFrequency). */
   heartbeatSeconds?: number;
+  /** Seconds between node status posts when nothing changed (kubelet's nodeStatusReportFrequency); heartbeats go to the node's Lease. */
+  nodeStatusReportSeconds?: number;
   /** Seconds from a pod being bound to its containers running. */
   podStartSeconds?: number;
   /** Seconds from containers running to the pod being Ready. */
@@ -30,6 +32,7 @@ export type Timing = Required<Omit<SimulationOptions, 'nodes' | 'extraNodes' | '
 export function timingOf(o: SimulationOptions): Timing {
   return {
     heartbeatSeconds: o.heartbeatSeconds ?? 10,
+    nodeStatusReportSeconds: o.nodeStatusReportSeconds ?? 300,
     podStartSeconds: o.podStartSeconds ?? 1,
     podReadySeconds: o.podReadySeconds ?? 2,
     podStopSeconds: o.podStopSeconds ?? 1,
