@@ -55,10 +55,10 @@ function validateConfigMap(obj: any): FieldError[] {
   const data: Record<string, string> = obj.data ?? {};
   const binary: Record<string, string> = obj.binaryData ?? {};
   for (const key of Object.keys(data).sort()) {
-    const p = new Path(['data']).key(key);
-    for (const m of isConfigMapKey(key)) errs.push(fieldErrors.invalid(p, key, m));
+    // The path is made only for a key in error: this loop runs over every key of a ConfigMap.
+    for (const m of isConfigMapKey(key)) errs.push(fieldErrors.invalid(new Path(['data']).key(key), key, m));
     // An own key of the map: `constructor` or `toString` are keys like any other, not Object's members.
-    if (Object.hasOwn(binary, key)) errs.push(fieldErrors.invalid(p, key, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(binary, key)) errs.push(fieldErrors.invalid(new Path(['data']).key(key), key, 'duplicate of key present in binaryData'));
     total += utf8Length(data[key]);
   }
   for (const key of Object.keys(binary).sort()) {

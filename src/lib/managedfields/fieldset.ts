@@ -169,13 +169,22 @@ export class FieldSet {
   static fromFieldsV1(v: unknown): FieldSet {
     const s = new FieldSet();
     if (!isPlainObject(v)) throw new FieldsV1Error('FieldsV1 must be an object');
-    for (const [pe, sub] of Object.entries(v)) {
-      if (pe === '.') continue;
-      if (!/^[fkvi]:/.test(pe)) throw new FieldsV1Error(`unexpected path element ${JSON.stringify(pe)}`);
+    // Written for large maps (a ConfigMap's tens of thousands of keys): no array per entry.
+    for (const pe in v) {
+      if (pe === '.' || !Object.hasOwn(v, pe)) continue;
+      if (pe.charCodeAt(1) !== 58 /* ':' */ || !'fkvi'.includes(pe[0])) throw new FieldsV1Error(`unexpected path element ${JSON.stringify(pe)}`);
+      const sub = v[pe];
       if (!isPlainObject(sub)) throw new FieldsV1Error(`expected an object below ${JSON.stringify(pe)}`);
-      const keys = Object.keys(sub);
-      if (!keys.length || keys.includes('.')) s.members.add(pe);
-      if (keys.some((k) => k !== '.')) s.children.set(pe, FieldSet.fromFieldsV1(sub));
+      let dot = false;
+      let below = false;
+      for (const k in sub) {
+        if (!Object.hasOwn(sub, k)) continue;
+        if (k === '.') dot = true;
+        else below = true;
+        if (dot && below) break;
+      }
+      if (dot || !below) s.members.add(pe);
+      if (below) s.children.set(pe, FieldSet.fromFieldsV1(sub));
     }
     return s;
   }

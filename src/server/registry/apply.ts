@@ -108,7 +108,9 @@ export function validateFieldManager(fieldManager: string): FieldError[] {
  * not through a subresource (kubectl's client-side to server-side upgrade
  * rewrites them this way), else the stored ones (decodeLiveOrNew).
  */
-export function recordUpdate(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string): void {
+export async function recordUpdate(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string): Promise<void> {
+  // For a large object, decoding the managers, the compare and the encoding of the result each take a turn of their own.
+  if (ctx.large) await yieldToEventLoop();
   const sent = subresource ? undefined : next.metadata.managedFields;
   // `[]` or `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked, a new one is tracked from its creation.
   const reset = sent?.length === 0 || (sent?.length === 1 && !Object.keys(sent[0] ?? {}).length);
@@ -116,7 +118,9 @@ export function recordUpdate(kind: KindDefinition, live: KubeObject | undefined,
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
   const writer = { manager: ctx.fieldManager ?? defaultFieldManager(undefined, ctx.user), apiVersion: apiVersionOf(kind), subresource };
   try {
+    if (ctx.large) await yieldToEventLoop();
     const after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed!, writer, contextFor(kind, subresource));
+    if (ctx.large) await yieldToEventLoop();
     next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
   } catch (e) {
     // Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were.

@@ -399,7 +399,7 @@ export class Store {
     // Before the strategy, as upstream's field manager runs in the handler: what the strategy sets
     // (a DaemonSet's template-generation annotation) is the server's, not the creator's. A client's
     // `[{}]` clears managedFields.
-    if (!ctx.applied) recordUpdate(kind, undefined, obj, ctx);
+    if (!ctx.applied) await recordUpdate(kind, undefined, obj, ctx);
     kind.strategy.prepareForCreate?.(obj);
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
     if (ctx.large) await yieldToEventLoop();
@@ -477,7 +477,7 @@ export class Store {
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
       const desired = await tryUpdate(current);
-      if (!ctx.applied) recordUpdate(this.kind, current.object, desired, ctx, subresource);
+      if (!ctx.applied) await recordUpdate(this.kind, current.object, desired, ctx, subresource);
       if (ctx.large) await yieldToEventLoop();
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
       if (ctx.large) await yieldToEventLoop();
