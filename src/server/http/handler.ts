@@ -558,6 +558,14 @@ export function createHandler(ctx: HandlerContext) {
           if (res.writableLength > limits.watchBufferBytes) res.destroy();
           else res.write(event);
         },
+        buffered: () => res.writableLength,
+        drained: () =>
+          new Promise<void>((resolve) => {
+            if (res.writableLength === 0 || res.destroyed) return resolve();
+            const done = () => (res.off('drain', done), res.off('close', done), resolve());
+            res.on('drain', done).on('close', done);
+          }),
+        bufferLimit: limits.watchBufferBytes,
         end: () => res.end(),
         onGone: (fn) => res.on('close', fn),
       };

@@ -22,6 +22,12 @@ export interface WatchTransport {
    * writes after it. The same bytes may go to many watchers; never modified.
    */
   send(event: Buffer): void;
+  /** Bytes written but not yet taken by the client. */
+  buffered(): number;
+  /** Resolves once what is buffered has gone out, or the client is gone. */
+  drained(): Promise<void>;
+  /** Live events past this many bytes waiting for the client end the watch (a slow watcher). */
+  readonly bufferLimit: number;
   /** Ends the stream cleanly (timeout, ERROR event sent, server shutdown). */
   end(): void;
   /** Calls `fn` when the client goes away first. */
@@ -107,33 +113,67 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
     for (const t of timers) clearTimeout(t);
     transport.end();
   };
-  const send = (event: Buffer) => open && transport.send(event);
+  // Initial events (the snapshot of a list-then-watch or sendInitialEvents, or
+  // the history replayed from a resourceVersion) are written as the client
+  // takes them, as kube-apiserver's cacheWatcher writes its snapshot before
+  // its input channel: they wait here as references to cached objects, not as
+  // bytes in the socket, so a large snapshot is no slow client. Live events
+  // arriving meanwhile queue behind them and do count: past the transport's
+  // bound of them the watch ends, as one whose buffer filled.
+  let queue: { make: () => Buffer; live: number }[] | undefined = [];
+  let queuedLive = 0;
+  let live = false;
+  const send = (make: () => Buffer, size = 0) => {
+    if (!open) return;
+    if (!queue) return transport.send(make());
+    queue.push({ make, live: live ? size : 0 });
+    if (live && (queuedLive += size) > transport.bufferLimit) end();
+  };
+  /** Writes the queue with backpressure; live events go straight to the transport once it is empty. */
+  const flush = async (backpressure: boolean) => {
+    const highWater = Math.min(1024 * 1024, transport.bufferLimit / 4);
+    for (let i = 0; open && queue && i < queue.length; i++) {
+      const item = queue[i];
+      queue[i] = undefined as never; // sent: its bytes are the transport's now
+      queuedLive -= item.live;
+      transport.send(item.make());
+      if (backpressure && transport.buffered() > highWater) await transport.drained();
+    }
+    queue = undefined;
+  };
   let lastRevision = 0;
   transport.onGone(end);
   stop = await store.watch(w.namespace, q, {
     event: (type, c) => {
       lastRevision = Math.max(lastRevision, c.revision);
-      try {
-        send(encoder.event(type, c));
-      } catch (e) {
-        // This runs inside the watch cache's delivery to every watcher: a failure ends this watch only.
-        console.error(e);
-        end();
-      }
+      send(() => {
+        try {
+          return encoder.event(type, c);
+        } catch (e) {
+          // This runs inside the watch cache's delivery to every watcher: a failure ends this watch only.
+          console.error(e);
+          end();
+          return Buffer.alloc(0);
+        }
+      }, c.bytes?.length ?? 1024);
     },
     bookmark: (rv, initialEnd) => {
       lastRevision = Math.max(lastRevision, rv);
-      send(encoder.bookmark(rv, initialEnd));
+      send(() => encoder.bookmark(rv, initialEnd));
     },
     error: (err) => {
-      send(encoder.error(err));
+      // What came before the error goes out first, at once: the stream ends here.
+      void flush(false);
+      send(() => encoder.error(err));
       end();
     },
   });
+  live = true;
   if (!open) {
     stop();
     return;
   }
+  void flush(true);
   const timeout = watchTimeoutSeconds(q.timeoutSeconds, minRequestTimeoutSeconds);
   // No timeout at all only when --min-request-timeout is 0, as upstream.
   const deadline = timeout ? Date.now() + timeout * 1000 : Infinity;
@@ -148,7 +188,7 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
       if (at < now || !open) return;
       timers.push(
         setTimeout(() => {
-          send(encoder.bookmark(Math.max(lastRevision, store.currentRevision()), false));
+          send(() => encoder.bookmark(Math.max(lastRevision, store.currentRevision()), false));
           schedule();
         }, at - now),
       );

@@ -102,6 +102,12 @@ export class WatchSockets {
             if (ws.bufferedAmount > bufferLimit) ws.terminate();
             else ws.send(event, { binary: false });
           },
+          buffered: () => ws.bufferedAmount,
+          async drained() {
+            // ws has no drain event of its own; its socket's says the kernel took the bytes.
+            while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > 0) await new Promise((r) => setTimeout(r, 5));
+          },
+          bufferLimit,
           end() {
             if (ws.readyState !== WebSocket.OPEN) return;
             ws.close(1000);
