@@ -11,7 +11,7 @@
 // switch measure that, the rows after the same mode the pace itself.
 // Goal: within 20% for rollouts of at least 100 nodes.
 import { startApiServer } from './processes.ts';
-import { describePlan, planChange, type ClusterView } from '../src/lib/rolloutplan.ts';
+import { describePlan, ownPace, planChange, type ClusterView } from '../src/lib/rolloutplan.ts';
 
 const NODES = Number(process.env.BENCH_PLAN_NODES ?? 120);
 const NAME = 'planned';
@@ -44,6 +44,8 @@ export async function benchRolloutPlan(): Promise<void> {
     pods: (await api('/api/v1/namespaces/default/pods')).items,
     revisions: (await api('/apis/apps/v1/namespaces/default/controllerrevisions')).items,
     daemonSets: (await api(DS_PATH)).items,
+    // The kubelets' Killing and Started: the old pods' stop, which the pods no longer show.
+    events: (await api('/api/v1/namespaces/default/events?fieldSelector=source%3Dkubelet')).items,
   });
   const rolledOut = async (generation: number) => {
     for (;;) {
@@ -97,6 +99,8 @@ export async function benchRolloutPlan(): Promise<void> {
     console.log(`\nrollout plan forecast on ${NODES} simulated nodes (first rollout, ${STRATEGIES[0].label}, observed only: ${fmt(learn.wall)})`);
     const errors: number[] = [];
     const halfErrors: number[] = [];
+    const rows: { label: string; forecast: number; p10: number; p90: number; actual: number }[] = [];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     for (const s of STRATEGIES) {
       // As the review plans it: the DaemonSet as stored, and the change (strategy and image) at once.
       const current = await api(`${DS_PATH}/${NAME}`);
@@ -109,18 +113,30 @@ export async function benchRolloutPlan(): Promise<void> {
       const planMs = performance.now() - t;
       const f = plan.forecast!;
       const { wall: actual, halfway } = await roll({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: null, maxSurge: null, ...s.rollingUpdate } } });
+      // What the rollout showed afterwards, per node: the phases the plan drew against those observed.
+      const after = await view();
+      const seen = ownPace(after.daemonSets!.find((d) => d.metadata?.name === NAME)!, after)!;
       const error = (f.p50 - actual) / actual;
       errors.push(Math.abs(error));
+      rows.push({ label: s.label, forecast: f.p50, p10: f.p10, p90: f.p90, actual });
       if (halfway !== undefined) halfErrors.push(Math.abs((halfway - actual) / actual));
       console.log(
         `  ${s.label.padEnd(20)} plan: ${describePlan(plan, fmt)} [made in ${planMs.toFixed(0)} ms; pace: ${f.pace.source}]\n` +
-          `  ${''.padEnd(20)} forecast ${fmt(f.p50)} (p10–p90 ${fmt(f.p10)}–${fmt(f.p90)}), measured ${fmt(actual)}: error ${(error * 100).toFixed(1)}%${actual >= f.p10 && actual <= f.p90 ? ', inside the spread' : ', outside the spread'}${Math.abs(error) > 0.2 ? '  (OVER 20%)' : ''}` +
+          `  ${''.padEnd(20)} forecast ${fmt(f.p50)} (p10–p90 ${fmt(f.p10)}–${fmt(f.p90)}), measured ${fmt(actual)}: error ${(error * 100).toFixed(1)}%${actual >= f.p10 && actual <= f.p90 ? ', inside the spread' : ', outside the spread'}${Math.abs(error) > 0.2 ? '  (OVER 20%)' : ''}\n` +
+          `  ${''.padEnd(20)} per node: hand-off planned ${fmt(f.perNode.handoff)}, observed ${fmt(mean(seen.handoff))}; pod start planned ${fmt(f.perNode.startup)}, observed ${fmt(mean(seen.startup))}` +
           (halfway !== undefined ? `\n  ${''.padEnd(20)} re-planned half-way (pace so far): ${fmt(halfway)}, error ${(((halfway - actual) / actual) * 100).toFixed(1)}%` : ''),
       );
     }
-    const mean = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)) * 100;
-    console.log(`  forecast at apply: mean absolute error ${mean(errors).toFixed(1)}%, worst ${(Math.max(...errors) * 100).toFixed(1)}% (goal: within 20%)`);
-    if (halfErrors.length) console.log(`  re-planned half-way: mean absolute error ${mean(halfErrors).toFixed(1)}%, worst ${(Math.max(...halfErrors) * 100).toFixed(1)}%`);
+    console.log(`\n  ${'rollout'.padEnd(20)} ${'nodes'.padStart(5)} ${'forecast'.padStart(9)} ${'p10–p90'.padStart(13)} ${'actual'.padStart(8)} ${'error'.padStart(7)}  inside`);
+    for (const r of rows) {
+      const e = ((r.forecast - r.actual) / r.actual) * 100;
+      const spread = `${(r.p10 / 1000).toFixed(1)}–${(r.p90 / 1000).toFixed(1)} s`;
+      console.log(`  ${r.label.padEnd(20)} ${String(NODES).padStart(5)} ${fmt(r.forecast).padStart(9)} ${spread.padStart(13)} ${fmt(r.actual).padStart(8)} ${`${e >= 0 ? '+' : ''}${e.toFixed(1)}%`.padStart(7)}  ${r.actual >= r.p10 && r.actual <= r.p90 ? 'yes' : 'no'}`);
+    }
+    const inside = rows.filter((r) => r.actual >= r.p10 && r.actual <= r.p90).length;
+    console.log(`  inside the spread: ${inside} of ${rows.length}; within 20%: ${errors.filter((e) => e <= 0.2).length} of ${rows.length}`);
+    console.log(`  forecast at apply: mean absolute error ${(mean(errors) * 100).toFixed(1)}%, worst ${(Math.max(...errors) * 100).toFixed(1)}% (goal: within 20%)`);
+    if (halfErrors.length) console.log(`  re-planned half-way: mean absolute error ${(mean(halfErrors) * 100).toFixed(1)}%, worst ${(Math.max(...halfErrors) * 100).toFixed(1)}%`);
     console.log(`  (load average while measuring: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}; other processes' load moves the pace between rollouts)`);
   } finally {
     server.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choosePace, observePace, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
+import { choosePace, daemonPodNamePattern, eventRecordedAt, observePace, observeStops, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -158,5 +158,75 @@ describe('observePace', () => {
     expect(choosePace({ startup: [1], handoff: [] }, { startup: [4, 5, 6], handoff: [7, 8, 9] })).toMatchObject({ startup: [4, 5, 6], handoff: [7, 8, 9] });
     expect(choosePace({ startup: [1, 2, 3], handoff: [] }, undefined).source).toMatch(/hand-offs from assumed/);
     expect(choosePace(undefined, undefined).source).toMatch(/assumed/);
+  });
+});
+
+// An event as the recorder names it: `<object>.<hex nanoseconds>`.
+const ev = (reason: 'Killing' | 'Started' | 'Pulling', podName: string, host: string, at: number, uid?: string) => ({
+  metadata: { name: `${podName}.${(BigInt(at) * 1_000_000n).toString(16)}` },
+  reason,
+  involvedObject: { kind: 'Pod', name: podName, ...(uid ? { uid } : {}) },
+  source: { component: 'kubelet', host },
+  firstTimestamp: iso(at),
+});
+
+describe('the old pods\' stop, from the kubelets\' events', () => {
+  it('reads the event time off its name, finer than its whole-second timestamp', () => {
+    expect(eventRecordedAt(ev('Killing', 'ds-abcde', 'a', T0 + 1234))).toBe(T0 + 1234);
+    expect(eventRecordedAt({ metadata: { name: 'x.zz' }, firstTimestamp: iso(T0 + 1234) })).toBe(T0 + 1000);
+  });
+
+  it('measures Killing → the next pod Started, less the pod start to Started, and skips surge clean-ups', () => {
+    // A pod still there gives the start to Started: created T0+10 s (whole seconds: half a second early on average), Started at +10.7 s.
+    const current = { ...pod('a', 'new', true, T0 + 10_000, T0 + 12_000), metadata: { ...pod('a', 'new').metadata, name: 'ds-new01', uid: 'u-new01', creationTimestamp: iso(T0 + 10_000) } };
+    const events = [
+      // Node a, no surge: old killed at +1 s, the next pod Started at +3.2 s.
+      ev('Started', 'ds-old01', 'a', T0 - 60_000),
+      ev('Killing', 'ds-old01', 'a', T0 + 1000),
+      ev('Started', 'ds-mid01', 'a', T0 + 3200),
+      // The surge rollout after it: the new pod Started first, the old one killed after.
+      ev('Started', 'ds-new01', 'a', T0 + 10_700, 'u-new01'),
+      ev('Killing', 'ds-mid01', 'a', T0 + 13_000),
+      // Another DaemonSet's pods are not this one's.
+      ev('Killing', 'other-aaaaa', 'a', T0 + 2000),
+      ev('Started', 'other-bbbbb', 'a', T0 + 2500),
+    ];
+    const o = observeStops({ events, isDaemonPod: (n) => daemonPodNamePattern('ds').test(n), pods: [current] });
+    expect(o.startToStarted).toBe(200);
+    expect(o.stop).toEqual([3200 - 1000 - 200]);
+  });
+});
+
+describe('the forecast', () => {
+  const ns = names(40);
+  const plain = (rollingUpdate: any, pace: any, runs = 400) => planRollout({ ds: ds(rollingUpdate), nodes: ns.map((n) => node(n)), pods: ns.map((n) => pod(n)), now: T0, pace, runs }).forecast!;
+
+  it('takes the whole-second rounding out of the samples: a steady 3.3 s start, seen as 3 s or 4 s, is not planned at 4 s', () => {
+    // 70% of the pods seen at 3 s, 30% at 4 s: the mean is 3.3 s. All 40 nodes at once: the slowest sets the time.
+    const startup = Array.from({ length: 100 }, (_, i) => (i % 10 < 7 ? 3000 : 4000));
+    const f = plain({ maxUnavailable: '100%' }, { startup, handoff: [0], source: 't', resolutionMs: 1000 });
+    expect(f.p50).toBeLessThan(3800);
+    expect(f.p50).toBeGreaterThan(3300);
+  });
+
+  it('adds the old pods\' stop to each hand-off when a pace seen with surge plans a rollout without, and takes it off the other way', () => {
+    const pace = { startup: [3000], handoff: [200], source: 't', stop: [1000, 1000, 1000] };
+    const without = plain({ maxUnavailable: 4 }, { ...pace, observedSurge: true });
+    expect(without.p50).toBe(10 * (3000 + 200 + 1000));
+    expect(without.pace.source).toMatch(/gains the old pod's stop \(3 stops observed/);
+    expect(plain({ maxUnavailable: 4 }, { ...pace, observedSurge: false }).p50).toBe(10 * 3200);
+    expect(plain({ maxUnavailable: 0, maxSurge: 4 }, { ...pace, handoff: [1200], observedSurge: false }).p50).toBe(10 * 3200);
+  });
+
+  it('widens the spread for what was not observed: an estimated stop, and the pace\'s drift', () => {
+    const pace = { startup: [3000], handoff: [200], source: 't', observedSurge: true };
+    const observed = plain({ maxUnavailable: 4 }, { ...pace, stop: [1000, 1000, 1000] });
+    expect(observed.p90 - observed.p10).toBe(0);
+    const estimated = plain({ maxUnavailable: 4 }, { ...pace, stopEstimate: { low: 0, high: 2000, why: 't' } });
+    expect(estimated.p10).toBeLessThan(observed.p50);
+    expect(estimated.p90).toBeGreaterThan(observed.p50);
+    const drifting = plain({ maxUnavailable: 4 }, { ...pace, stop: [1000, 1000, 1000], drift: 0.1 });
+    expect(drifting.p10).toBeLessThan(observed.p50 * 0.95);
+    expect(drifting.p90).toBeGreaterThan(observed.p50 * 1.05);
   });
 });

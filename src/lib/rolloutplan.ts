@@ -62,43 +62,65 @@ export interface PlanDaemonSetLike extends DaemonSetLike {
 
 // ---- pace --------------------------------------------------------------------
 
-/** Per-node update times observed (ms): the pod's start (created → available) and the hand-off before it (slot freed → pod created). */
+/**
+ * Per-node update times observed (ms). A node's time in the rollout is its
+ * hand-off (the slot it takes freed → its new pod created) and its pod's start
+ * (created → available). Without surge the hand-off holds the old pod's stop
+ * (the controller deletes it, the kubelet stops it, and only then is the new
+ * pod created); with surge it does not. `stop` is that part, learned from the
+ * kubelets' events, so a plan can switch between the two.
+ */
 export interface Pace {
   startup: number[];
   handoff: number[];
   /** Where the samples come from, for the reader. */
   source: string;
+  /** The samples were taken from whole-second timestamps (creationTimestamp, condition times): the rounding is taken out of their spread. */
+  resolutionMs?: number;
+  /** The hand-offs were observed with surge (true) or without (false); unknown: used as they are. */
+  observedSurge?: boolean;
+  /** The old pod's stop: its deletion (the kubelet's Killing) → the new pod's creation on the node, per node of rollouts without surge. */
+  stop?: number[];
+  /** No stop observed: the range it is taken from (one draw per run, as it is one unknown for the whole rollout). */
+  stopEstimate?: { low: number; high: number; why: string };
+  /** Relative spread of the pace between stretches of the observed rollout, drawn once per run (the pace drifts as load comes and goes). */
+  drift?: number;
 }
 
 /** What the planner assumes when no rollout has been observed anywhere. */
-export const DEFAULT_PACE: Pace = { startup: [5000], handoff: [2000], source: 'no rollout observed; assumed 5 s per pod start and 2 s per hand-off' };
+export const DEFAULT_PACE: Pace = { startup: [5000], handoff: [2000], source: 'no rollout observed; assumed 5 s per pod start and 2 s per hand-off', drift: 0.25 };
 
 export interface RevisionLike {
   metadata: { name?: string; creationTimestamp?: string; labels?: Record<string, string> };
   revision?: number;
 }
 
+/** Whole-second timestamps (as the API serves creationTimestamp and condition times) carry up to a second of rounding. */
+const resolutionOf = (ts: string | undefined) => (ts && !ts.includes('.') ? 1000 : 1);
+
 /**
  * The pace of one revision's rollout, from its pods: each pod's start is its
  * creation to its availability (Ready transition + minReadySeconds); its
  * hand-off is the time from the slot it took being freed to its creation,
- * which covers the old pod's termination and the controller's reaction. The
- * controller takes a freed slot for the next node, first come first served,
- * so the pods created before the first one finished are the first wave
- * (freed by the rollout's start), and the j-th pod after them took the slot
- * the j-th finished pod freed. A revision that replaced nothing (the
- * DaemonSet's first) gives starts only. Samples are in creation order.
+ * which covers the old pod's termination (without surge) and the
+ * controller's reaction. The controller takes a freed slot for the next node,
+ * first come first served, so the pods created before the first one finished
+ * are the first wave (freed by the rollout's start), and the j-th pod after
+ * them took the slot the j-th finished pod freed. A revision that replaced
+ * nothing (the DaemonSet's first) gives starts only. Samples are in creation order.
  */
-export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike; minReadySeconds?: number; rolling: boolean }): { startup: number[]; handoff: number[]; finishedAt?: number } {
+export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike; minReadySeconds?: number; rolling: boolean }): { startup: number[]; handoff: number[]; finishedAt?: number; startedAt?: number; resolutionMs: number } {
   const hash = input.revision.metadata.labels?.[ControllerRevisionHashLabel] ?? input.revision.metadata.name?.split('-').pop();
   const start = Date.parse(input.revision.metadata.creationTimestamp ?? '');
   const minReady = input.minReadySeconds ?? 0;
   const done: { created: number; available: number }[] = [];
+  let resolutionMs = 1;
   for (const p of input.pods) {
     if (p.metadata?.labels?.[ControllerRevisionHashLabel] !== hash || isTerminating(p)) continue;
     const created = Date.parse(p.metadata?.creationTimestamp ?? '');
     const ready = Date.parse(conditionOf(p, 'Ready')?.lastTransitionTime ?? '');
     if (conditionOf(p, 'Ready')?.status !== 'True' || Number.isNaN(created) || Number.isNaN(ready)) continue;
+    resolutionMs = Math.max(resolutionMs, resolutionOf(p.metadata?.creationTimestamp), resolutionOf(conditionOf(p, 'Ready')?.lastTransitionTime));
     done.push({ created, available: ready + minReady * 1000 });
   }
   done.sort((a, b) => a.created - b.created);
@@ -112,22 +134,140 @@ export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike
       if (freed !== undefined && d.created >= freed) handoff.push(d.created - freed);
     });
   }
-  return { startup, handoff, finishedAt: done.length ? Math.max(...done.map((d) => d.available)) : undefined };
+  return { startup, handoff, finishedAt: done.length ? Math.max(...done.map((d) => d.available)) : undefined, startedAt: Number.isNaN(start) ? undefined : start, resolutionMs };
 }
+
+// ---- what the kubelets recorded ------------------------------------------------------
+
+/** An Event as core/v1 or events.k8s.io/v1 serves it (the fields read here). */
+export interface EventLike {
+  metadata?: { name?: string };
+  reason?: string;
+  involvedObject?: { kind?: string; name?: string; uid?: string };
+  regarding?: { kind?: string; name?: string; uid?: string };
+  source?: { component?: string; host?: string };
+  deprecatedSource?: { component?: string; host?: string };
+  reportingController?: string;
+  reportingComponent?: string;
+  reportingInstance?: string;
+  firstTimestamp?: string;
+  deprecatedFirstTimestamp?: string;
+  eventTime?: string;
+}
+
+/**
+ * When an event was recorded (epoch ms). The recorder names an event
+ * `<object>.<hex nanoseconds>` (client-go's makeEvent), finer than its
+ * whole-second timestamps; a name that does not agree with the timestamp
+ * within a second is someone else's, and the timestamp is used.
+ */
+export function eventRecordedAt(e: EventLike): number | undefined {
+  const stamp = Date.parse(e.eventTime ?? e.firstTimestamp ?? e.deprecatedFirstTimestamp ?? '');
+  const hex = /\.([0-9a-f]{12,16})$/.exec(e.metadata?.name ?? '')?.[1];
+  const fromName = hex ? Number(BigInt(`0x${hex}`) / 1000n) / 1000 : NaN;
+  if (!Number.isNaN(fromName) && (Number.isNaN(stamp) || Math.abs(fromName - stamp) < 1000 + 1)) return fromName;
+  return Number.isNaN(stamp) ? undefined : stamp;
+}
+
+const median = (xs: number[]) => {
+  if (!xs.length) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
+};
+
+/** The pods a DaemonSet names: `<name>-` and the API server's five generated characters. */
+export const daemonPodNamePattern = (dsName: string) => new RegExp(`^${dsName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[a-z0-9]{5}$`);
+
+/**
+ * The old pods' stop, from what the kubelets recorded. On a node, a pod of
+ * the DaemonSet killed (the kubelet's Killing) and the next pod of the
+ * DaemonSet there starting its containers (Started), with no newer pod up
+ * beside it before the kill (that is a surge clean-up, which nothing waits
+ * for), is a hand-off without surge: Killing → Started covers the stop, the
+ * controller's reaction to the pod being gone and the new pod's start to
+ * Started. The last part is measured on the pods still there (created →
+ * Started) and taken off. Past revisions' pods are gone, their events are
+ * not (an hour by default), so this sees rollouts the pods no longer show.
+ */
+export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: string) => boolean; pods: PlanPodLike[] }): { stop: number[]; startToStarted?: number } {
+  type Seen = { first: number; started?: number; killed?: number };
+  const byNode = new Map<string, Map<string, Seen>>();
+  const startedByUid = new Map<string, number>();
+  for (const e of input.events) {
+    const io = e.involvedObject ?? e.regarding;
+    if (io?.kind !== 'Pod' || !io.name || !input.isDaemonPod(io.name)) continue;
+    const component = e.source?.component ?? e.deprecatedSource?.component ?? e.reportingComponent ?? e.reportingController;
+    if (component !== 'kubelet') continue;
+    const host = e.source?.host ?? e.deprecatedSource?.host ?? e.reportingInstance;
+    const at = eventRecordedAt(e);
+    if (!host || at === undefined) continue;
+    let pods = byNode.get(host);
+    if (!pods) byNode.set(host, (pods = new Map()));
+    const s = pods.get(io.name) ?? { first: at };
+    s.first = Math.min(s.first, at);
+    if (e.reason === 'Started') {
+      s.started = Math.min(s.started ?? Infinity, at);
+      if (io.uid) startedByUid.set(io.uid, s.started);
+    }
+    if (e.reason === 'Killing') s.killed = Math.min(s.killed ?? Infinity, at);
+    pods.set(io.name, s);
+  }
+  // created → Started on the pods still there; a whole-second creationTimestamp is on average half a second early.
+  const lags: number[] = [];
+  for (const p of input.pods) {
+    const started = p.metadata?.uid ? startedByUid.get(p.metadata.uid) : undefined;
+    const created = Date.parse(p.metadata?.creationTimestamp ?? '');
+    if (started === undefined || Number.isNaN(created)) continue;
+    lags.push(started - created - resolutionOf(p.metadata?.creationTimestamp) / 2);
+  }
+  const startToStarted = median(lags);
+  const stop: number[] = [];
+  if (startToStarted === undefined) return { stop };
+  const WINDOW = 10 * 60_000; // a later pod than this is the next rollout's, not a replacement
+  for (const pods of byNode.values()) {
+    const list = [...pods.values()].sort((a, b) => a.first - b.first);
+    for (const a of list) {
+      if (a.killed === undefined) continue;
+      if (list.some((c) => c !== a && c.first > a.first && c.first < a.killed!)) continue;
+      const b = list.find((c) => c !== a && c.first >= a.killed! && c.started !== undefined);
+      if (!b || b.started! - a.killed > WINDOW) continue;
+      stop.push(Math.max(0, b.started! - a.killed - startToStarted));
+    }
+  }
+  return { stop, startToStarted };
+}
+
+/** Relative spread of the mean node time between four stretches (in creation order) of an observed rollout. */
+export function driftOf(startup: number[], handoff: number[]): number | undefined {
+  const BLOCKS = 4;
+  if (startup.length < BLOCKS * 3) return undefined;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const part = (xs: number[], b: number) => xs.slice(Math.floor((b * xs.length) / BLOCKS), Math.floor(((b + 1) * xs.length) / BLOCKS));
+  const blocks = Array.from({ length: BLOCKS }, (_, b) => mean(part(startup, b)) + (handoff.length >= BLOCKS ? mean(part(handoff, b)) : 0));
+  const m = mean(blocks);
+  if (m <= 0) return undefined;
+  return Math.sqrt(blocks.reduce((a, x) => a + (x - m) ** 2, 0) / (BLOCKS - 1)) / m;
+}
+
+type Samples = { startup: number[]; handoff: number[]; resolutionMs?: number; surge?: boolean };
 
 /**
  * The pace to plan with: this DaemonSet's latest rollout with enough samples,
  * else the cluster's (other DaemonSets' rollouts, merged by the caller), else
  * the default. Missing hand-offs (a DaemonSet never rolled) come from the next source.
  */
-export function choosePace(own: { startup: number[]; handoff: number[] } | undefined, cluster: { startup: number[]; handoff: number[] } | undefined, min = 3): Pace {
+export function choosePace(own: Samples | undefined, cluster: Samples | undefined, min = 3): Pace {
   const enough = (x: number[] | undefined) => !!x && x.length >= min;
-  const startup = enough(own?.startup) ? { v: own!.startup, from: 'this DaemonSet' } : enough(cluster?.startup) ? { v: cluster!.startup, from: 'the cluster' } : undefined;
-  const handoff = enough(own?.handoff) ? { v: own!.handoff, from: 'this DaemonSet' } : enough(cluster?.handoff) ? { v: cluster!.handoff, from: 'the cluster' } : undefined;
+  const startup = enough(own?.startup) ? { v: own!.startup, from: 'this DaemonSet', s: own! } : enough(cluster?.startup) ? { v: cluster!.startup, from: 'the cluster', s: cluster! } : undefined;
+  const handoff = enough(own?.handoff) ? { v: own!.handoff, from: 'this DaemonSet', s: own! } : enough(cluster?.handoff) ? { v: cluster!.handoff, from: 'the cluster', s: cluster! } : undefined;
   if (!startup) return DEFAULT_PACE;
-  const h = handoff ?? { v: DEFAULT_PACE.handoff, from: 'assumed (2 s)' };
+  const h = handoff ?? { v: DEFAULT_PACE.handoff, from: 'assumed (2 s)', s: undefined };
   const source = startup.from === h.from ? `${startup.from}'s last rollout (${startup.v.length} pods)` : `pod starts from ${startup.from} (${startup.v.length} pods), hand-offs from ${h.from}`;
-  return { startup: startup.v, handoff: h.v, source };
+  const pace: Pace = { startup: startup.v, handoff: h.v, source, resolutionMs: Math.max(startup.s.resolutionMs ?? 1, h.s?.resolutionMs ?? 1) };
+  if (h.s?.surge !== undefined) pace.observedSurge = h.s.surge;
+  const drift = startup.s === h.s ? driftOf(startup.v, h.v) : driftOf(startup.v, []);
+  if (drift !== undefined) pace.drift = drift;
+  return pace;
 }
 
 // ---- the plan ------------------------------------------------------------------
@@ -176,6 +316,8 @@ export interface Forecast {
   completes: boolean;
   /** Expected finish per node (ms from the start, mean over runs). */
   nodeFinish: Record<string, number>;
+  /** Mean per node over the runs (ms): the hand-off as planned (the old pod's stop added or taken off) and the pod's start. */
+  perNode: { handoff: number; startup: number };
   pace: Pace;
 }
 
@@ -446,34 +588,51 @@ class MinHeap {
 const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))] : 0);
 
 /**
+ * Timestamps in whole seconds put up to a second of rounding into each
+ * observed duration (the difference of two roundings: variance 1/6 s²). Left
+ * in, it widens the samples, and the slowest node of each wave — which sets
+ * the pace of a pipeline — comes out a rounding too slow. Taken out: the
+ * samples are pulled towards their mean until their variance is what
+ * remains after the rounding's.
+ */
+function withoutRounding(xs: number[], resolutionMs = 1): number[] {
+  if (xs.length < 2 || resolutionMs <= 1) return xs;
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const v = xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
+  const k = v > 0 ? Math.sqrt(Math.max(0, v - resolutionMs ** 2 / 6) / v) : 1;
+  return xs.map((x) => m + (x - m) * k);
+}
+
+/**
  * Runs the rollout as the controller's pipeline many times: the first wave
  * (and nodes already progressing) start at once; each later node starts when
  * fewer than `limit` nodes are in flight, at the moment the one before it
  * freed its slot. A node takes a hand-off plus a pod start drawn from the
  * observed ones (a removal, the hand-off only); a stalled node never frees
- * its slot.
+ * its slot. The hand-off is the planned mode's: observed with surge and
+ * planned without, each node adds an old pod's stop; the other way, the mean
+ * stop comes off. Each run also draws, once, what is one unknown for the
+ * whole rollout: the pace's drift (how far a stretch of the observed rollout
+ * strayed from the rest) and, when no stop was observed, the stop time from
+ * its estimated range. So the spread (p10–p90 over runs) is what the
+ * evidence leaves open, not only the luck of the draws.
  */
 function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now: number, runs: number, seed: number): Forecast {
   const rand = random(seed);
-  // Block bootstrap: the pace drifts within a rollout (load comes and goes),
-  // so each run draws from one stretch of the observed rollout, not from all
-  // of it; the spread across runs then shows that drift.
-  const BLOCKS = 4;
-  const blocks = (xs: number[]) => {
-    const k = Math.max(1, Math.min(BLOCKS, Math.floor(xs.length / 3)));
-    return Array.from({ length: BLOCKS }, (_, b) => {
-      const i = b % k;
-      const part = xs.slice(Math.floor((i * xs.length) / k), Math.floor(((i + 1) * xs.length) / k));
-      return part.length ? part : xs;
-    });
-  };
-  const startupBlocks = blocks(pace.startup);
-  const handoffBlocks = blocks(pace.handoff);
-  let block = 0;
-  const draw = (b: number[][]) => {
-    const xs = b[block];
-    return xs[Math.floor(rand() * xs.length)] ?? 0;
-  };
+  const normal = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  const pick = (xs: number[]) => xs[Math.floor(rand() * xs.length)] ?? 0;
+  const startup = withoutRounding(pace.startup, pace.resolutionMs);
+  const handoff = withoutRounding(pace.handoff, pace.resolutionMs);
+  const stops = pace.stop?.length ? pace.stop : undefined;
+  const stopMean = stops ? stops.reduce((a, b) => a + b, 0) / stops.length : 0;
+  const surge = plan.mode === 'surge';
+  // +1: the old pods' stop now delays each node; -1: it no longer does.
+  const shift = pace.observedSurge === undefined || pace.observedSurge === surge ? 0 : surge ? -1 : 1;
+  let note = '';
+  if (shift) {
+    const how = stops ? `${stops.length} stops observed in the kubelets' events (mean ${(stopMean / 1000).toFixed(1)} s)` : pace.stopEstimate ? `no stop observed: ${pace.stopEstimate.why}` : 'no stop observed or estimated';
+    note = `; observed ${pace.observedSurge ? 'with' : 'without'} surge, planned ${surge ? 'with' : 'without'}: each node's hand-off ${shift > 0 ? 'gains' : 'loses'} the old pod's stop (${how})`;
+  }
   // Taken at once whatever the budget: the first wave's new pods on empty nodes and replacements of unavailable old pods.
   const all = plan.waves.flatMap((w) => w.steps.map((s) => ({ ...s, wave: w.index })));
   const immediate = (s: (typeof all)[number]) => s.wave === 0 && (s.beyondBudget || s.action === 'create');
@@ -483,10 +642,25 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
   const totals: number[] = [];
   const waveEnds: number[][] = plan.waves.map(() => []);
   const nodeSum: Record<string, number> = {};
+  const drawn = { handoff: 0, startup: 0, n: 0 };
   let completes = !plan.stalls.some((s) => s.kind === 'stall') && plan.notReached.length === 0;
   for (let run = 0; run < runs; run++) {
     const heap = new MinHeap();
-    block = Math.floor(rand() * BLOCKS);
+    const factor = Math.exp((pace.drift ?? 0) * normal());
+    const runStop = stops ? undefined : pace.stopEstimate ? pace.stopEstimate.low + rand() * (pace.stopEstimate.high - pace.stopEstimate.low) : 0;
+    const handoffDraw = () => {
+      let h = pick(handoff);
+      if (shift > 0) h += runStop ?? pick(stops!);
+      if (shift < 0) h = Math.max(0, h - (runStop ?? stopMean));
+      drawn.handoff += h * factor;
+      drawn.n++;
+      return h;
+    };
+    const startupDraw = () => {
+      const u = pick(startup);
+      drawn.startup += u * factor;
+      return u;
+    };
     let inUse = 0;
     let end = 0;
     const waveEnd = plan.waves.map(() => 0);
@@ -499,7 +673,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
     for (const n of inFlight) {
       inUse++;
       if (n.stall) continue;
-      const at = Math.max(0, draw(startupBlocks) - (now - (n.startedAt ?? now)));
+      const at = Math.max(0, pick(startup) * factor - (now - (n.startedAt ?? now)));
       heap.push(at);
       finish(n.name, at);
     }
@@ -508,7 +682,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
       const s = steps[i++];
       inUse++;
       if (s.stall) return; // holds its slot for good
-      const done = at + draw(handoffBlocks) + (s.action === 'remove' ? 0 : draw(startupBlocks));
+      const done = at + (handoffDraw() + (s.action === 'remove' ? 0 : startupDraw())) * factor;
       heap.push(done);
       finish(s.nodeName, done, s.wave);
     };
@@ -527,7 +701,8 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
   plan.waves.forEach((w, k) => (w.endsAt = quantile(waveEnds[k].sort((a, b) => a - b), 0.5)));
   const nodeFinish: Record<string, number> = {};
   for (const [k, v] of Object.entries(nodeSum)) nodeFinish[k] = v / runs;
-  return { p10: quantile(totals, 0.1), p50: quantile(totals, 0.5), p90: quantile(totals, 0.9), completes, nodeFinish, pace };
+  const perNode = { handoff: drawn.handoff / Math.max(1, drawn.n), startup: drawn.startup / Math.max(1, drawn.n) };
+  return { p10: quantile(totals, 0.1), p50: quantile(totals, 0.5), p90: quantile(totals, 0.9), completes, nodeFinish, perNode, pace: note ? { ...pace, source: pace.source + note } : pace };
 }
 
 /** When a pod became (or becomes) available, epoch ms; undefined when not ready. */
@@ -558,6 +733,8 @@ export interface ClusterView {
   revisions: (RevisionLike & { metadata: RevisionLike['metadata'] & { ownerReferences?: OwnerRef[] }; data?: any })[];
   /** Other DaemonSets, for the cluster's pace when this one has none. */
   daemonSets?: PlanDaemonSetWithMeta[];
+  /** The namespace's events: the kubelets' Killing and Started show the old pods' stop. */
+  events?: EventLike[];
 }
 
 interface OwnerRef {
@@ -591,29 +768,78 @@ export function hashOfTemplate(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView
   return revisionsOfDaemonSet(ds, view).find((r) => deepEqual(r.template, template))?.hash;
 }
 
-/** The samples of this DaemonSet's latest observable rollout (the newest revision with pods that became available). */
-export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions'>): { startup: number[]; handoff: number[] } | undefined {
+/** The DaemonSet's strategy surges (a strategy the API would refuse counts as none). */
+const surging = (d: PlanDaemonSetLike) => {
+  try {
+    return allowsSurge(d);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The samples of this DaemonSet's latest observable rollout (the newest
+ * revision with pods that became available). It ran, most likely, under the
+ * strategy stored now: that says whether its hand-offs held the old pods' stop.
+ */
+export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions'>): Samples | undefined {
   const pods = view.pods.filter((p) => controlledBy(p as never, ds.metadata?.uid));
   for (const r of revisionsOfDaemonSet(ds, view)) {
     const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1 });
-    if (o.startup.length) return o;
+    if (o.startup.length) return { ...o, surge: surging(ds) };
   }
   return undefined;
 }
 
-/** The pace to plan `ds` with: its own last rollout, else the other DaemonSets', else the default. */
-export function paceFor(ds: PlanDaemonSetWithMeta, view: ClusterView): Pace {
-  const own = ownPace(ds, view);
-  let cluster: { startup: number[]; handoff: number[] } | undefined;
-  if (!own || own.startup.length < 3 || own.handoff.length < 3) {
-    cluster = { startup: [], handoff: [] };
-    for (const other of view.daemonSets ?? []) {
-      if (other.metadata?.uid === ds.metadata?.uid) continue;
-      const o = ownPace(other, view);
-      if (o) (cluster.startup.push(...o.startup), cluster.handoff.push(...o.handoff));
-    }
+/** Samples of every other DaemonSet's last rollout, merged; their hand-offs' mode only when they all agree. */
+function clusterSamples(view: ClusterView, except?: string): Samples {
+  const out: Samples = { startup: [], handoff: [], resolutionMs: 1 };
+  const modes = new Set<boolean>();
+  for (const other of view.daemonSets ?? []) {
+    if (except && other.metadata?.uid === except) continue;
+    const o = ownPace(other, view);
+    if (!o) continue;
+    out.startup.push(...o.startup);
+    out.handoff.push(...o.handoff);
+    out.resolutionMs = Math.max(out.resolutionMs ?? 1, o.resolutionMs ?? 1);
+    if (o.handoff.length) modes.add(!!o.surge);
   }
-  return choosePace(own, cluster);
+  if (modes.size === 1) out.surge = [...modes][0];
+  return out;
+}
+
+/**
+ * The old pods' stop for `ds`: observed on its own nodes' events, else on
+ * the other DaemonSets' in the view; unobserved, estimated from the
+ * cluster's own figures: a kubelet stops a pod's containers in about the
+ * time it takes to start them (created → Started, or the whole start when
+ * even that is not recorded), so anywhere from nothing to twice that, never
+ * beyond the pod's termination grace period.
+ */
+function stopsFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView, startup: number[]): Pick<Pace, 'stop' | 'stopEstimate'> & { note?: string } {
+  const events = view.events ?? [];
+  const names = (list: (PlanDaemonSetWithMeta | undefined)[]) => {
+    const patterns = list.filter((d) => d?.metadata?.name).map((d) => daemonPodNamePattern(d!.metadata!.name!));
+    return (name: string) => patterns.some((p) => p.test(name));
+  };
+  const own = ds ? observeStops({ events, isDaemonPod: names([ds]), pods: view.pods }) : { stop: [] as number[] };
+  if (own.stop.length >= 3) return { stop: own.stop, note: `the old pods' stop from this DaemonSet's events (${own.stop.length} nodes)` };
+  const cluster = observeStops({ events, isDaemonPod: names(view.daemonSets ?? []), pods: view.pods });
+  if (cluster.stop.length >= 3) return { stop: cluster.stop, note: `the old pods' stop from the cluster's events (${cluster.stop.length} nodes)` };
+  const lag = own.startToStarted ?? cluster.startToStarted;
+  const typical = lag ?? median(startup) ?? DEFAULT_PACE.startup[0];
+  const grace = ((ds?.spec?.template?.spec?.terminationGracePeriodSeconds as number | undefined) ?? 30) * 1000;
+  const high = Math.min(grace, 2 * typical);
+  return { stopEstimate: { low: 0, high, why: `taken as 0–${(high / 1000).toFixed(1)} s, twice a pod's ${lag !== undefined ? 'start to Started' : 'whole start'} here` } };
+}
+
+/** The pace to plan `ds` with (undefined: a new DaemonSet): its own last rollout, else the other DaemonSets', else the default; and the old pods' stop. */
+export function paceFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView): Pace {
+  const own = ds ? ownPace(ds, view) : undefined;
+  const cluster = !own || own.startup.length < 3 || own.handoff.length < 3 ? clusterSamples(view, ds?.metadata?.uid) : undefined;
+  const pace = choosePace(own, cluster);
+  const { note, ...stops } = stopsFor(ds, view, pace.startup);
+  return { ...pace, ...stops, source: note ? `${pace.source}; ${note}` : pace.source };
 }
 
 /**
@@ -625,20 +851,7 @@ export function paceFor(ds: PlanDaemonSetWithMeta, view: ClusterView): Pace {
 export function planChange(input: { current?: PlanDaemonSetWithMeta; proposed: PlanDaemonSetWithMeta; view: ClusterView; now: number; runs?: number }): { plan: RolloutPlan; hypothetical: boolean } {
   const { current, proposed, view, now } = input;
   const pods = current ? view.pods.filter((p) => controlledBy(p as never, current.metadata?.uid)) : [];
-  let pace = current ? paceFor(current, view) : choosePace(undefined, clusterSamples(view));
-  // The last rollout ran (most likely) under the strategy stored now. Hand-offs differ between the
-  // modes — without surge the old pod's stop comes before the next node's pod — and that stop
-  // time is not observable once the old pods are gone, so the forecast only says so.
-  const surging = (d: PlanDaemonSetLike) => {
-    try {
-      return allowsSurge(d);
-    } catch {
-      return false;
-    }
-  };
-  if (current && surging(current) !== surging(proposed) && pace.source.includes('this DaemonSet')) {
-    pace = { ...pace, source: `${pace.source}; observed ${surging(current) ? 'with' : 'without'} surge, planned ${surging(proposed) ? 'with' : 'without'}: the old pods' stop time ${surging(proposed) ? 'no longer delays each node, so this may run shorter' : 'now delays each node, so this may run longer'}` };
-  }
+  const pace = paceFor(current, view);
   const templateChanged = !current || !deepEqual(current.spec?.template, proposed.spec?.template);
   let isNew: ((p: PlanPodLike) => boolean) | undefined;
   let hypothetical = false;
@@ -650,13 +863,4 @@ export function planChange(input: { current?: PlanDaemonSetWithMeta; proposed: P
     isNew = hypothetical ? undefined : fresh;
   }
   return { plan: planRollout({ ds: proposed, nodes: view.nodes, pods, isNew, now, pace, runs: input.runs }), hypothetical };
-}
-
-function clusterSamples(view: ClusterView) {
-  const out = { startup: [] as number[], handoff: [] as number[] };
-  for (const ds of view.daemonSets ?? []) {
-    const o = ownPace(ds, view);
-    if (o) (out.startup.push(...o.startup), out.handoff.push(...o.handoff));
-  }
-  return out;
 }
