@@ -63,6 +63,7 @@ export async function benchRolloutPlan(): Promise<void> {
       body: { spec: { ...spec, template: { spec: { containers: [{ name: 'c', image: `busybox:1.${++image}` }] } } } },
     });
     const t0 = performance.now();
+    const at = Date.now();
     let halfway: number | undefined;
     for (;;) {
       const ds = await api(`${DS_PATH}/${NAME}`);
@@ -75,7 +76,7 @@ export async function benchRolloutPlan(): Promise<void> {
       }
       await sleep(200);
     }
-    return { wall: performance.now() - t0, halfway };
+    return { wall: performance.now() - t0, halfway, at };
   };
   try {
     for (;;) {
@@ -112,7 +113,7 @@ export async function benchRolloutPlan(): Promise<void> {
       const { plan } = planChange({ current, proposed, view: cluster, now: Date.now() });
       const planMs = performance.now() - t;
       const f = plan.forecast!;
-      const { wall: actual, halfway } = await roll({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: null, maxSurge: null, ...s.rollingUpdate } } });
+      const { wall: actual, halfway, at } = await roll({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: null, maxSurge: null, ...s.rollingUpdate } } });
       // What the rollout showed afterwards, per node: the phases the plan drew against those observed.
       const after = await view();
       const seen = ownPace(after.daemonSets!.find((d) => d.metadata?.name === NAME)!, after)!;
@@ -123,7 +124,8 @@ export async function benchRolloutPlan(): Promise<void> {
       console.log(
         `  ${s.label.padEnd(20)} plan: ${describePlan(plan, fmt)} [made in ${planMs.toFixed(0)} ms; pace: ${f.pace.source}]\n` +
           `  ${''.padEnd(20)} forecast ${fmt(f.p50)} (p10–p90 ${fmt(f.p10)}–${fmt(f.p90)}), measured ${fmt(actual)}: error ${(error * 100).toFixed(1)}%${actual >= f.p10 && actual <= f.p90 ? ', inside the spread' : ', outside the spread'}${Math.abs(error) > 0.2 ? '  (OVER 20%)' : ''}\n` +
-          `  ${''.padEnd(20)} per node: hand-off planned ${fmt(f.perNode.handoff)}, observed ${fmt(mean(seen.handoff))}; pod start planned ${fmt(f.perNode.startup)}, observed ${fmt(mean(seen.startup))}` +
+          `  ${''.padEnd(20)} per node: hand-off planned ${fmt(f.perNode.handoff)}, observed ${fmt(mean(seen.handoff))}; pod start planned ${fmt(f.perNode.startup)}, observed ${fmt(mean(seen.startup))}\n` +
+          `  ${''.padEnd(20)} measured: PATCH → revision ${fmt(seen.startedAt! - at)}, revision → last pod available ${fmt(seen.finishedAt! - seen.startedAt!)} (whole seconds), → status done ${fmt(at + actual - seen.finishedAt!)}` +
           (halfway !== undefined ? `\n  ${''.padEnd(20)} re-planned half-way (pace so far): ${fmt(halfway)}, error ${(((halfway - actual) / actual) * 100).toFixed(1)}%` : ''),
       );
     }

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { apiRequest, nodeManifest } from './helpers.ts';
+import { apiRequest } from './helpers.ts';
+import { daemonSetOnOwnNodes } from './daemonset-fixture.ts';
 
 // A DaemonSet on six simulated nodes of its own (label plan=e2e); the rollout
 // plan is read where an operator sees it: the editor's review, the strategy
@@ -10,20 +11,8 @@ const NODES = ['pl-1', 'pl-2', 'pl-3', 'pl-4', 'pl-5', 'pl-6'];
 const dsPath = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
 
 test.beforeAll(async () => {
-  for (const n of NODES) expect((await apiRequest('/api/v1/nodes', 'POST', nodeManifest(n, { plan: 'e2e' }))).status).toBe(201);
   // pl-6 is tainted: the plan leaves it out and says why.
-  expect((await apiRequest('/api/v1/nodes/pl-6', 'PATCH', { spec: { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] } }, 'application/merge-patch+json')).status).toBe(200);
-  const ds = {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: NAME, namespace: NS },
-    spec: {
-      selector: { matchLabels: { app: NAME } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
-      template: { metadata: { labels: { app: NAME } }, spec: { nodeSelector: { plan: 'e2e' }, containers: [{ name: 'agent', image: 'agent:v1' }] } },
-    },
-  };
-  expect((await apiRequest(dsPath, 'POST', ds)).status).toBe(201);
+  await daemonSetOnOwnNodes({ name: NAME, namespace: NS, nodes: NODES, selector: { plan: 'e2e' }, nodeSpec: (n) => (n === 'pl-6' ? { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] } : undefined) });
 });
 
 const waves = (page: import('@playwright/test').Page) => page.getByTestId('rollout-plan').getByTestId('plan-waves').locator('tbody tr');

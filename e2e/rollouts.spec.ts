@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { apiRequest, appUrl, kubectl, nodeManifest } from './helpers.ts';
+import { apiRequest, appUrl, kubectl } from './helpers.ts';
+import { daemonSetOnOwnNodes } from './daemonset-fixture.ts';
 
 // A DaemonSet on three simulated nodes of its own (label rollout=e2e), so
 // nodes other tests create do not join its rollout.
@@ -9,18 +10,7 @@ const NODES = ['ro-1', 'ro-2', 'ro-3'];
 const dsPath = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
 
 test.beforeAll(async () => {
-  for (const n of NODES) expect((await apiRequest('/api/v1/nodes', 'POST', nodeManifest(n, { rollout: 'e2e', 'topology.kubernetes.io/zone': n === 'ro-3' ? 'zone-b' : 'zone-a' }))).status).toBe(201);
-  const ds = {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: NAME, namespace: NS },
-    spec: {
-      selector: { matchLabels: { app: NAME } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
-      template: { metadata: { labels: { app: NAME } }, spec: { nodeSelector: { rollout: 'e2e' }, containers: [{ name: 'agent', image: 'agent:v1' }] } },
-    },
-  };
-  expect((await apiRequest(dsPath, 'POST', ds)).status).toBe(201);
+  await daemonSetOnOwnNodes({ name: NAME, namespace: NS, nodes: NODES, selector: { rollout: 'e2e' }, nodeLabels: (n) => ({ 'topology.kubernetes.io/zone': n === 'ro-3' ? 'zone-b' : 'zone-a' }) });
 });
 
 const grid = (page: import('@playwright/test').Page) => page.getByRole('table', { name: 'Nodes and their daemon pods' });

@@ -180,13 +180,15 @@ export async function rolloutPlan(argv: string[], io: IO): Promise<number> {
       });
       const body = { ...manifest, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { ...manifest.metadata, namespace: ns, ...(current ? { resourceVersion: current.metadata.resourceVersion, uid: current.metadata.uid } : {}) } };
       const proposed = current ? await call(conn, 'PUT', `${base}/${encodeURIComponent(name)}?dryRun=All`, body) : await call(conn, 'POST', `${base}?dryRun=All`, body);
-      const [nodes, pods, revisions, all] = await Promise.all([
+      const [nodes, pods, revisions, all, events] = await Promise.all([
         call(conn, 'GET', '/api/v1/nodes'),
         call(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`),
         call(conn, 'GET', `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`),
         call(conn, 'GET', base),
+        // The kubelets' Killing and Started show the old pods' stop; unreadable events leave it estimated.
+        call(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/events?fieldSelector=source%3Dkubelet`).catch(() => ({ items: [] })),
       ]);
-      const view: ClusterView = { nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: all.items };
+      const view: ClusterView = { nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: all.items, events: events.items };
       const { plan, hypothetical } = planChange({ current, proposed, view, now: Date.now() });
       if (opts.json) results.push({ daemonSet: `${ns}/${name}`, hypothetical, plan });
       else io.out(formatPlan(proposed, plan, hypothetical, !current));

@@ -782,7 +782,7 @@ const surging = (d: PlanDaemonSetLike) => {
  * revision with pods that became available). It ran, most likely, under the
  * strategy stored now: that says whether its hand-offs held the old pods' stop.
  */
-export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions'>): Samples | undefined {
+export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions'>): (ReturnType<typeof observePace> & { surge: boolean }) | undefined {
   const pods = view.pods.filter((p) => controlledBy(p as never, ds.metadata?.uid));
   for (const r of revisionsOfDaemonSet(ds, view)) {
     const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1 });

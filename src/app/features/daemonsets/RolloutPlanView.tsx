@@ -7,6 +7,7 @@
 import { useEffect, useMemo } from 'react';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
+import { eventKind } from '../../../kinds/events.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
@@ -17,17 +18,19 @@ import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { recordFrom, savePlan } from './planstore.ts';
 
-/** Nodes, and the namespace's pods, revisions and DaemonSets, from the app's shared watches. */
+/** Nodes, and the namespace's pods, revisions, DaemonSets and events (the kubelets' show the old pods' stop), from the app's shared watches. */
 export function useClusterView(namespace: string | undefined): { view: ClusterView; loaded: boolean } {
   const nodes = useList(nodeKind);
   const pods = useList(podKind, namespace);
   const revisions = useList(controllerRevisionKind, namespace);
   const daemonSets = useList(daemonSetKind, namespace);
+  const events = useList(eventKind, namespace);
   const view = useMemo(
-    () => ({ nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: daemonSets.items }) as unknown as ClusterView,
-    [nodes.items, pods.items, revisions.items, daemonSets.items],
+    () => ({ nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: daemonSets.items, events: events.items }) as unknown as ClusterView,
+    [nodes.items, pods.items, revisions.items, daemonSets.items, events.items],
   );
-  return { view, loaded: nodes.isSuccess && pods.isSuccess && revisions.isSuccess };
+  // Events that cannot be read (RBAC) leave the stop estimated, not the plan waiting.
+  return { view, loaded: nodes.isSuccess && pods.isSuccess && revisions.isSuccess && (events.isSuccess || events.isError) };
 }
 
 const strategyOf = (ds: KubeObject | undefined) => {
