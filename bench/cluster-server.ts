@@ -1,15 +1,18 @@
-// The API server process of the cluster bench: N simulated nodes, nothing else.
-// Answers `stats` on stdin with a `STATS {…}` line: heartbeat write latencies
-// as the agents measured them in-process, and how many nodes report Ready.
+// The API server process of the cluster benches: N simulated nodes (and the
+// web app when a static dir is given). Answers `stats` on stdin with a
+// `STATS {…}` line: Lease renewal latencies as the agents measured them
+// in-process, and how many nodes report Ready; `reset` clears the latencies.
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer } from '../src/server/server.ts';
 import { heartbeatStats, resetHeartbeatStats } from '../src/server/controllers/nodeagent.ts';
 
-const [dataDir, nodes, heartbeatSeconds] = process.argv.slice(2);
+const [dataDir, nodes, heartbeatSeconds, staticDir] = process.argv.slice(2);
 const server = await startServer({
   port: 0,
   dataDir,
   demo: false,
+  staticDir: staticDir ? resolve(staticDir) : undefined,
   simulation: { extraNodes: Number(nodes), heartbeatSeconds: Number(heartbeatSeconds) },
 });
 console.log(`cluster: ${server.url} ${server.adminToken}`);

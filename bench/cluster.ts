@@ -1,11 +1,12 @@
-// 5000 simulated nodes heartbeating every 10 s: CPU used by the API server
-// process (from /proc/<pid>/stat, so the bench's own work is not counted) and
-// the p99 latency of heartbeat writes as the agents measure them. If the
-// DaemonSet controller is registered, also the wall time of a rollout across
-// 1000 simulated nodes with maxUnavailable 10%. Prints numbers; asserts nothing.
+// 5000 simulated nodes renewing their Leases every 10 s: CPU used by the API
+// server process (from /proc/<pid>/stat, so the bench's own work is not
+// counted) and the p99 latency of the renewals as the agents measure them.
+// Also the wall time of a rollout across 1000 simulated nodes with
+// maxUnavailable 10%. Prints numbers; asserts nothing. The cluster start-up,
+// readiness wait and DaemonSet helpers here are shared with scale-cluster.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -14,7 +15,7 @@ const HEARTBEAT_SECONDS = 10;
 const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const ROLLOUT_NODES = 1000;
 
-interface Cluster {
+export interface Cluster {
   url: string;
   /** `Authorization: Bearer <admin token>`. */
   headers: Record<string, string>;
@@ -24,11 +25,12 @@ interface Cluster {
   stop(): void;
 }
 
-async function startCluster(nodes: number): Promise<Cluster> {
+/** A server process (cluster-server.ts) with `nodes` simulated nodes; `staticDir` serves the web app too. */
+export async function startCluster(nodes: number, opts: { staticDir?: string } = {}): Promise<Cluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kw-cluster-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const args = ['--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)];
+  if (opts.staticDir) args.push(opts.staticDir);
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const waiters: ((line: string) => void)[] = [];
   lines.on('line', (l) => waiters.splice(0).forEach((w) => w(l)));
@@ -57,23 +59,76 @@ async function startCluster(nodes: number): Promise<Cluster> {
 }
 
 /** User + system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const rssMB = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1] ?? NaN) / 1024;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;
 
-async function waitReady(c: Cluster, n: number, what: string) {
+/** Waits (up to 10 minutes) until `n` nodes report Ready; returns the seconds it took. */
+export async function waitReady(c: Cluster, n: number, what: string) {
   const t0 = Date.now();
   for (;;) {
     const s = await c.stats();
     if (s.ready >= n) return (Date.now() - t0) / 1000;
     await sleep(500);
-    if (Date.now() - t0 > 300_000) throw new Error(`${what}: only ${s.ready} of ${n} nodes Ready`);
+    if (Date.now() - t0 > 600_000) throw new Error(`${what}: only ${s.ready} of ${n} nodes Ready after 10 minutes`);
   }
 }
+
+/** JSON in and out as the admin; a kept-alive connection the server closed as it was reused is tried once more. */
+export async function clusterApi(c: Cluster, path: string, init: { method?: string; body?: unknown; type?: string } = {}, retry = 1): Promise<any> {
+  const r = await fetch(c.url + path, {
+    method: init.method ?? 'GET',
+    headers: { ...c.headers, 'Content-Type': init.type ?? 'application/json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  }).catch((e) => {
+    if (retry > 0 && c.child.exitCode === null) return undefined;
+    throw e;
+  });
+  if (!r) return clusterApi(c, path, init, retry - 1);
+  if (r.status >= 300) throw new Error(`${init.method ?? 'GET'} ${path}: HTTP ${r.status} ${await r.text()}`);
+  return r.json() as Promise<any>;
+}
+
+export const DAEMONSETS = '/apis/apps/v1/namespaces/default/daemonsets';
+
+/** The bench DaemonSet on every node, rolling 10% of them at a time. */
+export const createBenchDaemonSet = (c: Cluster) =>
+  clusterApi(c, DAEMONSETS, {
+    method: 'POST',
+    body: {
+      metadata: { name: 'bench' },
+      spec: {
+        selector: { matchLabels: { app: 'bench' } },
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%' } },
+        template: { metadata: { labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
+      },
+    },
+  });
+
+/** A new image for the bench DaemonSet: starts a rollout; returns the DaemonSet's new generation. */
+export const rollBenchDaemonSet = async (c: Cluster, image: string): Promise<number> =>
+  (await clusterApi(c, `${DAEMONSETS}/bench`, { method: 'PATCH', type: 'application/merge-patch+json', body: { spec: { template: { spec: { containers: [{ name: 'c', image }] } } } } })).metadata.generation;
+
+/** Until the bench DaemonSet (at `generation`, if given) is updated and available on `nodes` nodes. */
+export async function benchDaemonSetDone(c: Cluster, nodes: number, generation?: number) {
+  for (;;) {
+    const st = (await clusterApi(c, `${DAEMONSETS}/bench`)).status ?? {};
+    if ((generation === undefined || st.observedGeneration >= generation) && st.desiredNumberScheduled === nodes && st.updatedNumberScheduled === nodes && st.numberAvailable === nodes) return;
+    await sleep(250);
+  }
+}
+
+/**
+ * The floor a rollout's simulated delays set (default delays: stop 1 s, start
+ * 1 s, ready 2 s): 10% of the nodes at a time, each node down for stop + start + ready.
+ */
+export const rolloutFloorSeconds = (nodes: number) => Math.ceil(nodes / Math.ceil(nodes * 0.1)) * (1 + 1 + 2);
 
 async function heartbeats() {
   const c = await startCluster(NODES);
@@ -88,74 +143,29 @@ async function heartbeats() {
     const cpu = cpuSeconds(c.child.pid!) - cpu0;
     const wall = (performance.now() - t0) / 1000;
     const s = await c.stats();
-    console.log(`cluster: ${NODES} nodes, heartbeat every ${HEARTBEAT_SECONDS} s, measured ${wall.toFixed(0)} s`);
+    console.log(`cluster: ${NODES} nodes, Lease renewed every ${HEARTBEAT_SECONDS} s, measured ${wall.toFixed(0)} s (${machine()})`);
     console.log(`  server CPU: ${(cpu / wall).toFixed(3)} cores (${cpu.toFixed(1)} CPU-s)`);
-    console.log(`  heartbeats: ${s.heartbeat.count} (${(s.heartbeat.count / wall).toFixed(0)}/s, expected ${(NODES / HEARTBEAT_SECONDS).toFixed(0)}/s)`);
-    console.log(`  heartbeat write latency: p50 ${s.heartbeat.p50.toFixed(2)} ms, p99 ${s.heartbeat.p99.toFixed(2)} ms, max ${s.heartbeat.max.toFixed(2)} ms`);
+    console.log(`  Lease renewals: ${s.heartbeat.count} (${(s.heartbeat.count / wall).toFixed(0)}/s, expected ${(NODES / HEARTBEAT_SECONDS).toFixed(0)}/s)`);
+    console.log(`  renewal write latency: p50 ${s.heartbeat.p50.toFixed(2)} ms, p99 ${s.heartbeat.p99.toFixed(2)} ms, max ${s.heartbeat.max.toFixed(2)} ms`);
   } finally {
     c.stop();
   }
 }
 
-const daemonSetControllerLanded = () =>
-  existsSync('src/server/controllers/daemonset.ts') && /daemonset/i.test(readFileSync('src/server/controllers/index.ts', 'utf8'));
-
 async function rollout() {
-  if (!daemonSetControllerLanded()) {
-    console.log('cluster: DaemonSet rollout skipped (the DaemonSet controller is not registered yet)');
-    return;
-  }
   const c = await startCluster(ROLLOUT_NODES);
-  const api = async (path: string, init: { method?: string; body?: unknown; type?: string } = {}) => {
-    const r = await fetch(c.url + path, {
-      method: init.method ?? 'GET',
-      headers: { ...c.headers, 'Content-Type': init.type ?? 'application/json' },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    return r.json() as Promise<any>;
-  };
   try {
     await waitReady(c, ROLLOUT_NODES, 'rollout bench');
-    const path = '/apis/apps/v1/namespaces/default/daemonsets';
-    await api(path, {
-      method: 'POST',
-      body: {
-        metadata: { name: 'bench' },
-        spec: {
-          selector: { matchLabels: { app: 'bench' } },
-          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%' } },
-          template: { metadata: { labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
-        },
-      },
-    });
-    const done = async (generation?: number) => {
-      for (;;) {
-        const ds = await api(`${path}/bench`);
-        const st = ds.status ?? {};
-        if (
-          (generation === undefined || st.observedGeneration >= generation) &&
-          st.desiredNumberScheduled === ROLLOUT_NODES &&
-          st.updatedNumberScheduled === ROLLOUT_NODES &&
-          st.numberAvailable === ROLLOUT_NODES
-        ) return;
-        await sleep(250);
-      }
-    };
+    await createBenchDaemonSet(c);
     const t0 = performance.now();
-    await done();
+    await benchDaemonSetDone(c, ROLLOUT_NODES);
     console.log(`cluster: DaemonSet created on ${ROLLOUT_NODES} nodes and available in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const patched = await api(`${path}/bench`, {
-      method: 'PATCH',
-      type: 'application/merge-patch+json',
-      body: { spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox:1.37' }] } } } },
-    });
+    const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
     const t1 = performance.now();
-    await done(patched.metadata.generation);
+    await benchDaemonSetDone(c, ROLLOUT_NODES, generation);
     const wall = (performance.now() - t1) / 1000;
-    // The floor set by the simulated kubelets alone (default delays: stop 1 s, start 1 s,
-    // ready 2 s): 10% of the nodes at a time, each node down for stop + start + ready.
-    const floor = Math.ceil(ROLLOUT_NODES / Math.ceil(ROLLOUT_NODES * 0.1)) * (1 + 1 + 2);
-    console.log(`cluster: DaemonSet rollout across ${ROLLOUT_NODES} nodes, maxUnavailable 10%: ${wall.toFixed(1)} s wall (${(wall / floor).toFixed(2)}x the ${floor} s the simulated delays alone take)`);
+    const floor = rolloutFloorSeconds(ROLLOUT_NODES);
+    console.log(`cluster: DaemonSet rollout across ${ROLLOUT_NODES} nodes, maxUnavailable 10%: ${wall.toFixed(1)} s wall (${(wall / floor).toFixed(2)}x the ${floor} s the simulated delays alone take; ${machine()})`);
   } finally {
     c.stop();
   }
