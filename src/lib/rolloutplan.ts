@@ -131,7 +131,8 @@ export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike
     const firstWave = done.filter((d) => d.created < finishes[0]).length;
     done.forEach((d, i) => {
       const freed = i < firstWave ? start : finishes[i - firstWave];
-      if (freed !== undefined && d.created >= freed) handoff.push(d.created - freed);
+      // Within a timestamp's rounding, a pod seen created before its slot was freed took it at once.
+      if (freed !== undefined && d.created >= freed - resolutionMs) handoff.push(Math.max(0, d.created - freed));
     });
   }
   return { startup, handoff, finishedAt: done.length ? Math.max(...done.map((d) => d.available)) : undefined, startedAt: Number.isNaN(start) ? undefined : start, resolutionMs };

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, until as waitUntil, watchEvents } from '../testing.ts';
 import { isPodAvailable } from '../../lib/rollout.ts';
 import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
-import { planRollout, type RolloutPlan } from '../../lib/rolloutplan.ts';
+import { paceFor, planChange, planRollout, type ClusterView, type RolloutPlan } from '../../lib/rolloutplan.ts';
 
 let s: TestServer;
 
@@ -226,5 +226,44 @@ describe('the plan is what the controller does', () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe('the pace is read off the cluster', () => {
+  const view = async (): Promise<ClusterView> => ({
+    nodes: (await s.api('/api/v1/nodes')).body.items,
+    pods: (await s.api(`/api/v1/namespaces/${NS}/pods`)).body.items,
+    revisions: (await s.api(`/apis/apps/v1/namespaces/${NS}/controllerrevisions`)).body.items,
+    daemonSets: (await s.api(DS_PATH)).body.items,
+    events: (await s.api(`/api/v1/namespaces/${NS}/events?fieldSelector=source%3Dkubelet`)).body.items,
+  });
+  const rolledOut = (group: string, generation: string) =>
+    until(() => podsOf(group), (ps) => ps.length === 4 && ps.every((p) => gen(p) === generation && !p.metadata.deletionTimestamp && isPodAvailable(p, 0, Date.now())), `${group} at generation ${generation}`);
+  const image = (group: string, tag: string, rollingUpdate?: unknown) =>
+    mergePatch(`${DS_PATH}/${group}`, { spec: { ...(rollingUpdate ? { updateStrategy: { rollingUpdate } } : {}), template: { spec: { containers: [{ name: 'main', image: `registry.k8s.io/pause:${tag}` }] } } } });
+
+  it("learns the old pods' stop from the kubelets' Killing and Started of a rollout without surge, keeps it past a surge rollout, and adds it back when planning without surge", async () => {
+    const names = ['pe-1', 'pe-2', 'pe-3', 'pe-4'];
+    await setup('pe', names.map((name) => ({ name, labels: { role: 'worker' } })), { maxUnavailable: 2 });
+    const dsOf = async () => (await s.api(`${DS_PATH}/pe`)).body;
+    // Without surge: on each node the old pod is killed before the new one starts.
+    expect((await image('pe', '3.10')).status).toBe(200);
+    await rolledOut('pe', '2');
+    const first = await until(async () => paceFor(await dsOf(), await view()), (p) => (p.stop?.length ?? 0) === 4, 'four stops in the events');
+    expect(first.source).toMatch(/the old pods' stop from this DaemonSet's events \(4 nodes\)/);
+    // With surge: the old pods are killed after the new ones are up, which says nothing of the stop; the pods of the first rollout are gone, their events are not.
+    expect((await image('pe', '3.11', { maxSurge: 2, maxUnavailable: 0 })).status).toBe(200);
+    await rolledOut('pe', '3');
+    const current = await dsOf();
+    const cluster = await view();
+    const after = paceFor(current, cluster);
+    expect(after.observedSurge).toBe(true);
+    expect(after.stop).toHaveLength(4);
+    // Planned without surge, each node's hand-off gains the stop observed; with no events, it is estimated, and says so.
+    const proposed = structuredClone(current);
+    proposed.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } };
+    proposed.spec.template.spec.containers[0].image = 'registry.k8s.io/pause:3.12';
+    expect(planChange({ current, proposed, view: cluster, now: Date.now() }).plan.forecast!.pace.source).toMatch(/planned without: each node's hand-off gains the old pod's stop \(4 stops observed/);
+    expect(planChange({ current, proposed, view: { ...cluster, events: [] }, now: Date.now() }).plan.forecast!.pace.source).toMatch(/no stop observed: taken as 0–/);
   });
 });

@@ -13,6 +13,7 @@ import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
 import { isOwnedBy } from './rollout.ts';
+import { NodeNamesCell } from './RolloutPlanView.tsx';
 
 export interface LiveForecast {
   record?: PlanRecord;
@@ -189,10 +190,7 @@ function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; out
             return (
               <tr key={k}>
                 <td>{k + 1}</td>
-                <td className="mono plan-nodes" title={w.nodes.join(', ')}>
-                  {w.nodes.slice(0, 6).join(', ')}
-                  {w.nodes.length > 6 && <span className="muted"> and {w.nodes.length - 6} more</span>}
-                </td>
+                <NodeNamesCell names={w.nodes} max={6} />
                 <td>{w.endsAt !== undefined ? formatDuration(w.endsAt) : '—'}</td>
                 <td>
                   {end !== undefined ? formatDuration(end) : w.stalls.length ? 'stalled' : '—'}

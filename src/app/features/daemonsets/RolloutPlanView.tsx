@@ -70,6 +70,16 @@ export function PlanLine({ plan, testid }: { plan: RolloutPlan; testid?: string 
 const MAX_WAVES = 12;
 const MAX_NAMES = 8;
 
+/** A wave's nodes in a table cell: the first `max` names, how many more, and all of them on hover. */
+export function NodeNamesCell({ names, max }: { names: string[]; max: number }) {
+  return (
+    <td className="mono plan-nodes" title={names.join(', ')}>
+      {names.slice(0, max).join(', ')}
+      {names.length > max && <span className="muted"> and {names.length - max} more</span>}
+    </td>
+  );
+}
+
 /** Waves, stalls, nodes left out and not reached. */
 export function PlanDetails({ plan }: { plan: RolloutPlan }) {
   const risks = plan.stalls.filter((s) => s.kind === 'risk');
@@ -81,10 +91,7 @@ export function PlanDetails({ plan }: { plan: RolloutPlan }) {
     return (
       <tr key={w.index} data-wave={w.index + 1}>
         <td>{w.index + 1}</td>
-        <td className="mono plan-nodes" title={names.join(', ')}>
-          {names.slice(0, MAX_NAMES).join(', ')}
-          {names.length > MAX_NAMES && <span className="muted"> and {names.length - MAX_NAMES} more</span>}
-        </td>
+        <NodeNamesCell names={names} max={MAX_NAMES} />
         <td>
           {counted + w.held} of {w.limit}
           {w.held > 0 && <span className="muted"> ({w.held} held by stalled)</span>}
