@@ -1,0 +1,51 @@
+// Group commit in the SQLite store: writes asked for in one turn of the event
+// loop share one transaction (one fsync), each still refused or accepted on
+// its own, and their events reach subscribers together, in revision order.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SqliteStorage } from './sqlite.ts';
+import { StorageError } from './storage.ts';
+
+let dir: string;
+let s: SqliteStorage;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-groupcommit-'));
+  s = SqliteStorage.open(path.join(dir, 'db.sqlite'));
+});
+afterEach(async () => {
+  await s.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('commits the writes of one turn together, each accepted or refused on its own', async () => {
+  const first = await s.create('/k/a', '{"v":0}');
+  const batches: number[][] = [];
+  s.subscribe((events) => batches.push(events.map((e) => e.revision)));
+  const results = await Promise.allSettled([
+    s.create('/k/b', '{"v":1}'),
+    s.update('/k/a', '{"v":2}', first + 100), // a stale expectation: refused alone
+    s.update('/k/a', '{"v":3}', first),
+    s.create('/k/c', '{"v":4}'),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  expect(((results[1] as PromiseRejectedResult).reason as StorageError).code).toBe('Conflict');
+  const revs = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value);
+  expect(revs).toEqual([first + 1, first + 2, first + 3]);
+  // One transaction: one delivery of its three events.
+  expect(batches).toEqual([revs]);
+  expect((await s.get('/k/a'))?.value).toBe('{"v":3}');
+});
+
+it('a write that a listener makes commits before the writes that caused it resolve', async () => {
+  const seen: string[] = [];
+  s.subscribe((events) => {
+    for (const e of events) {
+      seen.push(e.key);
+      if (e.key === '/k/trigger') void s.create('/k/reaction', '{}');
+    }
+  });
+  await s.create('/k/trigger', '{}');
+  expect(seen).toEqual(['/k/trigger', '/k/reaction']);
+});
