@@ -85,6 +85,8 @@ export interface Pace {
   stopEstimate?: { low: number; high: number; why: string };
   /** Relative spread of the pace between stretches of the observed rollout, drawn once per run (the pace drifts as load comes and goes). */
   drift?: number;
+  /** Relative spread of the pace from one rollout to the next, from the kubelets' events of past rollouts; drawn once per run with the drift. */
+  between?: number;
 }
 
 /** What the planner assumes when no rollout has been observed anywhere. */
@@ -190,7 +192,7 @@ export const daemonPodNamePattern = (dsName: string) => new RegExp(`^${dsName.re
  * Started) and taken off. Past revisions' pods are gone, their events are
  * not (an hour by default), so this sees rollouts the pods no longer show.
  */
-export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: string) => boolean; pods: PlanPodLike[] }): { stop: number[]; startToStarted?: number } {
+export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: string) => boolean; pods: PlanPodLike[]; rolloutStarts?: number[] }): { stop: number[]; startToStarted?: number; between?: number } {
   type Seen = { first: number; started?: number; killed?: number };
   const byNode = new Map<string, Map<string, Seen>>();
   const startedByUid = new Map<string, number>();
@@ -223,19 +225,59 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
   }
   const startToStarted = median(lags);
   const stop: number[] = [];
-  if (startToStarted === undefined) return { stop };
+  // Per past rollout (the ControllerRevisions' creation times bound them), the mean of what the events time on each node:
+  // without surge Killing → the next Started, with surge the new pod's Started → the old pod's Killing.
+  const starts = [...(input.rolloutStarts ?? [])].sort((a, b) => a - b);
+  const perRollout = new Map<string, number[]>();
+  const note = (kind: string, at: number, gap: number) => {
+    const k = `${kind}@${starts.filter((t) => t <= at + 1000).length}`;
+    const list = perRollout.get(k);
+    if (list) list.push(gap);
+    else perRollout.set(k, [gap]);
+  };
   const WINDOW = 10 * 60_000; // a later pod than this is the next rollout's, not a replacement
   for (const pods of byNode.values()) {
     const list = [...pods.values()].sort((a, b) => a.first - b.first);
     for (const a of list) {
       if (a.killed === undefined) continue;
-      if (list.some((c) => c !== a && c.first > a.first && c.first < a.killed!)) continue;
+      const newer = list.find((c) => c !== a && c.first > a.first && c.first < a.killed!);
+      if (newer) {
+        if (newer.started !== undefined && a.killed - newer.started < WINDOW) note('surge', newer.started, a.killed - newer.started);
+        continue;
+      }
       const b = list.find((c) => c !== a && c.first >= a.killed! && c.started !== undefined);
       if (!b || b.started! - a.killed > WINDOW) continue;
-      stop.push(Math.max(0, b.started! - a.killed - startToStarted));
+      note('no surge', a.killed, b.started! - a.killed);
+      if (startToStarted !== undefined) stop.push(Math.max(0, b.started! - a.killed - startToStarted));
     }
   }
-  return { stop, startToStarted };
+  return { stop, startToStarted, between: dispersionBetween(perRollout) };
+}
+
+/**
+ * How much the pace moved from one rollout to the next: the spread of the
+ * per-rollout means (of rollouts with at least 3 nodes timed) around their
+ * kind's mean, pooled over the kinds, in relative terms; undefined until two
+ * rollouts of a kind are seen.
+ */
+function dispersionBetween(perRollout: Map<string, number[]>): number | undefined {
+  const byKind = new Map<string, number[]>();
+  for (const [k, gaps] of perRollout) {
+    if (gaps.length < 3) continue;
+    const kind = k.slice(0, k.indexOf('@'));
+    const m = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    if (m <= 0) continue;
+    byKind.set(kind, [...(byKind.get(kind) ?? []), Math.log(m)]);
+  }
+  let sum = 0;
+  let dof = 0;
+  for (const logs of byKind.values()) {
+    if (logs.length < 2) continue;
+    const m = logs.reduce((a, b) => a + b, 0) / logs.length;
+    sum += logs.reduce((a, x) => a + (x - m) ** 2, 0);
+    dof += logs.length - 1;
+  }
+  return dof ? Math.sqrt(sum / dof) : undefined;
 }
 
 /** Relative spread of the mean node time between four stretches (in creation order) of an observed rollout. */
@@ -647,7 +689,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
   let completes = !plan.stalls.some((s) => s.kind === 'stall') && plan.notReached.length === 0;
   for (let run = 0; run < runs; run++) {
     const heap = new MinHeap();
-    const factor = Math.exp((pace.drift ?? 0) * normal());
+    const factor = Math.exp(Math.hypot(pace.drift ?? 0, pace.between ?? 0) * normal());
     const runStop = stops ? undefined : pace.stopEstimate ? pace.stopEstimate.low + rand() * (pace.stopEstimate.high - pace.stopEstimate.low) : 0;
     const handoffDraw = () => {
       let h = pick(handoff);
@@ -686,6 +728,9 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
       const done = at + (handoffDraw() + (s.action === 'remove' ? 0 : startupDraw())) * factor;
       heap.push(done);
       finish(s.nodeName, done, s.wave);
+      // With surge the old pod goes once the new one is available; the DaemonSet's status counts a node updated
+      // by its oldest pod, so the rollout is done (as kubectl rollout status says) only once that pod is gone too.
+      if (surge && s.action === 'replace') end = Math.max(end, done + (runStop ?? pick(stops ?? [0])) * factor);
     };
     while (i < firstWave) start(0);
     while (i < steps.length && inUse < limit) start(0);
@@ -817,30 +862,36 @@ function clusterSamples(view: ClusterView, except?: string): Samples {
  * even that is not recorded), so anywhere from nothing to twice that, never
  * beyond the pod's termination grace period.
  */
-function stopsFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView, startup: number[]): Pick<Pace, 'stop' | 'stopEstimate'> & { note?: string } {
+function stopsFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView, startup: number[]): Pick<Pace, 'stop' | 'stopEstimate'> & { note?: string; between?: number } {
   const events = view.events ?? [];
   const names = (list: (PlanDaemonSetWithMeta | undefined)[]) => {
     const patterns = list.filter((d) => d?.metadata?.name).map((d) => daemonPodNamePattern(d!.metadata!.name!));
     return (name: string) => patterns.some((p) => p.test(name));
   };
-  const own = ds ? observeStops({ events, isDaemonPod: names([ds]), pods: view.pods }) : { stop: [] as number[] };
-  if (own.stop.length >= 3) return { stop: own.stop, note: `the old pods' stop from this DaemonSet's events (${own.stop.length} nodes)` };
+  const rolloutStarts = ds ? revisionsOfDaemonSet(ds, view).map((r) => Date.parse(r.object.metadata.creationTimestamp ?? '')).filter((t) => !Number.isNaN(t)) : [];
+  const own = ds ? observeStops({ events, isDaemonPod: names([ds]), pods: view.pods, rolloutStarts }) : { stop: [] as number[], between: undefined };
+  const between = own.between;
+  if (own.stop.length >= 3) return { stop: own.stop, between, note: `the old pods' stop from this DaemonSet's events (${own.stop.length} nodes)` };
   const cluster = observeStops({ events, isDaemonPod: names(view.daemonSets ?? []), pods: view.pods });
-  if (cluster.stop.length >= 3) return { stop: cluster.stop, note: `the old pods' stop from the cluster's events (${cluster.stop.length} nodes)` };
+  if (cluster.stop.length >= 3) return { stop: cluster.stop, between, note: `the old pods' stop from the cluster's events (${cluster.stop.length} nodes)` };
   const lag = own.startToStarted ?? cluster.startToStarted;
   const typical = lag ?? median(startup) ?? DEFAULT_PACE.startup[0];
   const grace = ((ds?.spec?.template?.spec?.terminationGracePeriodSeconds as number | undefined) ?? 30) * 1000;
   const high = Math.min(grace, 2 * typical);
-  return { stopEstimate: { low: 0, high, why: `taken as 0–${(high / 1000).toFixed(1)} s, twice a pod's ${lag !== undefined ? 'start to Started' : 'whole start'} here` } };
+  return { between, stopEstimate: { low: 0, high, why: `taken as 0–${(high / 1000).toFixed(1)} s, twice a pod's ${lag !== undefined ? 'start to Started' : 'whole start'} here` } };
 }
+
+const BETWEEN_ASSUMED = 0.1;
 
 /** The pace to plan `ds` with (undefined: a new DaemonSet): its own last rollout, else the other DaemonSets', else the default; and the old pods' stop. */
 export function paceFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView): Pace {
   const own = ds ? ownPace(ds, view) : undefined;
   const cluster = !own || own.startup.length < 3 || own.handoff.length < 3 ? clusterSamples(view, ds?.metadata?.uid) : undefined;
   const pace = choosePace(own, cluster);
-  const { note, ...stops } = stopsFor(ds, view, pace.startup);
-  return { ...pace, ...stops, source: note ? `${pace.source}; ${note}` : pace.source };
+  const { note, between, ...stops } = stopsFor(ds, view, pace.startup);
+  // Until two rollouts of a kind are in the events, how much the pace moves between rollouts is not known: 10% is assumed, and said.
+  const spread = between !== undefined ? `the pace moved ${(between * 100).toFixed(0)}% between past rollouts` : 'the pace between rollouts not yet seen (10% assumed)';
+  return { ...pace, ...stops, between: between ?? BETWEEN_ASSUMED, source: `${pace.source}${note ? `; ${note}` : ''}; ${spread}` };
 }
 
 /**
