@@ -7,9 +7,13 @@
 // Prints forecast (p50 and p10–p90) against the measured time and the error,
 // and the error of the re-plan the live view makes half-way (pace so far).
 // Switching between surge and no surge changes the per-node hand-off (the
-// old pod's stop), which the last rollout cannot show: the rows after a
-// switch measure that, the rows after the same mode the pace itself.
-// Goal: within 20% for rollouts of at least 100 nodes.
+// old pod's stop), which the last rollout's pods cannot show; the planner
+// reads it off the kubelets' events of earlier rollouts: the rows after a
+// switch measure that, the rows after the same mode the pace itself. Each
+// row also prints the phases planned against those the rollout then showed,
+// where its wall time went, and at the end a table: nodes, forecast,
+// spread, actual, error, and whether the actual fell inside the spread.
+// Goal: within 20% for rollouts of at least 100 nodes, inside the spread in most.
 import { startApiServer } from './processes.ts';
 import { describePlan, ownPace, planChange, type ClusterView } from '../src/lib/rolloutplan.ts';
 

@@ -163,7 +163,7 @@ export function PlanDetails({ plan }: { plan: RolloutPlan }) {
         </details>
       )}
       {plan.done.length > 0 && <p className="muted">{plural(plan.done.length, 'node')} already run this template.</p>}
-      {plan.forecast && <p className="muted">Pace: {plan.forecast.pace.source}; the spread is p10–p90 over runs of the controller's pipeline at that pace.</p>}
+      {plan.forecast && <p className="muted">Pace: {plan.forecast.pace.source}; the spread is p10–p90 over runs of the controller's pipeline at that pace, each drawing the per-node times, the pace's drift and move between rollouts, and what was not observed.</p>}
     </div>
   );
 }
