@@ -552,11 +552,19 @@ export function createHandler(ctx: HandlerContext) {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
       res.flushHeaders();
       audits.get(req)?.responseStarted(200);
+      // The events of one turn (a group commit's writes arrive together) leave in one write.
+      let corked = false;
+      const uncork = () => ((corked = false), res.uncork());
       transport = {
         send(event) {
           // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
-          if (res.writableLength > limits.watchBufferBytes) res.destroy();
-          else res.write(event);
+          if (res.writableLength > limits.watchBufferBytes) return void res.destroy();
+          if (!corked && typeof res.cork === 'function') {
+            corked = true;
+            res.cork();
+            setImmediate(uncork);
+          }
+          res.write(event);
         },
         buffered: () => res.writableLength,
         drained: () =>
