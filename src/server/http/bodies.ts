@@ -7,40 +7,64 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { isScalar, LineCounter, visit } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
 import { jsonDuplicateKeys, jsonTextDeeperThan, valueDeeperThan } from '../../lib/json.ts';
+import { parseDocumentWithin } from '../../lib/yamldepth.ts';
 import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/patch/strategicmerge.ts';
 import { decodeObject, type FieldValidation } from '../registry/decode.ts';
+import { applyConfig, dropOnCreate, recordUpdateNow, type ApplyOptions } from '../registry/apply.ts';
 import { decodeKubeProtobuf, ProtobufError, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import { ApiError, errors } from './status.ts';
+import { MAX_OBJECT_BYTES } from '../storage/storage.ts';
+import { yieldToEventLoop } from '../registry/turns.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-/** Go's encoding/json limit, which kube-apiserver's decoders inherit. */
-export const MAX_DEPTH = 10_000;
+/**
+ * How deeply a body may nest, checked before anything recursive touches it. Not Go's 10,000:
+ * our steps recurse per level on Node's ~1 MB stack (the yaml composer runs out at ~790 levels,
+ * YAML output and patches at ~900-1,900), and at the stack's edge V8 can abort the process
+ * (yamldepth.ts). No Kubernetes object comes near this.
+ */
+export const MAX_DEPTH = 200;
 export const BODY_TYPES = ['application/json', 'application/yaml'];
 export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 export const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 type KindRef = Pick<KindDefinition, 'group' | 'version' | 'plural' | 'kind'>;
 
+/**
+ * The write whose managed fields a decode or patch job records (recordUpdate)
+ * when it runs in the worker: the field manager, and the stored object's JSON
+ * (none for a create; a patch's is its `current`).
+ */
+export interface RecordJob {
+  manager: string;
+  subresource?: string;
+  live?: string;
+}
+
 export type BodyJob =
   /** A body read as-is (reviews, action subresources). */
   | { op: 'parse'; kind: Pick<KindDefinition, 'kind' | 'version'>; contentType: string; body: Uint8Array }
   /** A create or update body decoded into the kind's object. */
-  | { op: 'decode'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation }
+  | { op: 'decode'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; record?: RecordJob }
   /** A patch applied to the current object (its JSON), the result decoded; `name` is the URL's. */
-  | { op: 'patch'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; current: string; name: string };
+  | { op: 'patch'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; current: string; name: string; record?: RecordJob }
+  /** A server-side apply body (YAML) merged into the current object (none: a create), decoded, with its managed fields (applyConfig). */
+  | { op: 'apply'; kind: KindRef; body: Uint8Array; current?: string; options: ApplyOptions };
 
 export interface BodyResult {
   value: unknown;
   warnings: string[];
   /** Large enough to be decoded in the worker: the write's later steps yield between them (WriteContext.large). */
   large?: boolean;
+  /** The managed fields the job recorded for the write (RecordJob); `value` is still the object as sent. */
+  recorded?: { managedFields: unknown[] | undefined };
 }
 
 const kindOf = (ref: KindRef): KindDefinition => {
@@ -80,7 +104,7 @@ export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, conten
       // uniqueKeys off: the library checks each key against every other (quadratic in the
       // keys); repeated keys are found below with one set per map, and the last value wins.
       const lineCounter = new LineCounter();
-      const doc = parseDocument(text, { uniqueKeys: false, lineCounter });
+      const doc = parseDocumentWithin(text, MAX_DEPTH, { uniqueKeys: false, lineCounter });
       if (doc.errors.length) throw doc.errors[0];
       visit(doc, {
         Map(_, map) {
@@ -164,6 +188,22 @@ export function runBodyJob(job: BodyJob): BodyResult {
   // Reviews and action bodies (Eviction, Binding) are no stored kind: they are only parsed.
   if (job.op === 'parse') return { value: parseBody(job.kind, job.contentType, job.body), warnings };
   const kind = kindOf(job.kind);
+  if (job.op === 'apply') {
+    const config = parseBody(kind, 'application/yaml', job.body);
+    return { value: applyConfig(kind, job.current === undefined ? undefined : (JSON.parse(job.current) as KubeObject), config, job.options, warnings), warnings };
+  }
+  const result = decodeOrPatch(kind, job, warnings);
+  if (!job.record) return result;
+  // The fields are recorded on a copy: the object as sent stays the store's, should it record them again.
+  const obj = result.value as KubeObject;
+  const next = { ...obj, metadata: { ...obj.metadata } };
+  const live = job.op === 'patch' ? job.current : job.record.live;
+  if (live === undefined) dropOnCreate(kind, next);
+  recordUpdateNow(kind, live === undefined ? undefined : (JSON.parse(live) as KubeObject), next, job.record.manager, job.record.subresource);
+  return { ...result, recorded: { managedFields: next.metadata.managedFields } };
+}
+
+function decodeOrPatch(kind: KindDefinition, job: Extract<BodyJob, { op: 'decode' | 'patch' }>, warnings: string[]): BodyResult {
   if (job.op === 'decode') {
     const duplicates: string[] = [];
     const raw = parseBody(kind, job.contentType, job.body, duplicates);
@@ -181,6 +221,8 @@ export function runBodyJob(job: BodyJob): BodyResult {
   }
   const patch = parsePatch(job.contentType, job.body);
   const raw = applyPatch(kind, job.contentType, JSON.parse(job.current) as KubeObject, patch);
+  // JSON patch copies can nest the result deeper than the patch.
+  if (valueDeeperThan(raw, MAX_DEPTH)) throw errors.badRequest('exceeded max depth');
   const obj = decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings, patch: true });
   if (obj.metadata.name !== job.name) {
     throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${job.name})`);
@@ -196,8 +238,39 @@ export const WORKER_THRESHOLD_BYTES = 64 * 1024;
 /** A body still decoding after this long is refused, and its worker replaced. */
 const JOB_TIMEOUT_MS = 20_000;
 
+/**
+ * What the worker posts back: the result as JSON texts, its managed fields
+ * apart (they can be as large as the rest), each parsed on the event loop in
+ * a turn of its own.
+ */
+export interface WorkerAnswer {
+  json: string;
+  /** The result's metadata.managedFields. */
+  managed?: string;
+  /** BodyResult.recorded's managed fields (`null`: none). */
+  recorded?: string;
+  warnings: string[];
+}
+
+/** A job's result as the worker posts it (WorkerAnswer), refused if the storage would refuse the object. */
+export function answerOf(result: BodyResult, stored: boolean): WorkerAnswer {
+  let value = result.value as { metadata?: { managedFields?: unknown } } | null;
+  let managed: string | undefined;
+  if (value?.metadata?.managedFields !== undefined) {
+    managed = JSON.stringify(value.metadata.managedFields);
+    const { managedFields: _, ...meta } = value.metadata;
+    value = { ...value, metadata: meta };
+  }
+  const json = JSON.stringify(value ?? null);
+  const recorded = result.recorded && JSON.stringify(result.recorded.managedFields ?? null);
+  // An object the storage would refuse is refused here, before the event loop parses it back.
+  const parts = [json, recorded ?? managed ?? ''];
+  if (stored && parts[0].length + parts[1].length > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES, Buffer.byteLength(parts[0]) + Buffer.byteLength(parts[1]));
+  return { json, managed, recorded, warnings: result.warnings };
+}
+
 interface Pending {
-  resolve: (r: { json: string; warnings: string[] }) => void;
+  resolve: (r: WorkerAnswer) => void;
   reject: (e: unknown) => void;
   timer: NodeJS.Timeout;
 }
@@ -217,10 +290,11 @@ export class BodyDecoder {
   private nextId = 1;
 
   async run(job: BodyJob): Promise<BodyResult> {
-    const size = job.body.byteLength + (job.op === 'patch' ? job.current.length : 0);
+    const size = job.body.byteLength + (job.op === 'patch' || job.op === 'apply' ? (job.current?.length ?? 0) : 0) + (job.op === 'decode' ? (job.record?.live?.length ?? 0) : 0);
     if (size < WORKER_THRESHOLD_BYTES && !mayGrow(job)) {
       try {
-        return runBodyJob(job);
+        // Here the store records the managed fields itself, as cheaply.
+        return runBodyJob(job.op === 'decode' || job.op === 'patch' ? { ...job, record: undefined } : job);
       } catch (e) {
         // Recursion in decoding or patching ran out of stack: the body nests too deeply for us.
         if (e instanceof RangeError && e.message.includes('call stack')) throw tooDeep();
@@ -229,7 +303,7 @@ export class BodyDecoder {
     }
     const worker = this.start();
     const id = this.nextId++;
-    const { json, warnings } = await new Promise<{ json: string; warnings: string[] }>((resolve, reject) => {
+    const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(errors.tooLarge(`Request entity too large: the body took more than ${JOB_TIMEOUT_MS / 1000}s to decode`));
@@ -241,9 +315,19 @@ export class BodyDecoder {
       const k = job.kind as Partial<KindRef>;
       worker.postMessage({ id, job: { ...job, kind: { group: k.group, version: k.version, plural: k.plural, kind: k.kind } } });
     });
-    // Parsing the result is the one step left on this thread; yield first so waiting requests go ahead.
-    await new Promise((r) => setImmediate(r));
-    return { value: JSON.parse(json), warnings, large: true };
+    // Parsing the result is the one step left on this thread, a turn per part; yield first so waiting requests go ahead.
+    await yieldToEventLoop();
+    const value = JSON.parse(answer.json);
+    if (answer.managed !== undefined) {
+      await yieldToEventLoop();
+      value.metadata.managedFields = JSON.parse(answer.managed);
+    }
+    let recorded: BodyResult['recorded'];
+    if (answer.recorded !== undefined) {
+      await yieldToEventLoop();
+      recorded = { managedFields: JSON.parse(answer.recorded) ?? undefined };
+    }
+    return { value, warnings: answer.warnings, large: true, recorded };
   }
 
   private start(): Worker {
@@ -255,14 +339,14 @@ export class BodyDecoder {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
     const w = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
     w.unref();
-    w.on('message', (m: { id: number; json?: string; warnings?: string[]; error?: SerializedError; failure?: string }) => {
+    w.on('message', (m: { id: number; answer?: WorkerAnswer; error?: SerializedError; failure?: string }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
       clearTimeout(p.timer);
       if (m.error) p.reject(deserializeError(m.error));
       else if (m.failure !== undefined) p.reject(m.failure === STACK_OVERFLOW ? tooDeep() : new Error(m.failure));
-      else p.resolve({ json: m.json!, warnings: m.warnings ?? [] });
+      else p.resolve(m.answer!);
     });
     w.on('error', (e) => this.stop(e));
     w.on('exit', () => {

@@ -19,7 +19,7 @@ import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
-import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager } from '../registry/apply.ts';
+import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager, type ApplyOptions } from '../registry/apply.ts';
 import { queryBool } from '../../lib/queryparams.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
@@ -456,17 +456,23 @@ export function createHandler(ctx: HandlerContext) {
           const status = await action(store, ns, info.name!, value, write);
           return writeBody(res, status.code ?? 201, status, { pretty, headers: warningHeaders(warnings) });
         }
-        const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation });
+        const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation, record: { manager: write.fieldManager! } });
         warnings.push(...decoded.warnings);
-        const created = await store.create(ns, decoded.value as KubeObject, { ...write, large: decoded.large });
+        const recorded = decoded.recorded && { revision: 0, ...decoded.recorded };
+        const created = await store.create(ns, decoded.value as KubeObject, { ...write, large: decoded.large, recorded });
         audits.get(req)?.objectName(created.metadata.name);
         return writeObject(res, 201, kind, created, rep, pretty, query, warnings);
       }
       case 'update': {
         const write = writeContext(query, 'UpdateOptions', warnings, user, req);
-        const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body: await readBody(req), fieldValidation: write.fieldValidation });
+        const body = await readBody(req);
+        // The fields are recorded against the object as it is now; the store records them again should it move meanwhile.
+        const live = store.peek(ns, info.name!);
+        const record = live && { manager: write.fieldManager!, subresource: info.subresource, live: jsonOf(live) };
+        const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation, record });
         warnings.push(...decoded.warnings);
-        const updated = await store.update(ns, info.name!, decoded.value as KubeObject, { ...write, large: decoded.large }, info.subresource);
+        const recorded = live && decoded.recorded && { revision: live.revision, ...decoded.recorded };
+        const updated = await store.update(ns, info.name!, decoded.value as KubeObject, { ...write, large: decoded.large, recorded }, info.subresource);
         return writeObject(res, 200, kind, updated, rep, pretty, query, warnings);
       }
       case 'patch': {
@@ -481,9 +487,11 @@ export function createHandler(ctx: HandlerContext) {
         const write = writeContext(query, 'PatchOptions', warnings, user, req);
         const body = await readBody(req);
         const patched = await store.guaranteedUpdateFrom(ns, info.name!, async (current) => {
-          const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name! });
+          const record = { manager: write.fieldManager!, subresource: info.subresource };
+          const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name!, record });
           warnings.push(...decoded.warnings);
           write.large = decoded.large;
+          write.recorded = decoded.recorded && { revision: current.revision, ...decoded.recorded };
           return decoded.value as KubeObject;
         }, write, info.subresource);
         return writeObject(res, 200, kind, patched, rep, pretty, query, warnings);
@@ -526,9 +534,14 @@ export function createHandler(ctx: HandlerContext) {
     // A *bool query parameter: anything but "0" and "false" (any case) is true, as runtime.Convert_Slice_string_To_Pointer_bool.
     const forceRaw = query.get('force');
     const force = forceRaw !== null && forceRaw !== '0' && forceRaw.toLowerCase() !== 'false';
-    const { value, large } = await bodies.run({ op: 'parse', kind: { kind: kind.kind, version: kind.version }, contentType: 'application/yaml', body: await readBody(req) });
-    const request = { namespace: info.namespace, name: info.name!, config: value, force, fieldValidation: write.fieldValidation, subresource: info.subresource };
-    const { object, created } = await serverSideApply(store, request, { ...write, large });
+    const body = await readBody(req);
+    const options: ApplyOptions = { namespace: info.namespace, name: info.name!, manager: write.fieldManager!, force, fieldValidation: write.fieldValidation, subresource: info.subresource };
+    const merge = async (live: CachedObject | undefined) => {
+      const r = await bodies.run({ op: 'apply', kind, body, current: live && jsonOf(live), options });
+      warnings.push(...r.warnings);
+      return { object: r.value as KubeObject, large: r.large };
+    };
+    const { object, created } = await serverSideApply(store, { ...options, merge }, write);
     return writeObject(res, created ? 201 : 200, kind, object, rep, pretty, query, warnings);
   }
 

@@ -27,6 +27,7 @@ import { ApiError, errors } from '../http/status.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { decodeObject, type FieldValidation } from './decode.ts';
 import type { Store, WriteContext } from './store.ts';
+import type { CachedObject } from '../watch/cache.ts';
 import { yieldToEventLoop } from './turns.ts';
 
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
@@ -106,27 +107,51 @@ export function validateFieldManager(fieldManager: string): FieldError[] {
  * Records an update (create, PUT, any non-apply patch) in `next`'s
  * managedFields. The managers are the ones the client sent, when valid and
  * not through a subresource (kubectl's client-side to server-side upgrade
- * rewrites them this way), else the stored ones (decodeLiveOrNew).
+ * rewrites them this way), else the stored ones (decodeLiveOrNew). For a
+ * large object, decoding the managers, the compare and the encoding of the
+ * result each take a turn of their own.
  */
 export async function recordUpdate(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string): Promise<void> {
-  // For a large object, decoding the managers, the compare and the encoding of the result each take a turn of their own.
-  if (ctx.large) await yieldToEventLoop();
+  const steps = recording(kind, live, next, ctx.fieldManager ?? defaultFieldManager(undefined, ctx.user), subresource);
+  do if (ctx.large) await yieldToEventLoop();
+  while (!steps.next().done);
+}
+
+/** recordUpdate in one go (the body decoder's worker records a large write's fields this way, off the event loop). */
+export function recordUpdateNow(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, manager: string, subresource?: string): void {
+  for (const _ of recording(kind, live, next, manager, subresource));
+}
+
+/** recordUpdate's steps, with a pause between them. */
+function* recording(kind: KindDefinition, live: KubeObject | undefined, next: KubeObject, manager: string, subresource: string | undefined): Generator<void, void> {
   const sent = subresource ? undefined : next.metadata.managedFields;
   // `[]` or `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked, a new one is tracked from its creation.
   const reset = sent?.length === 0 || (sent?.length === 1 && !Object.keys(sent[0] ?? {}).length);
   let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
-  const writer = { manager: ctx.fieldManager ?? defaultFieldManager(undefined, ctx.user), apiVersion: apiVersionOf(kind), subresource };
+  yield;
+  const writer = { manager, apiVersion: apiVersionOf(kind), subresource };
+  let after: Managed;
   try {
-    if (ctx.large) await yieldToEventLoop();
-    const after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed!, writer, contextFor(kind, subresource));
-    if (ctx.large) await yieldToEventLoop();
-    next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
+    after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed!, writer, contextFor(kind, subresource));
   } catch (e) {
     // Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were.
     if (!(e instanceof TypedError)) throw e;
     if (live?.metadata.managedFields) next.metadata.managedFields = live.metadata.managedFields;
+    return;
   }
+  yield;
+  next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
+}
+
+/**
+ * What a create drops from the body as sent (the server sets or clears
+ * these), before the creator's fields are recorded: a creator is not
+ * credited with a status the endpoint resets.
+ */
+export function dropOnCreate(kind: KindDefinition, obj: KubeObject): void {
+  for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete obj.metadata[f];
+  if (kind.strategy.statusOnCreate === 'reset' && 'status' in obj) delete obj.status;
 }
 
 /** The 409 for apply conflicts (NewApplyConflict): a FieldManagerConflict cause per field. */
@@ -136,14 +161,23 @@ function conflictError(e: ApplyConflictError): ApiError {
   });
 }
 
-export interface ApplyRequest {
+export interface ApplyOptions {
   namespace: string | undefined;
   name: string;
-  /** The applied configuration as parsed from the YAML body. */
-  config: unknown;
+  manager: string;
   force: boolean;
   fieldValidation: FieldValidation;
   subresource?: string;
+}
+
+export interface ApplyRequest extends ApplyOptions {
+  /**
+   * One attempt's merge: the applied configuration merged into the live
+   * object (undefined when there is none: a create), decoded, with its
+   * managed fields, as applyConfig makes it (in place, or in the body
+   * decoder's worker for a large one: `large`).
+   */
+  merge: (live: CachedObject | undefined) => Promise<{ object: KubeObject; large?: boolean }>;
 }
 
 /** Checks on the configuration itself (structuredmerge's Apply and the patcher). */
@@ -170,40 +204,13 @@ function checkConfig(kind: KindDefinition, config: unknown, name: string): JSONM
  * creating it when there is none (answered 201). Returns the object written.
  */
 export async function serverSideApply(store: Store, req: ApplyRequest, ctx: WriteContext): Promise<{ object: KubeObject; created: boolean }> {
-  const kind = store.kind;
-  const config = checkConfig(kind, req.config, req.name);
-  const writer = { manager: ctx.fieldManager ?? '', apiVersion: apiVersionOf(kind), subresource: req.subresource };
-  const fm = contextFor(kind, req.subresource);
   const applied: WriteContext = { ...ctx, applied: true };
-  const decode = (o: JSONMap, managed: Managed) => {
-    const obj = decodeObject(kind, o, { fieldValidation: req.fieldValidation, warnings: ctx.warnings, patch: true });
-    obj.metadata = withManagedFields(obj, managed).metadata as KubeObject['metadata'];
-    return obj;
-  };
-  const run = <T>(f: () => T): T => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof ApplyConflictError) throw conflictError(e);
-      if (e instanceof TypedError) throw errors.internal(`failed to create typed patch object (${apiVersionOf(kind)}, Kind=${kind.kind}) ${req.namespace ? `${req.namespace}/` : ''}${req.name}: ${e.message}`);
-      throw e;
-    }
-  };
   for (let attempt = 0; ; attempt++) {
-    const exists = (() => {
+    if (!store.peek(req.namespace, req.name) && !req.subresource) {
+      const { object, large } = await req.merge(undefined);
+      applied.large ||= large;
       try {
-        store.getCached(req.namespace, req.name);
-        return true;
-      } catch {
-        return false;
-      }
-    })();
-    if (!exists && !req.subresource) {
-      const withName = { ...config, metadata: { ...(config.metadata as JSONMap), name: req.name } };
-      const r = run(() => applyManaged({}, withName, new Map(), writer, req.force, fm));
-      if (ctx.large) await yieldToEventLoop();
-      try {
-        return { object: await store.create(req.namespace, decode(r.object, r.managed), applied), created: true };
+        return { object: await store.create(req.namespace, object, applied), created: true };
       } catch (e) {
         // Created by someone else meanwhile: apply to theirs.
         if (e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists' && attempt < 3) continue;
@@ -214,15 +221,37 @@ export async function serverSideApply(store: Store, req: ApplyRequest, ctx: Writ
       req.namespace,
       req.name,
       async (current) => {
-        const live = current.object;
-        const managed = decodeOrEmpty(live.metadata.managedFields) ?? new Map();
-        const r = run(() => applyManaged(withoutManaged(live), config, managed, writer, req.force, fm));
-        if (ctx.large) await yieldToEventLoop();
-        return decode(r.object, r.managed);
+        const { object, large } = await req.merge(current);
+        applied.large ||= large;
+        return object;
       },
       applied,
       req.subresource,
     );
     return { object, created: false };
   }
+}
+
+/**
+ * One attempt of an apply, on this thread: `config` (the parsed body)
+ * merged into `live` (undefined: none yet), decoded, with the managed
+ * fields after it; a 409 for fields others own unless forced.
+ */
+export function applyConfig(kind: KindDefinition, live: KubeObject | undefined, config: unknown, opts: ApplyOptions, warnings: string[]): KubeObject {
+  const checked = checkConfig(kind, config, opts.name);
+  const writer = { manager: opts.manager, apiVersion: apiVersionOf(kind), subresource: opts.subresource };
+  const fm = contextFor(kind, opts.subresource);
+  let r: ReturnType<typeof applyManaged>;
+  try {
+    r = live
+      ? applyManaged(withoutManaged(live), checked, decodeOrEmpty(live.metadata.managedFields) ?? new Map(), writer, opts.force, fm)
+      : applyManaged({}, { ...checked, metadata: { ...(checked.metadata as JSONMap), name: opts.name } }, new Map(), writer, opts.force, fm);
+  } catch (e) {
+    if (e instanceof ApplyConflictError) throw conflictError(e);
+    if (e instanceof TypedError) throw errors.internal(`failed to create typed patch object (${apiVersionOf(kind)}, Kind=${kind.kind}) ${opts.namespace ? `${opts.namespace}/` : ''}${opts.name}: ${e.message}`);
+    throw e;
+  }
+  const obj = decodeObject(kind, r.object, { fieldValidation: opts.fieldValidation, warnings, patch: true });
+  obj.metadata = withManagedFields(obj, r.managed).metadata as KubeObject['metadata'];
+  return obj;
 }

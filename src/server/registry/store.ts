@@ -15,7 +15,7 @@ import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
 import { encodeContinue, type DeleteOptions, type ListQuery } from './options.ts';
 import type { UserInfo } from '../auth/authn.ts';
-import { recordUpdate } from './apply.ts';
+import { dropOnCreate, recordUpdate } from './apply.ts';
 import { yieldToEventLoop } from './turns.ts';
 
 export interface WriteContext {
@@ -34,6 +34,12 @@ export interface WriteContext {
    * serialisation) then gets its own turn, so that no turn blocks for long.
    */
   large?: boolean;
+  /**
+   * The body decoder already recorded this write's managed fields (a large
+   * write, in its worker), against the stored object at `revision` (0: a
+   * create); the store records them itself when the object has moved since.
+   */
+  recorded?: { revision: number; managedFields: unknown[] | undefined };
 }
 
 /** Validating admission: throws the Status to answer, or returns (run after validation, before storage). */
@@ -204,6 +210,11 @@ export class Store {
       .finally(() => clearTimeout(timer as NodeJS.Timeout));
     if (current === undefined || current <= this.cache.revision) return undefined;
     return (await this.cache.waitFor(current, 3000)) ? undefined : current;
+  }
+
+  /** The cached object, if there is one (no consistent read: a hint, such as the state a write is computed against). */
+  peek(namespace: string | undefined, name: string): CachedObject | undefined {
+    return this.cache.get(this.keyFor(namespace, name));
   }
 
   getCached(namespace: string | undefined, name: string): CachedObject {
@@ -385,7 +396,7 @@ export class Store {
       }
       meta.namespace = namespace ?? meta.namespace;
     } else delete meta.namespace;
-    for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'] as const) delete meta[f];
+    dropOnCreate(kind, obj);
     if (this.namespaced && meta.namespace) {
       const denied = this.admitNamespace(meta.namespace, kind, meta.name ?? meta.generateName ?? '');
       if (denied) throw denied;
@@ -394,12 +405,11 @@ export class Store {
     meta.creationTimestamp = rfc3339(new Date());
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = (meta.generateName!.slice(0, 58)) + randomSuffix();
-    if (kind.strategy.statusOnCreate === 'reset' && 'status' in obj) delete obj.status;
     if (kind.strategy.generation) meta.generation = 1;
     // Before the strategy, as upstream's field manager runs in the handler: what the strategy sets
     // (a DaemonSet's template-generation annotation) is the server's, not the creator's. A client's
     // `[{}]` clears managedFields.
-    if (!ctx.applied) await recordUpdate(kind, undefined, obj, ctx);
+    if (!ctx.applied) await this.recordUpdate(undefined, obj, ctx);
     kind.strategy.prepareForCreate?.(obj);
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
     if (ctx.large) await yieldToEventLoop();
@@ -477,7 +487,7 @@ export class Store {
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
       const desired = await tryUpdate(current);
-      if (!ctx.applied) await recordUpdate(this.kind, current.object, desired, ctx, subresource);
+      if (!ctx.applied) await this.recordUpdate(current, desired, ctx, subresource);
       if (ctx.large) await yieldToEventLoop();
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
       if (ctx.large) await yieldToEventLoop();
@@ -507,6 +517,17 @@ export class Store {
         throw fromStorage(e);
       }
     }
+  }
+
+  /** The write's managed fields in `next`: as the body decoder recorded them against `current`, else recorded now. */
+  private async recordUpdate(current: CachedObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string) {
+    const recorded = ctx.recorded;
+    if (recorded?.revision === (current?.revision ?? 0)) {
+      if (recorded.managedFields) next.metadata.managedFields = recorded.managedFields;
+      else delete next.metadata.managedFields;
+      return;
+    }
+    await recordUpdate(this.kind, current?.object, next, ctx, subresource);
   }
 
   /** What PrepareForUpdate, BeforeUpdate and ValidateUpdate do to a desired object. */
