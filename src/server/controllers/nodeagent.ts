@@ -598,13 +598,22 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
 
 export const simNodeName = (i: number) => `sim-node-${String(i).padStart(5, '0')}`;
 
-/** The kubelets of `--sim-nodes N` register their Node objects, as a kubelet does at start. */
+/**
+ * The kubelets of `--sim-nodes N` register their Node objects, as a kubelet
+ * does at start: side by side, as real kubelets do, so that the store commits
+ * many registrations together.
+ */
 async function registerNodes(ctx: ControllerContext, count: number, stopped: () => boolean) {
   const store = ctx.stores.get(nodeKind)!;
   const zones = ['zone-a', 'zone-b', 'zone-c'];
-  for (let i = 1; i <= count && !stopped(); i++) {
+  let next = 1;
+  const register = async () => {
+    for (let i = next++; i <= count && !stopped(); i = next++) await registerNode(i);
+  };
+  await Promise.all(Array.from({ length: 16 }, register));
+  async function registerNode(i: number) {
     const name = simNodeName(i);
-    if (ctx.cache.get(store.keyFor(undefined, name))) continue;
+    if (ctx.cache.get(store.keyFor(undefined, name))) return;
     await ctx.client
       .as(nodeIdentity(name))
       .create(nodeKind, {
