@@ -93,19 +93,20 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     const declared = Number(req.headers['content-length'] ?? 0);
+    // Past the limit nothing more is read: the answer closes the connection (see writeError).
     if (declared > MAX_BODY_BYTES) {
-      req.resume();
       reject(errors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`));
       return;
     }
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
+        req.off('data', onData);
+        req.pause();
         reject(errors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`));
       } else chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       audits.get(req)?.requestBody(body, mediaType(req));
@@ -113,6 +114,27 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     });
     req.on('error', reject);
   });
+}
+
+/** How long a connection closed over an unread body still takes (and drops) what the client sends (Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * Closing a connection whose client is still sending would make its kernel
+ * answer with a reset, which can destroy our answer before the client read
+ * it. So, as Go's server does, the connection is half-closed after the
+ * answer and what arrives is dropped for a moment before it is closed.
+ */
+function lingerOnClose(req: IncomingMessage) {
+  const socket = req.socket;
+  req.removeAllListeners('data');
+  req.on('data', () => {});
+  req.resume();
+  // Node closes a `Connection: close` connection with destroySoon once the answer is written.
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
 }
 
 const mediaType = (req: IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -341,7 +363,12 @@ export function createHandler(ctx: HandlerContext) {
     }
     // As upstream's ErrorNegotiated: a 429 or 5xx that says when to retry says it in Retry-After too.
     const retryAfter = err.details?.retryAfterSeconds;
-    const headers = retryAfter && (err.code === 429 || err.code >= 500) ? { 'Retry-After': String(retryAfter) } : undefined;
+    const headers: Record<string, string> = retryAfter && (err.code === 429 || err.code >= 500) ? { 'Retry-After': String(retryAfter) } : {};
+    if (!res.req.complete && res.req.httpVersionMajor === 1) {
+      // A body left unread (one over the limit) is not read on to keep the connection: it closes after the answer.
+      headers.Connection = 'close';
+      lingerOnClose(res.req);
+    }
     writeBody(res, err.code, err.toStatus(), { pretty, headers });
   }
 

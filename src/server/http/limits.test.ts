@@ -152,6 +152,25 @@ describe('the timeout parameter', () => {
     expect(out).toMatch(/^HTTP\/1\.1 413 /);
     expect(out).toContain('"reason":"RequestEntityTooLarge"');
   });
+
+  it('answers a chunked body past 3 MiB 413 and closes the connection instead of reading on', async () => {
+    const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+    let out = '';
+    let closed = false;
+    socket.on('data', (d) => (out += d));
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => {});
+    socket.write(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ALICE}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    // A body that never ends: 64 KiB chunks for as long as the server takes them, up to 8 s.
+    const chunk = `10000\r\n${'x'.repeat(0x10000)}\r\n`;
+    const until = Date.now() + 8000;
+    while (!closed && Date.now() < until) {
+      if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r).once('close', r));
+    }
+    expect(closed).toBe(true);
+    expect(out).toMatch(/^HTTP\/1\.1 413 /);
+    expect(out).toMatch(/\r\nConnection: close\r\n/i);
+  }, 20_000);
 });
 
 describe('watchers that do not read', () => {
