@@ -7,7 +7,8 @@
 //   validation (a late error), active falls back to lastKnownGood.
 // - an assigned config still active after the soak period becomes lastKnownGood.
 // - spec.configSource reset to nil: local defaults, lastKnownGood cleared at once.
-import { parse as parseYAML } from 'yaml';
+import { parseDocumentWithin } from '../../lib/yamldepth.ts';
+import { MAX_DEPTH } from '../http/bodies.ts';
 import { deepEqual } from '../../lib/json.ts';
 
 // The kubelet's status texts (pkg/kubelet/kubeletconfig/status); machines may only test for emptiness.
@@ -50,7 +51,10 @@ export function kubeletConfigError(cm: ConfigMapLike, key: string): string | und
   if (text === undefined) return `${LoadError}: key "${key}" not found in ConfigMap`;
   let doc: unknown;
   try {
-    doc = parseYAML(text);
+    // A ConfigMap's text is anyone's: bounded as request bodies are (yamldepth.ts).
+    const parsed = parseDocumentWithin(text, MAX_DEPTH);
+    if (parsed.errors.length) throw parsed.errors[0];
+    doc = parsed.toJS();
   } catch (e) {
     return `${LoadError}: ${(e as Error).message.split('\n')[0]}`;
   }
