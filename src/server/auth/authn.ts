@@ -3,6 +3,7 @@
 // (`token,user,uid,"group1,group2"`). A request without a valid token is
 // answered 401, unless anonymous requests are enabled (`--anonymous-auth`):
 // then it is system:anonymous, and RBAC judges it like anyone else.
+import { errors } from '../http/status.ts';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -70,14 +71,20 @@ export function tokenAuthenticator(opts: TokenAuthOptions): Authenticator {
  * Client certificates (--client-ca-file), as kube-apiserver's x509
  * authenticator: a certificate the TLS handshake verified against the client
  * CA names the user in its CN and the groups in its O values. A request
- * without one, or with one the CA did not sign, is left to the next
- * authenticator (the handshake accepts any, so that tokens still work).
+ * without one is left to the next authenticator (the handshake accepts any,
+ * so that tokens still work); one with a certificate the CA did not sign is
+ * refused, even where anonymous requests are allowed (upstream's union fails
+ * on the verification error before the anonymous authenticator).
  */
 export const x509Authenticator: Authenticator = {
   authenticate(req) {
     // Over HTTP/2 this is node's proxy of the TLS socket, which forwards these.
     const socket = req.socket as TLSSocket | undefined;
-    if (typeof socket?.getPeerCertificate !== 'function' || socket.authorized !== true) return undefined;
+    if (typeof socket?.getPeerCertificate !== 'function') return undefined;
+    if (socket.authorized !== true) {
+      if (Object.keys(socket.getPeerCertificate() ?? {}).length) throw errors.unauthorized();
+      return undefined;
+    }
     const subject = socket.getPeerCertificate()?.subject;
     const name = subject?.CN;
     if (!name || Array.isArray(name)) return undefined;

@@ -115,6 +115,38 @@ describe('client certificates', () => {
   });
 });
 
+describe('a certificate the client CA did not sign, with anonymous requests allowed', () => {
+  let open: TestServer;
+  beforeAll(async () => {
+    open = await startTestServer({ clientCAFile: caFile, tlsCertFile: certFile, tlsPrivateKeyFile: keyFile, anonymousAuth: true });
+  });
+  afterAll(async () => {
+    await open.stop();
+  });
+
+  /** The status of a GET over HTTPS presenting `pair` (or no certificate). */
+  const statusWith = (path: string, pair?: KeyPair) =>
+    new Promise<number>((resolve, reject) => {
+      import('node:https').then(({ request }) => {
+        const req = request(`${open.httpsUrl}${path}`, { ca: servingCA.cert, servername: 'localhost', ...(pair ? { cert: pair.cert, key: pair.key } : {}) }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end();
+      }, reject);
+    });
+
+  it('is refused (401), not taken for an anonymous request, as upstream fails on the certificate error', async () => {
+    const stranger = issueClientCertificate(createCertificateAuthority('someone-else'), 'mallory', ['system:masters']);
+    expect(await statusWith('/api/v1/namespaces', stranger)).toBe(401);
+    expect(await statusWith('/version', stranger)).toBe(401);
+    // Without a certificate the request is anonymous: known, if not allowed to list namespaces.
+    expect(await statusWith('/api/v1/namespaces')).toBe(403);
+    expect(await statusWith('/version')).toBe(200);
+  });
+});
+
 describe('TLS versions and ciphers', () => {
   it('refuses TLS 1.1 and 1.0', async () => {
     for (const v of ['TLSv1', 'TLSv1.1'] as const) {
