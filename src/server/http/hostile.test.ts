@@ -204,6 +204,15 @@ describe('bad input is a 4xx', () => {
     expect(latest.status).toBe(200);
   });
 
+  it('reads a resourceVersion as a uint64: past it a 400, below it but past ours a 504 that prints its digits', async () => {
+    const over = await s.api('/api/v1/namespaces/default/configmaps?resourceVersion=18446744073709551616');
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('invalid resource version: 18446744073709551616');
+    const far = await s.api('/api/v1/namespaces/default/configmaps?resourceVersion=10000000000000000000');
+    expect(far.status).toBe(504);
+    expect(far.body.message).toMatch(/^Timeout: Too large resource version: 10000000000000000000, current: \d+$/);
+  }, 10_000);
+
   it('caps a watch timeout too large for a timer instead of closing at once', async () => {
     const events = await readWatch(`${s.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=99999999999`, (e) => e.length >= 1, { timeoutMs: 3000, headers: s.adminHeaders });
     expect(events.length).toBeGreaterThanOrEqual(1);

@@ -37,11 +37,17 @@ function int64Param(q: URLSearchParams, name: string): number | undefined {
   }
 }
 
+/** A resource version is a uint64 (ParseUint); past 2^53 it is only ever "too large" here, as our revisions never get there. */
 export function parseResourceVersion(v: string | null): number | undefined {
   if (v === null || v === '') return undefined;
-  if (!/^\d+$/.test(v)) throw errors.badRequest(`invalid resource version: ${v}`);
+  if (!/^\d+$/.test(v) || BigInt(v) > UINT64_MAX) throw errors.badRequest(`invalid resource version: ${v}`);
   return Number(v);
 }
+
+const UINT64_MAX = (1n << 64n) - 1n;
+
+/** A resource version as its digits, however large (not `1e+19`). */
+export const resourceVersionText = (rv: number) => (Number.isSafeInteger(rv) ? String(rv) : BigInt(rv).toString());
 
 export function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');

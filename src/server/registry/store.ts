@@ -13,7 +13,7 @@ import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage
 import { jsonOf, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
-import { encodeContinue, type DeleteOptions, type ListQuery } from './options.ts';
+import { encodeContinue, resourceVersionText, type DeleteOptions, type ListQuery } from './options.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { dropOnCreate, recordUpdate } from './apply.ts';
 import { yieldToEventLoop } from './turns.ts';
@@ -240,7 +240,7 @@ export class Store {
   private async awaitRevision(rv: number | undefined) {
     if (rv === undefined || rv <= this.cache.revision) return;
     if (!(await this.cache.waitFor(rv, 3000))) {
-      throw errors.timeout(`Timeout: Too large resource version: ${rv}, current: ${this.cache.revision}`, [
+      throw errors.timeout(`Timeout: Too large resource version: ${resourceVersionText(rv)}, current: ${this.cache.revision}`, [
         { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
       ]);
     }
@@ -341,7 +341,7 @@ export class Store {
     const rv = q.resourceVersion;
     const initial = rv === undefined || rv === 0 || q.sendInitialEvents === true;
     if (rv !== undefined && rv > this.cache.revision && !(await this.cache.waitFor(rv, 3000))) {
-      sink.error(errors.timeout(`Timeout: Too large resource version: ${rv}, current: ${this.cache.revision}`, [
+      sink.error(errors.timeout(`Timeout: Too large resource version: ${resourceVersionText(rv)}, current: ${this.cache.revision}`, [
         { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
       ]));
       return () => {};
