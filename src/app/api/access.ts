@@ -11,6 +11,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { KindDefinition } from '../../kinds/kind.ts';
 import { json, KubeError, kubeFetch, onRefusal, type Connection } from './client.ts';
 import { connectionKey, getConnection, subscribeConnection, useConnection } from './connection.ts';
+import { firstPages } from './firstpages.ts';
 
 const AUTHORIZATION = '/apis/authorization.k8s.io/v1';
 const AUTHENTICATION = '/apis/authentication.k8s.io/v1';
@@ -168,7 +169,7 @@ export const accessKeys = {
 /** Who the current connection's user is. */
 export function useWhoAmI() {
   const conn = useConnection();
-  return useQuery({ queryKey: accessKeys.whoami(conn), queryFn: () => reviewSelf(conn), staleTime: 5 * 60_000, retry: false });
+  return useQuery({ queryKey: accessKeys.whoami(conn), queryFn: () => firstPages.idle().then(() => reviewSelf(conn)), staleTime: 5 * 60_000, retry: false });
 }
 
 /**
@@ -181,7 +182,8 @@ export function useCanI(verb: string, kind: KindDefinition, namespace?: string, 
   const me = useWhoAmI().data;
   const answer = useQuery({
     queryKey: accessKeys.canI(conn, action),
-    queryFn: () => reviewAccess(conn, action),
+    // The answers mark controls; the page's rows come first.
+    queryFn: () => firstPages.idle().then(() => reviewAccess(conn, action)),
     staleTime: 60_000,
     retry: false,
   }).data;

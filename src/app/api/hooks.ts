@@ -8,6 +8,7 @@ import { kinds } from '../../kinds/registry.ts';
 import { api, kubeFetch, type Connection, type KubeList } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
 import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
+import { firstPages } from './firstpages.ts';
 
 export const queryKeys = {
   list: (conn: Connection, kind: KindDefinition, namespace?: string) => ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? ''] as const,
@@ -16,8 +17,8 @@ export const queryKeys = {
   version: (conn: Connection) => ['version', connectionKey(conn)] as const,
 };
 
-/** The first page is small, so the first rows show at once; the rest comes in large pages. */
-const FIRST_PAGE = 500;
+/** The first page is small (a few screens), so the first rows show at once; the rest comes in large pages. */
+export const FIRST_PAGE = 100;
 const NEXT_PAGES = 10_000;
 
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
@@ -25,7 +26,13 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   // pages): a first page of 500 draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
   const items = new Map<string, KubeObject>();
-  let page: KubeList = await api.list(conn, kind, namespace, `limit=${FIRST_PAGE}`);
+  const firstPageIn = firstPages.start();
+  let page: KubeList;
+  try {
+    page = await api.list(conn, kind, namespace, `limit=${FIRST_PAGE}`);
+  } finally {
+    firstPageIn();
+  }
   const resourceVersion = page.metadata.resourceVersion ?? '';
   for (;;) {
     for (const o of page.items) items.set(o.metadata.uid!, o);
@@ -181,6 +188,7 @@ export function useDiscovery() {
   return useQuery({
     queryKey: queryKeys.discovery(conn),
     queryFn: async (): Promise<Discovery> => {
+      await firstPages.idle();
       const groupVersions = [...new Set(kinds.map((k) => (k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`)))];
       const resources = new Set<string>();
       await Promise.all(

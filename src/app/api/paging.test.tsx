@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-// A large list against the real server: the first page (500) is shown before
+// A large list against the real server: the first page (FIRST_PAGE) is shown before
 // the rest is read, the complete list then replaces it, and the watch starts
 // from the list's revision only once the list is complete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import { startTestServer, type TestServer } from '../../server/testing.ts';
 import { setConnection } from './connection.ts';
-import { stopAllWatches, useList } from './hooks.ts';
+import { FIRST_PAGE, stopAllWatches, useList } from './hooks.ts';
 
 const NODES = 620;
 let s: TestServer;
@@ -40,7 +40,7 @@ describe('a list of more than one page', () => {
       </QueryClientProvider>,
     );
     await waitFor(() => expect(screen.getByTestId('count').textContent).toBe(String(NODES)), { timeout: 20_000 });
-    expect(seen.some((r) => r.partial && r.count === 500)).toBe(true);
+    expect(seen.some((r) => r.partial && r.count === FIRST_PAGE)).toBe(true);
     // Nothing complete was ever replaced by a part.
     const firstComplete = seen.findIndex((r) => !r.partial && r.count === NODES);
     expect(seen.slice(firstComplete).every((r) => !r.partial)).toBe(true);
