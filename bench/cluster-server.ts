@@ -1,7 +1,10 @@
 // The API server process of the cluster benches: N simulated nodes (and the
 // web app when a static dir is given). Answers `stats` on stdin with a
 // `STATS {…}` line: Lease renewal latencies as the agents measured them
-// in-process, and how many nodes report Ready; `reset` clears the latencies.
+// in-process, and how many nodes report Ready; `reset` clears the latencies;
+// `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer } from '../src/server/server.ts';
@@ -18,8 +21,21 @@ const server = await startServer({
 console.log(`cluster: ${server.url} ${server.adminToken}`);
 
 const nodePrefix = '/registry/core/nodes/';
-createInterface({ input: process.stdin }).on('line', (line) => {
+let profiler: Session | undefined;
+createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
+  if (line === 'profile-start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  if (line.startsWith('profile-stop ') && profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(line.slice('profile-stop '.length), JSON.stringify(profile));
+    profiler.disconnect();
+    profiler = undefined;
+  }
   if (line === 'stats') {
     let ready = 0;
     for (const c of server.cache.list(nodePrefix)) {

@@ -194,6 +194,8 @@ export async function benchCluster5000() {
     for (let i = 0; i < WATCHERS; i++) watchers.push(new Watcher(c, i % 2 ? '/api/v1/pods' : '/api/v1/nodes', rv));
     await sleep(1000);
 
+    // SCALE_PROFILE=<file>: a CPU profile of the server during the rollout.
+    if (process.env.SCALE_PROFILE) c.send('profile-start');
     const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
     const t2 = performance.now();
     const cpuRoll0 = cpuSeconds(pid);
@@ -214,6 +216,7 @@ export async function benchCluster5000() {
     const wall = (performance.now() - t2) / 1000;
     const serverCores = (cpuSeconds(pid) - cpuRoll0) / wall;
     const bench = process.cpuUsage(benchCpu0);
+    if (process.env.SCALE_PROFILE) c.send(`profile-stop ${process.env.SCALE_PROFILE}`);
     rolling = false;
     const rows = await rowsDuring;
     await markers;

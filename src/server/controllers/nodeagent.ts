@@ -461,9 +461,12 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
 
   // ---- wiring --------------------------------------------------------------
 
-  const nodeQueue = new WorkQueue(syncNode, 16);
+  // Every simulated kubelet is a separate agent with its own pod workers, so
+  // thousands of them write side by side: a write waits out the store's group
+  // commit (an fsync), and a narrow queue would make 5000 kubelets take turns.
+  const nodeQueue = new WorkQueue(syncNode, 64);
   const lifecycleQueue = new WorkQueue(syncLifecycle, 4);
-  const podQueue = new WorkQueue(syncPod, 16);
+  const podQueue = new WorkQueue(syncPod, 128);
 
   function podsOf(nodeName: string) {
     for (const key of podsByNode.get(nodeName) ?? []) podQueue.add(key);
