@@ -70,25 +70,35 @@ interface Shown {
 /**
  * Per row, when what it shows last changed; work only for objects the watch
  * replaced (a row's cells are first taken when its object is first replaced,
- * so drawing a 50,000-row list computes none).
+ * so drawing a 50,000-row list computes none). The index is updated in place:
+ * a new Map of every row on each watch flush cost more than all the rest.
  */
 function useShownChanges(items: KubeObject[], columns: Column[]): Map<string, Shown> {
   const seen = useRef<{ columns: Column[]; rows: Map<string, Shown> }>({ columns, rows: new Map() });
   return useMemo(() => {
     // Other columns (wide output, another namespace scope) are a new view, not a change of the rows.
-    const prev = seen.current.columns === columns ? seen.current.rows : new Map<string, Shown>();
+    let rows = seen.current.columns === columns ? seen.current.rows : new Map<string, Shown>();
     const now = Date.now();
-    const rows = new Map<string, Shown>();
     for (const o of items) {
       const uid = o.metadata.uid ?? o.metadata.name ?? '';
-      const p = prev.get(uid);
-      if (!p || p.object === o) {
-        rows.set(uid, p ?? { object: o, changedAt: 0 });
-        continue;
+      const p = rows.get(uid);
+      if (!p) rows.set(uid, { object: o, changedAt: 0 });
+      else if (p.object !== o) {
+        const before = p.cells ?? shownCells(p.object, columns);
+        const cells = shownCells(o, columns);
+        if (before !== cells) p.changedAt = now;
+        p.object = o;
+        p.cells = cells;
       }
-      const before = p.cells ?? shownCells(p.object, columns);
-      const cells = shownCells(o, columns);
-      rows.set(uid, { object: o, cells, changedAt: before !== cells ? now : p.changedAt });
+    }
+    // Rows deleted (or filtered out) stay known a while; past twice the list, the index starts over from the rows shown.
+    if (rows.size > 2 * items.length + 1000) {
+      const kept = new Map<string, Shown>();
+      for (const o of items) {
+        const uid = o.metadata.uid ?? o.metadata.name ?? '';
+        kept.set(uid, rows.get(uid)!);
+      }
+      rows = kept;
     }
     seen.current = { columns, rows };
     return rows;
@@ -123,6 +133,7 @@ const Row = memo(function Row({ object, columns, template, top, flash, now, onOp
       style={{ gridTemplateColumns: template, transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       role="row"
       data-name={object.metadata.name}
+      data-namespace={object.metadata.namespace}
       data-rv={object.metadata.resourceVersion}
       tabIndex={0}
       onClick={() => onOpen(object)}

@@ -70,4 +70,18 @@ describe('sortRows', () => {
     expect(calls - first).toBe(1);
     expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(changed, false));
   });
+
+  it('follows a filter that narrows the rows to a few and widens them again', () => {
+    const items = Array.from({ length: 300 }, (_, i) => pod(i, (i * 7) % 30, 1));
+    let state = sortRows(undefined, items, byNode, false);
+    const few = items.filter((o) => o.metadata.name!.endsWith('7'));
+    state = sortRows(state, few, byNode, false);
+    expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(few, false));
+    // One of the few replaced, one more shown: the incremental path, from the narrowed index.
+    const next = [...few.slice(1), { ...few[0], spec: { nodeName: 'node-0' } }, items[1]];
+    state = sortRows(state, next, byNode, false);
+    expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(next, false));
+    state = sortRows(state, items, byNode, false);
+    expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(items, false));
+  });
 });

@@ -31,6 +31,8 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
   const items = useMemo(() => {
     const text = q.trim().toLowerCase();
     const reqs = selector.error ? [] : selector.reqs;
+    // No filter: the list itself, not a copy of 50,000 rows on every watch update.
+    if (!text && !reqs.length) return list.items;
     return list.items.filter(
       (o) =>
         (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) &&
