@@ -740,7 +740,11 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
       while (i < steps.length && inUse < limit) start(t);
     }
     if (i < steps.length) completes = false;
-    totals.push(end);
+    // The DaemonSet's status then says so, at the controller's reaction (a hand-off without the stop).
+    // And the times learned from run from a whole-second start to whole-second ends: a rounding either way.
+    const reaction = Math.max(0, pick(handoff) - (pace.observedSurge === false ? (runStop ?? stopMean) : 0));
+    const rounding = ((pace.resolutionMs ?? 1) > 1 ? rand() + rand() - 1 : 0) * (pace.resolutionMs ?? 1);
+    totals.push(steps.length ? Math.max(0, end + reaction * factor + rounding) : end);
     waveEnd.forEach((t, w) => waveEnds[w].push(t));
   }
   totals.sort((a, b) => a - b);
