@@ -146,7 +146,7 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
   stop = await store.watch(w.namespace, q, {
     event: (type, c) => {
       lastRevision = Math.max(lastRevision, c.revision);
-      send(() => {
+      const encode = () => {
         try {
           return encoder.event(type, c);
         } catch (e) {
@@ -155,7 +155,10 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
           end();
           return Buffer.alloc(0);
         }
-      }, c.bytes?.length ?? 1024);
+      };
+      // The live path, once the initial events are out: the shared frame straight to the transport.
+      if (!queue) return void (open && transport.send(encode()));
+      send(encode, c.bytes?.length ?? 1024);
     },
     bookmark: (rv, initialEnd) => {
       lastRevision = Math.max(lastRevision, rv);
