@@ -9,6 +9,8 @@ import { join } from 'node:path';
 export interface ServerProcess {
   url: string;
   adminHeaders: Record<string, string>;
+  /** fetch; a connection the server dropped fails with how the process ended, if it did. */
+  request(path: string, init?: RequestInit): Promise<Response>;
   /** fetch against the server with the admin token, JSON in and out. */
   api(path: string, init?: { method?: string; body?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string }>;
   /** How the process ended, with the end of its standard error; undefined while it runs. */
@@ -44,18 +46,20 @@ export async function startServerProcess(extra: string[] = []): Promise<ServerPr
   });
   const [url, token] = printed.split('/#token=');
   const adminHeaders = { Authorization: `Bearer ${token}` };
+  const request = (path: string, init: RequestInit = {}) =>
+    fetch(url + path, init).catch(async (e: Error) => {
+      await Promise.race([ended, new Promise((r) => setTimeout(r, 1000))]);
+      throw new Error(`${init.method ?? 'GET'} ${path}: ${e.message}; ${exit ?? 'the server process is still running'}`);
+    });
   return {
     url,
     adminHeaders,
+    request,
     async api(path, init = {}) {
-      const res = await fetch(url + path, {
+      const res = await request(path, {
         method: init.method ?? 'GET',
         headers: { ...adminHeaders, ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
         body: init.body,
-      }).catch(async (e: Error) => {
-        // A connection the server dropped: say why, if it died of it.
-        await Promise.race([ended, new Promise((r) => setTimeout(r, 1000))]);
-        throw new Error(`${init.method ?? 'GET'} ${path}: ${e.message}; ${exit ?? 'the server process is still running'}`);
       });
       const text = await res.text();
       let body: unknown = text;
