@@ -32,8 +32,9 @@ export class Client {
     if (!d.allowed) throw errors.forbidden(kind, attrs.name ?? '', forbiddenMessage(this.user, a, d.reason));
   }
 
-  private decode(kind: KindDefinition, obj: unknown): KubeObject {
-    return decodeObject(kind, structuredClone(obj), { fieldValidation: 'Ignore', warnings: [] });
+  /** `owned`: the object is a private copy already (an update's), so decoding need not copy it first. */
+  private decode(kind: KindDefinition, obj: unknown, owned = false): KubeObject {
+    return decodeObject(kind, owned ? obj : structuredClone(obj), { fieldValidation: 'Ignore', warnings: [] });
   }
 
   // Writes are async so that a refusal is a rejected promise (callers `.catch` them), never a synchronous throw.
@@ -74,7 +75,7 @@ export class Client {
         // keeping its resourceVersion costs nothing and satisfies kinds that
         // reject unconditional updates (VolumeAttachment).
         mutate(current);
-        return this.decode(kind, current);
+        return this.decode(kind, current, true);
       },
       { dryRun: false, warnings: [], user: this.user },
       subresource,

@@ -202,7 +202,9 @@ export class WatchCache {
       }
       const event: CacheEvent = { type, key: e.key, object, previous, revision: e.revision };
       this.history.push(event);
-      if (this.history.length > this.historySize) {
+      // Trimmed an eighth at a time, not one event per event: shifting 10,000
+      // entries on every write cost more than the write (a 5000-node rollout).
+      if (this.history.length > this.historySize + (this.historySize >> 3)) {
         const dropped = this.history.splice(0, this.history.length - this.historySize);
         this.historyStart = dropped[dropped.length - 1].revision;
       }
