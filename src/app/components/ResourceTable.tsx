@@ -130,7 +130,8 @@ const Row = memo(function Row({ object, columns, template, top, flash, now, onOp
   return (
     <div
       className="trow"
-      style={{ gridTemplateColumns: template, transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
+      // Contained (not paint, which would clip the focus ring): rows filled while scrolling lay out nothing else.
+      style={{ gridTemplateColumns: template, transform: `translateY(${top}px)`, height: ROW_HEIGHT, contain: 'size layout style' }}
       role="row"
       data-name={object.metadata.name}
       data-namespace={object.metadata.namespace}
@@ -172,6 +173,12 @@ export function ResourceTable(props: {
   const template = columns.map((c) => `minmax(${c.min}px, ${c.grow}fr)`).join(' ');
   const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  // Rows are keyed by their slot in the window (index modulo the most rows ever drawn, unique over any
+  // contiguous window), not by object: scrolling then fills the rows already in the DOM with other
+  // objects instead of unmounting and mounting a screenful of rows every frame.
+  const windowed = virtualizer.getVirtualItems();
+  const slots = useRef(1);
+  slots.current = Math.max(slots.current, windowed.length);
   const recent = now - 1600;
   const shown = useShownChanges(props.items, columns);
 
@@ -195,11 +202,11 @@ export function ResourceTable(props: {
           <div className="empty">{props.empty}</div>
         ) : (
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative', minWidth }}>
-            {virtualizer.getVirtualItems().map((v) => {
+            {windowed.map((v) => {
               const o = rows[v.index];
               const changed = shown.get(o.metadata.uid ?? o.metadata.name ?? '')?.changedAt ?? 0;
               return (
-                <Row key={o.metadata.uid} object={o} columns={columns} template={template} top={v.start} flash={changed > recent ? changed : 0} now={now} onOpen={props.onOpen} />
+                <Row key={v.index % slots.current} object={o} columns={columns} template={template} top={v.start} flash={changed > recent ? changed : 0} now={now} onOpen={props.onOpen} />
               );
             })}
           </div>
