@@ -244,6 +244,10 @@ describe('the forecast', () => {
     const estimated = plain({ maxUnavailable: 4 }, { ...pace, stopEstimate: { low: 0, high: 2000, why: 't' } });
     expect(estimated.p10).toBeLessThan(observed.p50);
     expect(estimated.p90).toBeGreaterThan(observed.p50);
+    // Stops seen in two past rollouts, 0.5 s in one and 1.5 s in the other: each run takes one rollout's, not their blend.
+    const twoRollouts = plain({ maxUnavailable: 4 }, { ...pace, stop: [500, 500, 500, 1500, 1500, 1500], stopByRollout: [[500, 500, 500], [1500, 1500, 1500]] });
+    expect(twoRollouts.p10).toBeLessThan(observed.p50 - 3000);
+    expect(twoRollouts.p90).toBeGreaterThan(observed.p50 + 3000);
     // Times learned from whole-second timestamps: the start and the end each a rounding off.
     const rounded = plain({ maxUnavailable: 4 }, { ...pace, stop: [1000, 1000, 1000], resolutionMs: 1000 });
     expect(rounded.p10).toBeLessThan(observed.p50 - 300);

@@ -81,6 +81,8 @@ export interface Pace {
   observedSurge?: boolean;
   /** The old pod's stop: its deletion (the kubelet's Killing) → the new pod's creation on the node, per node of rollouts without surge. */
   stop?: number[];
+  /** The same stops by the past rollout they were seen in: each run draws from one of them, as the stop moves with the rollout too. */
+  stopByRollout?: number[][];
   /** No stop observed: the range it is taken from (one draw per run, as it is one unknown for the whole rollout). */
   stopEstimate?: { low: number; high: number; why: string };
   /** Relative spread of the pace between stretches of the observed rollout, drawn once per run (the pace drifts as load comes and goes). */
@@ -192,7 +194,7 @@ export const daemonPodNamePattern = (dsName: string) => new RegExp(`^${dsName.re
  * Started) and taken off. Past revisions' pods are gone, their events are
  * not (an hour by default), so this sees rollouts the pods no longer show.
  */
-export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: string) => boolean; pods: PlanPodLike[]; rolloutStarts?: number[] }): { stop: number[]; startToStarted?: number; between?: number } {
+export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: string) => boolean; pods: PlanPodLike[]; rolloutStarts?: number[] }): { stop: number[]; byRollout: number[][]; startToStarted?: number; between?: number } {
   type Seen = { first: number; started?: number; killed?: number };
   const byNode = new Map<string, Map<string, Seen>>();
   const startedByUid = new Map<string, number>();
@@ -229,8 +231,10 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
   // without surge Killing → the next Started, with surge the new pod's Started → the old pod's Killing.
   const starts = [...(input.rolloutStarts ?? [])].sort((a, b) => a - b);
   const perRollout = new Map<string, number[]>();
+  const stopsPerRollout = new Map<number, number[]>();
+  const rolloutOf = (at: number) => starts.filter((t) => t <= at + 1000).length;
   const note = (kind: string, at: number, gap: number) => {
-    const k = `${kind}@${starts.filter((t) => t <= at + 1000).length}`;
+    const k = `${kind}@${rolloutOf(at)}`;
     const list = perRollout.get(k);
     if (list) list.push(gap);
     else perRollout.set(k, [gap]);
@@ -248,10 +252,15 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
       const b = list.find((c) => c !== a && c.first >= a.killed! && c.started !== undefined);
       if (!b || b.started! - a.killed > WINDOW) continue;
       note('no surge', a.killed, b.started! - a.killed);
-      if (startToStarted !== undefined) stop.push(Math.max(0, b.started! - a.killed - startToStarted));
+      if (startToStarted === undefined) continue;
+      const one = Math.max(0, b.started! - a.killed - startToStarted);
+      stop.push(one);
+      const r = rolloutOf(a.killed);
+      stopsPerRollout.set(r, [...(stopsPerRollout.get(r) ?? []), one]);
     }
   }
-  return { stop, startToStarted, between: dispersionBetween(perRollout) };
+  const byRollout = starts.length ? [...stopsPerRollout.values()].filter((xs) => xs.length >= 3) : [];
+  return { stop, byRollout, startToStarted, between: dispersionBetween(perRollout) };
 }
 
 /**
@@ -690,11 +699,14 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
   for (let run = 0; run < runs; run++) {
     const heap = new MinHeap();
     const factor = Math.exp(Math.hypot(pace.drift ?? 0, pace.between ?? 0) * normal());
+    // The stops of one past rollout, drawn for this run, when they were seen in several.
+    const runStops = pace.stopByRollout?.length ? pace.stopByRollout[Math.floor(rand() * pace.stopByRollout.length)] : stops;
+    const runStopMean = runStops ? runStops.reduce((a, b) => a + b, 0) / runStops.length : stopMean;
     const runStop = stops ? undefined : pace.stopEstimate ? pace.stopEstimate.low + rand() * (pace.stopEstimate.high - pace.stopEstimate.low) : 0;
     const handoffDraw = () => {
       let h = pick(handoff);
-      if (shift > 0) h += runStop ?? pick(stops!);
-      if (shift < 0) h = Math.max(0, h - (runStop ?? stopMean));
+      if (shift > 0) h += runStop ?? pick(runStops!);
+      if (shift < 0) h = Math.max(0, h - (runStop ?? runStopMean));
       drawn.handoff += h * factor;
       drawn.n++;
       return h;
@@ -730,7 +742,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
       finish(s.nodeName, done, s.wave);
       // With surge the old pod goes once the new one is available; the DaemonSet's status counts a node updated
       // by its oldest pod, so the rollout is done (as kubectl rollout status says) only once that pod is gone too.
-      if (surge && s.action === 'replace') end = Math.max(end, done + (runStop ?? pick(stops ?? [0])) * factor);
+      if (surge && s.action === 'replace') end = Math.max(end, done + (runStop ?? pick(runStops ?? [0])) * factor);
     };
     while (i < firstWave) start(0);
     while (i < steps.length && inUse < limit) start(0);
@@ -742,7 +754,7 @@ function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now
     if (i < steps.length) completes = false;
     // The DaemonSet's status then says so, at the controller's reaction (a hand-off without the stop).
     // And the times learned from run from a whole-second start to whole-second ends: a rounding either way.
-    const reaction = Math.max(0, pick(handoff) - (pace.observedSurge === false ? (runStop ?? stopMean) : 0));
+    const reaction = Math.max(0, pick(handoff) - (pace.observedSurge === false ? (runStop ?? runStopMean) : 0));
     const rounding = ((pace.resolutionMs ?? 1) > 1 ? rand() + rand() - 1 : 0) * (pace.resolutionMs ?? 1);
     totals.push(steps.length ? Math.max(0, end + reaction * factor + rounding) : end);
     waveEnd.forEach((t, w) => waveEnds[w].push(t));
@@ -866,16 +878,16 @@ function clusterSamples(view: ClusterView, except?: string): Samples {
  * even that is not recorded), so anywhere from nothing to twice that, never
  * beyond the pod's termination grace period.
  */
-function stopsFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView, startup: number[]): Pick<Pace, 'stop' | 'stopEstimate'> & { note?: string; between?: number } {
+function stopsFor(ds: PlanDaemonSetWithMeta | undefined, view: ClusterView, startup: number[]): Pick<Pace, 'stop' | 'stopByRollout' | 'stopEstimate'> & { note?: string; between?: number } {
   const events = view.events ?? [];
   const names = (list: (PlanDaemonSetWithMeta | undefined)[]) => {
     const patterns = list.filter((d) => d?.metadata?.name).map((d) => daemonPodNamePattern(d!.metadata!.name!));
     return (name: string) => patterns.some((p) => p.test(name));
   };
   const rolloutStarts = ds ? revisionsOfDaemonSet(ds, view).map((r) => Date.parse(r.object.metadata.creationTimestamp ?? '')).filter((t) => !Number.isNaN(t)) : [];
-  const own = ds ? observeStops({ events, isDaemonPod: names([ds]), pods: view.pods, rolloutStarts }) : { stop: [] as number[], between: undefined };
+  const own = ds ? observeStops({ events, isDaemonPod: names([ds]), pods: view.pods, rolloutStarts }) : { stop: [] as number[], byRollout: [], between: undefined };
   const between = own.between;
-  if (own.stop.length >= 3) return { stop: own.stop, between, note: `the old pods' stop from this DaemonSet's events (${own.stop.length} nodes)` };
+  if (own.stop.length >= 3) return { stop: own.stop, ...(own.byRollout.length >= 2 ? { stopByRollout: own.byRollout } : {}), between, note: `the old pods' stop from this DaemonSet's events (${own.stop.length} nodes)` };
   const cluster = observeStops({ events, isDaemonPod: names(view.daemonSets ?? []), pods: view.pods });
   if (cluster.stop.length >= 3) return { stop: cluster.stop, between, note: `the old pods' stop from the cluster's events (${cluster.stop.length} nodes)` };
   const lag = own.startToStarted ?? cluster.startToStarted;
