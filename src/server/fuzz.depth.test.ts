@@ -3,6 +3,9 @@
 // `[[[…]]]` sent twice drove the yaml library's composer to the stack's edge,
 // where it compiled a regular expression. The server runs in a child process,
 // so that such an abort fails these tests with its last words.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DEPTH } from './http/bodies.ts';
 import { kubeletConfigError } from './controllers/nodeconfig.ts';
@@ -75,6 +78,26 @@ describe('deeply nested bodies', () => {
     expect(res.body.message).toContain('exceeded max depth');
     await stillUp();
   });
+});
+
+describe('deeply nested bodies with an audit policy that logs them', () => {
+  it('are refused and left out of the log, and the server stays up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kw-fuzz-audit-'));
+    writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n');
+    const audited = await startServerProcess(['--no-controllers', '--audit-policy-file', join(dir, 'policy.yaml'), '--audit-log-path', join(dir, 'audit.log')]);
+    try {
+      // The log's JSON.stringify of a body 100,000 deep threw in the response's finish handler: the process ended.
+      for (const [type, body] of [['application/json', deep(100_000, '[', ']')], ['application/yaml', deep(9_999, '[', ']')], ['application/yaml', deep(9_999, '[', ']')]]) {
+        const res = await audited.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body, headers: { 'Content-Type': type } });
+        expect(res.status, audited.exited() ?? res.text.slice(0, 200)).toBe(400);
+      }
+      await new Promise((r) => setTimeout(r, 200)); // the log is written once the response has finished
+      expect(audited.exited()).toBeUndefined();
+      expect((await audited.api('/healthz')).status).toBe(200);
+    } finally {
+      await audited.stop();
+    }
+  }, 60_000);
 });
 
 describe('deeply nested kubelet configuration in a ConfigMap', () => {

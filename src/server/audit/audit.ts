@@ -5,6 +5,7 @@
 // bodies at the levels that ask for them.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonTextDeeperThan } from '../../lib/json.ts';
 import { parseDocumentWithin } from '../../lib/yamldepth.ts';
 import { MAX_DEPTH } from '../http/bodies.ts';
 import type { UserInfo } from '../auth/authn.ts';
@@ -76,7 +77,11 @@ function sourceIPs(req: IncomingMessage): string[] {
 function decodeBody(body: Buffer, contentType: string): unknown {
   if (!body.length) return undefined;
   try {
-    if (contentType.includes('json')) return JSON.parse(body.toString('utf8'));
+    if (contentType.includes('json')) {
+      // A body nested too deep for the request is too deep for the log's JSON.stringify (a RangeError there ended the process).
+      const text = body.toString('utf8');
+      return jsonTextDeeperThan(text, MAX_DEPTH) ? undefined : JSON.parse(text);
+    }
     if (contentType.includes('yaml')) {
       // Bounded as the request's own decoding is (yamldepth.ts): too deep, it is left out.
       const doc = parseDocumentWithin(body.toString('utf8'), MAX_DEPTH);
