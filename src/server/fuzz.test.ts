@@ -76,6 +76,11 @@ const bodyArb = (k: KindDefinition, ns: string) =>
     fc.integer({ min: 1_000, max: 150_000 }).map((n) => deep(n, '[', ']')),
     fc.integer({ min: 1_000, max: 50_000 }).map((n) => deep(n, '{"a":', '}').replace('}', '1}')),
     fc.integer({ min: 1_000, max: 50_000 }).map((n) => '- '.repeat(n) + 'x'),
+    // Around the nesting limit (MAX_DEPTH), and YAML that nests on one line or by indentation.
+    fc.integer({ min: 150, max: 260 }).map((n) => deep(n, '{"a":', '}').replace('}', '1}')),
+    fc.integer({ min: 150, max: 260 }).map((n) => deep(n, '[', ']')),
+    fc.integer({ min: 100, max: 20_000 }).map((n) => 'k: '.repeat(n) + 'x'),
+    fc.integer({ min: 100, max: 1_500 }).map((n) => Array.from({ length: n }, (_, i) => ' '.repeat(i) + 'a:').join('\n') + ' 1'),
     fc.constant(HUGE),
   );
 
