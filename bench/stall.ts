@@ -3,6 +3,7 @@
 // second client asks /healthz every 5 ms; the bench prints the worst /healthz
 // latency seen during each body, beside the worst one with no body in flight
 // (the baseline measured in the same run). Goal: under 100 ms for every format.
+import { spawn } from 'node:child_process';
 import { startApiServer, type Proc } from './processes.ts';
 
 /** The server's own longest event-loop block since the last call (bench/loop-delay.mjs). */
@@ -72,25 +73,42 @@ interface Probe {
   stop(): Promise<Latency>;
 }
 
-/** Asks /healthz back to back (5 ms apart) and reports the slowest and the median answer. */
-function probe(url: string): Probe {
-  const samples: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await (await fetch(`${url}/healthz`)).text();
-      samples.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
+// The prober is a process of its own: in this one, building and sending a 3 MiB
+// body would delay the probes and be taken for the server's stall.
+const PROBER = `
+  let running = false;
+  let samples = [];
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', async (cmd) => {
+    if (cmd.startsWith('start')) {
+      running = true;
+      samples = [];
+      while (running) {
+        const t0 = performance.now();
+        await (await fetch(process.argv[1] + '/healthz')).text();
+        samples.push(performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 5));
+      }
       const sorted = samples.sort((a, b) => a - b);
-      return { worst: sorted.at(-1) ?? 0, median: sorted[Math.floor(sorted.length / 2)] ?? 0 };
+      process.stdout.write(JSON.stringify({ worst: sorted.at(-1) ?? 0, median: sorted[Math.floor(sorted.length / 2)] ?? 0 }) + '\\n');
+    } else running = false;
+  });`;
+
+/** Asks /healthz back to back (5 ms apart, from another process) and reports the slowest and the median answer. */
+function prober(url: string) {
+  const child = spawn(process.execPath, ['-e', PROBER, url], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return {
+    start(): Probe {
+      child.stdin!.write('start\n');
+      return {
+        stop: () =>
+          new Promise<Latency>((resolve) => {
+            child.stdout!.once('data', (d) => resolve(JSON.parse(String(d))));
+            child.stdin!.write('stop\n');
+          }),
+      };
     },
+    close: () => child.kill(),
   };
 }
 
@@ -110,7 +128,8 @@ export async function benchStall(): Promise<void> {
   });
   try {
     await (await fetch(`${server.url}/healthz`)).text(); // connection and JIT warm-up, not measured
-    const idle = probe(server.url);
+    const probes = prober(server.url);
+    const idle = probes.start();
     await new Promise((r) => setTimeout(r, 2000));
     const baseline = await idle.stop();
     const idleBlock = await loopDelay(server);
@@ -148,7 +167,7 @@ export async function benchStall(): Promise<void> {
       // The update replaces the stored object created just before it; the others start without one.
       if (method === 'PUT') await send(server, collection, 'POST', 'application/json', stored);
       await loopDelay(server);
-      const p = probe(server.url);
+      const p = probes.start();
       const t0 = performance.now();
       const path = method === 'POST' ? collection : method === 'PATCH' ? `${collection}/small` : `${collection}/big${method === 'APPLY' ? '?fieldManager=bench' : ''}`;
       const status = await send(server, path, method === 'APPLY' ? 'PATCH' : method, type, body);
@@ -162,6 +181,7 @@ export async function benchStall(): Promise<void> {
           `event loop blocked at most ${blocked.toFixed(1)} ms${worst > 100 ? '  (/healthz OVER 100 ms)' : ''}`,
       );
     }
+    probes.close();
   } finally {
     server.stop();
   }
