@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { maxLenError, regexError } from '../lib/names.ts';
 import { age } from '../lib/duration.ts';
+import { base64ErrorOffset } from '../lib/base64.ts';
 import type { KindDefinition } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, validateObjectMeta } from './meta.ts';
@@ -40,6 +41,12 @@ function utf8Length(s: string): number {
     } else n += 3;
   }
   return n;
+}
+
+/** A []byte field decodes as Go's JSON decoder reads it, or the body cannot be handled (a 400 naming the byte). */
+function base64Decodes(v: string, ctx: z.RefinementCtx) {
+  const at = base64ErrorOffset(v);
+  if (at >= 0) ctx.addIssue({ code: 'custom', message: `illegal base64 data at input byte ${at}` });
 }
 
 /** Bytes of a base64 value once decoded. */
@@ -91,7 +98,10 @@ export const configMapKind: KindDefinition = {
     undefined,
     {
       data: z.record(z.string(), z.string()).optional().describe('UTF-8 configuration values by key; keys must not also appear in binaryData.'),
-      binaryData: z.record(z.string(), z.string()).optional().meta({ format: 'byte', description: 'Binary values (base64) by key; keys must not also appear in data.' }),
+      binaryData: z
+        .record(z.string(), z.string().superRefine(base64Decodes))
+        .optional()
+        .meta({ format: 'byte', description: 'Binary values (base64) by key; keys must not also appear in data.' }),
       immutable: z.boolean().optional().describe('When true, data and binaryData can no longer be changed; the ConfigMap can only be deleted.'),
     },
     'Non-confidential configuration data as key/value pairs, for pods to consume.',

@@ -204,6 +204,14 @@ describe('bad input is a 4xx', () => {
     expect(latest.status).toBe(200);
   });
 
+  it('refuses binaryData that is not base64 as Go's decoder does, naming the byte', async () => {
+    const res = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'not-base64' }, binaryData: { a: 'YWJj', b: '===x' } } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0');
+    const ok = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'base64' }, binaryData: { a: 'YWJj\nZGVm' } } });
+    expect(ok.status).toBe(201);
+  });
+
   it('reads a resourceVersion as a uint64: past it a 400, below it but past ours a 504 that prints its digits', async () => {
     const over = await s.api('/api/v1/namespaces/default/configmaps?resourceVersion=18446744073709551616');
     expect(over.status).toBe(400);

@@ -81,6 +81,8 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   const parsed = kind.schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    // A kind's own decoding check (a []byte field that is not base64) says what Go's decoder says.
+    if (issue.code === 'custom') throw fail(issue.message);
     const path = issue.path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${String(s)}`)).join('');
     const got = issue.path.reduce<any>((v, s) => (v == null ? v : v[s as any]), body);
     const expected = (issue as { expected?: string }).expected ?? 'value';
