@@ -204,7 +204,7 @@ describe('bad input is a 4xx', () => {
     expect(latest.status).toBe(200);
   });
 
-  it('refuses binaryData that is not base64 as Go's decoder does, naming the byte', async () => {
+  it("refuses binaryData that is not base64 as Go's decoder does, naming the byte", async () => {
     const res = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'not-base64' }, binaryData: { a: 'YWJj', b: '===x' } } });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0');
