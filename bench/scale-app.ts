@@ -19,6 +19,7 @@ import os from 'node:os';
 import { chromium, type Page } from '@playwright/test';
 import { median } from './load.ts';
 import type { Proc } from './processes.ts';
+import { rowShownAt } from './rowshown.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const RUNS = 5;
@@ -183,17 +184,7 @@ async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => stri
       const t0 = Date.now();
       const res = await patch(api, objectPath(0).replace('NAME', name).replace('NS', ns), { metadata: { labels: { 'bench-row': String(i) } } });
       const rv = Number(res.metadata.resourceVersion);
-      const at = await page.evaluate(
-        ({ name, rv }) =>
-          new Promise<number>((resolve) => {
-            const shown = () => Number(document.querySelector(`[role=row][data-name="${name}"]`)?.getAttribute('data-rv') ?? 0) >= rv;
-            if (shown()) return resolve(Date.now());
-            const obs = new MutationObserver(() => shown() && (obs.disconnect(), resolve(Date.now())));
-            obs.observe(document.querySelector('[role=table]')!, { subtree: true, attributes: true, childList: true });
-            setTimeout(() => (obs.disconnect(), resolve(-1)), 10_000);
-          }),
-        { name, rv },
-      );
+      const at = await rowShownAt(page, name, rv);
       if (at > 0) latencies.push(at - t0);
       await sleep(50);
     }

@@ -6,6 +6,7 @@
 // shows the Nodes list (write -> DOM) and the DaemonSet page (frame gaps).
 // SCALE_CLUSTER_APP=0 leaves the browser out (the server's figures alone).
 import http from 'node:http';
+import { rowShownAt } from './rowshown.ts';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import {
   benchDaemonSetDone,
@@ -113,17 +114,7 @@ async function rowUpdates(page: Page, c: Cluster, until: () => boolean): Promise
     const t0 = Date.now();
     const res = await api(c, `/api/v1/nodes/${name}`, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { labels: { 'bench-row': String(i) } } } });
     const rv = Number(res.metadata.resourceVersion);
-    const at = await page.evaluate(
-      ({ n, rv }) =>
-        new Promise<number>((resolve) => {
-          const shown = () => Number(document.querySelector(`[role=row][data-name="${n}"]`)?.getAttribute('data-rv') ?? 0) >= rv;
-          if (shown()) return resolve(Date.now());
-          const obs = new MutationObserver(() => shown() && (obs.disconnect(), resolve(Date.now())));
-          obs.observe(document.querySelector('[role=table]')!, { subtree: true, attributes: true, childList: true });
-          setTimeout(() => (obs.disconnect(), resolve(-1)), 10_000);
-        }),
-      { n: name, rv },
-    );
+    const at = await rowShownAt(page, name, rv);
     if (at > 0) latencies.push(at - t0);
     await sleep(100);
   }
