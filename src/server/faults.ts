@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { watchEvents } from './clients/watchevents.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -90,25 +91,15 @@ export async function crashUnderWriters(opts: { kills: number; writers: number; 
   async function watch(stop: AbortSignal) {
     try {
       const res = await fetch(`${server.url}${CMS}?watch=1&allowWatchBookmarks=true&resourceVersion=${lastRV}`, { headers: server.headers(), signal: stop });
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      let buf = '';
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-          const e = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          if (e.type === 'ERROR') throw new Error(`watch: ${e.object.message}`);
-          const rv = Number(e.object.metadata.resourceVersion);
-          if (e.type !== 'BOOKMARK') {
-            if (rv <= lastRV) outOfOrder++;
-            watched++;
-            seen.set(e.object.metadata.name, rv);
-          }
-          lastRV = Math.max(lastRV, rv);
+      for await (const e of watchEvents(res.body!)) {
+        if (e.type === 'ERROR') throw new Error(`watch: ${e.object.message}`);
+        const rv = Number(e.object.metadata.resourceVersion);
+        if (e.type !== 'BOOKMARK') {
+          if (rv <= lastRV) outOfOrder++;
+          watched++;
+          seen.set(e.object.metadata.name, rv);
         }
+        lastRV = Math.max(lastRV, rv);
       }
     } catch (e) {
       // The kill cuts the stream; anything else is a finding.

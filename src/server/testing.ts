@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type ApiServer, type ServerOptions } from './server.ts';
 import { sharedEtcd, uniqueEtcdPrefix } from './testing-etcd.ts';
+import { watchEvents } from './clients/watchevents.ts';
+
+export { watchEvents };
 
 /**
  * The backend test servers run on: `KW_TEST_STORAGE=etcd` puts each on a
@@ -81,24 +84,6 @@ export function withCredentials(url: string, headers: Record<string, string> = {
   }
   const token = adminTokens.get(new URL(url).origin);
   return token ? { ...headers, Authorization: `Bearer ${token}` } : { ...headers };
-}
-
-/** The events of a watch response body, one per newline-delimited JSON line, as they arrive. */
-export async function* watchEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<any> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buf += decoder.decode(value, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) yield JSON.parse(line);
-    }
-  }
 }
 
 /** Reads newline-delimited watch events from a streaming response until `until` says stop. */

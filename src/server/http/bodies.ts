@@ -239,7 +239,7 @@ export const WORKER_THRESHOLD_BYTES = 64 * 1024;
  * YAML costs far more per byte than JSON: 20 KB nested 10,000 deep takes the
  * parser ~100 ms before it is refused, so YAML goes to the worker from here.
  */
-export const YAML_WORKER_THRESHOLD_BYTES = 4 * 1024;
+const YAML_WORKER_THRESHOLD_BYTES = 4 * 1024;
 
 const isYAML = (job: BodyJob) => job.op === 'apply' || (job.op !== 'patch' && job.contentType === 'application/yaml');
 /** A body still decoding after this long is refused, and its worker replaced. */

@@ -409,7 +409,7 @@ export class Store {
     // Before the strategy, as upstream's field manager runs in the handler: what the strategy sets
     // (a DaemonSet's template-generation annotation) is the server's, not the creator's. A client's
     // `[{}]` clears managedFields.
-    if (!ctx.applied) await this.recordUpdate(undefined, obj, ctx);
+    if (!ctx.applied) await this.recordManagedFields(undefined, obj, ctx);
     kind.strategy.prepareForCreate?.(obj);
     ctx.warnings.push(...(kind.strategy.warnings?.(obj) ?? []));
     if (ctx.large) await yieldToEventLoop();
@@ -487,7 +487,7 @@ export class Store {
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
       const desired = await tryUpdate(current);
-      if (!ctx.applied) await this.recordUpdate(current, desired, ctx, subresource);
+      if (!ctx.applied) await this.recordManagedFields(current, desired, ctx, subresource);
       if (ctx.large) await yieldToEventLoop();
       const next = this.prepareUpdate(desired, current.object, ctx, subresource);
       if (ctx.large) await yieldToEventLoop();
@@ -520,7 +520,7 @@ export class Store {
   }
 
   /** The write's managed fields in `next`: as the body decoder recorded them against `current`, else recorded now. */
-  private async recordUpdate(current: CachedObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string) {
+  private async recordManagedFields(current: CachedObject | undefined, next: KubeObject, ctx: WriteContext, subresource?: string) {
     const recorded = ctx.recorded;
     if (recorded?.revision === (current?.revision ?? 0)) {
       if (recorded.managedFields) next.metadata.managedFields = recorded.managedFields;
