@@ -6,7 +6,9 @@
 // The lifecycle controller counts a node as heard from when either its Lease
 // renewTime or its Ready condition's heartbeat moved, and marks it Unknown
 // once nothing moved for nodeMonitorGracePeriod (50 s since 1.29).
-import type { KubeObject } from '../../kinds/kind.ts';
+import { apiVersionOf, type KubeObject } from '../../kinds/kind.ts';
+import { leaseKind } from '../../kinds/coordination.ts';
+import { nodeKind } from '../../kinds/node.ts';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
@@ -32,14 +34,14 @@ export function leaseTiming(heartbeatSeconds: number) {
 export function nodeLease(node: KubeObject, leaseDurationSeconds: number, now: number): KubeObject {
   const name = node.metadata.name!;
   return {
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
+    apiVersion: apiVersionOf(leaseKind),
+    kind: leaseKind.kind,
     metadata: { name, namespace: NODE_LEASE_NAMESPACE, ownerReferences: [nodeOwner(node)] },
     spec: { holderIdentity: name, leaseDurationSeconds, renewTime: microTime(now) },
   };
 }
 
-const nodeOwner = (node: KubeObject) => ({ apiVersion: 'v1', kind: 'Node', name: node.metadata.name!, uid: node.metadata.uid! });
+const nodeOwner = (node: KubeObject) => ({ apiVersion: apiVersionOf(nodeKind), kind: nodeKind.kind, name: node.metadata.name!, uid: node.metadata.uid! });
 
 /** A renewal of an existing lease, in place: the renew time, and holder, duration and owner should another writer have changed them. */
 export function renewNodeLease(lease: KubeObject, node: KubeObject, leaseDurationSeconds: number, now: number) {
@@ -48,7 +50,7 @@ export function renewNodeLease(lease: KubeObject, node: KubeObject, leaseDuratio
   spec.leaseDurationSeconds = leaseDurationSeconds;
   spec.renewTime = microTime(now);
   const owners = lease.metadata.ownerReferences ?? [];
-  if (!owners.some((o) => o.kind === 'Node' && o.uid === node.metadata.uid)) lease.metadata.ownerReferences = [...owners, nodeOwner(node)];
+  if (!owners.some((o) => o.kind === nodeKind.kind && o.uid === node.metadata.uid)) lease.metadata.ownerReferences = [...owners, nodeOwner(node)];
 }
 
 /**
