@@ -37,6 +37,16 @@ spec:
     expect(r.value).toBeUndefined();
   });
 
+  it('refuses text nested deeper than a request body may be, as an error and not a crash', () => {
+    const deep = (n: number) => `a: ${'['.repeat(n)}${']'.repeat(n)}\n`;
+    expect(parseYaml(deep(150)).value).toBeDefined();
+    const r = parseYaml(deep(300));
+    expect(r.value).toBeUndefined();
+    expect(r.error?.message).toContain('200 levels');
+    // mergeYaml starts afresh from the value instead of composing the deep text
+    expect(mergeYaml(deep(300), { a: 1 })).toBe('a: 1\n');
+  });
+
   it('writes plain YAML', () => {
     expect(toYaml({ a: 1, b: ['x'] })).toBe('a: 1\nb:\n  - x\n');
   });

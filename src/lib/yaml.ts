@@ -1,7 +1,8 @@
 // YAML text that keeps what a person wrote: an edited object is merged into
 // the existing document node by node, so comments and key order survive a
 // round trip through the form.
-import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, YAMLSeq, type Node } from 'yaml';
+import { Document, isMap, isScalar, isSeq, LineCounter, YAMLMap, YAMLSeq, type Node } from 'yaml';
+import { MAX_DEPTH, parseDocumentWithin, YamlTooDeepError } from './yamldepth.ts';
 
 export function toYaml(value: unknown): string {
   return new Document(value).toString({ lineWidth: 0 });
@@ -13,9 +14,20 @@ export interface ParsedYaml {
   error?: { message: string; line?: number };
 }
 
+/**
+ * Text pasted into an editor is bounded as a request body is: nesting past
+ * MAX_DEPTH is an error, not a composer recursing to the stack's edge (which
+ * can take the whole tab down, see yamldepth.ts).
+ */
 export function parseYaml(text: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: false, lineCounter });
+  let doc;
+  try {
+    doc = parseDocumentWithin(text, MAX_DEPTH, { prettyErrors: false, lineCounter });
+  } catch (e) {
+    if (e instanceof YamlTooDeepError) return { error: { message: `nested more than ${MAX_DEPTH} levels deep` } };
+    throw e;
+  }
   if (doc.errors.length) {
     const e = doc.errors[0];
     return { error: { message: e.message.split('\n')[0], line: lineCounter.linePos(e.pos[0]).line } };
@@ -59,7 +71,13 @@ function mergeNode(doc: Document, node: Node | null | undefined, value: unknown)
  * still matches (comments, key order and styles are kept).
  */
 export function mergeYaml(previousText: string, value: unknown): string {
-  const doc = parseDocument(previousText);
+  let doc;
+  try {
+    doc = parseDocumentWithin(previousText, MAX_DEPTH);
+  } catch (e) {
+    if (e instanceof YamlTooDeepError) return toYaml(value);
+    throw e;
+  }
   if (doc.errors.length || !isMap(doc.contents)) return toYaml(value);
   doc.contents = mergeNode(doc, doc.contents as Node, value) as typeof doc.contents;
   return doc.toString({ lineWidth: 0 });

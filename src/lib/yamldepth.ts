@@ -8,6 +8,14 @@
 // levels of flow collections: `[[[…]]]` sent twice was enough.
 import { Composer, LineCounter, parseDocument, Parser, type CST, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
 
+/**
+ * How deeply an object may nest, in a request body or in the app's editors. Not
+ * Go's 10,000: our steps recurse per level on Node's ~1 MB stack (the yaml
+ * composer runs out at ~790 levels, YAML output and patches at ~900-1,900), and
+ * at the stack's edge V8 can abort the process. No Kubernetes object comes near it.
+ */
+export const MAX_DEPTH = 200;
+
 /** Text nesting deeper than the bound: refused before it is composed. */
 export class YamlTooDeepError extends Error {
   constructor(readonly max: number) {

@@ -12,7 +12,7 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
 import { jsonDuplicateKeys, jsonTextDeeperThan, valueDeeperThan } from '../../lib/json.ts';
-import { parseDocumentWithin } from '../../lib/yamldepth.ts';
+import { MAX_DEPTH, parseDocumentWithin } from '../../lib/yamldepth.ts';
 import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
 import { applyStrategicMergePatch, StrategicMergePatchError } from '../../lib/patch/strategicmerge.ts';
@@ -24,13 +24,8 @@ import { MAX_OBJECT_BYTES } from '../storage/storage.ts';
 import { yieldToEventLoop } from '../registry/turns.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-/**
- * How deeply a body may nest, checked before anything recursive touches it. Not Go's 10,000:
- * our steps recurse per level on Node's ~1 MB stack (the yaml composer runs out at ~790 levels,
- * YAML output and patches at ~900-1,900), and at the stack's edge V8 can abort the process
- * (yamldepth.ts). No Kubernetes object comes near this.
- */
-export const MAX_DEPTH = 200;
+/** How deeply a body may nest, checked before anything recursive touches it (yamldepth.ts says why 200). */
+export { MAX_DEPTH };
 export const BODY_TYPES = ['application/json', 'application/yaml'];
 export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 export const SUPPORTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
