@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchEvents } from './clients/watchevents.ts';
+import { jsonLines as watchEvents } from '../lib/ndjson.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

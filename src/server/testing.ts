@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type ApiServer, type ServerOptions } from './server.ts';
 import { sharedEtcd, uniqueEtcdPrefix } from './testing-etcd.ts';
-import { watchEvents } from './clients/watchevents.ts';
+import { jsonLines as watchEvents } from '../lib/ndjson.ts';
 
 export { watchEvents };
 
