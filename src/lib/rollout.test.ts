@@ -10,6 +10,9 @@ import {
   planRollingUpdate,
   rollingUpdateLimits,
   rolloutBudget,
+  budgetFromUse,
+  nodeBudgetUse,
+  isPodAvailable as available_,
   rolloutStatus,
   surgeCount,
   unavailableCount,
@@ -181,6 +184,36 @@ describe('rolling update with surge', () => {
     });
     expect(rolloutBudget({ ds: ds({ maxUnavailable: '50%' }), nodes, hash: HASH, now: NOW })).toMatchObject({ maxUnavailable: 2, inUse: 1, remaining: 1, mode: 'unavailable' });
     expect(rolloutBudget({ ds: ds(undefined), nodes, hash: HASH, now: NOW })).toMatchObject({ mode: 'none', remaining: 0 });
+  });
+});
+
+describe('the budget kept per node', () => {
+  it('sums to the plan of every node at once, for every mix of pods, with and without surge', () => {
+    const kinds: PodLike[][] = [
+      [],
+      [pod(false)],
+      [pod(false, { ready: false })],
+      [pod(true)],
+      [pod(true, { ready: false })],
+      [pod(false), pod(true, { ready: false })],
+      [pod(false), pod(true)],
+      [pod(false, { ready: false }), pod(true, { ready: false })],
+      [pod(true), pod(true)],
+      [pod(false, { terminating: true }), pod(true, { ready: false })],
+    ];
+    for (const strategy of [ds({ maxUnavailable: 2 }), ds({ maxSurge: 3, maxUnavailable: 0 }), ds({ maxUnavailable: '50%' }), ds(undefined)]) {
+      for (let shift = 0; shift < kinds.length; shift++) {
+        const nodes = kinds.map((pods, i) => node(`n${i}`, kinds[(i + shift) % kinds.length], (i + shift) % 4 !== 3 || pods.length === 0));
+        const use = { unavailable: 0, surge: 0 };
+        for (const n of nodes) {
+          const u = nodeBudgetUse(n.pods, (p) => p.metadata?.labels?.['controller-revision-hash'] === HASH, (p) => available_(p, 0, NOW));
+          use.unavailable += u.unavailable;
+          use.surge += u.surge;
+        }
+        const desired = nodes.filter((n) => n.shouldRun).length;
+        expect(budgetFromUse(strategy, desired, use)).toEqual(rolloutBudget({ ds: strategy, nodes, hash: HASH, now: NOW }));
+      }
+    }
   });
 });
 

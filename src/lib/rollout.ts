@@ -324,6 +324,30 @@ export function rolloutBudget<P extends PodLike>(input: RollingUpdateInput<P>): 
   };
 }
 
+/**
+ * What one node adds to planRollingUpdate's counts: whether it counts against
+ * maxUnavailable (maxSurge = 0) and against maxSurge (surge). The sums over
+ * the nodes are the plan's numUnavailable and numSurge, so a view that keeps
+ * them per node updates the budget as one node changes, without replanning
+ * every node.
+ */
+export function nodeBudgetUse<P extends PodLike>(pods: P[], updated: (p: P) => boolean, available: (p: P) => boolean): { unavailable: 0 | 1; surge: 0 | 1 } {
+  const { newPod, oldPod, ok } = findUpdatedPodsOnNode(pods, updated);
+  if (!ok) return { unavailable: 1, surge: 1 };
+  const unavailable = (!oldPod && !newPod) || (oldPod && newPod) ? 1 : newPod ? (available(newPod) ? 0 : 1) : available(oldPod!) ? 0 : 1;
+  const surge = oldPod && newPod && !available(newPod) ? 1 : 0;
+  return { unavailable, surge };
+}
+
+/** rolloutBudget from the per-node uses (nodeBudgetUse) summed over the nodes, `desired` of them should run the daemon. */
+export function budgetFromUse(ds: DaemonSetLike, desired: number, use: { unavailable: number; surge: number }): RolloutBudget {
+  if (!isRollingUpdate(ds)) return { desiredNumberScheduled: desired, maxSurge: 0, maxUnavailable: 0, inUse: 0, remaining: 0, mode: 'none' };
+  const limits = rollingUpdateLimits(ds, desired);
+  const surge = limits.maxSurge > 0;
+  const inUse = surge ? use.surge : use.unavailable;
+  return { desiredNumberScheduled: desired, ...limits, inUse, remaining: Math.max(0, (surge ? limits.maxSurge : limits.maxUnavailable) - inUse), mode: surge ? 'surge' : 'unavailable' };
+}
+
 // ---- stalls ----------------------------------------------------------------
 
 const withDetail = (reason: string | undefined, message: string | undefined) => [reason, message].filter(Boolean).join(': ');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { buildRollout } from './rollout.ts';
+import { buildRollout, RolloutIndex } from './rollout.ts';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const ago = (s: number) => new Date(now - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -96,5 +96,52 @@ describe('the rollout view model', () => {
       state: 'stalled',
       stalledMessage: 'new pod cannot start: host port 9100/TCP is held by the old pod old; maxSurge with hostPort cannot progress — use maxUnavailable',
     });
+  });
+});
+
+describe('the rollout index, kept up to date as the watches move', () => {
+  const revisions = [revision('d-old111', 1, 'v1'), revision('d-new222', 2, 'v2')];
+  const nodes = Array.from({ length: 30 }, (_, i) => node(`n${String(i).padStart(2, '0')}`, { os: 'linux', zone: 'abc'[i % 3] }));
+  const input = (pods: KubeObject[], ns: KubeObject[], at = now) => ({ ds, pods, nodes: ns, revisions, now: at, stallAfterMs: 60_000, groupBy: 'zone' });
+  const withRv = (p: KubeObject, rv: string) => ({ ...p, metadata: { ...p.metadata, resourceVersion: rv } }) as KubeObject;
+
+  it('derives again only the nodes whose pods changed, and ends where a build from scratch does', () => {
+    let pods = nodes.map((n, i) => withRv(pod(`p${i}`, n.metadata.name!, 'old111', true, 900), String(100 + i)));
+    const index = new RolloutIndex();
+    index.update(input(pods, nodes));
+    const before = index.model();
+    // One old pod deleted and its new pod made on n05; nothing else changes.
+    pods = [...pods.filter((p) => p.metadata.name !== 'p5'), withRv(pod('q5', 'n05', 'new222', false, 5), '200')];
+    expect(index.update(input(pods, nodes))).toBe(true);
+    const after = index.model();
+    expect(after.rows.filter((r, i) => r !== before.rows[i]).map((r) => r.nodeName)).toEqual(['n05']);
+    expect(after.rows[5]).toMatchObject({ state: 'progressing', resourceVersion: '200' });
+    expect(after.groups.map((g) => [g.group, g.total, g.states.progressing])).toEqual([
+      ['a', 10, 0],
+      ['b', 10, 0],
+      ['c', 10, 1],
+    ]);
+    expect(after.budget).toMatchObject({ inUse: 1, remaining: 0 });
+    // The same lists again: nothing to do, the same model.
+    expect(index.update(input(pods, nodes))).toBe(false);
+    expect(index.model()).toBe(after);
+    // A node gone (its pod is then an orphan) and a new pod ready elsewhere.
+    const fewer = nodes.filter((n) => n.metadata.name !== 'n07');
+    pods = pods.map((p) => (p.metadata.name === 'p9' ? withRv(pod('p9', 'n09', 'new222', true, 300), '300') : p));
+    index.update(input(pods, fewer));
+    const fresh = buildRollout(input(pods, fewer));
+    expect({ ...index.model(), version: 0 }).toEqual({ ...fresh, version: 0 });
+    expect(index.model().orphans.map((p) => p.name)).toEqual(['p7']);
+  });
+
+  it('moves a node on as time passes alone: stalled once stallAfterMs is over', () => {
+    const pods = [pod('p0', 'n00', 'new222', false, 30)];
+    const index = new RolloutIndex();
+    index.update(input(pods, nodes.slice(0, 1)));
+    expect(index.model().rows[0].state).toBe('progressing');
+    expect(index.update(input(pods, nodes.slice(0, 1), now + 10_000))).toBe(false);
+    expect(index.update(input(pods, nodes.slice(0, 1), now + 31_000))).toBe(true);
+    expect(index.model().rows[0]).toMatchObject({ state: 'stalled', stalledMessage: 'readiness probe failed' });
+    expect(index.model().counts.stalled).toBe(1);
   });
 });

@@ -6,11 +6,15 @@
 // `controller-revision-hash` and `pod-template-generation` labels and the
 // DaemonSet's ControllerRevisions.
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { daemonPodNodeName, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
+import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import {
   ControllerRevisionHashLabel,
+  TemplateGenerationAnnotation,
+  budgetFromUse,
   compareDaemonPods,
+  isPodAvailable,
+  nodeBudgetUse,
   isPodReady,
   isPodUpdated,
   isTerminating,
@@ -18,9 +22,7 @@ import {
   podAvailableAt,
   podNotAvailableReason,
   hostPortBlock,
-  rolloutBudget,
   templateGenerationOf,
-  type NodePods,
   type RolloutBudget,
 } from '../../../lib/rollout.ts';
 
@@ -54,6 +56,8 @@ export interface NodeRow {
   /** For stalled nodes: since when (epoch ms) and why. */
   stalledSince?: number;
   stalledMessage?: string;
+  /** The newest resourceVersion of the node and its pods (what the row shows). */
+  resourceVersion: string;
 }
 
 export interface ExcludedNode {
@@ -72,6 +76,10 @@ export interface RolloutModel {
   currentHash?: string;
   budget: RolloutBudget;
   counts: { desired: number; updated: number; ready: number; available: number; updatedAvailable: number; stalled: number };
+  /** The rows' groups (by the grouping label) with their nodes per state, '' last. */
+  groups: GroupCounts[];
+  /** RolloutIndex's version this model is of. */
+  version: number;
 }
 
 export const isOwnedBy = (o: KubeObject, owner: KubeObject) => (o.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
@@ -135,8 +143,8 @@ function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now
 
 export interface RolloutInput {
   ds: KubeObject;
-  pods: KubeObject[];
-  nodes: KubeObject[];
+  pods: Iterable<KubeObject>;
+  nodes: Iterable<KubeObject>;
   revisions: KubeObject[];
   now: number;
   /** A node whose new pod is not available this long (ms) after its creation is stalled. */
@@ -145,39 +153,186 @@ export interface RolloutInput {
   groupBy: string;
 }
 
-export function buildRollout({ ds, pods, nodes, revisions, now, stallAfterMs, groupBy }: RolloutInput): RolloutModel {
-  const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
-  const generation = templateGenerationOf(ds);
-  const currentHash = currentHashOf(ds, revisionsOf(ds, revisions));
-  const owned = pods.filter((p) => isOwnedBy(p, ds));
-  const byNode = new Map<string, KubeObject[]>();
-  const orphans: PodCell[] = [];
-  const cell = (p: KubeObject, nodePods: KubeObject[] = []) => podCell(p, isPodUpdated(p, currentHash, generation), minReady, now, nodePods);
-  for (const p of owned) {
-    // Pods the scheduler has not bound yet belong to the node their affinity names.
-    const nodeName = daemonPodNodeName(p as never);
-    if (!nodeName) orphans.push(cell(p));
-    else {
-      const list = byNode.get(nodeName);
-      if (list) list.push(p);
-      else byNode.set(nodeName, [p]);
+/** The model of one moment, from scratch (RolloutIndex keeps it up to date as the watches move). */
+export function buildRollout(input: RolloutInput): RolloutModel {
+  const index = new RolloutIndex();
+  index.update(input);
+  return index.model();
+}
+
+export const NODE_STATES: NodeState[] = ['stalled', 'missing', 'progressing', 'old', 'updated'];
+
+export interface GroupCounts {
+  /** The grouping label's value ('' when absent). */
+  group: string;
+  total: number;
+  states: Record<NodeState, number>;
+}
+
+/** What one node adds to the model, kept until its pods, its Node or the clock change it. */
+interface NodeEntry {
+  row?: NodeRow;
+  excluded?: ExcludedNode;
+  /** In planRollingUpdate's node set: it should run the daemon or has pods. */
+  planned: boolean;
+  use: { unavailable: number; surge: number };
+  counts: { updated: number; ready: number; available: number };
+  /** Epoch ms when the clock alone changes this node (a pod turns available, a new pod stalls). */
+  changesAt: number;
+}
+
+const zeroStates = (): Record<NodeState, number> => ({ stalled: 0, missing: 0, progressing: 0, old: 0, updated: 0 });
+
+/**
+ * The rollout model kept up to date incrementally. Each update compares the
+ * watched lists with the last ones by object identity (the watch replaces an
+ * object when it changes, and keeps every other one), so only nodes whose
+ * pods or Node changed, or whose time came (minReadySeconds passing, a new
+ * pod stalling), are derived again: a pod event during a 5000-node rollout
+ * costs one node's work plus a pass over references, not 5000 nodes' pods.
+ * A change of the DaemonSet's template, revision, strategy or of the view's
+ * options derives every node again.
+ */
+export class RolloutIndex {
+  private key = '';
+  private ds!: KubeObject;
+  private minReady = 0;
+  private generation: number | undefined;
+  private currentHash: string | undefined;
+  private stallAfterMs = 0;
+  private groupBy = '';
+  private tolerations: ReturnType<typeof daemonPodTolerations> = [];
+  /** The last lists, by uid. */
+  private pods = new Map<string, KubeObject>();
+  private nodes = new Map<string, KubeObject>();
+  /** The DaemonSet's pods by the node they are for ('' for none). */
+  private podsOf = new Map<string, Map<string, KubeObject>>();
+  private nodeOfPod = new Map<string, string>();
+  private entries = new Map<string, NodeEntry>();
+  private nextChange = Infinity;
+  private now = 0;
+  private cached?: RolloutModel;
+  /** Bumped whenever the model changes. */
+  version = 0;
+
+  /** Brings the model to these lists and this time; true when it changed. */
+  update({ ds, pods, nodes, revisions, now, stallAfterMs, groupBy }: RolloutInput): boolean {
+    const dirty = new Set<string>();
+    const spec = ds.spec as any;
+    const currentHash = currentHashOf(ds, revisionsOf(ds, revisions));
+    const key = JSON.stringify([ds.metadata.uid, spec?.template, spec?.minReadySeconds, spec?.updateStrategy, ds.metadata.annotations?.[TemplateGenerationAnnotation], currentHash, stallAfterMs, groupBy]);
+    let all = false;
+    this.now = now;
+    if (ds.metadata.uid !== this.ds?.metadata.uid) {
+      // Another DaemonSet (or the same name made again): which pods are its own is read again.
+      this.pods = new Map();
+      this.podsOf.clear();
+      this.nodeOfPod.clear();
     }
+    if (key !== this.key) {
+      this.key = key;
+      this.minReady = spec?.minReadySeconds ?? 0;
+      this.generation = templateGenerationOf(ds);
+      this.currentHash = currentHash;
+      this.stallAfterMs = stallAfterMs;
+      this.groupBy = groupBy;
+      this.tolerations = daemonPodTolerations(spec?.template?.spec);
+      all = true;
+    }
+    this.ds = ds;
+
+    // Pods: the DaemonSet's own, by the node they are for.
+    const nextPods = new Map<string, KubeObject>();
+    for (const p of pods) {
+      const uid = p.metadata.uid!;
+      nextPods.set(uid, p);
+      if (this.pods.get(uid) === p) continue;
+      this.unplace(uid, dirty);
+      if (!isOwnedBy(p, ds)) continue;
+      const nodeName = daemonPodNodeName(p as never) ?? '';
+      this.nodeOfPod.set(uid, nodeName);
+      let on = this.podsOf.get(nodeName);
+      if (!on) this.podsOf.set(nodeName, (on = new Map()));
+      on.set(uid, p);
+      dirty.add(nodeName);
+    }
+    for (const uid of this.pods.keys()) if (!nextPods.has(uid)) this.unplace(uid, dirty);
+    this.pods = nextPods;
+
+    // Nodes, by name.
+    const nextNodes = new Map<string, KubeObject>();
+    let nodesMoved = false;
+    for (const n of nodes) {
+      const name = n.metadata.name!;
+      nextNodes.set(name, n);
+      if (this.nodes.get(name) !== n) {
+        dirty.add(name);
+        if (!this.nodes.has(name)) nodesMoved = true;
+      }
+    }
+    for (const name of this.nodes.keys()) {
+      if (nextNodes.has(name)) continue;
+      dirty.add(name);
+      nodesMoved = true;
+    }
+    this.nodes = nextNodes;
+
+    // The clock.
+    if (!all && now >= this.nextChange) for (const [name, e] of this.entries) if (e.changesAt <= now) dirty.add(name);
+
+    const names = all ? new Set([...this.nodes.keys(), ...this.entries.keys()]) : dirty;
+    for (const name of names) {
+      const node = this.nodes.get(name);
+      if (node) this.entries.set(name, this.derive(node, now));
+      else this.entries.delete(name);
+    }
+    if (all || names.size) {
+      this.nextChange = Infinity;
+      for (const e of this.entries.values()) if (e.changesAt < this.nextChange) this.nextChange = e.changesAt;
+    }
+    if (all || nodesMoved || names.size) {
+      this.cached = undefined;
+      this.version++;
+      return true;
+    }
+    return false;
   }
 
-  const rows: NodeRow[] = [];
-  const excluded: ExcludedNode[] = [];
-  const planNodes: NodePods[] = [];
-  const known = new Set<string>();
-  for (const node of nodes) {
+  /** Forgets where pod `uid` was placed, marking that node for derivation. */
+  private unplace(uid: string, dirty: Set<string>) {
+    const was = this.nodeOfPod.get(uid);
+    if (was === undefined) return;
+    this.nodeOfPod.delete(uid);
+    const on = this.podsOf.get(was);
+    on?.delete(uid);
+    if (on && !on.size) this.podsOf.delete(was);
+    dirty.add(was);
+  }
+
+  private cell(p: KubeObject, now: number, nodePods: KubeObject[] = []) {
+    return podCell(p, isPodUpdated(p, this.currentHash, this.generation), this.minReady, now, nodePods);
+  }
+
+  private derive(node: KubeObject, now: number): NodeEntry {
     const nodeName = node.metadata.name!;
-    known.add(nodeName);
-    const nodePods = (byNode.get(nodeName) ?? []).sort(compareDaemonPods);
-    const placement = nodeShouldRunDaemonPod(node as any, ds as any);
-    if (nodePods.length || placement.shouldRun) planNodes.push({ nodeName, shouldRun: placement.shouldRun, pods: nodePods as any });
-    const cells = nodePods.map((p) => cell(p, nodePods));
+    const nodePods = [...(this.podsOf.get(nodeName)?.values() ?? [])].sort(compareDaemonPods);
+    const placement = nodeShouldRunDaemonPod(node as any, this.ds as any, this.tolerations);
+    const cells = nodePods.map((p) => this.cell(p, now, nodePods));
+    const updated = (p: KubeObject) => isPodUpdated(p, this.currentHash, this.generation);
+    const entry: NodeEntry = {
+      planned: placement.shouldRun || nodePods.length > 0,
+      use: nodeBudgetUse(nodePods, updated, (p) => isPodAvailable(p as never, this.minReady, now)),
+      counts: { updated: 0, ready: 0, available: 0 },
+      changesAt: Infinity,
+    };
+    // A pod turns available minReadySeconds after it became ready.
+    for (const p of nodePods) {
+      const at = podAvailableAt(p as never, this.minReady);
+      if (at !== undefined && at > now && at < entry.changesAt) entry.changesAt = at;
+    }
     if (!placement.shouldRun) {
-      excluded.push({ nodeName, reason: placement.reason ?? 'not eligible', pods: cells, misscheduled: cells.length > 0 && !placement.shouldContinueRunning });
-      continue;
+      entry.excluded = { nodeName, reason: placement.reason ?? 'not eligible', pods: cells, misscheduled: cells.length > 0 && !placement.shouldContinueRunning };
+      return entry;
     }
     const live = cells.filter((c) => c.state !== 'terminating');
     const fresh = live.find((c) => c.revision === 'new');
@@ -187,28 +342,76 @@ export function buildRollout({ ds, pods, nodes, revisions, now, stallAfterMs, gr
     else if (fresh) state = 'progressing';
     else if (old) state = 'old';
     else state = 'missing';
-    const row: NodeRow = { nodeName, node, group: groupBy ? (node.metadata.labels?.[groupBy] ?? '') : '', pods: cells, state };
-    const stall = fresh && nodeStall(nodePods.find((p) => p.metadata.uid === fresh.uid) as never, nodePods as never, { minReadySeconds: minReady, now, stallAfterMs });
+    const row: NodeRow = { nodeName, node, group: this.groupBy ? (node.metadata.labels?.[this.groupBy] ?? '') : '', pods: cells, state, resourceVersion: maxResourceVersion(node, nodePods) };
+    const freshPod = fresh && nodePods.find((p) => p.metadata.uid === fresh.uid);
+    const stall = freshPod && nodeStall(freshPod as never, nodePods as never, { minReadySeconds: this.minReady, now, stallAfterMs: this.stallAfterMs });
     if (stall) {
       row.state = 'stalled';
       row.stalledSince = stall.since;
       row.stalledMessage = stall.reason;
+    } else if (freshPod && fresh.state !== 'available') {
+      // Not stalled yet: it is once stallAfterMs has passed since the new pod was made.
+      const at = Date.parse(freshPod.metadata.creationTimestamp ?? '') + this.stallAfterMs + 1;
+      if (at > now && at < entry.changesAt) entry.changesAt = at;
     }
-    rows.push(row);
+    entry.row = row;
+    entry.counts = { updated: live.some((c) => c.revision === 'new') ? 1 : 0, ready: live.some((c) => c.ready) ? 1 : 0, available: live.some((c) => c.state === 'available') ? 1 : 0 };
+    return entry;
   }
-  for (const [nodeName, list] of byNode) if (!known.has(nodeName)) orphans.push(...list.map((p) => cell(p, list)));
 
-  const budget = rolloutBudget({ ds: ds as any, nodes: planNodes as any, hash: currentHash, now });
-  const live = (r: NodeRow) => r.pods.filter((c) => c.state !== 'terminating');
-  const counts = {
-    desired: rows.length,
-    updated: rows.filter((r) => live(r).some((c) => c.revision === 'new')).length,
-    ready: rows.filter((r) => live(r).some((c) => c.ready)).length,
-    available: rows.filter((r) => live(r).some((c) => c.state === 'available')).length,
-    updatedAvailable: rows.filter((r) => r.state === 'updated').length,
-    stalled: rows.filter((r) => r.state === 'stalled').length,
-  };
-  return { rows, excluded, orphans, currentHash, budget, counts };
+  /** The model now; the same object until the next change. */
+  model(): RolloutModel {
+    if (this.cached) return this.cached;
+    const rows: NodeRow[] = [];
+    const excluded: ExcludedNode[] = [];
+    const use = { unavailable: 0, surge: 0 };
+    const counts = { desired: 0, updated: 0, ready: 0, available: 0, updatedAvailable: 0, stalled: 0 };
+    const groups = new Map<string, GroupCounts>();
+    // In the nodes' list order, as the lists come.
+    for (const name of this.nodes.keys()) {
+      const e = this.entries.get(name);
+      if (!e) continue;
+      if (e.planned) {
+        use.unavailable += e.use.unavailable;
+        use.surge += e.use.surge;
+      }
+      if (e.excluded) excluded.push(e.excluded);
+      const row = e.row;
+      if (!row) continue;
+      rows.push(row);
+      counts.desired++;
+      counts.updated += e.counts.updated;
+      counts.ready += e.counts.ready;
+      counts.available += e.counts.available;
+      if (row.state === 'updated') counts.updatedAvailable++;
+      if (row.state === 'stalled') counts.stalled++;
+      let g = groups.get(row.group);
+      if (!g) groups.set(row.group, (g = { group: row.group, total: 0, states: zeroStates() }));
+      g.total++;
+      g.states[row.state]++;
+    }
+    const orphans: PodCell[] = [];
+    const now = this.now;
+    for (const [nodeName, on] of this.podsOf) {
+      if (nodeName && this.nodes.has(nodeName)) continue;
+      const list = [...on.values()];
+      orphans.push(...list.map((p) => this.cell(p, now, nodeName ? list : [])));
+    }
+    const budget = budgetFromUse(this.ds as never, counts.desired, use);
+    const sortedGroups = [...groups.values()].sort((a, b) => (a.group === '' ? 1 : b.group === '' ? -1 : a.group.localeCompare(b.group)));
+    this.cached = { rows, excluded, orphans, currentHash: this.currentHash, budget, counts, groups: sortedGroups, version: this.version };
+    return this.cached;
+  }
+}
+
+/** The newest resourceVersion among a node and its daemon pods: the version of the row that shows them. */
+function maxResourceVersion(node: KubeObject, pods: KubeObject[]): string {
+  let best = node.metadata.resourceVersion ?? '0';
+  for (const p of pods) {
+    const rv = p.metadata.resourceVersion ?? '0';
+    if (rv.length > best.length || (rv.length === best.length && rv > best)) best = rv;
+  }
+  return best;
 }
 
 /** A readable duration: 45s, 3m 20s, 2h 5m. */
