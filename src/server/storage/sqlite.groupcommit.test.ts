@@ -49,3 +49,50 @@ it('a write that a listener makes commits before the writes that caused it resol
   await s.create('/k/trigger', '{}');
   expect(seen).toEqual(['/k/trigger', '/k/reaction']);
 });
+
+it('acknowledges and delivers a write only once the log is synced, which runs off the event loop', async () => {
+  const file = path.join(dir, 'synced.sqlite');
+  const syncs: { file: string; done: () => void }[] = [];
+  const held = SqliteStorage.open(file, {
+    syncWal: (wal) => new Promise<void>((done) => syncs.push({ file: wal, done })),
+  });
+  try {
+    const delivered: number[] = [];
+    held.subscribe((events) => delivered.push(...events.map((e) => e.revision)));
+    let acknowledged = false;
+    const first = held.create('/k/a', '{"v":1}').then((rev) => ((acknowledged = true), rev));
+    await new Promise((r) => setTimeout(r, 20));
+    // Committed, its sync asked for, and the event loop free meanwhile (the timer ran).
+    expect(syncs.map((s) => s.file)).toEqual([`${file}-wal`]);
+    expect(acknowledged).toBe(false);
+    expect(delivered).toEqual([]);
+    // Readers see the store as of before the unsynced transaction.
+    expect(await held.currentRevision()).toBe(0);
+    // Writes asked for while the sync runs wait for it, then commit as the next group.
+    const second = held.create('/k/b', '{"v":2}');
+    const third = held.create('/k/c', '{"v":3}');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(syncs).toHaveLength(1);
+    syncs[0].done();
+    const rev = await first;
+    expect(delivered).toEqual([rev]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(syncs).toHaveLength(2);
+    syncs[1].done();
+    expect(await Promise.all([second, third])).toEqual([rev + 1, rev + 2]);
+    expect(delivered).toEqual([rev, rev + 1, rev + 2]);
+    expect(await held.currentRevision()).toBe(rev + 2);
+  } finally {
+    for (const s of syncs) s.done();
+    await held.close();
+  }
+});
+
+it('refuses a write whose log sync failed', async () => {
+  const failing = SqliteStorage.open(path.join(dir, 'failing.sqlite'), { syncWal: async () => Promise.reject(new Error('EIO: sync failed')) });
+  try {
+    await expect(failing.create('/k/a', '{}')).rejects.toThrow('EIO');
+  } finally {
+    await failing.close();
+  }
+});

@@ -21,6 +21,7 @@
 // Storage interface (the etcd backend is genuinely async).
 
 import Database from 'better-sqlite3';
+import fs from 'node:fs';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
@@ -36,6 +37,11 @@ export interface SqliteStorageOptions {
   historyRevisions?: number;
   /** Values larger than this many UTF-8 bytes are rejected with TooLarge (default 1.5 MiB, etcd's request limit). */
   maxValueBytes?: number;
+  /**
+   * Makes a commit durable: fsyncs the write-ahead log (whose path it gets). The
+   * default runs fsync(2) on libuv's thread pool; tests wrap it to watch the order.
+   */
+  syncWal?: (walFile: string) => Promise<void>;
   /** How often to look for writes by other processes while subscribers exist, in ms (default 100). */
   pollIntervalMs?: number;
   /** SQLite busy timeout in ms (default 5000). */
@@ -114,6 +120,8 @@ export class SqliteStorage implements Storage {
   private readonly historyRevisions: number;
   private readonly maxValueBytes: number;
   private readonly pollIntervalMs: number;
+  private readonly walFile: string;
+  private readonly syncWal: (walFile: string) => Promise<void>;
 
   private readonly stmt: ReturnType<SqliteStorage['prepare']>;
   /** Runs a function in a transaction: `.immediate(fn)` for writes, `(fn)` (deferred) for snapshot reads. */
@@ -131,8 +139,10 @@ export class SqliteStorage implements Storage {
   private txEvents: StorageEvent[] | undefined;
   private closed = false;
 
-  private constructor(db: Database.Database, opts: SqliteStorageOptions) {
+  private constructor(db: Database.Database, file: string, opts: SqliteStorageOptions) {
     this.db = db;
+    this.walFile = `${file}-wal`;
+    this.syncWal = opts.syncWal ?? fsyncFile;
     this.historyRevisions = opts.historyRevisions ?? 10000;
     this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
     this.pollIntervalMs = opts.pollIntervalMs ?? 100;
@@ -150,8 +160,11 @@ export class SqliteStorage implements Storage {
     const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 5000 });
     try {
       db.pragma('journal_mode = WAL');
-      // FULL: a commit is fsynced before it returns, so an acknowledged write survives power loss.
-      db.pragma('synchronous = FULL');
+      // NORMAL: a commit only writes the WAL; this store fsyncs the WAL itself, on
+      // libuv's thread pool, before it acknowledges the commit's writes or hands out
+      // their events (see commit()), so an acknowledged write still survives power
+      // loss while the event loop goes on meanwhile. Checkpoints sync as before.
+      db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = OFF');
       db.transaction(() => {
         const version = db.pragma('user_version', { simple: true }) as number;
@@ -165,7 +178,7 @@ export class SqliteStorage implements Storage {
       db.close();
       throw err;
     }
-    return new SqliteStorage(db, opts);
+    return new SqliteStorage(db, file, opts);
   }
 
   private prepare() {
@@ -267,7 +280,7 @@ export class SqliteStorage implements Storage {
       if (revision < compacted) {
         throw new StorageError('Expired', `revision ${revision} has been compacted (compacted revision ${compacted})`);
       }
-      return this.stmt.events.all(revision, Number.MAX_SAFE_INTEGER).map(toEvent);
+      return this.stmt.events.all(revision, this.currentRev()).map(toEvent);
     });
   }
 
@@ -298,15 +311,20 @@ export class SqliteStorage implements Storage {
   /** Writes waiting for the next group commit. */
   private pending: { fn: () => unknown; resolve: (v: any) => void; reject: (e: unknown) => void }[] = [];
   private commitScheduled = false;
+  /** The commit loop in progress (it picks up writes asked for while it waits on an fsync). */
+  private committing: Promise<void> | undefined;
+  /** While a commit waits on its fsync: the last revision before it, the newest that readers see. */
+  private durableCap: number | undefined;
 
   /**
    * Group commit, as etcd batches its raft entries: the writes asked for
    * within one turn of the event loop share one transaction and so one
    * fsync, each in its own savepoint so that one refused (a conflict) leaves
-   * the others. Each resolves once the transaction committed and its events
-   * were delivered; writes that listeners make meanwhile commit before any
-   * of them resolves. Many small writes at once (5000 nodes renewing their
-   * Leases) then cost a few fsyncs a turn, not one each.
+   * the others. The fsync runs off the event loop; writes asked for while it
+   * runs make up the next group. Each write resolves once its transaction is
+   * durable and its events were delivered; writes that listeners make
+   * meanwhile commit before any of them resolves. Many small writes at once
+   * (5000 nodes renewing their Leases) then cost a few fsyncs a turn, not one each.
    */
   private write<T>(fn: () => T): Promise<T> {
     if (this.txEvents) {
@@ -316,20 +334,34 @@ export class SqliteStorage implements Storage {
     if (this.closed) return Promise.reject(new Error('SqliteStorage: closed'));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ fn, resolve, reject });
-      if (this.commitScheduled) return;
-      this.commitScheduled = true;
-      setImmediate(() => this.commit());
+      this.scheduleCommit();
     });
   }
 
-  private commit(): void {
-    this.commitScheduled = false;
-    const settled: (() => void)[] = [];
+  /** A commit on the next turn, unless one is under way (it takes the pending writes along). */
+  private scheduleCommit(): void {
+    if (this.commitScheduled || this.committing) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      this.commitScheduled = false;
+      if (this.committing) return;
+      this.committing = this.commit().finally(() => {
+        this.committing = undefined;
+        // Writes asked for as the last outcomes were settled.
+        if (this.pending.length && !this.closed) this.scheduleCommit();
+      });
+    });
+  }
+
+  private async commit(): Promise<void> {
+    // Outcomes held back until the writes their listeners made have committed too.
+    let held: (() => void)[] = [];
     while (this.pending.length && !this.closed) {
       const ops = this.pending.splice(0);
       const events: StorageEvent[] = [];
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       this.txEvents = events;
+      let txFailed: unknown;
       try {
         this.tx.immediate(() => {
           for (const op of ops) {
@@ -344,24 +376,50 @@ export class SqliteStorage implements Storage {
         });
       } catch (error) {
         // The transaction itself failed (busy, disk): none of its writes happened.
-        for (const op of ops) settled.push(() => op.reject(error));
-        continue;
+        txFailed = error ?? new Error('SqliteStorage: transaction failed');
       } finally {
         this.txEvents = undefined;
       }
-      try {
-        this.pump(events);
-      } catch (err) {
-        // The writes are committed whatever happens here; the poller delivers later.
-        console.error('SqliteStorage: delivering events failed, will retry:', err);
+      let syncFailed: unknown;
+      if (txFailed === undefined && events.length) {
+        // Until the log is synced, readers (the poller, a new subscriber, a list)
+        // see the store as it was before this transaction.
+        this.durableCap = events[0].revision - 1;
+        try {
+          await this.syncWal(this.walFile);
+        } catch (error) {
+          // Written but not known to be durable: refused, as etcd fails a write
+          // whose WAL sync failed. It is in the log all the same, so it is delivered.
+          syncFailed = error ?? new Error('SqliteStorage: fsync failed');
+        } finally {
+          this.durableCap = undefined;
+        }
       }
-      ops.forEach((op, i) => {
-        const o = outcomes[i];
-        settled.push(o.ok ? () => op.resolve(o.value) : () => op.reject(o.error));
-      });
+      const settled = held;
+      held = [];
+      if (txFailed !== undefined) {
+        for (const op of ops) settled.push(() => op.reject(txFailed));
+      } else {
+        const before = this.pending.length;
+        try {
+          this.pump(events);
+        } catch (err) {
+          // The writes are committed whatever happens here; the poller delivers later.
+          console.error('SqliteStorage: delivering events failed, will retry:', err);
+        }
+        const mine = ops.map((op, i) => {
+          const o = outcomes[i];
+          if (syncFailed !== undefined) return () => op.reject(syncFailed);
+          return o.ok ? () => op.resolve(o.value) : () => op.reject(o.error);
+        });
+        // Listeners wrote while handling these events: those commit first.
+        if (this.pending.length > before) held = mine;
+        else settled.push(...mine);
+      }
+      for (const s of settled) s();
     }
-    for (const op of this.pending.splice(0)) settled.push(() => op.reject(new Error('SqliteStorage: closed')));
-    for (const s of settled) s();
+    for (const s of held) s();
+    for (const op of this.pending.splice(0)) op.reject(new Error('SqliteStorage: closed'));
   }
 
   private doCreate(key: string, value: string): number {
@@ -554,6 +612,8 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // A commit waiting on its fsync finishes first (its writes are in the log already).
+    await this.committing;
     if (this.poller) clearInterval(this.poller);
     this.poller = undefined;
     this.listeners.clear();
@@ -562,12 +622,26 @@ export class SqliteStorage implements Storage {
   }
 
   private currentRev(): number {
-    return this.stmt.currentRevision.get()!.rev;
+    const rev = this.stmt.currentRevision.get()!.rev;
+    return this.durableCap === undefined ? rev : Math.min(rev, this.durableCap);
   }
 
   private compactRev(): number {
     return this.stmt.compactRevision.get()?.rev ?? 0;
   }
+}
+
+/**
+ * fsync(2) of a file on libuv's thread pool. Opened afresh each time, so that
+ * it is always the file SQLite writes now, even should it have been replaced.
+ */
+function fsyncFile(file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.open(file, 'r', (err, fd) => {
+      if (err) return reject(err);
+      fs.fsync(fd, (syncErr) => fs.close(fd, () => (syncErr ? reject(syncErr) : resolve())));
+    });
+  });
 }
 
 function toObject(row: Row): StoredObject {
