@@ -234,7 +234,12 @@ export function startScheduler(ctx: ControllerContext): () => void {
       });
   }
 
-  const queue = new WorkQueue(schedule, 8);
+  // Upstream schedules one pod at a time and writes each binding in a goroutine
+  // of its own, so bindings do not wait for one another. Here the filtering and
+  // the assume run in one synchronous stretch (one pod at a time all the same),
+  // and a wide queue lets the binding writes of many pods share a group commit
+  // instead of eight at a time taking turns at it.
+  const queue = new WorkQueue(schedule, 1000);
 
   function onPod(type: CacheEvent['type'] | 'SYNC', pod: KubeObject) {
     const key = podKey(pod);
