@@ -59,6 +59,22 @@ describe('node status', () => {
     ]);
   });
 
+  it('lists the images its pods pulled, and keeps them after the pods go (no Node write for a pod leaving)', async () => {
+    await createNode('agent-images');
+    await createPod('img-pod', 'agent-images', undefined, { containers: [{ name: 'app', image: 'example.com/pulled:1.0' }] });
+    const names = (n: any) => (n.status.images ?? []).flatMap((i: any) => i.names);
+    const pulled = await until(() => getNode('agent-images'), (n) => names(n).includes('example.com/pulled:1.0'), 'the pulled image listed');
+    expect((await s.api('/api/v1/namespaces/default/pods/img-pod?gracePeriodSeconds=0', { method: 'DELETE' })).status).toBe(200);
+    await until(() => getPod('default', 'img-pod'), (p) => p.code === 404, 'the pod gone');
+    // Two heartbeats later the image is still listed and the Node was not written for the pod leaving.
+    const lease = await until(() => getLease('agent-images'), (l) => !!l?.spec?.renewTime, 'the node Lease');
+    const once = await until(() => getLease('agent-images'), (l) => l.spec.renewTime > lease.spec.renewTime, 'a renewal');
+    await until(() => getLease('agent-images'), (l) => l.spec.renewTime > once.spec.renewTime, 'a second renewal');
+    const after = await getNode('agent-images');
+    expect(names(after)).toContain('example.com/pulled:1.0');
+    expect(after.metadata.resourceVersion).toBe(pulled.metadata.resourceVersion);
+  });
+
   it('heartbeats renew the node Lease in kube-node-lease, not the Node', async () => {
     const node = await createNode('agent-lease');
     const lease = await until(() => getLease('agent-lease'), (l) => !!l?.spec?.renewTime, 'the node Lease');

@@ -70,8 +70,10 @@ interface NodeState {
   nextReport: number;
   /** The node object whose status was last compared; a heartbeat alone does not compare it again. */
   checked?: KubeObject;
-  /** Pods came or went since the image list was made. */
+  /** Pods came since the image list was made. */
   imagesDirty: boolean;
+  /** Images pulled on this node: they stay after their pods go, as on a real node until image GC. */
+  pulled?: Set<string>;
   /** When the dynamic config's soak ends (the status changes then). */
   wakeAt?: number;
   nodeInfo?: Record<string, string>;
@@ -182,12 +184,14 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
 
   // ---- node status ---------------------------------------------------------
 
-  function imagesOn(name: string): any[] {
-    const names = new Set(BASE_IMAGES);
-    for (const key of podsByNode.get(name) ?? []) {
+  function imagesOn(st: NodeState): any[] {
+    const pulled = (st.pulled ??= new Set());
+    for (const key of podsByNode.get(st.name) ?? []) {
       const pod = cache.get(podStore.keyFor(key.split('/')[0], key.split('/')[1]))?.object;
-      for (const c of (pod?.spec as any)?.containers ?? []) if (c.image) names.add(c.image);
+      for (const c of (pod?.spec as any)?.containers ?? []) if (c.image) pulled.add(c.image);
     }
+    for (const oldest of pulled) if (pulled.size > MAX_IMAGES) pulled.delete(oldest);
+    const names = new Set([...BASE_IMAGES, ...pulled]);
     return [...names]
       .slice(0, MAX_IMAGES)
       .map((n) => ({ names: [n], sizeBytes: 5_000_000 + (parseInt(hex(n, 6), 16) % 200_000_000) }));
@@ -223,7 +227,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!addresses.some((a) => a.type === 'Hostname')) addresses.push({ type: 'Hostname', address: name });
     s.addresses = addresses;
     s.daemonEndpoints = { kubeletEndpoint: { Port: 10250 } };
-    if (images || !s.images) s.images = imagesOn(name);
+    if (images || !s.images) s.images = imagesOn(st);
 
     const notReady = isTrue(node.metadata.annotations, Annotations.nodeNotReady);
     const want: [string, string, string, string][] = [
@@ -494,8 +498,8 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const before = nodeOfPod.get(key);
     const nodeName = (pod.spec as any)?.nodeName as string | undefined;
     if (type === 'DELETED' || before !== nodeName) {
+      // A pod that goes leaves its images on the node: the image list does not change.
       if (before) podsByNode.get(before)?.delete(key);
-      if (before) imagesChanged(before);
       nodeOfPod.delete(key);
       const ip = (pod.status as any)?.podIP;
       if (type === 'DELETED') {
