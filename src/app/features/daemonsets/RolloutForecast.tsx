@@ -4,14 +4,14 @@
 // behind the plan. After it: the plan next to what happened, per wave and
 // per node. The plan is the one the review showed (planstore.ts), or, for
 // a rollout started elsewhere, the one made when this page first saw it.
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import { ControllerRevisionHashLabel, rolloutStatus } from '../../../lib/rollout.ts';
 import { hashOfTemplate, paceFor, planRollout, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
-import { findPlan, plansOf, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
+import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
 import { isOwnedBy } from './rollout.ts';
 import { NodeNamesCell } from './RolloutPlanView.tsx';
 
@@ -74,7 +74,8 @@ export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boole
     const done = pods.filter((p) => fresh(p) && podAvailableTime(p as never, (ds.spec as any)?.minReadySeconds ?? 0) !== undefined).length;
     let behind: string | undefined;
     if (!f.completes && record.completes) behind = 'a node stalls that the plan did not expect';
-    else if (record.completes && elapsed + f.p50 > record.p90) behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
+    else if (record.completes && elapsed + f.p50 > record.p90)
+      behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
     return { record, start, left: { p10: f.p10, p50: f.p50, p90: f.p90, completes: f.completes }, pace: elapsed > 0 ? done / (elapsed / 1000) : undefined, behind };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loaded, running, ds, step, progress.stalled, view.nodes]);
@@ -93,7 +94,11 @@ function shift(plan: RolloutPlan, ms: number): RolloutPlan {
   const f = plan.forecast;
   if (!f) return plan;
   const nodeFinish = Object.fromEntries(Object.entries(f.nodeFinish).map(([k, v]) => [k, v + ms]));
-  return { ...plan, waves: plan.waves.map((w) => ({ ...w, endsAt: w.endsAt === undefined ? undefined : w.endsAt + ms })), forecast: { ...f, p10: f.p10 + ms, p50: f.p50 + ms, p90: f.p90 + ms, nodeFinish } };
+  return {
+    ...plan,
+    waves: plan.waves.map((w) => ({ ...w, endsAt: w.endsAt === undefined ? undefined : w.endsAt + ms })),
+    forecast: { ...f, p10: f.p10 + ms, p50: f.p50 + ms, p90: f.p90 + ms, nodeFinish },
+  };
 }
 
 /** The forecast line of the live view. */
@@ -104,7 +109,8 @@ export function ForecastLine({ forecast }: { forecast: LiveForecast }) {
   return (
     <span data-testid="rollout-forecast" className="rollout-forecast">
       {' '}
-      · {left.completes ? (
+      ·{' '}
+      {left.completes ? (
         <>
           forecast: done at <strong>{at.toLocaleTimeString()}</strong> (in {formatDuration(left.p50)}, {formatDuration(left.p10)}–{formatDuration(left.p90)})
         </>
@@ -114,7 +120,8 @@ export function ForecastLine({ forecast }: { forecast: LiveForecast }) {
       {record && (
         <span className="muted">
           {' '}
-          · plan {record.source === 'review' ? 'at review' : 'when first seen'}: {formatDuration(record.p50)} ({formatDuration(record.p10)}–{formatDuration(record.p90)}), {formatDuration(Date.now() - start)} gone
+          · plan {record.source === 'review' ? 'at review' : 'when first seen'}: {formatDuration(record.p50)} ({formatDuration(record.p10)}–{formatDuration(record.p90)}),{' '}
+          {formatDuration(Date.now() - start)} gone
         </span>
       )}
       {forecast.pace !== undefined && forecast.pace > 0 && <span className="muted"> · pace so far {forecast.pace.toFixed(forecast.pace < 1 ? 2 : 1)} nodes/s</span>}{' '}
@@ -133,21 +140,35 @@ export function ForecastLine({ forecast }: { forecast: LiveForecast }) {
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
 
 /** After rollouts: each kept plan next to what happened, per wave and per node. */
-export function PlanVsActual({ ds, pods, revisions }: { ds: KubeObject; pods: KubeObject[]; revisions: KubeObject[] }) {
-  const records = plansOf(ds.metadata.uid);
-  const view = { revisions } as unknown as ClusterView;
-  const list = revisionsOfDaemonSet(ds as never, view);
-  if (!records.length) {
+/**
+ * `progress` (nodes updated and available) says when to look again: the plans
+ * (read from local storage) and what happened (from every pod) are taken
+ * again as nodes finish, not on every pod event of a large rollout.
+ */
+export function PlanVsActual({ ds, pods, revisions, progress }: { ds: KubeObject; pods: KubeObject[]; revisions: KubeObject[]; progress: number }) {
+  const podsNow = useRef(pods);
+  podsNow.current = pods;
+  const status = rolloutStatus(ds as never);
+  const template = (ds.spec as any)?.template;
+  const shown = useMemo(() => {
+    const records = plansOf(ds.metadata.uid);
+    const view = { revisions } as unknown as ClusterView;
+    const list = revisionsOfDaemonSet(ds as never, view);
+    return records.slice(0, 5).map((r) => {
+      const rev = list.find((x) => deepEqual(x.template, r.template));
+      const live = rev && deepEqual(template, r.template) ? outcomeOf(ds, podsNow.current, rev.hash, Date.parse(rev.object.metadata.creationTimestamp ?? '') || r.madeAt) : undefined;
+      return { record: r, outcome: r.outcome?.finishedAt ? r.outcome : (live ?? r.outcome), revision: rev?.revision };
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ds.metadata.uid, template, revisions, progress, status.done, plansVersion()]);
+  if (!shown.length) {
     return <p className="muted">No rollout plan kept in this browser yet: the review of a template change keeps its plan here, to be set against what happens.</p>;
   }
   return (
     <div className="plan-history" data-testid="plan-history">
-      {records.slice(0, 5).map((r, i) => {
-        const rev = list.find((x) => deepEqual(x.template, r.template));
-        const live = rev && deepEqual((ds.spec as any)?.template, r.template) ? outcomeOf(ds, pods, rev.hash, Date.parse(rev.object.metadata.creationTimestamp ?? '') || r.madeAt) : undefined;
-        const outcome = r.outcome?.finishedAt ? r.outcome : (live ?? r.outcome);
-        return <PlanRecordView key={i} record={r} outcome={outcome} revision={rev?.revision} />;
-      })}
+      {shown.map((s, i) => (
+        <PlanRecordView key={i} record={s.record} outcome={s.outcome} revision={s.revision} />
+      ))}
     </div>
   );
 }
@@ -162,7 +183,8 @@ function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; out
   return (
     <details className="plan-record" open={revision !== undefined} data-plan-revision={revision ?? ''}>
       <summary>
-        {revision !== undefined ? `Revision ${revision}` : 'A revision no longer kept'}: planned <strong>{formatDuration(record.p50)}</strong> ({formatDuration(record.p10)}–{formatDuration(record.p90)}) under {record.budget}
+        {revision !== undefined ? `Revision ${revision}` : 'A revision no longer kept'}: planned <strong>{formatDuration(record.p50)}</strong> ({formatDuration(record.p10)}–
+        {formatDuration(record.p90)}) under {record.budget}
         {total !== undefined && allDone ? (
           <>
             , took <strong data-testid="plan-actual">{formatDuration(total)}</strong> ({pct((total - record.p50) / Math.max(1, record.p50))}){' '}
@@ -171,7 +193,10 @@ function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; out
         ) : (
           <span className="muted">, not finished</span>
         )}
-        <span className="muted"> · plan {record.source === 'review' ? 'from the review' : 'made when first seen'}, {new Date(record.madeAt).toLocaleString()}</span>
+        <span className="muted">
+          {' '}
+          · plan {record.source === 'review' ? 'from the review' : 'made when first seen'}, {new Date(record.madeAt).toLocaleString()}
+        </span>
       </summary>
       <table className="simple plan-waves">
         <thead>

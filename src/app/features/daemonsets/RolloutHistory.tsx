@@ -6,14 +6,13 @@ import { useState } from 'react';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { clone } from '../../../lib/json.ts';
-import { ControllerRevisionHashLabel } from '../../../lib/rollout.ts';
 import { toYaml } from '../../../lib/yaml.ts';
 import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import { Age, Badge, ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
 import { LazyDiffEditor } from '../../editors/monaco/index.ts';
-import { currentHashOf, isOwnedBy, revisionsOf } from './rollout.ts';
+import { currentHashOf, revisionsOf } from './rollout.ts';
 
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
@@ -37,7 +36,8 @@ const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 const images = (template: any) => ((template?.spec?.containers ?? []) as { image?: string }[]).map((c) => c.image).join(', ');
 
-export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisions: KubeObject[]; pods: KubeObject[] }) {
+/** `podsPerHash`: the DaemonSet's pods per controller-revision-hash, as the rollout index counts them. */
+export function RolloutHistory({ ds, revisions, podsPerHash }: { ds: KubeObject; revisions: KubeObject[]; podsPerHash: ReadonlyMap<string, number> }) {
   const conn = useConnection();
   const list = revisionsOf(ds, revisions);
   const current = currentHashOf(ds, list);
@@ -51,8 +51,7 @@ export function RolloutHistory({ ds, revisions, pods }: { ds: KubeObject; revisi
   // Rollback and restart both write the DaemonSet: disabled, with the reason, for whoever may not.
   const canUpdate = useCanI('update', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
   const refused = canUpdate?.allowed === false ? canUpdate.message : undefined;
-  const owned = pods.filter((p) => isOwnedBy(p, ds));
-  const podsOn = (hash: string) => owned.filter((p) => p.metadata.labels?.[ControllerRevisionHashLabel] === hash).length;
+  const podsOn = (hash: string) => podsPerHash.get(hash) ?? 0;
 
   const a = list.find((r) => r.hash === from) ?? list[1] ?? list[0];
   const b = list.find((r) => r.hash === to) ?? list[0];

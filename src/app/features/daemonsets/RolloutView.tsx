@@ -3,7 +3,7 @@
 // left out and why, and a timeline of what happened since the page opened.
 // Everything comes from watches of the DaemonSet, its pods, the nodes and its
 // ControllerRevisions; nothing polls.
-import { useMemo, useRef, type CSSProperties } from 'react';
+import { memo, useMemo, useRef, type CSSProperties } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
@@ -13,13 +13,13 @@ import { rolloutStatus } from '../../../lib/rollout.ts';
 import { useList } from '../../api/hooks.ts';
 import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
-import { buildRollout, formatDuration, type NodeRow, type NodeState, type PodCell } from './rollout.ts';
+import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
 import { useRolloutTimeline } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
 import { isConditionTrue } from '../../../lib/conditions.ts';
 import { eventKind } from '../../../kinds/events.ts';
-import { rolloutEvents, type RecordedEvent } from './events.ts';
+import { RolloutEvents, type RecordedEvent } from './events.ts';
 import { useClusterView } from './RolloutPlanView.tsx';
 import { ForecastLine, PlanVsActual, useLiveForecast } from './RolloutForecast.tsx';
 
@@ -34,6 +34,26 @@ const stateBadge: Record<NodeState, { tone: 'ok' | 'warn' | 'bad' | 'info' | und
   stalled: { tone: 'bad', label: 'Stalled', symbol: '!' },
 };
 
+/** The groupings besides labels: by the node's rollout state, or none. */
+const BY_STATE = 'state';
+
+type Show = '' | 'pending' | 'stalled' | 'missing' | NodeState;
+
+const showFilter = (show: string): ((r: NodeRow) => boolean) | undefined =>
+  show === 'pending' ? (r) => r.state !== 'updated' : show && (NODE_STATES as string[]).includes(show) ? (r) => r.state === show : undefined;
+
+/** A row matches the search when its node's name, a label value or why it waits contains the text. */
+function searchFilter(q: string): ((r: NodeRow) => boolean) | undefined {
+  const t = q.trim().toLowerCase();
+  if (!t) return undefined;
+  return (r) => {
+    if (r.nodeName.toLowerCase().includes(t)) return true;
+    for (const v of Object.values(r.node?.metadata.labels ?? {})) if (v.toLowerCase().includes(t)) return true;
+    if (r.stalledMessage?.toLowerCase().includes(t)) return true;
+    return r.pods.some((p) => p.message?.toLowerCase().includes(t));
+  };
+}
+
 export function RolloutView({ ds }: { ds: KubeObject }) {
   const ns = ds.metadata.namespace;
   const pods = useList(podKind, ns);
@@ -45,40 +65,72 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const [groupParam, setGroup] = useSearchParam('group');
   const [stallParam, setStall] = useSearchParam('stall');
   const [show, setShow] = useSearchParam('show');
-  const groupBy = groupParam === 'none' ? '' : groupParam || ZONE;
+  const [query, setQuery] = useSearchParam('q');
+  const [inGroup, setInGroup] = useSearchParam('in');
+  const grouping = groupParam === 'none' ? '' : groupParam || ZONE;
+  const groupBy = grouping === BY_STATE ? '' : grouping;
   const stallSeconds = Number(stallParam) > 0 ? Number(stallParam) : 60;
 
+  // One index for the page's life (per DaemonSet): each watch flush re-derives only the nodes it touched.
+  const index = useRef<RolloutIndex>(null);
+  index.current ??= new RolloutIndex();
   const model = useMemo(
-    () => buildRollout({ ds, pods: pods.items, nodes: nodes.items, revisions: revisions.items, now: Date.now(), stallAfterMs: stallSeconds * 1000, groupBy }),
+    () => {
+      index.current!.update({ ds, pods: pods.data?.items ?? pods.items, nodes: nodes.items, revisions: revisions.items, now: Date.now(), stallAfterMs: stallSeconds * 1000, groupBy });
+      return index.current!.model();
+    },
     // `tick` re-evaluates availability (minReadySeconds) and stalls as time passes.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [ds, pods.items, nodes.items, revisions.items, stallSeconds, groupBy, tick],
+    [ds, pods.data, nodes.items, revisions.items, stallSeconds, groupBy, tick],
   );
+  const loaded = pods.isSuccess && nodes.isSuccess && revisions.isSuccess && !pods.partial && !nodes.partial;
   const status = rolloutStatus(ds as never);
   const st = (ds.status ?? {}) as Record<string, number | undefined>;
   const desired = st.desiredNumberScheduled ?? 0;
   const stalled = model.counts.stalled;
-  const timeline = useRolloutTimeline(ds, model.rows, model.counts.updatedAvailable, model.counts.desired, stalled, pods.isSuccess && nodes.isSuccess && revisions.isSuccess);
+  const timeline = useRolloutTimeline(ds, model.rows, model.counts.updatedAvailable, model.counts.desired, stalled, loaded);
   const cluster = useClusterView(ns);
   const forecast = useLiveForecast(ds, cluster.view, cluster.loaded, model.counts);
   const strategy = (ds.spec as any)?.updateStrategy ?? {};
   const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
 
   // Recorded events: the last warning per node beside it, and those since the page opened on the timeline.
-  const recorded = useMemo(() => rolloutEvents(ds, model.rows, events.items), [ds, model.rows, events.items]);
+  const recordedIndex = useRef<RolloutEvents>(null);
+  recordedIndex.current ??= new RolloutEvents();
+  const recorded = recordedIndex.current;
+  const recordedVersion = useMemo(() => {
+    if (events.data?.items) recorded.update(ds, events.data.items, index.current!.isDaemonPod);
+    return recorded.version;
+  }, [ds, events.data, recorded]);
+  const about = recorded.about();
   const timelineItems = useMemo(
     () =>
       [
         ...timeline.events.map((e) => ({ ...e, warning: false, recorded: false })),
-        ...recorded.about.filter((e) => e.at >= opened - 1000).map((e) => ({ at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
+        ...about
+          .filter((e) => e.at >= opened - 1000)
+          .map((e) => ({ at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
       ].sort((a, b) => b.at - a.at),
-    [timeline.events, recorded.about, opened],
+    [timeline.events, about, opened],
   );
 
-  const rows = show === 'pending' ? model.rows.filter((r) => r.state !== 'updated') : show === 'stalled' ? model.rows.filter((r) => r.state === 'stalled') : model.rows;
+  const rows = useMemo(() => {
+    const tests = [showFilter(show), searchFilter(query), inGroup ? (r: NodeRow) => (grouping === BY_STATE ? r.state === inGroup : r.group === inGroup) : undefined].filter((t) => t !== undefined);
+    return tests.length ? model.rows.filter((r) => tests.every((t) => t(r))) : model.rows;
+  }, [model.rows, show, query, inGroup, grouping]);
+  const stalledRows = useMemo(() => (stalled ? model.rows.filter((r) => r.state === 'stalled') : []), [model.rows, stalled]);
+  const podsPerHash = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const r of model.rows) for (const p of r.pods) if (p.hash) counts.set(p.hash, (counts.get(p.hash) ?? 0) + 1);
+    for (const e of model.excluded) for (const p of e.pods) if (p.hash) counts.set(p.hash, (counts.get(p.hash) ?? 0) + 1);
+    for (const p of model.orphans) if (p.hash) counts.set(p.hash, (counts.get(p.hash) ?? 0) + 1);
+    return counts;
+  }, [model]);
   const groupKeys = useMemo(
     () => [...new Set(nodes.items.flatMap((n) => Object.keys(n.metadata.labels ?? {})))].filter((k) => k !== ZONE && !k.startsWith('kubernetes.io/hostname')).sort(),
-    [nodes.items],
+    // Label keys rarely change: looked at again when nodes come or go, not on every status post.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [nodes.items.length],
   );
 
   return (
@@ -150,8 +202,17 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           <div className="toolbar">
             <label className="check">
               Group by{' '}
-              <select className="input" value={groupParam || ZONE} onChange={(e) => setGroup(e.target.value === ZONE ? '' : e.target.value)} aria-label="Group nodes by">
+              <select
+                className="input"
+                value={groupParam || ZONE}
+                onChange={(e) => {
+                  setInGroup('');
+                  setGroup(e.target.value === ZONE ? '' : e.target.value);
+                }}
+                aria-label="Group nodes by"
+              >
                 <option value={ZONE}>zone</option>
+                <option value={BY_STATE}>rollout state</option>
                 <option value="none">nothing</option>
                 {groupKeys.map((k) => (
                   <option key={k} value={k}>
@@ -166,6 +227,10 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
                 <option value="">all</option>
                 <option value="pending">not yet updated</option>
                 <option value="stalled">stalled</option>
+                <option value="missing">without a pod</option>
+                <option value="progressing">progressing</option>
+                <option value="old">old revision</option>
+                <option value="updated">updated</option>
               </select>
             </label>
             <label className="check">
@@ -180,27 +245,59 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
                   ))}
               </select>
             </label>
-            <span className="legend">
-              {Object.values(stateBadge).map((b) => (
-                <Badge key={b.label} tone={b.tone}>
-                  {b.symbol} {b.label}
-                </Badge>
-              ))}
-            </span>
+            <input
+              className="input"
+              type="search"
+              data-node-search=""
+              aria-label="Find nodes"
+              placeholder="Find nodes: name, label value, reason"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+            />
           </div>
-          {stalled > 0 && <StalledNodes rows={model.rows} warnings={recorded.lastWarning} />}
-          <NodeGrid rows={rows} grouped={!!groupBy} warnings={recorded.lastWarning} />
+          {stalled > 0 && <StalledNodes rows={stalledRows} recorded={recorded} version={recordedVersion} onShowAll={() => setShow('stalled')} />}
+          <GroupSummary
+            model={model}
+            byState={grouping === BY_STATE}
+            grouped={!!grouping}
+            selected={inGroup}
+            show={show as Show}
+            onPick={(group, state) => {
+              setInGroup(group);
+              setShow(state);
+            }}
+            loaded={loaded}
+          />
+          <p className="muted" style={{ margin: '8px 0 0' }}>
+            <span data-nodes-shown={rows.length}>{rows.length === model.rows.length ? `${rows.length} nodes` : `${rows.length} of ${model.rows.length} nodes`}</span>
+            {(show || query || inGroup) && (
+              <>
+                {' '}
+                <button
+                  className="btn small"
+                  onClick={() => {
+                    setShow('');
+                    setQuery('');
+                    setInGroup('');
+                  }}
+                >
+                  Show all
+                </button>
+              </>
+            )}
+          </p>
+          <NodeGrid rows={rows} grouping={grouping} recorded={recorded} version={recordedVersion} />
           {(model.excluded.length > 0 || model.orphans.length > 0) && <Excluded model={model} />}
         </div>
       </section>
 
-      <RolloutHistory ds={ds} revisions={revisions.items} pods={pods.items} />
+      <RolloutHistory ds={ds} revisions={revisions.items} podsPerHash={podsPerHash} />
       <section className="panel" aria-label="Plan against what happened">
         <h2>
           Plan against what happened <span className="muted">plans kept in this browser</span>
         </h2>
         <div className="body">
-          <PlanVsActual ds={ds} pods={pods.items} revisions={revisions.items} />
+          <PlanVsActual ds={ds} pods={pods.items} revisions={revisions.items} progress={model.counts.updatedAvailable} />
         </div>
       </section>
       <section className="panel" aria-label="Timeline">
@@ -230,7 +327,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
 
 const stalledOn = (n: number) => `stalled on ${n} node${n === 1 ? '' : 's'}`;
 
-function BudgetLine({ model }: { model: ReturnType<typeof buildRollout> }) {
+function BudgetLine({ model }: { model: RolloutModel }) {
   const b = model.budget;
   const ru = b.mode === 'surge' ? 'maxSurge' : 'maxUnavailable';
   const limit = b.mode === 'surge' ? b.maxSurge : b.maxUnavailable;
@@ -242,45 +339,146 @@ function BudgetLine({ model }: { model: ReturnType<typeof buildRollout> }) {
   );
 }
 
+const STALLED_SHOWN = 10;
+
 /** Stalled nodes with their reasons in full (the grid's note column is cut to one line). */
-function StalledNodes({ rows, warnings }: { rows: NodeRow[]; warnings: Map<string, RecordedEvent> }) {
-  const stalled = rows.filter((r) => r.state === 'stalled');
-  const shown = stalled.slice(0, 20);
+function StalledNodes({ rows, recorded, onShowAll }: { rows: NodeRow[]; recorded: RolloutEvents; version: number; onShowAll: () => void }) {
+  const shown = rows.slice(0, STALLED_SHOWN);
   return (
     <div className="alert bad" role="region" aria-label="Stalled nodes">
-      <strong>{stalledOn(stalled.length)}</strong>: {stalled.length === 1 ? 'its new pod has' : 'their new pods have'} not become available within the stalled-after time.
+      <strong>{stalledOn(rows.length)}</strong>: {rows.length === 1 ? 'its new pod has' : 'their new pods have'} not become available within the stalled-after time.
       <ul className="stalled-list">
-        {shown.map((r) => (
-          <li key={r.nodeName} data-stalled-node={r.nodeName}>
-            <span className="mono">{r.nodeName}</span> for {formatDuration(Date.now() - (r.stalledSince ?? Date.now()))}: {r.stalledMessage}
-            {warnings.get(r.nodeName) && <span className="node-warning"> — last warning: {warningText(warnings.get(r.nodeName)!)}</span>}
+        {shown.map((r) => {
+          const w = recorded.warningFor(r);
+          return (
+            <li key={r.nodeName} data-stalled-node={r.nodeName}>
+              <span className="mono">{r.nodeName}</span> for {formatDuration(Date.now() - (r.stalledSince ?? Date.now()))}: {r.stalledMessage}
+              {w && <span className="node-warning"> — last warning: {warningText(w)}</span>}
+            </li>
+          );
+        })}
+        {rows.length > shown.length && (
+          <li>
+            and {rows.length - shown.length} more{' '}
+            <button className="btn small" onClick={onShowAll}>
+              Show all stalled
+            </button>
           </li>
-        ))}
-        {stalled.length > shown.length && <li>and {stalled.length - shown.length} more (Show: stalled lists them all)</li>}
+        )}
       </ul>
     </div>
   );
 }
 
+const stateLabel = (s: NodeState) => stateBadge[s].label;
+
+/**
+ * One row per group (zone, another label, or rollout state) with its nodes per
+ * state; a count picks those nodes in the list below. Counts come from the
+ * index, so this draws a handful of rows whatever the number of nodes.
+ */
+const GroupSummary = memo(function GroupSummary({
+  model,
+  byState,
+  grouped,
+  selected,
+  show,
+  onPick,
+  loaded,
+}: {
+  model: RolloutModel;
+  byState: boolean;
+  grouped: boolean;
+  selected: string;
+  show: Show;
+  onPick: (group: string, state: Show) => void;
+  loaded: boolean;
+}) {
+  const total = model.rows.length;
+  const all = { group: '', total, states: Object.fromEntries(NODE_STATES.map((s) => [s, model.groups.reduce((n, g) => n + g.states[s], 0)])) as Record<NodeState, number> };
+  const groups = !grouped ? [] : byState ? NODE_STATES.filter((s) => all.states[s] > 0).map((s) => ({ group: s, total: all.states[s], states: all.states })) : model.groups;
+  const cell = (group: string, state: NodeState, n: number) =>
+    n === 0 ? (
+      <span className="muted">0</span>
+    ) : (
+      <button
+        className={`linkish${selected === group && show === state ? ' active' : ''}`}
+        data-pick={`${group}/${state}`}
+        onClick={() => onPick(group, state)}
+        title={`${stateLabel(state)} nodes${group ? ` in ${group}` : ''}`}
+      >
+        {n}
+      </button>
+    );
+  return (
+    <table className="simple group-summary" aria-label="Node groups" data-nodes-total={loaded ? total : undefined}>
+      <thead>
+        <tr>
+          <th>{byState ? 'Rollout state' : 'Group'}</th>
+          <th>Nodes</th>
+          {!byState &&
+            NODE_STATES.map((s) => (
+              <th key={s}>
+                <Badge tone={stateBadge[s].tone}>
+                  {stateBadge[s].symbol} {stateBadge[s].label}
+                </Badge>
+              </th>
+            ))}
+        </tr>
+      </thead>
+      <tbody>
+        {groups.map((g) => (
+          <tr key={g.group} data-group={g.group} className={selected === g.group ? 'selected' : undefined}>
+            <td>
+              <button className="linkish" onClick={() => onPick(g.group, '')}>
+                {byState ? stateLabel(g.group as NodeState) : g.group || '(no value)'}
+              </button>
+            </td>
+            <td>{byState ? cell('', g.group as NodeState, g.total) : g.total}</td>
+            {!byState && NODE_STATES.map((s) => <td key={s}>{cell(g.group, s, g.states[s])}</td>)}
+          </tr>
+        ))}
+        <tr data-group="" className="group-total">
+          <td>
+            <strong>All</strong>
+          </td>
+          <td>
+            <strong>{total}</strong>
+          </td>
+          {!byState && NODE_STATES.map((s) => <td key={s}>{cell('', s, all.states[s])}</td>)}
+        </tr>
+      </tbody>
+    </table>
+  );
+});
+
 const ROW = 38;
 
 type GridItem = { header: true; group: string; count: number } | NodeRow;
 
-function NodeGrid({ rows, grouped, warnings }: { rows: NodeRow[]; grouped: boolean; warnings: Map<string, RecordedEvent> }) {
+const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded, version }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents; version: number }) {
   const parent = useRef<HTMLDivElement>(null);
   const items: GridItem[] = useMemo(() => {
-    if (!grouped) return rows;
+    if (!grouping) return rows;
+    const keyOf = grouping === BY_STATE ? (r: NodeRow) => r.state : (r: NodeRow) => r.group;
     const groups = new Map<string, NodeRow[]>();
     for (const r of rows) {
-      const list = groups.get(r.group);
+      const k = keyOf(r);
+      const list = groups.get(k);
       if (list) list.push(r);
-      else groups.set(r.group, [r]);
+      else groups.set(k, [r]);
     }
-    return [...groups.entries()].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b))).flatMap(([group, list]): GridItem[] => [{ header: true, group, count: list.length }, ...list]);
-  }, [rows, grouped]);
+    const order =
+      grouping === BY_STATE
+        ? (a: string, b: string) => NODE_STATES.indexOf(a as NodeState) - NODE_STATES.indexOf(b as NodeState)
+        : (a: string, b: string) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b));
+    return [...groups.entries()]
+      .sort(([a], [b]) => order(a, b))
+      .flatMap(([group, list]): GridItem[] => [{ header: true, group: grouping === BY_STATE ? stateLabel(group as NodeState) : group, count: list.length }, ...list]);
+  }, [rows, grouping]);
   const virtual = useVirtualizer({ count: items.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
   return (
-    <div className="node-grid" role="table" aria-label="Nodes and their daemon pods">
+    <div className="node-grid" role="table" aria-label="Nodes and their daemon pods" aria-rowcount={rows.length}>
       <div className="node-grid-head" role="row">
         <span role="columnheader">Node</span>
         <span role="columnheader">State</span>
@@ -307,22 +505,23 @@ function NodeGrid({ rows, grouped, warnings }: { rows: NodeRow[]; grouped: boole
                   </span>
                 </div>
               );
-            return <NodeGridRow key={item.nodeName} row={item} style={style} warning={item.state === 'updated' ? undefined : warnings.get(item.nodeName)} />;
+            return <NodeGridRow key={item.nodeName} row={item} style={style} warning={item.state === 'updated' ? undefined : recorded.warningFor(item)} version={version} />;
           })}
         </div>
       </div>
     </div>
   );
-}
+});
 
 const warningText = (w: RecordedEvent) => `${w.reason} (${w.from}): ${w.message}`;
 
-function NodeGridRow({ row, style, warning }: { row: NodeRow; style: CSSProperties; warning?: RecordedEvent }) {
+/** Drawn again only when its row (a new object when the node or its pods change), its place or its warning changes. */
+const NodeGridRow = memo(function NodeGridRow({ row, style, warning }: { row: NodeRow; style: CSSProperties; warning?: RecordedEvent; version: number }) {
   const b = stateBadge[row.state];
   const live = row.pods.filter((p) => p.state !== 'terminating');
   const main = live.find((p) => p.revision === 'new') ?? live[0];
   return (
-    <div className={`node-grid-row state-${row.state}`} style={style} role="row" data-node={row.nodeName} data-state={row.state}>
+    <div className={`node-grid-row state-${row.state}`} style={style} role="row" data-node={row.nodeName} data-state={row.state} data-rv={row.resourceVersion} data-pod={main?.name}>
       <span role="cell" className="mono">
         <Link to={withSearch(`/nodes/${row.nodeName}`)}>{row.nodeName}</Link> {row.node && !isConditionTrue(row.node, 'Ready') && <Badge tone="bad">NotReady</Badge>}
       </span>
@@ -352,7 +551,7 @@ function NodeGridRow({ row, style, warning }: { row: NodeRow; style: CSSProperti
       </span>
     </div>
   );
-}
+});
 
 function PodChip({ pod }: { pod: PodCell }) {
   const tone = pod.state === 'available' ? 'ok' : pod.state === 'failed' ? 'bad' : pod.state === 'terminating' ? undefined : 'warn';
@@ -365,7 +564,7 @@ function PodChip({ pod }: { pod: PodCell }) {
   );
 }
 
-function Excluded({ model }: { model: ReturnType<typeof buildRollout> }) {
+function Excluded({ model }: { model: RolloutModel }) {
   return (
     <details className="excluded" open={model.excluded.some((e) => e.misscheduled) || model.orphans.length > 0}>
       <summary>

@@ -1,7 +1,10 @@
 // The recorded events a rollout view shows: the kubelet's (or anyone's) last
 // warning about each node's daemon pod, or about the node itself, which says
 // why a node is stalled; and the events about the DaemonSet and its pods for
-// the timeline.
+// the timeline. Kept incrementally: a rollout across 5000 nodes records tens
+// of thousands of events, so each update looks only at the events the watch
+// added or replaced (by object identity), and a node's warning is looked up
+// when its row is drawn.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import type { NodeRow } from './rollout.ts';
@@ -25,26 +28,72 @@ const toRecorded = (e: any): RecordedEvent => {
   return { at: lastSeenMs(e), type: e.type || 'Normal', reason: e.reason ?? '', message: eventMessage(e), from: eventFrom(e), object: `${io.kind}/${io.name}`, name: e.metadata?.name ?? '' };
 };
 
-export function rolloutEvents(ds: KubeObject, rows: NodeRow[], events: readonly KubeObject[]): { lastWarning: Map<string, RecordedEvent>; about: RecordedEvent[] } {
-  const nodeOfPod = new Map<string, string>();
-  for (const r of rows) for (const p of r.pods) nodeOfPod.set(p.name, r.nodeName);
-  const nodes = new Set(rows.map((r) => r.nodeName));
-  const lastWarning = new Map<string, RecordedEvent>();
-  const about: RecordedEvent[] = [];
-  for (const e of events as any[]) {
-    const io = involvedOf(e);
-    const isDs = io.kind === daemonSetKind.kind && io.name === ds.metadata.name && io.namespace === ds.metadata.namespace;
-    const podNode = io.kind === podKind.kind && io.namespace === ds.metadata.namespace ? nodeOfPod.get(io.name ?? '') : undefined;
-    const node = podNode ?? (io.kind === nodeKind.kind && nodes.has(io.name ?? '') ? io.name : undefined);
-    if (!isDs && !podNode) {
-      if (!node) continue;
-    } else about.push(toRecorded(e));
-    if (node && e.type === 'Warning') {
+const later = (a: RecordedEvent, b: RecordedEvent | undefined) => !b || a.at > b.at || (a.at === b.at && a.name > b.name);
+
+/** The newest events about the DaemonSet and its pods kept for the timeline. */
+const MAX_ABOUT = 300;
+
+export class RolloutEvents {
+  /** The watch's map of the events, by uid (a new map whenever the list changes). */
+  private seen: ReadonlyMap<string, KubeObject> = new Map();
+  /** The last Warning about each pod (of the DaemonSet's namespace) and each node, by `Pod/<name>` or `Node/<name>`. */
+  private warnings = new Map<string, RecordedEvent>();
+  private aboutList: RecordedEvent[] = [];
+  private sorted = true;
+  version = 0;
+
+  /**
+   * Takes in the events as the watch has them now. `isDaemonPod(name)` says
+   * whether a pod of that name is (or was) one of the DaemonSet's; an event is
+   * judged when it first arrives.
+   */
+  update(ds: KubeObject, events: ReadonlyMap<string, KubeObject>, isDaemonPod: (name: string) => boolean): boolean {
+    if (events === this.seen) return false;
+    let changed = false;
+    for (const [uid, e] of events) {
+      if (this.seen.get(uid) === e) continue;
+      const io = involvedOf(e);
+      const isDs = io.kind === daemonSetKind.kind && io.name === ds.metadata.name && io.namespace === ds.metadata.namespace;
+      const isPod = io.kind === podKind.kind && io.namespace === ds.metadata.namespace;
+      const isNode = io.kind === nodeKind.kind;
+      if (!isDs && !isPod && !isNode) continue;
       const r = toRecorded(e);
-      const prev = lastWarning.get(node);
-      if (!prev || r.at > prev.at || (r.at === prev.at && r.name > prev.name)) lastWarning.set(node, r);
+      if ((isPod || isNode) && r.type === 'Warning') {
+        const key = `${io.kind}/${io.name}`;
+        if (later(r, this.warnings.get(key))) {
+          this.warnings.set(key, r);
+          changed = true;
+        }
+      }
+      if (isDs || (isPod && isDaemonPod(io.name ?? ''))) {
+        this.aboutList.push(r);
+        this.sorted = false;
+        changed = true;
+      }
     }
+    this.seen = events;
+    if (!this.sorted) {
+      this.aboutList.sort((a, b) => b.at - a.at);
+      if (this.aboutList.length > MAX_ABOUT) this.aboutList.length = MAX_ABOUT;
+      this.aboutList = [...this.aboutList];
+      this.sorted = true;
+    }
+    if (changed) this.version++;
+    return changed;
   }
-  about.sort((a, b) => b.at - a.at);
-  return { lastWarning, about };
+
+  /** The events about the DaemonSet and its pods, newest first (the last MAX_ABOUT). */
+  about(): RecordedEvent[] {
+    return this.aboutList;
+  }
+
+  /** The last warning about the node or any of its daemon pods. */
+  warningFor(row: NodeRow): RecordedEvent | undefined {
+    let best = this.warnings.get(`${nodeKind.kind}/${row.nodeName}`);
+    for (const p of row.pods) {
+      const w = this.warnings.get(`${podKind.kind}/${p.name}`);
+      if (w && later(w, best)) best = w;
+    }
+    return best;
+  }
 }

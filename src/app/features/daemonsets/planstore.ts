@@ -52,7 +52,12 @@ function readAll(): PlanRecord[] {
   }
 }
 
+let version = 0;
+/** Bumped by every write here: views that keep what they read know when to read again. */
+export const plansVersion = () => version;
+
 function writeAll(records: PlanRecord[]) {
+  version++;
   try {
     localStorage.setItem(KEY, JSON.stringify(records.slice(-KEEP)));
   } catch {

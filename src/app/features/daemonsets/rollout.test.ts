@@ -14,13 +14,21 @@ const ds = {
 } as unknown as KubeObject;
 const owner = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'ds-uid', controller: true }];
 const revision = (name: string, n: number, image: string) =>
-  ({ metadata: { name, namespace: 'ns', ownerReferences: owner, labels: { 'controller-revision-hash': name.slice(2) } }, revision: n, data: { spec: { template: { ...template, spec: { ...template.spec, containers: [{ name: 'c', image }] }, $patch: 'replace' } } } }) as unknown as KubeObject;
-const node = (name: string, labels: Record<string, string> = { os: 'linux', zone: 'a' }, taints: object[] = []) => ({ metadata: { name, labels }, spec: { taints }, status: {} }) as unknown as KubeObject;
+  ({
+    metadata: { name, namespace: 'ns', ownerReferences: owner, labels: { 'controller-revision-hash': name.slice(2) } },
+    revision: n,
+    data: { spec: { template: { ...template, spec: { ...template.spec, containers: [{ name: 'c', image }] }, $patch: 'replace' } } },
+  }) as unknown as KubeObject;
+const node = (name: string, labels: Record<string, string> = { os: 'linux', zone: 'a' }, taints: object[] = []) =>
+  ({ metadata: { name, labels }, spec: { taints }, status: {} }) as unknown as KubeObject;
 const pod = (name: string, nodeName: string, hash: string, ready: boolean, createdSecondsAgo: number, extra: object = {}) =>
   ({
     metadata: { name, namespace: 'ns', uid: name, ownerReferences: owner, labels: { 'controller-revision-hash': hash }, creationTimestamp: ago(createdSecondsAgo) },
     spec: { nodeName },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: ago(createdSecondsAgo - 1), message: ready ? undefined : 'readiness probe failed' }] },
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: ago(createdSecondsAgo - 1), message: ready ? undefined : 'readiness probe failed' }],
+    },
     ...extra,
   }) as unknown as KubeObject;
 
@@ -88,7 +96,10 @@ describe('the rollout view model', () => {
     const old = pod('old', 'n1', 'old111', true, 900, { spec: { nodeName: 'n1', ...ports } });
     const waiting = pod('new', 'n1', 'new222', false, 120, {
       spec: { affinity, ...ports },
-      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports." }] },
+      status: {
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports." }],
+      },
     });
     const m = build([old, waiting], [node('n1')]);
     expect(m.orphans).toEqual([]);

@@ -143,7 +143,8 @@ function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now
 
 export interface RolloutInput {
   ds: KubeObject;
-  pods: Iterable<KubeObject>;
+  /** The namespace's pods; the watch's own map (by uid) saves copying it. */
+  pods: Iterable<KubeObject> | ReadonlyMap<string, KubeObject>;
   nodes: Iterable<KubeObject>;
   revisions: KubeObject[];
   now: number;
@@ -203,7 +204,9 @@ export class RolloutIndex {
   private groupBy = '';
   private tolerations: ReturnType<typeof daemonPodTolerations> = [];
   /** The last lists, by uid. */
-  private pods = new Map<string, KubeObject>();
+  private pods: ReadonlyMap<string, KubeObject> = new Map();
+  /** Names of every pod of the DaemonSet seen, gone ones too (their events still arrive). */
+  private podNames = new Set<string>();
   private nodes = new Map<string, KubeObject>();
   /** The DaemonSet's pods by the node they are for ('' for none). */
   private podsOf = new Map<string, Map<string, KubeObject>>();
@@ -220,12 +223,22 @@ export class RolloutIndex {
     const dirty = new Set<string>();
     const spec = ds.spec as any;
     const currentHash = currentHashOf(ds, revisionsOf(ds, revisions));
-    const key = JSON.stringify([ds.metadata.uid, spec?.template, spec?.minReadySeconds, spec?.updateStrategy, ds.metadata.annotations?.[TemplateGenerationAnnotation], currentHash, stallAfterMs, groupBy]);
+    const key = JSON.stringify([
+      ds.metadata.uid,
+      spec?.template,
+      spec?.minReadySeconds,
+      spec?.updateStrategy,
+      ds.metadata.annotations?.[TemplateGenerationAnnotation],
+      currentHash,
+      stallAfterMs,
+      groupBy,
+    ]);
     let all = false;
     this.now = now;
     if (ds.metadata.uid !== this.ds?.metadata.uid) {
       // Another DaemonSet (or the same name made again): which pods are its own is read again.
       this.pods = new Map();
+      this.podNames.clear();
       this.podsOf.clear();
       this.nodeOfPod.clear();
     }
@@ -242,15 +255,14 @@ export class RolloutIndex {
     this.ds = ds;
 
     // Pods: the DaemonSet's own, by the node they are for.
-    const nextPods = new Map<string, KubeObject>();
-    for (const p of pods) {
-      const uid = p.metadata.uid!;
-      nextPods.set(uid, p);
+    const nextPods: ReadonlyMap<string, KubeObject> = pods instanceof Map ? pods : new Map([...(pods as Iterable<KubeObject>)].map((p) => [p.metadata.uid!, p]));
+    for (const [uid, p] of nextPods) {
       if (this.pods.get(uid) === p) continue;
       this.unplace(uid, dirty);
       if (!isOwnedBy(p, ds)) continue;
       const nodeName = daemonPodNodeName(p as never) ?? '';
       this.nodeOfPod.set(uid, nodeName);
+      this.podNames.add(p.metadata.name!);
       let on = this.podsOf.get(nodeName);
       if (!on) this.podsOf.set(nodeName, (on = new Map()));
       on.set(uid, p);
@@ -297,6 +309,9 @@ export class RolloutIndex {
     }
     return false;
   }
+
+  /** Whether a pod of this name is or was one of the DaemonSet's. */
+  isDaemonPod = (name: string) => this.podNames.has(name);
 
   /** Forgets where pod `uid` was placed, marking that node for derivation. */
   private unplace(uid: string, dirty: Set<string>) {

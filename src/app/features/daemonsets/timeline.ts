@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { rolloutEstimate, rolloutStatus } from '../../../lib/rollout.ts';
-import type { NodeRow } from './rollout.ts';
+import type { NodeRow, PodCell } from './rollout.ts';
 
 export interface TimelineEvent {
   at: number;
@@ -13,20 +13,18 @@ export interface TimelineEvent {
   revision?: 'new' | 'old';
 }
 
-interface Seen {
-  name: string;
-  revision: 'new' | 'old';
-  ready: boolean;
-  available: boolean;
-  node: string;
-}
-
 const MAX_EVENTS = 300;
 
-/** `loaded`: the pod and node lists have arrived; until then nothing is compared, so the first list is not read as pods being created. */
+const isLive = (p: PodCell) => p.state !== 'terminating';
+
+/**
+ * `loaded`: the pod and node lists have arrived; until then nothing is
+ * compared, so the first list is not read as pods being created. Rows the
+ * model kept (the same object) are not looked into: only the nodes that
+ * changed are compared, pod by pod.
+ */
 export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvailable: number, desired: number, stalledNodes: number, loaded: boolean) {
-  const seen = useRef<Map<string, Seen> | null>(null);
-  const stalled = useRef(new Set<string>());
+  const seen = useRef<Map<string, NodeRow> | null>(null);
   const lastMessage = useRef<string>('');
   const samples = useRef<{ at: number; done: number }[]>([]);
   const [events, setEvents] = useState<TimelineEvent[]>([]);
@@ -34,25 +32,26 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
   useEffect(() => {
     if (!loaded) return;
     const now = Date.now();
-    const next = new Map<string, Seen>();
-    for (const row of rows) for (const p of row.pods) if (p.state !== 'terminating') next.set(p.uid, { name: p.name, revision: p.revision, ready: p.ready, available: p.state === 'available', node: row.nodeName });
-    const fresh: TimelineEvent[] = [];
     const previous = seen.current;
-    if (previous) {
-      for (const [uid, s] of next) {
-        const before = previous.get(uid);
-        if (!before) fresh.push({ at: now, kind: 'created', revision: s.revision, text: `${s.name} created on ${s.node}` });
-        if (s.ready && !before?.ready) fresh.push({ at: now, kind: 'ready', revision: s.revision, text: `${s.name} on ${s.node} is Ready` });
-        if (s.available && !before?.available) fresh.push({ at: now, kind: 'available', revision: s.revision, text: `${s.name} on ${s.node} is available` });
-      }
-      for (const [uid, s] of previous) if (!next.has(uid)) fresh.push({ at: now, kind: 'deleted', revision: s.revision, text: `pod on ${s.node} (${s.revision} revision) deleted` });
-    }
+    const next = new Map<string, NodeRow>();
+    const fresh: TimelineEvent[] = [];
     for (const row of rows) {
-      if (row.state === 'stalled' && !stalled.current.has(row.nodeName)) {
-        stalled.current.add(row.nodeName);
-        fresh.push({ at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
-      } else if (row.state !== 'stalled') stalled.current.delete(row.nodeName);
+      next.set(row.nodeName, row);
+      const before = previous?.get(row.nodeName);
+      if (!previous || before === row) continue;
+      const was = new Map((before?.pods ?? []).filter(isLive).map((p) => [p.uid, p]));
+      for (const p of row.pods) {
+        if (!isLive(p)) continue;
+        const b = was.get(p.uid);
+        was.delete(p.uid);
+        if (!b) fresh.push({ at: now, kind: 'created', revision: p.revision, text: `${p.name} created on ${row.nodeName}` });
+        if (p.ready && !b?.ready) fresh.push({ at: now, kind: 'ready', revision: p.revision, text: `${p.name} on ${row.nodeName} is Ready` });
+        if (p.state === 'available' && b?.state !== 'available') fresh.push({ at: now, kind: 'available', revision: p.revision, text: `${p.name} on ${row.nodeName} is available` });
+      }
+      for (const b of was.values()) fresh.push({ at: now, kind: 'deleted', revision: b.revision, text: `pod on ${row.nodeName} (${b.revision} revision) deleted` });
+      if (row.state === 'stalled' && before?.state !== 'stalled') fresh.push({ at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
     }
+    if (!previous) for (const row of rows) if (row.state === 'stalled') fresh.push({ at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
     const status = rolloutStatus(ds as never);
     const message = (status.error ?? status.message).trim();
     if (message !== lastMessage.current) {

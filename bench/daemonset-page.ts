@@ -1,0 +1,262 @@
+// The DaemonSet page on a DaemonSet of 1250, 2500 and 5000 simulated nodes
+// (DS_NODES=1250,2500,5000), in Chromium, each figure beside a baseline:
+//   first render -> from navigation until the page shows every node counted
+//                   in its groups (median of runs), against a plain page that
+//                   fetches the same nodes and pods and draws one row per
+//                   group with its count
+//   rollout      -> frame gaps (p95, max) and long tasks while the DaemonSet
+//                   rolls out across every node (1% of them cannot pull the
+//                   new image, so they stall)
+//   watch -> DOM -> a label written to the daemon pod of a node row on
+//                   screen until the row shows the write's resourceVersion
+//                   (p50/p95), during the rollout
+//   stalled-node search -> choosing "stalled" (then a name) until the rows
+//                   answer; ms
+//   JS heap      -> after the rollout, before and after a collection
+// Prints numbers and the load average; asserts nothing. Needs the built app
+// (DS_STATIC, default dist: `npx vite build`).
+import { chromium, type Page } from '@playwright/test';
+import { resolve } from 'node:path';
+import { benchDaemonSetDone, clusterApi, createBenchDaemonSet, DAEMONSETS, machine, rollBenchDaemonSet, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
+import { median } from './load.ts';
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const SIZES = (process.env.DS_NODES ?? '1250,2500,5000').split(',').map(Number);
+const RUNS = Number(process.env.DS_RUNS ?? 3);
+const STATIC = resolve(process.env.DS_STATIC ?? 'dist');
+/** One node in this many cannot pull the new image, so its node stalls. */
+const FAULTY_EVERY = 100;
+const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
+
+/**
+ * Put in every page before its own scripts: notes on the console when the page
+ * shows a node count of `total` in `[data-nodes-total]` (the app's grouped node
+ * view and the plain page both set it).
+ */
+const marker = (total: number) => `
+  window.__name = (f) => f;
+  new MutationObserver((_, obs) => {
+    // (the second test: the page before it had a grouped view, for a figure before and after)
+    if (document.querySelector('[data-nodes-total="${total}"]') || document.querySelector('section[aria-label=Nodes] h2 .muted')?.textContent?.startsWith('${total} should')) {
+      obs.disconnect();
+      console.debug('meaningful ' + performance.now());
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true });`;
+
+/** The baseline: fetch the nodes and the DaemonSet's pods, count the nodes per zone, draw one row per zone. */
+const plainPage = (auth: string) => `<!doctype html><meta charset="utf-8"><body><script>
+  const get = (p) => fetch(p, { headers: { Authorization: ${JSON.stringify(auth)} } }).then((r) => r.json());
+  Promise.all([get('/api/v1/nodes'), get('/api/v1/namespaces/default/pods')]).then(([nodes, pods]) => {
+    const onNode = new Set(pods.items.map((p) => p.spec?.nodeName));
+    const groups = new Map();
+    for (const n of nodes.items) {
+      const z = n.metadata.labels?.['topology.kubernetes.io/zone'] ?? '';
+      const g = groups.get(z) ?? { nodes: 0, pods: 0 };
+      g.nodes++;
+      if (onNode.has(n.metadata.name)) g.pods++;
+      groups.set(z, g);
+    }
+    const table = document.createElement('table');
+    for (const [z, g] of [...groups].sort()) {
+      const tr = table.insertRow();
+      for (const v of [z, g.nodes, g.pods]) tr.insertCell().textContent = String(v);
+    }
+    table.dataset.nodesTotal = String(nodes.items.length);
+    document.body.append(table);
+  });
+</script>`;
+
+async function navigate(page: Page, url: string): Promise<number> {
+  const line = page.waitForEvent('console', { predicate: (m) => m.text().startsWith('meaningful '), timeout: 120_000 });
+  await page.goto(url, { waitUntil: 'commit' });
+  return Number((await line).text().slice('meaningful '.length));
+}
+
+/** In the page: frame gaps and long tasks from now until `stop()`. */
+const startRecorder = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as any;
+    w.__rec = { gaps: [] as number[], long: [] as number[], on: true };
+    let last = performance.now();
+    const tick = (t: number) => {
+      w.__rec.gaps.push(t - last);
+      last = t;
+      if (w.__rec.on) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    w.__rec.obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__rec.long.push(e.duration)));
+    w.__rec.obs.observe({ entryTypes: ['longtask'] });
+  });
+const stopRecorder = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as any;
+    w.__rec.on = false;
+    w.__rec.obs.disconnect();
+    return { gaps: w.__rec.gaps as number[], long: w.__rec.long as number[] };
+  });
+
+/** Date.now() in the page when the row of node `node` shows resourceVersion `rv` or later; -1 after 10 s. */
+const nodeRowShownAt = (page: Page, node: string, rv: number) =>
+  page.evaluate(
+    ({ node, rv }) =>
+      new Promise<number>((resolve) => {
+        const shown = () => Number(document.querySelector(`[role=row][data-node="${node}"]`)?.getAttribute('data-rv') ?? 0) >= rv;
+        if (shown()) return resolve(Date.now());
+        const obs = new MutationObserver(() => shown() && (obs.disconnect(), resolve(Date.now())));
+        obs.observe(document.body, { subtree: true, attributes: true, childList: true });
+        setTimeout(() => (obs.disconnect(), resolve(-1)), 10_000);
+      }),
+    { node, rv },
+  );
+
+/** Writes a label to the pod of a node row on screen and waits for the row to show it, until `until()`; ms each. */
+async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
+  const latencies: number[] = [];
+  let missed = 0;
+  for (let i = 0; !until(); i++) {
+    const rows = await page.$$eval('[role=row][data-node][data-pod]', (rs) => rs.slice(0, 8).map((r) => ({ node: r.getAttribute('data-node')!, pod: r.getAttribute('data-pod')! })));
+    if (!rows.length) {
+      await sleep(200);
+      continue;
+    }
+    const { node, pod } = rows[i % rows.length];
+    const t0 = Date.now();
+    const res = await clusterApi(c, `/api/v1/namespaces/default/pods/${pod}`, {
+      method: 'PATCH',
+      type: 'application/merge-patch+json',
+      body: { metadata: { labels: { 'bench-row': String(i) } } },
+    }).catch(() => undefined);
+    if (!res) continue; // the pod went away meanwhile (replaced by the rollout)
+    const at = await nodeRowShownAt(page, node, Number(res.metadata.resourceVersion));
+    if (at > 0) latencies.push(at - t0);
+    else missed++;
+    await sleep(100);
+  }
+  return { latencies, missed };
+}
+
+/** Sets a <select> or <input> (as the user does) and waits until `[data-nodes-shown]` changes; ms, -1 when absent. */
+function answerMs(page: Page, selector: string, value: string): Promise<number> {
+  return page.evaluate(
+    ({ selector, value }) =>
+      new Promise<number>((resolve) => {
+        const el = document.querySelector<HTMLInputElement | HTMLSelectElement>(selector);
+        const count = () => document.querySelector('[data-nodes-shown]')?.getAttribute('data-nodes-shown');
+        if (!el || count() === undefined) return resolve(-1);
+        const before = count();
+        const t0 = performance.now();
+        const obs = new MutationObserver(() => {
+          if (count() !== before) {
+            obs.disconnect();
+            requestAnimationFrame(() => resolve(performance.now() - t0));
+          }
+        });
+        obs.observe(document.body, { subtree: true, attributes: true, childList: true });
+        setTimeout(() => (obs.disconnect(), resolve(-1)), 10_000);
+        const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+        Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
+        el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
+      }),
+    { selector, value },
+  );
+}
+
+async function benchSize(nodes: number) {
+  const c = await startCluster(nodes, { staticDir: STATIC });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    await waitReady(c, nodes, 'daemonset page bench');
+    await createBenchDaemonSet(c);
+    await benchDaemonSetDone(c, nodes);
+    // Every FAULTY_EVERY-th node cannot pull images: its new pod waits in ImagePullBackOff and the node stalls.
+    const faulty: string[] = [];
+    for (let i = FAULTY_EVERY; i <= nodes; i += FAULTY_EVERY) faulty.push(`sim-node-${String(i).padStart(5, '0')}`);
+    for (const n of faulty)
+      await clusterApi(c, `/api/v1/nodes/${n}`, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { annotations: { 'sim.k8s.io/image-pull-error': 'true' } } } });
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.addInitScript(marker(nodes));
+    const token = c.headers.Authorization.slice('Bearer '.length);
+    await page.route(`${c.url}/plain`, (r) => r.fulfill({ contentType: 'text/html', body: plainPage(c.headers.Authorization) }));
+    const dsPath = `/daemonsets/default/bench?stall=15`;
+    const app: number[] = [];
+    const plain: number[] = [];
+    for (let r = 0; r < RUNS; r++) {
+      await page.goto(`${c.url}/version`);
+      plain.push(await navigate(page, `${c.url}/plain`));
+      await page.goto(`${c.url}/version`);
+      app.push(await navigate(page, `${c.url}${dsPath}${r === 0 ? `#token=${token}` : ''}`));
+    }
+    console.log(
+      `  ${nodes} nodes: first render ${f(median(app))} ms from navigation (median of ${RUNS}: ${app.map((t) => f(t)).join(', ')}) = ${f(median(app) / median(plain), 2)}x ` +
+        `a plain page drawing the same nodes' group rows (${f(median(plain))} ms: ${plain.map((t) => f(t)).join(', ')}) (${machine()})`,
+    );
+    await page.screenshot({ path: `/tmp/ds-page-${nodes}-before-rollout.png`, fullPage: false });
+
+    await startRecorder(page);
+    const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
+    const t0 = performance.now();
+    let done = false;
+    const finished = (async () => {
+      for (;;) {
+        const st = (await clusterApi(c, `${DAEMONSETS}/bench`)).status ?? {};
+        if (st.observedGeneration >= generation && st.updatedNumberScheduled === nodes && st.numberAvailable >= nodes - faulty.length) break;
+        if (performance.now() - t0 > 600_000) break;
+        await sleep(250);
+      }
+      done = true;
+    })();
+    let shot = false;
+    const probes = watchToDom(page, c, () => {
+      if (!shot && performance.now() - t0 > 5000) {
+        shot = true;
+        void page.screenshot({ path: `/tmp/ds-page-${nodes}-during-rollout.png` }).catch(() => {});
+      }
+      return done;
+    });
+    await finished;
+    const w = await probes;
+    const wall = (performance.now() - t0) / 1000;
+    const rec = await stopRecorder(page);
+    const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms, max ${f(Math.max(...x))} ms`;
+    console.log(
+      `    rollout (${f(wall, 1)} s): frame gaps ${ms(rec.gaps)} over ${rec.gaps.length} frames; long tasks ${rec.long.length}, ${f(rec.long.reduce((a, b) => a + b, 0))} ms in all, max ${f(Math.max(0, ...rec.long))} ms`,
+    );
+    console.log(`    write -> node row in the DOM during the rollout: ${ms(w.latencies)} over ${w.latencies.length} writes, ${w.missed} not shown within 10 s (aim p95 100 ms)`);
+
+    // The faulty nodes stall 15 s after their new pods were made.
+    await sleep(16_000);
+    await page.screenshot({ path: `/tmp/ds-page-${nodes}-stalled.png` });
+    const show: number[] = [];
+    const search: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      show.push(await answerMs(page, 'select[aria-label="Which nodes"]', 'stalled'));
+      search.push(await answerMs(page, 'input[data-node-search]', 'sim-node-001'));
+      await answerMs(page, 'input[data-node-search]', '');
+      await answerMs(page, 'select[aria-label="Which nodes"]', '');
+    }
+    const stalledShown = await page.evaluate(() => document.querySelector('[data-nodes-shown]')?.getAttribute('data-nodes-shown') ?? 'n/a');
+    console.log(
+      `    stalled-node search (${faulty.length} stalled, ${stalledShown} shown after): show stalled median ${f(median(show))} ms (max ${f(Math.max(...show))}); then by name median ${f(median(search))} ms (max ${f(Math.max(...search))}) (aim 100 ms)`,
+    );
+    const cdp = await page.context().newCDPSession(page);
+    const used = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+    await cdp.send('HeapProfiler.collectGarbage');
+    const kept = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+    console.log(`    JS heap: ${f(used / 1e6)} MB in use, ${f(kept / 1e6)} MB after a collection (aim: under 400 MB) (${machine()})`);
+  } finally {
+    await browser.close();
+    c.stop();
+  }
+}
+
+export async function benchDaemonSetPage() {
+  console.log(`== DaemonSet page (${machine()}; app from ${STATIC})`);
+  for (const n of SIZES) await benchSize(n);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchDaemonSetPage();
+  process.exit(0);
+}
