@@ -96,3 +96,26 @@ it('refuses a write whose log sync failed', async () => {
     await failing.close();
   }
 });
+
+it('checkpoints the log as it grows, beside the writer, keeping it bounded', async () => {
+  const file = path.join(dir, 'checkpointed.sqlite');
+  const big = SqliteStorage.open(file);
+  try {
+    const value = JSON.stringify({ pad: 'x'.repeat(64 * 1024) });
+    for (let round = 0; round < 16; round++) {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => big.create(`/k/${round}/${i}`, value)));
+    }
+    // 10 MB written: the database file has them (a checkpoint copied them there) while the store is open.
+    for (let i = 0; i < 100 && fs.statSync(file).size < 4 * 1024 * 1024; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.statSync(file).size).toBeGreaterThan(4 * 1024 * 1024);
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThan(16 * 1024 * 1024);
+  } finally {
+    await big.close();
+  }
+  const again = SqliteStorage.open(file);
+  try {
+    expect((await again.list('/k/')).items).toHaveLength(160);
+  } finally {
+    await again.close();
+  }
+});

@@ -22,6 +22,7 @@
 
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
+import { Checkpointer } from './checkpointer.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
@@ -122,6 +123,7 @@ export class SqliteStorage implements Storage {
   private readonly pollIntervalMs: number;
   private readonly walFile: string;
   private readonly syncWal: (walFile: string) => Promise<void>;
+  private readonly checkpointer: Checkpointer;
 
   private readonly stmt: ReturnType<SqliteStorage['prepare']>;
   /** Runs a function in a transaction: `.immediate(fn)` for writes, `(fn)` (deferred) for snapshot reads. */
@@ -143,6 +145,11 @@ export class SqliteStorage implements Storage {
     this.db = db;
     this.walFile = `${file}-wal`;
     this.syncWal = opts.syncWal ?? fsyncFile;
+    // Checkpoints off the event loop (checkpointer.ts); should its thread fail, SQLite's own again.
+    db.pragma('wal_autocheckpoint = 0');
+    this.checkpointer = new Checkpointer(file, opts.busyTimeoutMs ?? 5000, () => {
+      if (!this.closed) db.pragma('wal_autocheckpoint = 1000');
+    });
     this.historyRevisions = opts.historyRevisions ?? 10000;
     this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
     this.pollIntervalMs = opts.pollIntervalMs ?? 100;
@@ -382,6 +389,9 @@ export class SqliteStorage implements Storage {
       }
       let syncFailed: unknown;
       if (txFailed === undefined && events.length) {
+        let bytes = 0;
+        for (const e of events) bytes += e.value.length + e.key.length;
+        this.checkpointer.wrote(bytes);
         // Until the log is synced, readers (the poller, a new subscriber, a list)
         // see the store as it was before this transaction.
         this.durableCap = events[0].revision - 1;
@@ -614,6 +624,7 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     // A commit waiting on its fsync finishes first (its writes are in the log already).
     await this.committing;
+    await this.checkpointer.close();
     if (this.poller) clearInterval(this.poller);
     this.poller = undefined;
     this.listeners.clear();

@@ -1,0 +1,108 @@
+// WAL checkpoints of the SQLite store, run on a worker thread with a
+// connection of its own. A checkpoint copies the write-ahead log back into
+// the database file and fsyncs both; left to SQLite's auto-checkpoint it runs
+// inside the commit that crosses 1000 pages, on the event loop, and costs
+// more than the commits themselves (tens of ms each, every ~4 MB written).
+// A PASSIVE checkpoint from another connection runs beside the writer; the
+// writer restarts the log from its start once a checkpoint has caught up.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** The worker: plain JavaScript (no loader needed), one checkpoint per message. */
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
+db.pragma('synchronous = NORMAL');
+db.pragma('wal_autocheckpoint = 0');
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
+  } catch (e) {
+    parentPort.postMessage({ error: String(e && e.message || e) });
+  }
+});
+`;
+
+/** Bytes written to the log between checkpoints (SQLite's own default is 1000 pages, ~4 MB). */
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+
+export class Checkpointer {
+  private worker: Worker | undefined;
+  private written = 0;
+  private running = false;
+  private closed = false;
+
+  /** `fallback` runs when the worker cannot (its thread failed): the connection checkpoints itself again. */
+  constructor(
+    private readonly file: string,
+    private readonly busyTimeoutMs: number,
+    private readonly fallback: () => void,
+  ) {}
+
+  /** Notes `bytes` more in the log; starts a checkpoint once enough has piled up. */
+  wrote(bytes: number): void {
+    this.written += bytes;
+    if (this.written >= CHECKPOINT_BYTES) this.checkpoint();
+  }
+
+  private checkpoint(): void {
+    if (this.running || this.closed) return;
+    const w = this.start();
+    if (!w) return;
+    this.running = true;
+    this.written = 0;
+    w.postMessage('checkpoint');
+  }
+
+  private start(): Worker | undefined {
+    if (this.worker) return this.worker;
+    let w: Worker;
+    try {
+      const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+      w = new Worker(WORKER, { eval: true, workerData: { file: this.file, driver, busyTimeoutMs: this.busyTimeoutMs } });
+    } catch (e) {
+      this.fail(e);
+      return undefined;
+    }
+    w.unref();
+    w.on('message', (m: { error?: string }) => {
+      this.running = false;
+      // A busy checkpoint is tried again with the next few MB; the log grows meanwhile.
+      if (m.error) console.warn(`SqliteStorage: WAL checkpoint failed: ${m.error}`);
+      if (this.written >= CHECKPOINT_BYTES) this.checkpoint();
+    });
+    w.on('error', (e) => this.fail(e));
+    w.on('exit', () => {
+      if (this.worker === w && !this.closed) this.fail(new Error('the checkpoint worker exited'));
+    });
+    this.worker = w;
+    return w;
+  }
+
+  private fail(e: unknown): void {
+    console.warn(`SqliteStorage: checkpoints go back to the writing connection: ${(e as Error)?.message ?? e}`);
+    this.closed = true;
+    this.worker = undefined;
+    this.fallback();
+  }
+
+  /** Closes the worker's connection (after a checkpoint in progress) and ends its thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    if (!w) return;
+    const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+    w.postMessage('close');
+    const timer = setTimeout(() => void w.terminate(), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
