@@ -1,20 +1,23 @@
 // Routes: `/` overview, `/settings`, `/access` (who may do what), `/<plural>` lists and
 // `/<plural>[/<namespace>]/<name>` details, for every kind the app shows.
 import { Layout } from '../components/Layout.tsx';
-import { Overview } from '../features/overview/Overview.tsx';
-import { Settings } from '../features/settings/Settings.tsx';
 import { ListPage } from '../features/resources/ListPage.tsx';
-import { DetailPage } from '../features/resources/DetailPage.tsx';
-import { EditPage } from '../features/edit/EditPage.tsx';
 import { useLocation } from './router.tsx';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { isAppPage, type AppPage } from '../../lib/approutes.ts';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
-import { accessViews, allViews, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
-import { EventsPage, EventsSection } from '../features/events/index.ts';
+import { accessViews, allViews, later, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
 import { detailPath } from '../features/resources/types.ts';
 
-// Loaded on first visit: the reachability views and their worker stay out of the first bundle.
+// Only the list pages are in the first bundle (a list is where a big cluster is
+// first opened); every other page is loaded on its first visit.
+const Overview = later(() => import('../features/overview/Overview.tsx').then((m) => m.Overview));
+const Settings = later(() => import('../features/settings/Settings.tsx').then((m) => m.Settings));
+const DetailPage = later(() => import('../features/resources/DetailPage.tsx').then((m) => m.DetailPage));
+const EditPage = later(() => import('../features/edit/EditPage.tsx').then((m) => m.EditPage));
+const EventsPage = later(() => import('../features/events/EventsPage.tsx').then((m) => m.EventsPage));
+const EventsSection = later(() => import('../features/events/EventsSection.tsx').then((m) => m.EventsSection));
+// The reachability views bring their worker.
 const ReachabilityPage = lazy(() => import('../features/reachability/ReachabilityPage.tsx'));
 const AccessPage = lazy(() => import('../features/access/AccessPage.tsx'));
 

@@ -10,16 +10,33 @@ import { apiVersionOf } from '../../kinds/kind.ts';
 import { icons } from '../components/icons.tsx';
 import type { KindView } from '../features/resources/types.ts';
 import { detailPath } from '../features/resources/types.ts';
-import { NodeDetails } from '../features/nodes/NodeDetails.tsx';
-import { NodeActions } from '../features/nodes/NodeActions.tsx';
-import { DaemonSetDetails } from '../features/daemonsets/DaemonSetDetails.tsx';
-import { DaemonSetReviewPlan } from '../features/daemonsets/RolloutPlanView.tsx';
-import { VolumeAttachmentDetails } from '../features/volumeattachments/VolumeAttachmentDetails.tsx';
-import { NetworkPolicyWhatIf } from '../features/reachability/NetworkPolicyWhatIf.tsx';
-import { NetworkPolicyDetails } from '../features/networkpolicies/NetworkPolicyDetails.tsx';
-import { PodDetails } from '../features/namespaces/PodDetails.tsx';
 import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from '../../kinds/rbac.ts';
-import { BindingDetails, RoleDetails } from '../features/access/RbacDetails.tsx';
+import { lazy, Suspense, type ComponentType } from 'react';
+
+/**
+ * A feature component loaded when first drawn: detail pages, editors and their
+ * asides stay out of the bundle a list page waits for. Each waits in its own
+ * Suspense, so the rest of its page shows meanwhile.
+ */
+export function later<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+  const Lazy = lazy(() => load().then((c) => ({ default: c })));
+  return (props: P) => (
+    <Suspense fallback={null}>
+      <Lazy {...props} />
+    </Suspense>
+  );
+}
+
+const NodeDetails = later(() => import('../features/nodes/NodeDetails.tsx').then((m) => m.NodeDetails));
+const NodeActions = later(() => import('../features/nodes/NodeActions.tsx').then((m) => m.NodeActions));
+const DaemonSetDetails = later(() => import('../features/daemonsets/DaemonSetDetails.tsx').then((m) => m.DaemonSetDetails));
+const DaemonSetReviewPlan = later(() => import('../features/daemonsets/RolloutPlanView.tsx').then((m) => m.DaemonSetReviewPlan));
+const VolumeAttachmentDetails = later(() => import('../features/volumeattachments/VolumeAttachmentDetails.tsx').then((m) => m.VolumeAttachmentDetails));
+const NetworkPolicyWhatIf = later(() => import('../features/reachability/NetworkPolicyWhatIf.tsx').then((m) => m.NetworkPolicyWhatIf));
+const NetworkPolicyDetails = later(() => import('../features/networkpolicies/NetworkPolicyDetails.tsx').then((m) => m.NetworkPolicyDetails));
+const PodDetails = later(() => import('../features/namespaces/PodDetails.tsx').then((m) => m.PodDetails));
+const RoleDetails = later(() => import('../features/access/RbacDetails.tsx').then((m) => m.RoleDetails));
+const BindingDetails = later(() => import('../features/access/RbacDetails.tsx').then((m) => m.BindingDetails));
 
 export const primaryViews: KindView[] = [
   { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions },
