@@ -42,6 +42,10 @@ export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, star
   return { start, nodes, finishedAt };
 }
 
+const REPLAN_MS = 3000;
+/** Runs of the rollout drawn per plan: 100, fewer past 1000 nodes so that a plan costs about the same at any size. */
+const runsFor = (nodes: number) => Math.max(20, Math.min(100, Math.round(100_000 / Math.max(1, nodes))));
+
 /**
  * The forecast of the rollout in progress. Re-planned as nodes finish (in
  * steps of a fiftieth of the rollout) or stalls change, not on every pod event.
@@ -53,8 +57,19 @@ export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boole
   // Re-plan about 50 times over a rollout, however many nodes it has: each plan runs the whole rollout a hundred times.
   const desired = (ds.status as any)?.desiredNumberScheduled ?? 0;
   const step = Math.floor(progress.updatedAvailable / Math.max(1, Math.ceil(desired / 50)));
+  // The DaemonSet's status and the nodes' status posts change many times a second in a large rollout: the
+  // plan is made again for what it depends on (template, strategy, the set of nodes), not for each of those.
+  const spec = ds.spec as any;
+  const planKey = JSON.stringify([ds.metadata.uid, template, spec?.updateStrategy, spec?.minReadySeconds, view.nodes.length, view.revisions.length]);
+  const latest = useRef({ ds, view });
+  latest.current = { ds, view };
+  const last = useRef<{ at: number; key: string; result: LiveForecast }>(undefined);
   const result = useMemo((): LiveForecast => {
     if (!loaded) return {};
+    // While it runs, at most one plan every few seconds (a plan of 5000 nodes takes the main thread a while).
+    const key = `${planKey} ${running} ${progress.stalled}`;
+    if (last.current && last.current.key === key && Date.now() - last.current.at < REPLAN_MS) return last.current.result;
+    const { ds, view } = latest.current;
     const hash = hashOfTemplate(ds as never, view);
     const rev = revisionsOfDaemonSet(ds as never, view).find((r) => r.hash === hash);
     const start = rev ? Date.parse(rev.object.metadata.creationTimestamp ?? '') : undefined;
@@ -63,7 +78,7 @@ export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boole
     const now = Date.now();
     const pods = view.pods.filter((p) => isOwnedBy(p as never, ds));
     const fresh = (p: any) => p.metadata?.labels?.[ControllerRevisionHashLabel] === hash;
-    const plan = planRollout({ ds: ds as never, nodes: view.nodes, pods, isNew: fresh, now, pace: paceFor(ds as never, view), runs: 100 });
+    const plan = planRollout({ ds: ds as never, nodes: view.nodes, pods, isNew: fresh, now, pace: paceFor(ds as never, view), runs: runsFor(view.nodes.length) });
     if (!record) {
       // No plan from a review in this browser: the plan as first seen, its times shifted to the rollout's start.
       record = recordFrom(ds, template, shift(plan, now - start), 'first seen', now);
@@ -76,9 +91,11 @@ export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boole
     if (!f.completes && record.completes) behind = 'a node stalls that the plan did not expect';
     else if (record.completes && elapsed + f.p50 > record.p90)
       behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
-    return { record, start, left: { p10: f.p10, p50: f.p50, p90: f.p90, completes: f.completes }, pace: elapsed > 0 ? done / (elapsed / 1000) : undefined, behind };
+    const out = { record, start, left: { p10: f.p10, p50: f.p50, p90: f.p90, completes: f.completes }, pace: elapsed > 0 ? done / (elapsed / 1000) : undefined, behind };
+    last.current = { at: Date.now(), key, result: out };
+    return out;
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [loaded, running, ds, step, progress.stalled, view.nodes]);
+  }, [loaded, running, planKey, step, progress.stalled]);
 
   // Once finished, keep what happened beside the plan (the next rollout deletes these pods).
   useEffect(() => {
@@ -141,7 +158,7 @@ const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
 
 /** After rollouts: each kept plan next to what happened, per wave and per node. */
 /**
- * `progress` (nodes updated and available) says when to look again: the plans
+ * `progress` (a fiftieth of the nodes updated and available) says when to look again: the plans
  * (read from local storage) and what happened (from every pod) are taken
  * again as nodes finish, not on every pod event of a large rollout.
  */

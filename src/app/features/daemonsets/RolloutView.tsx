@@ -25,6 +25,8 @@ import { ForecastLine, PlanVsActual, useLiveForecast } from './RolloutForecast.t
 
 const ZONE = 'topology.kubernetes.io/zone';
 const STALL_CHOICES = [15, 60, 300];
+/** Lines of the timeline drawn, newest first. */
+const TIMELINE_SHOWN = 200;
 
 const stateBadge: Record<NodeState, { tone: 'ok' | 'warn' | 'bad' | 'info' | undefined; label: string; symbol: string }> = {
   updated: { tone: 'ok', label: 'Updated', symbol: '✓' },
@@ -76,12 +78,12 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   index.current ??= new RolloutIndex();
   const model = useMemo(
     () => {
-      index.current!.update({ ds, pods: pods.data?.items ?? pods.items, nodes: nodes.items, revisions: revisions.items, now: Date.now(), stallAfterMs: stallSeconds * 1000, groupBy });
+      index.current!.update({ ds, pods: pods.items, nodes: nodes.items, revisions: revisions.items, now: Date.now(), stallAfterMs: stallSeconds * 1000, groupBy });
       return index.current!.model();
     },
     // `tick` re-evaluates availability (minReadySeconds) and stalls as time passes.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [ds, pods.data, nodes.items, revisions.items, stallSeconds, groupBy, tick],
+    [ds, pods.items, nodes.items, revisions.items, stallSeconds, groupBy, tick],
   );
   const loaded = pods.isSuccess && nodes.isSuccess && revisions.isSuccess && !pods.partial && !nodes.partial;
   const status = rolloutStatus(ds as never);
@@ -99,9 +101,9 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   recordedIndex.current ??= new RolloutEvents();
   const recorded = recordedIndex.current;
   const recordedVersion = useMemo(() => {
-    if (events.data?.items) recorded.update(ds, events.data.items, index.current!.isDaemonPod);
+    recorded.update(ds, events.items, index.current!.isDaemonPod);
     return recorded.version;
-  }, [ds, events.data, recorded]);
+  }, [ds, events.items, recorded]);
   const about = recorded.about();
   const timelineItems = useMemo(
     () =>
@@ -109,8 +111,10 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
         ...timeline.events.map((e) => ({ ...e, warning: false, recorded: false })),
         ...about
           .filter((e) => e.at >= opened - 1000)
-          .map((e) => ({ at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
-      ].sort((a, b) => b.at - a.at),
+          .map((e) => ({ id: `e${e.name}`, at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
+      ]
+        .sort((a, b) => b.at - a.at)
+        .slice(0, TIMELINE_SHOWN),
     [timeline.events, about, opened],
   );
 
@@ -297,7 +301,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           Plan against what happened <span className="muted">plans kept in this browser</span>
         </h2>
         <div className="body">
-          <PlanVsActual ds={ds} pods={pods.items} revisions={revisions.items} progress={model.counts.updatedAvailable} />
+          <PlanVsActual ds={ds} pods={pods.items} revisions={revisions.items} progress={Math.floor(model.counts.updatedAvailable / Math.max(1, Math.ceil(model.counts.desired / 50)))} />
         </div>
       </section>
       <section className="panel" aria-label="Timeline">
@@ -309,8 +313,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
             <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
           ) : (
             <ol>
-              {timelineItems.map((e, i) => (
-                <li key={i} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
+              {timelineItems.map((e) => (
+                <li key={e.id} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
                   <time>{new Date(e.at).toLocaleTimeString()}</time>
                   {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
                   {e.recorded && <Badge tone={e.warning ? 'bad' : undefined}>{e.warning ? '⚠ event' : 'event'}</Badge>}

@@ -34,11 +34,13 @@ const later = (a: RecordedEvent, b: RecordedEvent | undefined) => !b || a.at > b
 const MAX_ABOUT = 300;
 
 export class RolloutEvents {
-  /** The watch's map of the events, by uid (a new map whenever the list changes). */
-  private seen: ReadonlyMap<string, KubeObject> = new Map();
+  /** The events already taken in (the watch replaces an event object when it changes). */
+  private seen = new WeakSet<KubeObject>();
+  private list: readonly KubeObject[] = [];
   /** The last Warning about each pod (of the DaemonSet's namespace) and each node, by `Pod/<name>` or `Node/<name>`. */
   private warnings = new Map<string, RecordedEvent>();
   private aboutList: RecordedEvent[] = [];
+  private aboutByName = new Map<string, RecordedEvent>();
   private sorted = true;
   version = 0;
 
@@ -47,11 +49,13 @@ export class RolloutEvents {
    * whether a pod of that name is (or was) one of the DaemonSet's; an event is
    * judged when it first arrives.
    */
-  update(ds: KubeObject, events: ReadonlyMap<string, KubeObject>, isDaemonPod: (name: string) => boolean): boolean {
-    if (events === this.seen) return false;
+  update(ds: KubeObject, events: readonly KubeObject[], isDaemonPod: (name: string) => boolean): boolean {
+    if (events === this.list) return false;
+    this.list = events;
     let changed = false;
-    for (const [uid, e] of events) {
-      if (this.seen.get(uid) === e) continue;
+    for (const e of events) {
+      if (this.seen.has(e)) continue;
+      this.seen.add(e);
       const io = involvedOf(e);
       const isDs = io.kind === daemonSetKind.kind && io.name === ds.metadata.name && io.namespace === ds.metadata.namespace;
       const isPod = io.kind === podKind.kind && io.namespace === ds.metadata.namespace;
@@ -66,16 +70,15 @@ export class RolloutEvents {
         }
       }
       if (isDs || (isPod && isDaemonPod(io.name ?? ''))) {
-        this.aboutList.push(r);
+        // An event seen again (its count went up) replaces its earlier line.
+        this.aboutByName.set(r.name, r);
         this.sorted = false;
         changed = true;
       }
     }
-    this.seen = events;
     if (!this.sorted) {
-      this.aboutList.sort((a, b) => b.at - a.at);
-      if (this.aboutList.length > MAX_ABOUT) this.aboutList.length = MAX_ABOUT;
-      this.aboutList = [...this.aboutList];
+      this.aboutList = [...this.aboutByName.values()].sort((a, b) => b.at - a.at).slice(0, MAX_ABOUT);
+      this.aboutByName = new Map(this.aboutList.map((r) => [r.name, r]));
       this.sorted = true;
     }
     if (changed) this.version++;

@@ -143,9 +143,9 @@ function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now
 
 export interface RolloutInput {
   ds: KubeObject;
-  /** The namespace's pods; the watch's own map (by uid) saves copying it. */
-  pods: Iterable<KubeObject> | ReadonlyMap<string, KubeObject>;
-  nodes: Iterable<KubeObject>;
+  /** The namespace's pods. */
+  pods: readonly KubeObject[];
+  nodes: readonly KubeObject[];
   revisions: KubeObject[];
   now: number;
   /** A node whose new pod is not available this long (ms) after its creation is stalled. */
@@ -255,7 +255,8 @@ export class RolloutIndex {
     this.ds = ds;
 
     // Pods: the DaemonSet's own, by the node they are for.
-    const nextPods: ReadonlyMap<string, KubeObject> = pods instanceof Map ? pods : new Map([...(pods as Iterable<KubeObject>)].map((p) => [p.metadata.uid!, p]));
+    const nextPods = new Map<string, KubeObject>();
+    for (const p of pods) nextPods.set(p.metadata.uid!, p);
     for (const [uid, p] of nextPods) {
       if (this.pods.get(uid) === p) continue;
       this.unplace(uid, dirty);

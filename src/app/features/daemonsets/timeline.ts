@@ -7,6 +7,8 @@ import { rolloutEstimate, rolloutStatus } from '../../../lib/rollout.ts';
 import type { NodeRow, PodCell } from './rollout.ts';
 
 export interface TimelineEvent {
+  /** Unique on the page: the key its line keeps as newer lines come in above it. */
+  id: string;
   at: number;
   kind: 'created' | 'ready' | 'available' | 'deleted' | 'stalled' | 'status';
   text: string;
@@ -14,6 +16,7 @@ export interface TimelineEvent {
 }
 
 const MAX_EVENTS = 300;
+let seq = 0;
 
 const isLive = (p: PodCell) => p.state !== 'terminating';
 
@@ -44,18 +47,18 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
         if (!isLive(p)) continue;
         const b = was.get(p.uid);
         was.delete(p.uid);
-        if (!b) fresh.push({ at: now, kind: 'created', revision: p.revision, text: `${p.name} created on ${row.nodeName}` });
-        if (p.ready && !b?.ready) fresh.push({ at: now, kind: 'ready', revision: p.revision, text: `${p.name} on ${row.nodeName} is Ready` });
-        if (p.state === 'available' && b?.state !== 'available') fresh.push({ at: now, kind: 'available', revision: p.revision, text: `${p.name} on ${row.nodeName} is available` });
+        if (!b) fresh.push({ id: `t${++seq}`, at: now, kind: 'created', revision: p.revision, text: `${p.name} created on ${row.nodeName}` });
+        if (p.ready && !b?.ready) fresh.push({ id: `t${++seq}`, at: now, kind: 'ready', revision: p.revision, text: `${p.name} on ${row.nodeName} is Ready` });
+        if (p.state === 'available' && b?.state !== 'available') fresh.push({ id: `t${++seq}`, at: now, kind: 'available', revision: p.revision, text: `${p.name} on ${row.nodeName} is available` });
       }
-      for (const b of was.values()) fresh.push({ at: now, kind: 'deleted', revision: b.revision, text: `pod on ${row.nodeName} (${b.revision} revision) deleted` });
-      if (row.state === 'stalled' && before?.state !== 'stalled') fresh.push({ at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
+      for (const b of was.values()) fresh.push({ id: `t${++seq}`, at: now, kind: 'deleted', revision: b.revision, text: `pod on ${row.nodeName} (${b.revision} revision) deleted` });
+      if (row.state === 'stalled' && before?.state !== 'stalled') fresh.push({ id: `t${++seq}`, at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
     }
-    if (!previous) for (const row of rows) if (row.state === 'stalled') fresh.push({ at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
+    if (!previous) for (const row of rows) if (row.state === 'stalled') fresh.push({ id: `t${++seq}`, at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
     const status = rolloutStatus(ds as never);
     const message = (status.error ?? status.message).trim();
     if (message !== lastMessage.current) {
-      if (lastMessage.current || !previous) fresh.push({ at: now, kind: 'status', text: message });
+      if (lastMessage.current || !previous) fresh.push({ id: `t${++seq}`, at: now, kind: 'status', text: message });
       lastMessage.current = message;
     }
     seen.current = next;
