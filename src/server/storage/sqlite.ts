@@ -124,6 +124,7 @@ export class SqliteStorage implements Storage {
   private readonly walFile: string;
   private readonly syncWal: (walFile: string) => Promise<void>;
   private readonly checkpointer: Checkpointer;
+  private readonly defaultSync = walSyncer();
 
   private readonly stmt: ReturnType<SqliteStorage['prepare']>;
   /** Runs a function in a transaction: `.immediate(fn)` for writes, `(fn)` (deferred) for snapshot reads. */
@@ -144,7 +145,7 @@ export class SqliteStorage implements Storage {
   private constructor(db: Database.Database, file: string, opts: SqliteStorageOptions) {
     this.db = db;
     this.walFile = `${file}-wal`;
-    this.syncWal = opts.syncWal ?? fsyncFile;
+    this.syncWal = opts.syncWal ?? this.defaultSync.sync;
     // Checkpoints off the event loop (checkpointer.ts); should its thread fail, SQLite's own again.
     db.pragma('wal_autocheckpoint = 0');
     this.checkpointer = new Checkpointer(file, opts.busyTimeoutMs ?? 5000, () => {
@@ -625,6 +626,7 @@ export class SqliteStorage implements Storage {
     // A commit waiting on its fsync finishes first (its writes are in the log already).
     await this.committing;
     await this.checkpointer.close();
+    this.defaultSync.close();
     if (this.poller) clearInterval(this.poller);
     this.poller = undefined;
     this.listeners.clear();
@@ -643,16 +645,33 @@ export class SqliteStorage implements Storage {
 }
 
 /**
- * fsync(2) of a file on libuv's thread pool. Opened afresh each time, so that
- * it is always the file SQLite writes now, even should it have been replaced.
+ * fsync(2) of a file on libuv's thread pool, through a descriptor kept open
+ * (SQLite keeps the log file while a connection is open); opened again should
+ * the sync fail on it.
  */
-function fsyncFile(file: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    fs.open(file, 'r', (err, fd) => {
-      if (err) return reject(err);
-      fs.fsync(fd, (syncErr) => fs.close(fd, () => (syncErr ? reject(syncErr) : resolve())));
-    });
-  });
+function walSyncer(): { sync: (file: string) => Promise<void>; close: () => void } {
+  let fd: number | undefined;
+  const open = (file: string) =>
+    new Promise<number>((resolve, reject) => fs.open(file, 'r', (err, d) => (err ? reject(err) : resolve(d))));
+  const fsync = (d: number) => new Promise<void>((resolve, reject) => fs.fsync(d, (err) => (err ? reject(err) : resolve())));
+  return {
+    async sync(file) {
+      if (fd === undefined) fd = await open(file);
+      try {
+        await fsync(fd);
+      } catch {
+        const stale = fd;
+        fd = undefined;
+        fs.close(stale, () => {});
+        fd = await open(file);
+        await fsync(fd);
+      }
+    },
+    close() {
+      if (fd !== undefined) fs.close(fd, () => {});
+      fd = undefined;
+    },
+  };
 }
 
 function toObject(row: Row): StoredObject {
