@@ -467,10 +467,12 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
 
   // Every simulated kubelet is a separate agent with its own pod workers, so
   // thousands of them write side by side: a write waits out the store's group
-  // commit (an fsync), and a narrow queue would make 5000 kubelets take turns.
+  // commit (an fsync), and a narrow queue would make 5000 kubelets take turns
+  // (a rollout wave of 500 pods whose start delay runs out at once would wait
+  // out four commits in a row at 128).
   const nodeQueue = new WorkQueue(syncNode, 64);
   const lifecycleQueue = new WorkQueue(syncLifecycle, 4);
-  const podQueue = new WorkQueue(syncPod, 128);
+  const podQueue = new WorkQueue(syncPod, 5000);
 
   function podsOf(nodeName: string) {
     for (const key of podsByNode.get(nodeName) ?? []) podQueue.add(key);
