@@ -4,7 +4,7 @@
 // behind the plan. After it: the plan next to what happened, per wave and
 // per node. The plan is the one the review showed (planstore.ts), or, for
 // a rollout started elsewhere, the one made when this page first saw it.
-import { useEffect, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import { ControllerRevisionHashLabel, rolloutStatus } from '../../../lib/rollout.ts';
@@ -190,7 +190,8 @@ export function PlanVsActual({ ds, pods, revisions, progress }: { ds: KubeObject
   );
 }
 
-function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; outcome?: Outcome; revision?: number }) {
+/** Drawn again only when its record or outcome changes (they are kept while a rollout moves). */
+const PlanRecordView = memo(function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; outcome?: Outcome; revision?: number }) {
   const total = outcome?.finishedAt !== undefined ? outcome.finishedAt - outcome.start : undefined;
   const allDone = outcome && record.waves.every((w) => w.nodes.every((n) => w.stalls.includes(n) || outcome.nodes[n]?.available !== undefined));
   const actualOf = (n: string) => {
@@ -244,8 +245,7 @@ function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; out
         </tbody>
       </table>
       {record.waves.length > 30 && <p className="muted">and {record.waves.length - 30} more waves</p>}
-      <details>
-        <summary>Per node</summary>
+      <PerNode>
         <table className="simple">
           <thead>
             <tr>
@@ -276,7 +276,18 @@ function PlanRecordView({ record, outcome, revision }: { record: PlanRecord; out
               })}
           </tbody>
         </table>
-      </details>
+      </PerNode>
+    </details>
+  );
+});
+
+/** The per-node table, made only once opened: up to 300 rows a large rollout would otherwise redraw unseen. */
+function PerNode({ children }: { children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Per node</summary>
+      {open && children}
     </details>
   );
 }

@@ -304,30 +304,39 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           <PlanVsActual ds={ds} pods={pods.items} revisions={revisions.items} progress={Math.floor(model.counts.updatedAvailable / Math.max(1, Math.ceil(model.counts.desired / 50)))} />
         </div>
       </section>
-      <section className="panel" aria-label="Timeline">
-        <h2>
-          Timeline <span className="muted">since this page opened</span>
-        </h2>
-        <div className="body timeline">
-          {timelineItems.length === 0 ? (
-            <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
-          ) : (
-            <ol>
-              {timelineItems.map((e) => (
-                <li key={e.id} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
-                  <time>{new Date(e.at).toLocaleTimeString()}</time>
-                  {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
-                  {e.recorded && <Badge tone={e.warning ? 'bad' : undefined}>{e.warning ? '⚠ event' : 'event'}</Badge>}
-                  <span>{e.text}</span>
-                </li>
-              ))}
-            </ol>
-          )}
-        </div>
-      </section>
+      <Timeline items={timelineItems} />
     </>
   );
 }
+
+type TimelineItem = { id: string; at: number; kind: string; revision?: 'new' | 'old'; warning: boolean; recorded: boolean; text: string };
+
+/** Drawn again only when a line comes or goes. */
+const Timeline = memo(function Timeline({ items }: { items: TimelineItem[] }) {
+  return (
+    <section className="panel" aria-label="Timeline">
+      <h2>
+        Timeline <span className="muted">since this page opened</span>
+      </h2>
+      <div className="body timeline">
+        {items.length === 0 ? (
+          <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
+        ) : (
+          <ol>
+            {items.map((e) => (
+              <li key={e.id} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
+                <time>{new Date(e.at).toLocaleTimeString()}</time>
+                {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
+                {e.recorded && <Badge tone={e.warning ? 'bad' : undefined}>{e.warning ? '⚠ event' : 'event'}</Badge>}
+                <span>{e.text}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </div>
+    </section>
+  );
+});
 
 const stalledOn = (n: number) => `stalled on ${n} node${n === 1 ? '' : 's'}`;
 
