@@ -13,6 +13,8 @@ if (only === 'scale') await (await import('./scale.ts')).benchScale();
 if (!only || only === 'reachability') await (await import('./reachability.ts')).benchReachability();
 // Minutes long too: only by name.
 if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRolloutPlan();
+// The DaemonSet page at 1250/2500/5000 nodes in Chromium (needs `npx vite build`): by name only.
+if (only === 'daemonset-page') await (await import('./daemonset-page.ts')).benchDaemonSetPage();
 // Needs Debian's etcd-server; by name only.
 if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
 // Needs etcd too, and waits out a 15 s lease: by name only.
