@@ -8,6 +8,7 @@ import { base64ErrorOffset } from '../lib/base64.ts';
 import type { KindDefinition } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, validateObjectMeta } from './meta.ts';
+import { once } from './schema.ts';
 
 /** MaxSecretSize: the total of all values. */
 export const MaxConfigMapSize = 1 << 20;
@@ -82,6 +83,20 @@ function validateConfigMap(obj: any): FieldError[] {
   return errs;
 }
 
+const configMapSchema = once(() => objectSchema(
+  undefined,
+  undefined,
+  {
+    data: z.record(z.string(), z.string()).optional().describe('UTF-8 configuration values by key; keys must not also appear in binaryData.'),
+    binaryData: z
+      .record(z.string(), z.string().superRefine(base64Decodes))
+      .optional()
+      .meta({ format: 'byte', description: 'Binary values (base64) by key; keys must not also appear in data.' }),
+    immutable: z.boolean().optional().describe('When true, data and binaryData can no longer be changed; the ConfigMap can only be deleted.'),
+  },
+  'Non-confidential configuration data as key/value pairs, for pods to consume.',
+));
+
 export const configMapKind: KindDefinition = {
   group: '',
   version: 'v1',
@@ -93,19 +108,9 @@ export const configMapKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: 'Non-confidential configuration data as key/value pairs, for pods to consume.',
-  schema: objectSchema(
-    undefined,
-    undefined,
-    {
-      data: z.record(z.string(), z.string()).optional().describe('UTF-8 configuration values by key; keys must not also appear in binaryData.'),
-      binaryData: z
-        .record(z.string(), z.string().superRefine(base64Decodes))
-        .optional()
-        .meta({ format: 'byte', description: 'Binary values (base64) by key; keys must not also appear in data.' }),
-      immutable: z.boolean().optional().describe('When true, data and binaryData can no longer be changed; the ConfigMap can only be deleted.'),
-    },
-    'Non-confidential configuration data as key/value pairs, for pods to consume.',
-  ),
+  get schema() {
+    return configMapSchema();
+  },
   subresources: {},
   verbs: STANDARD_VERBS,
   defaults() {},

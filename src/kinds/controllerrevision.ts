@@ -6,6 +6,7 @@ import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, validateImmutable, validateNonnegative, validateObjectMeta } from './meta.ts';
+import { once } from './schema.ts';
 
 const description = 'An immutable snapshot of state data, kept by controllers for rollback.';
 
@@ -24,6 +25,16 @@ export function controllerOf(obj: any): string {
   return `${(group ? `${ref.kind}.${group}` : ref.kind).toLowerCase()}/${ref.name}`;
 }
 
+const controllerRevisionSchema = once(() => objectSchema(
+  undefined,
+  undefined,
+  {
+    data: z.unknown().optional().describe('The serialized state (any JSON); required and immutable.'),
+    revision: z.number().int().optional().describe('Revision number of the state represented by data; at least 0.'),
+  },
+  description,
+));
+
 export const controllerRevisionKind: KindDefinition = {
   group: 'apps',
   version: 'v1',
@@ -35,15 +46,9 @@ export const controllerRevisionKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description,
-  schema: objectSchema(
-    undefined,
-    undefined,
-    {
-      data: z.unknown().optional().describe('The serialized state (any JSON); required and immutable.'),
-      revision: z.number().int().optional().describe('Revision number of the state represented by data; at least 0.'),
-    },
-    description,
-  ),
+  get schema() {
+    return controllerRevisionSchema();
+  },
   subresources: {},
   verbs: STANDARD_VERBS,
   defaults() {},

@@ -8,11 +8,9 @@ import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { AgeColumnDescription, NameColumnDescription, objectSchema, validateNonnegative, validateObjectMeta } from './meta.ts';
+import { once } from './schema.ts';
 
 const description = 'Lease defines a lease concept.';
-
-/** metav1.MicroTime: RFC 3339 with microseconds (`2024-01-02T03:04:05.123456Z`). */
-const MicroTime = z.string().meta({ format: 'date-time' });
 
 const holderIdentityDescription =
   'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.';
@@ -20,35 +18,42 @@ const holderIdentityDescription =
 /** The Kubernetes-defined strategies (CoordinatedLeaseStrategy); others must be qualified names. */
 const validLeaseStrategies = ['OldestEmulationVersion'];
 
-const LeaseSpec = z
-  .object({
-    acquireTime: MicroTime.optional().describe('acquireTime is a time when the current lease was acquired.'),
-    holderIdentity: z.string().optional().describe(holderIdentityDescription),
-    leaseDurationSeconds: z
-      .number()
-      .int()
-      .optional()
-      .describe('leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.'),
-    leaseTransitions: z.number().int().optional().describe('leaseTransitions is the number of transitions of a lease between holders.'),
-    renewTime: MicroTime.optional().describe('renewTime is a time when the current holder of a lease has last updated the lease.'),
-    preferredHolder: z
-      .string()
-      .optional()
-      .meta({
-        maturity: 'alpha',
-        description:
-          'PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.',
-      }),
-    strategy: z
-      .string()
-      .optional()
-      .meta({
-        maturity: 'alpha',
-        description:
-          'Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.',
-      }),
-  })
-  .describe('LeaseSpec is a specification of a Lease.');
+const leaseSchemas = once(() => {
+  /** metav1.MicroTime: RFC 3339 with microseconds (`2024-01-02T03:04:05.123456Z`). */
+  const MicroTime = z.string().meta({ format: 'date-time' });
+
+
+  const LeaseSpec = z
+    .object({
+      acquireTime: MicroTime.optional().describe('acquireTime is a time when the current lease was acquired.'),
+      holderIdentity: z.string().optional().describe(holderIdentityDescription),
+      leaseDurationSeconds: z
+        .number()
+        .int()
+        .optional()
+        .describe('leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.'),
+      leaseTransitions: z.number().int().optional().describe('leaseTransitions is the number of transitions of a lease between holders.'),
+      renewTime: MicroTime.optional().describe('renewTime is a time when the current holder of a lease has last updated the lease.'),
+      preferredHolder: z
+        .string()
+        .optional()
+        .meta({
+          maturity: 'alpha',
+          description:
+            'PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.',
+        }),
+      strategy: z
+        .string()
+        .optional()
+        .meta({
+          maturity: 'alpha',
+          description:
+            'Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.',
+        }),
+    })
+    .describe('LeaseSpec is a specification of a Lease.');
+  return objectSchema(LeaseSpec, undefined, {}, description);
+});
 
 /** ValidateLeaseSpec. holderIdentity is free text upstream: client-go writes `<hostname>_<uuid>`. */
 function validateLeaseSpec(spec: any): FieldError[] {
@@ -89,7 +94,9 @@ export const leaseKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description,
-  schema: objectSchema(LeaseSpec, undefined, {}, description),
+  get schema() {
+    return leaseSchemas();
+  },
   subresources: {},
   verbs: STANDARD_VERBS,
   defaults() {},

@@ -11,8 +11,7 @@ import type { KindDefinition } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import {
   AgeColumnDescription,
-  IntOrString,
-  LabelSelector,
+  metaSchemas,
   NameColumnDescription,
   objectSchema,
   validateImmutable,
@@ -21,10 +20,10 @@ import {
   validateNonnegative,
   validateNotMoreThan100Percent,
   validateObjectMeta,
-  Condition,
 } from './meta.ts';
-import { PodTemplateSpec, defaultPodSpec, validatePodTemplateSpec } from './pod.ts';
-import { named } from './schema.ts';
+import { defaultPodSpec, validatePodTemplateSpec } from './pod.ts';
+import { corev1 } from './generated/corev1.ts';
+import { named, once } from './schema.ts';
 
 export const TemplateGenerationAnnotation = 'deprecated.daemonset.template.generation';
 
@@ -32,56 +31,61 @@ const int = (d: string) => z.number().int().optional().describe(d);
 
 const apps = 'io.k8s.api.apps.v1';
 
-export const RollingUpdateDaemonSet = named(
-  `${apps}.RollingUpdateDaemonSet`,
-  z
-    .object({
-      maxUnavailable: IntOrString.optional().describe('Pods that may be unavailable during the update, absolute or percent of desired; defaults to 1.'),
-      maxSurge: IntOrString.optional().describe('Nodes that may run an extra updated pod during the update, absolute or percent; defaults to 0.'),
-    })
-    .describe('Spec to control the desired behavior of daemon set rolling update.'),
-);
+const daemonSetSchemas = once(() => {
+  const { Condition, IntOrString, LabelSelector } = metaSchemas();
+  const { PodTemplateSpec } = corev1();
+  const RollingUpdateDaemonSet = named(
+    `${apps}.RollingUpdateDaemonSet`,
+    z
+      .object({
+        maxUnavailable: IntOrString.optional().describe('Pods that may be unavailable during the update, absolute or percent of desired; defaults to 1.'),
+        maxSurge: IntOrString.optional().describe('Nodes that may run an extra updated pod during the update, absolute or percent; defaults to 0.'),
+      })
+      .describe('Spec to control the desired behavior of daemon set rolling update.'),
+  );
 
-export const DaemonSetUpdateStrategy = named(
-  `${apps}.DaemonSetUpdateStrategy`,
-  z
-    .object({
-      type: z.string().optional().meta({ enum: ['OnDelete', 'RollingUpdate'], description: 'How old pods are replaced; defaults to RollingUpdate.' }),
-      rollingUpdate: RollingUpdateDaemonSet.optional().describe('Rolling update parameters; only with type RollingUpdate.'),
-    })
-    .describe('DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet.'),
-);
+  const DaemonSetUpdateStrategy = named(
+    `${apps}.DaemonSetUpdateStrategy`,
+    z
+      .object({
+        type: z.string().optional().meta({ enum: ['OnDelete', 'RollingUpdate'], description: 'How old pods are replaced; defaults to RollingUpdate.' }),
+        rollingUpdate: RollingUpdateDaemonSet.optional().describe('Rolling update parameters; only with type RollingUpdate.'),
+      })
+      .describe('DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet.'),
+  );
 
-export const DaemonSetSpec = named(
-  `${apps}.DaemonSetSpec`,
-  z
-    .object({
-      selector: LabelSelector.optional().describe("Label query over the pods the DaemonSet manages; must match the template's labels."),
-      template: PodTemplateSpec.optional().describe('The pod to run on every eligible node; restartPolicy must be Always.'),
-      updateStrategy: DaemonSetUpdateStrategy.optional().describe('How existing pods are replaced with new ones.'),
-      minReadySeconds: int('Seconds a new pod must be ready without crashing to count as available; defaults to 0.'),
-      revisionHistoryLimit: int('Old revisions kept for rollback; defaults to 10.'),
-    })
-    .meta({ description: 'DaemonSetSpec is the specification of a daemon set.', required: ['selector', 'template'] }),
-);
+  const DaemonSetSpec = named(
+    `${apps}.DaemonSetSpec`,
+    z
+      .object({
+        selector: LabelSelector.optional().describe("Label query over the pods the DaemonSet manages; must match the template's labels."),
+        template: PodTemplateSpec.optional().describe('The pod to run on every eligible node; restartPolicy must be Always.'),
+        updateStrategy: DaemonSetUpdateStrategy.optional().describe('How existing pods are replaced with new ones.'),
+        minReadySeconds: int('Seconds a new pod must be ready without crashing to count as available; defaults to 0.'),
+        revisionHistoryLimit: int('Old revisions kept for rollback; defaults to 10.'),
+      })
+      .meta({ description: 'DaemonSetSpec is the specification of a daemon set.', required: ['selector', 'template'] }),
+  );
 
-export const DaemonSetStatus = named(
-  `${apps}.DaemonSetStatus`,
-  z
-    .object({
-      currentNumberScheduled: int('Nodes running at least one daemon pod that should run it.'),
-      numberMisscheduled: int('Nodes running a daemon pod that should not.'),
-      desiredNumberScheduled: int('Nodes that should run the daemon pod.'),
-      numberReady: int('Nodes that should run the daemon pod and have a ready one.'),
-      observedGeneration: int('Most recent generation observed by the controller.'),
-      updatedNumberScheduled: int('Nodes running an updated daemon pod.'),
-      numberAvailable: int('Nodes that should run the daemon pod and have an available one.'),
-      numberUnavailable: int('Nodes that should run the daemon pod and have no available one.'),
-      collisionCount: int('Hash collisions met when naming the newest revision.'),
-      conditions: z.array(Condition).optional().describe('Latest observations of the DaemonSet.'),
-    })
-    .meta({ description: 'DaemonSetStatus represents the current status of a daemon set.', required: ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'] }),
-);
+  const DaemonSetStatus = named(
+    `${apps}.DaemonSetStatus`,
+    z
+      .object({
+        currentNumberScheduled: int('Nodes running at least one daemon pod that should run it.'),
+        numberMisscheduled: int('Nodes running a daemon pod that should not.'),
+        desiredNumberScheduled: int('Nodes that should run the daemon pod.'),
+        numberReady: int('Nodes that should run the daemon pod and have a ready one.'),
+        observedGeneration: int('Most recent generation observed by the controller.'),
+        updatedNumberScheduled: int('Nodes running an updated daemon pod.'),
+        numberAvailable: int('Nodes that should run the daemon pod and have an available one.'),
+        numberUnavailable: int('Nodes that should run the daemon pod and have no available one.'),
+        collisionCount: int('Hash collisions met when naming the newest revision.'),
+        conditions: z.array(Condition).optional().describe('Latest observations of the DaemonSet.'),
+      })
+      .meta({ description: 'DaemonSetStatus represents the current status of a daemon set.', required: ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'] }),
+  );
+  return { RollingUpdateDaemonSet, DaemonSetUpdateStrategy, DaemonSetSpec, DaemonSetStatus };
+});
 
 const zeroStatus = () => ({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 });
 
@@ -190,6 +194,8 @@ const statusColumn = (name: string, field: string, description: string) => ({
 
 const containers = (o: any): any[] => o.spec?.template?.spec?.containers ?? [];
 
+const daemonSetSchema = once(() => objectSchema(daemonSetSchemas().DaemonSetSpec, daemonSetSchemas().DaemonSetStatus, {}, 'Runs a copy of a pod on every eligible node.'));
+
 export const daemonSetKind: KindDefinition = {
   group: 'apps',
   version: 'v1',
@@ -201,7 +207,9 @@ export const daemonSetKind: KindDefinition = {
   categories: ['all'],
   scope: 'Namespaced',
   description: 'Runs a copy of a pod on every eligible node.',
-  schema: objectSchema(DaemonSetSpec, DaemonSetStatus, {}, 'Runs a copy of a pod on every eligible node.'),
+  get schema() {
+    return daemonSetSchema();
+  },
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
   verbs: STANDARD_VERBS,
   defaults(obj) {

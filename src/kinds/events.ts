@@ -11,50 +11,53 @@ import { isDNS1123Subdomain, isQualifiedName } from '../lib/names.ts';
 import { deepEqual } from '../lib/json.ts';
 import type { KindDefinition, PrinterColumn } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
-import { objectSchema, Time, validateObjectMeta } from './meta.ts';
-import { ObjectReference } from './generated/corev1.ts';
-import { named } from './schema.ts';
+import { metaSchemas, objectSchema, validateObjectMeta } from './meta.ts';
+import { corev1 } from './generated/corev1.ts';
+import { named, once } from './schema.ts';
 
 export const ReportingInstanceLengthLimit = 128;
 export const ActionLengthLimit = 128;
 export const ReasonLengthLimit = 128;
 export const NoteLengthLimit = 1024;
 
-const MicroTime = named('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime', z.string().meta({ format: 'date-time' }));
-
-const EventSource = named(
-  'io.k8s.api.core.v1.EventSource',
-  z
-    .object({
-      component: z.string().optional().describe('Component from which the event is generated.'),
-      host: z.string().optional().describe('Node name on which the event is generated.'),
-    })
-    .describe('EventSource contains information for an event.'),
-);
-
-const CoreEventSeries = named(
-  'io.k8s.api.core.v1.EventSeries',
-  z
-    .object({
-      count: z.number().int().optional().describe('Number of occurrences in this series up to the last heartbeat time'),
-      lastObservedTime: MicroTime.optional().describe('Time of the last occurrence observed'),
-    })
-    .describe('EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.'),
-);
-
-const EventsEventSeries = named(
-  'io.k8s.api.events.v1.EventSeries',
-  z
-    .object({
-      count: z.number().int().optional().describe('count is the number of occurrences in this series up to the last heartbeat time.'),
-      lastObservedTime: MicroTime.optional().describe('lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
-    })
-    .describe('EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.'),
-);
-
 const coreDescription = 'Event is a report of an event somewhere in the cluster. Events have a limited retention time and triggers and messages may evolve with time.';
 const eventsDescription =
   'Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time.';
+
+const eventSchemas = once(() => {
+  const MicroTime = named('io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime', z.string().meta({ format: 'date-time' }));
+
+  const EventSource = named(
+    'io.k8s.api.core.v1.EventSource',
+    z
+      .object({
+        component: z.string().optional().describe('Component from which the event is generated.'),
+        host: z.string().optional().describe('Node name on which the event is generated.'),
+      })
+      .describe('EventSource contains information for an event.'),
+  );
+
+  const CoreEventSeries = named(
+    'io.k8s.api.core.v1.EventSeries',
+    z
+      .object({
+        count: z.number().int().optional().describe('Number of occurrences in this series up to the last heartbeat time'),
+        lastObservedTime: MicroTime.optional().describe('Time of the last occurrence observed'),
+      })
+      .describe('EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.'),
+  );
+
+  const EventsEventSeries = named(
+    'io.k8s.api.events.v1.EventSeries',
+    z
+      .object({
+        count: z.number().int().optional().describe('count is the number of occurrences in this series up to the last heartbeat time.'),
+        lastObservedTime: MicroTime.optional().describe('lastObservedTime is the time when last Event from the series was seen before last heartbeat.'),
+      })
+      .describe('EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.'),
+  );
+  return { MicroTime, EventSource, CoreEventSeries, EventsEventSeries };
+});
 
 // ---- conversion ---------------------------------------------------------------
 
@@ -272,6 +275,33 @@ const strategy = {
   defaultGarbageCollectionPolicy: 'Unsupported' as const,
 };
 
+const coreEventSchema = once(() => {
+  const { Time } = metaSchemas();
+  const { ObjectReference } = corev1();
+  const { MicroTime, EventSource, CoreEventSeries } = eventSchemas();
+  return objectSchema(
+  undefined,
+  undefined,
+  {
+    involvedObject: ObjectReference.describe('The object that this event is about.'),
+    reason: z.string().optional().describe("This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+    message: z.string().optional().describe('A human-readable description of the status of this operation.'),
+    source: EventSource.optional().describe('The component reporting this event. Should be a short machine understandable string.'),
+    firstTimestamp: Time.optional().describe('The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)'),
+    lastTimestamp: Time.optional().describe('The time at which the most recent occurrence of this event was recorded.'),
+    count: z.number().int().optional().describe('The number of times this event has occurred.'),
+    type: z.string().optional().describe('Type of this event (Normal, Warning), new types could be added in the future'),
+    eventTime: MicroTime.optional().describe('Time when this Event was first observed.'),
+    series: CoreEventSeries.optional().describe('Data about the Event series this event represents or nil if it\'s a singleton Event.'),
+    action: z.string().optional().describe('What action was taken/failed regarding to the Regarding object.'),
+    related: ObjectReference.optional().describe('Optional secondary object for more complex actions.'),
+    reportingComponent: z.string().optional().describe('Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.'),
+    reportingInstance: z.string().optional().describe('ID of the controller instance, e.g. `kubelet-xyzf`.'),
+  },
+  coreDescription,
+);
+});
+
 export const eventKind: KindDefinition = {
   group: '',
   version: 'v1',
@@ -283,27 +313,9 @@ export const eventKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: coreDescription,
-  schema: objectSchema(
-    undefined,
-    undefined,
-    {
-      involvedObject: ObjectReference.describe('The object that this event is about.'),
-      reason: z.string().optional().describe("This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
-      message: z.string().optional().describe('A human-readable description of the status of this operation.'),
-      source: EventSource.optional().describe('The component reporting this event. Should be a short machine understandable string.'),
-      firstTimestamp: Time.optional().describe('The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)'),
-      lastTimestamp: Time.optional().describe('The time at which the most recent occurrence of this event was recorded.'),
-      count: z.number().int().optional().describe('The number of times this event has occurred.'),
-      type: z.string().optional().describe('Type of this event (Normal, Warning), new types could be added in the future'),
-      eventTime: MicroTime.optional().describe('Time when this Event was first observed.'),
-      series: CoreEventSeries.optional().describe('Data about the Event series this event represents or nil if it\'s a singleton Event.'),
-      action: z.string().optional().describe('What action was taken/failed regarding to the Regarding object.'),
-      related: ObjectReference.optional().describe('Optional secondary object for more complex actions.'),
-      reportingComponent: z.string().optional().describe('Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.'),
-      reportingInstance: z.string().optional().describe('ID of the controller instance, e.g. `kubelet-xyzf`.'),
-    },
-    coreDescription,
-  ),
+  get schema() {
+    return coreEventSchema();
+  },
   subresources: {},
   verbs: STANDARD_VERBS,
   defaults() {},
@@ -312,6 +324,33 @@ export const eventKind: KindDefinition = {
   printerColumns: coreColumns,
   fieldSelector: { fields: coreFields, unsupported: 'field-label' },
 };
+
+const eventsEventSchema = once(() => {
+  const { Time } = metaSchemas();
+  const { ObjectReference } = corev1();
+  const { MicroTime, EventSource, EventsEventSeries } = eventSchemas();
+  return objectSchema(
+  undefined,
+  undefined,
+  {
+    eventTime: MicroTime.optional().describe('eventTime is the time when this Event was first observed. It is required.'),
+    series: EventsEventSeries.optional().describe("series is data about the Event series this event represents or nil if it's a singleton Event."),
+    reportingController: z.string().optional().describe('reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.'),
+    reportingInstance: z.string().optional().describe('reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.'),
+    action: z.string().optional().describe('action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
+    reason: z.string().optional().describe('reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
+    regarding: ObjectReference.optional().describe('regarding contains the object this Event is about.'),
+    related: ObjectReference.optional().describe('related is the optional secondary object for more complex actions.'),
+    note: z.string().optional().describe('note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.'),
+    type: z.string().optional().describe('type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.'),
+    deprecatedSource: EventSource.optional().describe('deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.'),
+    deprecatedFirstTimestamp: Time.optional().describe('deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'),
+    deprecatedLastTimestamp: Time.optional().describe('deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'),
+    deprecatedCount: z.number().int().optional().describe('deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.'),
+  },
+  eventsDescription,
+);
+});
 
 export const eventsEventKind: KindDefinition = {
   group: 'events.k8s.io',
@@ -324,27 +363,9 @@ export const eventsEventKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: eventsDescription,
-  schema: objectSchema(
-    undefined,
-    undefined,
-    {
-      eventTime: MicroTime.optional().describe('eventTime is the time when this Event was first observed. It is required.'),
-      series: EventsEventSeries.optional().describe("series is data about the Event series this event represents or nil if it's a singleton Event."),
-      reportingController: z.string().optional().describe('reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.'),
-      reportingInstance: z.string().optional().describe('reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.'),
-      action: z.string().optional().describe('action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
-      reason: z.string().optional().describe('reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
-      regarding: ObjectReference.optional().describe('regarding contains the object this Event is about.'),
-      related: ObjectReference.optional().describe('related is the optional secondary object for more complex actions.'),
-      note: z.string().optional().describe('note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.'),
-      type: z.string().optional().describe('type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.'),
-      deprecatedSource: EventSource.optional().describe('deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.'),
-      deprecatedFirstTimestamp: Time.optional().describe('deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'),
-      deprecatedLastTimestamp: Time.optional().describe('deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'),
-      deprecatedCount: z.number().int().optional().describe('deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.'),
-    },
-    eventsDescription,
-  ),
+  get schema() {
+    return eventsEventSchema();
+  },
   subresources: {},
   verbs: STANDARD_VERBS,
   defaults() {},

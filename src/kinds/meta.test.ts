@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Path, renderFieldError } from '../lib/field.ts';
 import {
-  ObjectMeta,
+  metaSchemas,
   validateAnnotations,
   validateIntOrPercent,
   validateLabelSelector,
@@ -143,7 +143,7 @@ describe('quantities and int-or-percent', () => {
 
 describe('ObjectMeta schema', () => {
   it('strips unknown fields and rejects wrong types', () => {
-    expect(ObjectMeta.parse({ name: 'a', bogus: 1 })).toEqual({ name: 'a' });
-    expect(ObjectMeta.safeParse({ labels: { a: 1 } }).success).toBe(false);
+    expect(metaSchemas().ObjectMeta.parse({ name: 'a', bogus: 1 })).toEqual({ name: 'a' });
+    expect(metaSchemas().ObjectMeta.safeParse({ labels: { a: 1 } }).success).toBe(false);
   });
 });

@@ -16,146 +16,175 @@ import {
 import { QuantityParseError, canonicalQuantity, parseQuantity, quantityToNumber } from '../lib/quantity.ts';
 import { percentErrors } from '../lib/intorstring.ts';
 import type { ObjectMetaJSON } from './kind.ts';
+import { named, once } from './schema.ts';
 
 export type { ObjectMetaJSON } from './kind.ts';
 
 // ---------------------------------------------------------------------------
-// Scalar shapes (Go types as JSON)
+// The shared shapes, built on first use (a browser opening a list page needs
+// none of them; building every kind's Zod schema took ~150 ms of its start).
 
-/** metav1.Time: RFC 3339, second precision. */
-export const Time = z.string().meta({ format: 'date-time' });
+/** The shared shapes: `metaSchemas().ObjectMeta`. */
+export const metaSchemas = once(() => {
+  // ---------------------------------------------------------------------------
+  // Scalar shapes (Go types as JSON)
 
-/** resource.Quantity: `"100m"`, `"2Gi"`, or a bare number. */
-export const Quantity = z.union([z.string(), z.number()]).meta({ format: 'quantity' });
+  /** metav1.Time: RFC 3339, second precision. */
+  const Time = z.string().meta({ format: 'date-time' });
 
-/** intstr.IntOrString: `1` or `"25%"`. */
-export const IntOrString = z.union([z.number().int(), z.string()]).meta({ format: 'int-or-string' });
+  /** resource.Quantity: `"100m"`, `"2Gi"`, or a bare number. */
+  const Quantity = z.union([z.string(), z.number()]).meta({ format: 'quantity' });
 
-/** map[ResourceName]Quantity. */
-export const ResourceList = z.record(z.string(), Quantity);
+  /** intstr.IntOrString: `1` or `"25%"`. */
+  const IntOrString = z.union([z.number().int(), z.string()]).meta({ format: 'int-or-string' });
 
-const StringMap = z.record(z.string(), z.string());
+  /** map[ResourceName]Quantity. */
+  const ResourceList = z.record(z.string(), Quantity);
 
-// ---------------------------------------------------------------------------
-// ObjectMeta
+  const StringMap = z.record(z.string(), z.string());
 
-export const OwnerReference = z
-  .object({
-    apiVersion: z.string().optional().describe('API version of the owner.'),
-    kind: z.string().optional().describe('Kind of the owner.'),
-    name: z.string().optional().describe('Name of the owner.'),
-    uid: z.string().optional().describe('UID of the owner.'),
-    controller: z.boolean().optional().describe('True when the owner is the managing controller; at most one reference may be.'),
-    blockOwnerDeletion: z
-      .boolean()
-      .optional()
-      .describe('When true, the owner cannot be deleted in the foreground until this reference is removed.'),
-  })
-  .describe('An object this object depends on; when all owners are gone the object is garbage-collected.');
+  // ---------------------------------------------------------------------------
+  // ObjectMeta
 
-export const ManagedFieldsEntry = z
-  .object({
-    manager: z.string().optional().describe('The workflow that manages these fields.'),
-    operation: z.string().optional().meta({ enum: ['Apply', 'Update'], description: 'The operation that led to this entry.' }),
-    apiVersion: z.string().optional().describe('API version the fields are expressed in.'),
-    time: Time.optional().describe('When the entry was last changed.'),
-    fieldsType: z.string().optional().meta({ enum: ['FieldsV1'], description: 'Format of fieldsV1; only FieldsV1.' }),
-    fieldsV1: z.record(z.string(), z.unknown()).optional().describe('The set of fields owned, in FieldsV1 form.'),
-    subresource: z.string().optional().describe('Subresource the update came through, empty for the main resource.'),
-  })
-  .describe('Field ownership of one manager (server-side apply).');
+  const OwnerReference = z
+    .object({
+      apiVersion: z.string().optional().describe('API version of the owner.'),
+      kind: z.string().optional().describe('Kind of the owner.'),
+      name: z.string().optional().describe('Name of the owner.'),
+      uid: z.string().optional().describe('UID of the owner.'),
+      controller: z.boolean().optional().describe('True when the owner is the managing controller; at most one reference may be.'),
+      blockOwnerDeletion: z
+        .boolean()
+        .optional()
+        .describe('When true, the owner cannot be deleted in the foreground until this reference is removed.'),
+    })
+    .describe('An object this object depends on; when all owners are gone the object is garbage-collected.');
 
-export const ObjectMeta = z
-  .object({
-    name: z.string().optional().describe('Unique name of the object within its namespace (or the cluster).'),
-    generateName: z.string().optional().describe('Prefix the server uses to generate a unique name when name is empty.'),
-    namespace: z.string().optional().describe('Namespace of the object; empty for cluster-scoped kinds.'),
-    selfLink: z.string().optional().meta({ maturity: 'deprecated', description: 'Deprecated and never set.' }),
-    uid: z.string().optional().describe('Server-assigned unique identifier; read-only.'),
-    resourceVersion: z.string().optional().describe('Opaque version of the object for optimistic concurrency and watches.'),
-    generation: z.number().int().optional().describe('Sequence number of the desired state; server-maintained.'),
-    creationTimestamp: Time.optional().describe('When the object was created; read-only.'),
-    deletionTimestamp: Time.optional().describe('When the object will be deleted; set by the server on graceful deletion.'),
-    deletionGracePeriodSeconds: z.number().int().optional().describe('Seconds allowed for graceful termination; read-only.'),
-    labels: StringMap.optional().describe('Key/value pairs used to organise and select objects.'),
-    annotations: StringMap.optional().describe('Non-identifying key/value metadata for tools.'),
-    ownerReferences: z.array(OwnerReference).optional().describe('Objects this object depends on.'),
-    finalizers: z.array(z.string()).optional().describe('Conditions that must be cleared before the object is removed.'),
-    managedFields: z.array(ManagedFieldsEntry).optional().describe('Field ownership records; maintained by the server.'),
-  })
-  .describe('Standard object metadata.');
+  const ManagedFieldsEntry = z
+    .object({
+      manager: z.string().optional().describe('The workflow that manages these fields.'),
+      operation: z.string().optional().meta({ enum: ['Apply', 'Update'], description: 'The operation that led to this entry.' }),
+      apiVersion: z.string().optional().describe('API version the fields are expressed in.'),
+      time: Time.optional().describe('When the entry was last changed.'),
+      fieldsType: z.string().optional().meta({ enum: ['FieldsV1'], description: 'Format of fieldsV1; only FieldsV1.' }),
+      fieldsV1: z.record(z.string(), z.unknown()).optional().describe('The set of fields owned, in FieldsV1 form.'),
+      subresource: z.string().optional().describe('Subresource the update came through, empty for the main resource.'),
+    })
+    .describe('Field ownership of one manager (server-side apply).');
 
-/** metav1.Condition as the apps and core status types carry it (type, status, reason, message, transition time). */
-export const Condition = z.object({
-  type: z.string().optional().describe('Condition type.'),
-  status: z.string().optional().meta({ enum: ['True', 'False', 'Unknown'], description: 'Status of the condition.' }),
-  lastTransitionTime: Time.optional().describe('Last time the status changed.'),
-  reason: z.string().optional().describe('Reason of the last transition.'),
-  message: z.string().optional().describe('Details of the last transition.'),
+  const ObjectMeta = z
+    .object({
+      name: z.string().optional().describe('Unique name of the object within its namespace (or the cluster).'),
+      generateName: z.string().optional().describe('Prefix the server uses to generate a unique name when name is empty.'),
+      namespace: z.string().optional().describe('Namespace of the object; empty for cluster-scoped kinds.'),
+      selfLink: z.string().optional().meta({ maturity: 'deprecated', description: 'Deprecated and never set.' }),
+      uid: z.string().optional().describe('Server-assigned unique identifier; read-only.'),
+      resourceVersion: z.string().optional().describe('Opaque version of the object for optimistic concurrency and watches.'),
+      generation: z.number().int().optional().describe('Sequence number of the desired state; server-maintained.'),
+      creationTimestamp: Time.optional().describe('When the object was created; read-only.'),
+      deletionTimestamp: Time.optional().describe('When the object will be deleted; set by the server on graceful deletion.'),
+      deletionGracePeriodSeconds: z.number().int().optional().describe('Seconds allowed for graceful termination; read-only.'),
+      labels: StringMap.optional().describe('Key/value pairs used to organise and select objects.'),
+      annotations: StringMap.optional().describe('Non-identifying key/value metadata for tools.'),
+      ownerReferences: z.array(OwnerReference).optional().describe('Objects this object depends on.'),
+      finalizers: z.array(z.string()).optional().describe('Conditions that must be cleared before the object is removed.'),
+      managedFields: z.array(ManagedFieldsEntry).optional().describe('Field ownership records; maintained by the server.'),
+    })
+    .describe('Standard object metadata.');
+
+  /** metav1.Condition as the apps and core status types carry it (type, status, reason, message, transition time). */
+  const Condition = z.object({
+    type: z.string().optional().describe('Condition type.'),
+    status: z.string().optional().meta({ enum: ['True', 'False', 'Unknown'], description: 'Status of the condition.' }),
+    lastTransitionTime: Time.optional().describe('Last time the status changed.'),
+    reason: z.string().optional().describe('Reason of the last transition.'),
+    message: z.string().optional().describe('Details of the last transition.'),
+  });
+
+  const ListMeta = z
+    .object({
+      resourceVersion: z.string().optional().describe('Version of the list, for watches.'),
+      continue: z.string().optional().describe('Token to fetch the next page.'),
+      remainingItemCount: z.number().int().optional().describe('Items left after this page, when known.'),
+      selfLink: z.string().optional().meta({ maturity: 'deprecated', description: 'Deprecated and never set.' }),
+    })
+    .describe('Standard list metadata.');
+
+  // ---------------------------------------------------------------------------
+  // Selectors
+
+  const LabelSelectorRequirement = z
+    .object({
+      key: z.string().optional().describe('The label key the requirement applies to.'),
+      operator: z
+        .string()
+        .optional()
+        .meta({ enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'], description: "The key's relation to the values." }),
+      values: z.array(z.string()).optional().describe('Values for In/NotIn; must be empty for Exists/DoesNotExist.'),
+    })
+    .describe('A label requirement: key, operator and values.');
+
+  const LabelSelector = z
+    .object({
+      matchLabels: StringMap.optional().describe('Labels that must all be present with these values.'),
+      matchExpressions: z.array(LabelSelectorRequirement).optional().describe('Requirements that must all hold.'),
+    })
+    .describe('A label query; all terms are ANDed, an empty selector matches everything.');
+
+  const NodeSelectorRequirement = z
+    .object({
+      key: z.string().optional().describe('The label (or field) key the requirement applies to.'),
+      operator: z.string().optional().meta({
+        enum: ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'],
+        description: "The key's relation to the values.",
+      }),
+      values: z.array(z.string()).optional().describe('Values; one integer for Gt/Lt, none for Exists/DoesNotExist.'),
+    })
+    .describe('A node selector requirement.');
+
+  const NodeSelectorTerm = z
+    .object({
+      matchExpressions: z.array(NodeSelectorRequirement).optional().describe("Requirements on the node's labels."),
+      matchFields: z.array(NodeSelectorRequirement).optional().describe("Requirements on the node's fields (metadata.name)."),
+    })
+    .describe('Requirements that must all hold; an empty term matches no node.');
+
+  const NodeSelector = z
+    .object({
+      nodeSelectorTerms: z.array(NodeSelectorTerm).optional().describe('Terms that are ORed.'),
+    })
+    .describe('A selection of nodes: the union of its terms.');
+  // Upstream OpenAPI component names of these shared shapes, so /openapi/v3
+  // refers to them as kube-apiserver does (`kubectl explain` prints `<ObjectMeta>`,
+  // `<LabelSelector>`, `map[string]Quantity`). The generated core/v1 shapes name themselves.
+  const meta = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+  named(`${meta}.ObjectMeta`, ObjectMeta);
+  named(`${meta}.ListMeta`, ListMeta);
+  named(`${meta}.OwnerReference`, OwnerReference);
+  named(`${meta}.ManagedFieldsEntry`, ManagedFieldsEntry);
+  named(`${meta}.LabelSelector`, LabelSelector);
+  named(`${meta}.LabelSelectorRequirement`, LabelSelectorRequirement);
+  named(`${meta}.Time`, Time);
+  named('io.k8s.apimachinery.pkg.api.resource.Quantity', Quantity);
+  named('io.k8s.apimachinery.pkg.util.intstr.IntOrString', IntOrString);
+  named('io.k8s.api.core.v1.NodeSelector', NodeSelector);
+  named('io.k8s.api.core.v1.NodeSelectorTerm', NodeSelectorTerm);
+  named('io.k8s.api.core.v1.NodeSelectorRequirement', NodeSelectorRequirement);
+
+  return { Time, Quantity, IntOrString, ResourceList, StringMap, OwnerReference, ManagedFieldsEntry, ObjectMeta, Condition, ListMeta, LabelSelectorRequirement, LabelSelector, NodeSelectorRequirement, NodeSelectorTerm, NodeSelector };
 });
 
-export const ListMeta = z
-  .object({
-    resourceVersion: z.string().optional().describe('Version of the list, for watches.'),
-    continue: z.string().optional().describe('Token to fetch the next page.'),
-    remainingItemCount: z.number().int().optional().describe('Items left after this page, when known.'),
-    selfLink: z.string().optional().meta({ maturity: 'deprecated', description: 'Deprecated and never set.' }),
-  })
-  .describe('Standard list metadata.');
+type Meta = ReturnType<typeof metaSchemas>;
 
-// ---------------------------------------------------------------------------
-// Selectors
-
-export const LabelSelectorRequirement = z
-  .object({
-    key: z.string().optional().describe('The label key the requirement applies to.'),
-    operator: z
-      .string()
-      .optional()
-      .meta({ enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'], description: "The key's relation to the values." }),
-    values: z.array(z.string()).optional().describe('Values for In/NotIn; must be empty for Exists/DoesNotExist.'),
-  })
-  .describe('A label requirement: key, operator and values.');
-
-export const LabelSelector = z
-  .object({
-    matchLabels: StringMap.optional().describe('Labels that must all be present with these values.'),
-    matchExpressions: z.array(LabelSelectorRequirement).optional().describe('Requirements that must all hold.'),
-  })
-  .describe('A label query; all terms are ANDed, an empty selector matches everything.');
-
-export const NodeSelectorRequirement = z
-  .object({
-    key: z.string().optional().describe('The label (or field) key the requirement applies to.'),
-    operator: z.string().optional().meta({
-      enum: ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'],
-      description: "The key's relation to the values.",
-    }),
-    values: z.array(z.string()).optional().describe('Values; one integer for Gt/Lt, none for Exists/DoesNotExist.'),
-  })
-  .describe('A node selector requirement.');
-
-export const NodeSelectorTerm = z
-  .object({
-    matchExpressions: z.array(NodeSelectorRequirement).optional().describe("Requirements on the node's labels."),
-    matchFields: z.array(NodeSelectorRequirement).optional().describe("Requirements on the node's fields (metadata.name)."),
-  })
-  .describe('Requirements that must all hold; an empty term matches no node.');
-
-export const NodeSelector = z
-  .object({
-    nodeSelectorTerms: z.array(NodeSelectorTerm).optional().describe('Terms that are ORed.'),
-  })
-  .describe('A selection of nodes: the union of its terms.');
-
-export type OwnerReferenceType = z.infer<typeof OwnerReference>;
-export type ManagedFieldsEntryType = z.infer<typeof ManagedFieldsEntry>;
-export type ObjectMetaType = z.infer<typeof ObjectMeta>;
-export type ListMetaType = z.infer<typeof ListMeta>;
-export type LabelSelectorType = z.infer<typeof LabelSelector>;
-export type LabelSelectorRequirementType = z.infer<typeof LabelSelectorRequirement>;
-export type NodeSelectorType = z.infer<typeof NodeSelector>;
-export type NodeSelectorRequirementType = z.infer<typeof NodeSelectorRequirement>;
+export type OwnerReferenceType = z.infer<Meta['OwnerReference']>;
+export type ManagedFieldsEntryType = z.infer<Meta['ManagedFieldsEntry']>;
+export type ObjectMetaType = z.infer<Meta['ObjectMeta']>;
+export type ListMetaType = z.infer<Meta['ListMeta']>;
+export type LabelSelectorType = z.infer<Meta['LabelSelector']>;
+export type LabelSelectorRequirementType = z.infer<Meta['LabelSelectorRequirement']>;
+export type NodeSelectorType = z.infer<Meta['NodeSelector']>;
+export type NodeSelectorRequirementType = z.infer<Meta['NodeSelectorRequirement']>;
+export type NodeSelectorTermType = z.infer<Meta['NodeSelectorTerm']>;
 
 // ---------------------------------------------------------------------------
 // Top-level object
@@ -173,7 +202,7 @@ export function objectSchema(
   const shape: Record<string, z.ZodType> = {
     apiVersion: z.string().optional().describe('Versioned schema of this representation of the object.'),
     kind: z.string().optional().describe('The REST resource this object represents.'),
-    metadata: ObjectMeta.optional(),
+    metadata: metaSchemas().ObjectMeta.optional(),
   };
   if (spec) shape.spec = spec.optional();
   if (status) shape.status = status.optional();
@@ -187,7 +216,7 @@ export function listSchema(item: z.ZodType) {
   return z.object({
     apiVersion: z.string().optional(),
     kind: z.string().optional(),
-    metadata: ListMeta.optional(),
+    metadata: metaSchemas().ListMeta.optional(),
     items: z.array(item).optional(),
   });
 }
@@ -292,7 +321,7 @@ const goStringSlice = (xs: string[]) => `[]string{${xs.map((x) => JSON.stringify
 function validateManagedFields(entries: unknown[] | undefined, path: Path): FieldError[] {
   const errs: FieldError[] = [];
   (entries ?? []).forEach((raw, i) => {
-    const e = (raw ?? {}) as z.infer<typeof ManagedFieldsEntry>;
+    const e = (raw ?? {}) as ManagedFieldsEntryType;
     const p = path.index(i);
     if (e.operation !== 'Apply' && e.operation !== 'Update') {
       errs.push(fieldErrors.invalid(p.child('operation'), e.operation ?? '', 'must be `Apply` or `Update`'));
@@ -436,7 +465,7 @@ export function validateNodeSelector(sel: NodeSelectorType | undefined, path: Pa
   return errs;
 }
 
-export function validateNodeSelectorTerm(term: z.infer<typeof NodeSelectorTerm>, path: Path): FieldError[] {
+export function validateNodeSelectorTerm(term: NodeSelectorTermType, path: Path): FieldError[] {
   const errs: FieldError[] = [];
   (term.matchExpressions ?? []).forEach((r, j) => errs.push(...validateNodeSelectorRequirement(r, path.child('matchExpressions').index(j))));
   (term.matchFields ?? []).forEach((r, j) => errs.push(...validateNodeFieldSelectorRequirement(r, path.child('matchFields').index(j))));

@@ -6,26 +6,31 @@ import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { isQualifiedName } from '../lib/names.ts';
 import { age } from '../lib/duration.ts';
 import type { KindDefinition } from './kind.ts';
-import { AgeColumnDescription, NameColumnDescription, objectSchema, validateObjectMeta, Condition } from './meta.ts';
+import { AgeColumnDescription, NameColumnDescription, metaSchemas, objectSchema, validateObjectMeta } from './meta.ts';
+import { once } from './schema.ts';
 
 /** Namespaces the cluster cannot do without. */
 const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
 
-export const NamespaceSpec = z
-  .object({
-    finalizers: z.array(z.string()).optional().describe('Must be empty before the namespace is removed; changed through /finalize.'),
-  })
-  .describe('Desired state of a namespace.');
+const namespaceSchemas = once(() => {
+  const { Condition } = metaSchemas();
+  const NamespaceSpec = z
+    .object({
+      finalizers: z.array(z.string()).optional().describe('Must be empty before the namespace is removed; changed through /finalize.'),
+    })
+    .describe('Desired state of a namespace.');
 
-export const NamespaceStatus = z
-  .object({
-    phase: z.string().optional().meta({ enum: ['Active', 'Terminating'], description: 'Lifecycle phase of the namespace.' }),
-    conditions: z
-      .array(Condition)
-      .optional()
-      .describe('Observations of the namespace, mostly about its deletion.'),
-  })
-  .describe('Observed state of a namespace.');
+  const NamespaceStatus = z
+    .object({
+      phase: z.string().optional().meta({ enum: ['Active', 'Terminating'], description: 'Lifecycle phase of the namespace.' }),
+      conditions: z
+        .array(Condition)
+        .optional()
+        .describe('Observations of the namespace, mostly about its deletion.'),
+    })
+    .describe('Observed state of a namespace.');
+  return objectSchema(NamespaceSpec, NamespaceStatus, {}, 'A scope for names; most objects live in one.');
+});
 
 const standardFinalizers = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
@@ -51,7 +56,9 @@ export const namespaceKind: KindDefinition = {
   categories: [],
   scope: 'Cluster',
   description: 'A scope for names; most objects live in one.',
-  schema: objectSchema(NamespaceSpec, NamespaceStatus, {}, 'A scope for names; most objects live in one.'),
+  get schema() {
+    return namespaceSchemas();
+  },
   subresources: {
     finalize: { verbs: ['update'] },
     status: { verbs: ['get', 'patch', 'update'] },

@@ -9,65 +9,70 @@ import { isValidPortName } from '../lib/names.ts';
 import { cidrErrors, cidrWarnings, isStrictSubset, parseCIDRSloppy } from '../lib/cidr.ts';
 import { formatLabelSelector } from '../lib/labels.ts';
 import { age } from '../lib/duration.ts';
-import { AgeColumnDescription, IntOrString, LabelSelector, NameColumnDescription, objectSchema, validateLabelSelector, validateObjectMeta } from './meta.ts';
+import { AgeColumnDescription, metaSchemas, NameColumnDescription, objectSchema, validateLabelSelector, validateObjectMeta } from './meta.ts';
+import { once } from './schema.ts';
 
 const str = (description: string, extra: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...extra });
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const POLICY_TYPES = ['Ingress', 'Egress'];
 
-const NetworkPolicyPort = z.object({
-  protocol: str('Protocol the traffic must match; defaults to TCP.', { enum: PROTOCOLS }),
-  port: IntOrString.optional().meta({ description: 'Port number or named port; all ports when absent.' }),
-  endPort: z.number().int().optional().meta({ description: 'With a numeric port, the last port of the allowed range (inclusive).' }),
+const networkPolicySchemas = once(() => {
+  const { IntOrString, LabelSelector } = metaSchemas();
+  const NetworkPolicyPort = z.object({
+    protocol: str('Protocol the traffic must match; defaults to TCP.', { enum: PROTOCOLS }),
+    port: IntOrString.optional().meta({ description: 'Port number or named port; all ports when absent.' }),
+    endPort: z.number().int().optional().meta({ description: 'With a numeric port, the last port of the allowed range (inclusive).' }),
+  });
+
+  const NetworkPolicyPeer = z.object({
+    podSelector: LabelSelector.optional().meta({ description: 'Pods allowed as peers (in the policy namespace, or in namespaceSelector namespaces).' }),
+    namespaceSelector: LabelSelector.optional().meta({ description: 'Namespaces whose pods are allowed as peers.' }),
+    ipBlock: z
+      .object({
+        cidr: str('Allowed IP range, e.g. 192.168.1.0/24.'),
+        except: z.array(z.string()).optional().meta({ description: 'Ranges inside cidr that are not allowed.' }),
+      })
+      .optional()
+      .meta({ description: 'IP range allowed as peer; may not be combined with the selectors.' }),
+  });
+
+  const ports = z.array(NetworkPolicyPort).optional().meta({ description: 'Ports the traffic must match; all ports when empty.' });
+
+  const NetworkPolicySpec = z.object({
+    podSelector: LabelSelector.optional().meta({ description: 'Pods this policy applies to; {} selects every pod in the namespace.' }),
+    ingress: z
+      .array(
+        z.object({
+          ports,
+          from: z.array(NetworkPolicyPeer).optional().meta({ description: 'Sources allowed to connect; everyone when empty.' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Allowed incoming traffic; the union of the rules.' }),
+    egress: z
+      .array(
+        z.object({
+          ports,
+          to: z.array(NetworkPolicyPeer).optional().meta({ description: 'Destinations allowed; everyone when empty.' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Allowed outgoing traffic; the union of the rules.' }),
+    policyTypes: z
+      .array(z.string().meta({ enum: POLICY_TYPES }))
+      .optional()
+      .meta({ description: 'Directions the policy restricts: Ingress, Egress or both.' }),
+  });
+
+  const NetworkPolicySchema = objectSchema(
+    NetworkPolicySpec.describe('Desired behaviour of the policy.'),
+    undefined,
+    {},
+    'NetworkPolicy describes what network traffic is allowed for a set of pods.',
+  );
+  return { NetworkPolicyPort, NetworkPolicyPeer, ports, NetworkPolicySpec, NetworkPolicySchema };
 });
-
-const NetworkPolicyPeer = z.object({
-  podSelector: LabelSelector.optional().meta({ description: 'Pods allowed as peers (in the policy namespace, or in namespaceSelector namespaces).' }),
-  namespaceSelector: LabelSelector.optional().meta({ description: 'Namespaces whose pods are allowed as peers.' }),
-  ipBlock: z
-    .object({
-      cidr: str('Allowed IP range, e.g. 192.168.1.0/24.'),
-      except: z.array(z.string()).optional().meta({ description: 'Ranges inside cidr that are not allowed.' }),
-    })
-    .optional()
-    .meta({ description: 'IP range allowed as peer; may not be combined with the selectors.' }),
-});
-
-const ports = z.array(NetworkPolicyPort).optional().meta({ description: 'Ports the traffic must match; all ports when empty.' });
-
-const NetworkPolicySpec = z.object({
-  podSelector: LabelSelector.optional().meta({ description: 'Pods this policy applies to; {} selects every pod in the namespace.' }),
-  ingress: z
-    .array(
-      z.object({
-        ports,
-        from: z.array(NetworkPolicyPeer).optional().meta({ description: 'Sources allowed to connect; everyone when empty.' }),
-      }),
-    )
-    .optional()
-    .meta({ description: 'Allowed incoming traffic; the union of the rules.' }),
-  egress: z
-    .array(
-      z.object({
-        ports,
-        to: z.array(NetworkPolicyPeer).optional().meta({ description: 'Destinations allowed; everyone when empty.' }),
-      }),
-    )
-    .optional()
-    .meta({ description: 'Allowed outgoing traffic; the union of the rules.' }),
-  policyTypes: z
-    .array(z.string().meta({ enum: POLICY_TYPES }))
-    .optional()
-    .meta({ description: 'Directions the policy restricts: Ingress, Egress or both.' }),
-});
-
-const NetworkPolicySchema = objectSchema(
-  NetworkPolicySpec.describe('Desired behaviour of the policy.'),
-  undefined,
-  {},
-  'NetworkPolicy describes what network traffic is allowed for a set of pods.',
-);
 
 // ---- defaults ---------------------------------------------------------------
 
@@ -211,7 +216,9 @@ export const networkPolicyKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: 'NetworkPolicy describes what network traffic is allowed for a set of pods.',
-  schema: NetworkPolicySchema,
+  get schema() {
+    return networkPolicySchemas().NetworkPolicySchema;
+  },
   subresources: {},
   verbs: STANDARD_VERBS,
   defaults,

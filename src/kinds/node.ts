@@ -8,144 +8,149 @@ import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, nameIsDNSSubdomain 
 import { cidrCanonicalErrors, parseCIDR } from '../lib/cidr.ts';
 import { canonicalQuantity, isWholeNumber } from '../lib/quantity.ts';
 import { age } from '../lib/duration.ts';
-import { AgeColumnDescription, NameColumnDescription, objectSchema, QuantityFormatMsg, ResourceList, Time, validateObjectMeta, validateQuantity } from './meta.ts';
+import { AgeColumnDescription, metaSchemas, NameColumnDescription, objectSchema, QuantityFormatMsg, validateObjectMeta, validateQuantity } from './meta.ts';
+import { once } from './schema.ts';
 import { conditionOf } from '../lib/conditions.ts';
 
 const str = (description: string, extra: Record<string, unknown> = {}) => z.string().optional().meta({ description, ...extra });
 const bool = (description: string) => z.boolean().optional().meta({ description });
 const int = (description: string) => z.number().int().optional().meta({ description });
-const time = (description: string) => Time.optional().meta({ description, format: 'date-time' });
+const time = (description: string) => metaSchemas().Time.optional().meta({ description, format: 'date-time' });
 const list = <T extends z.ZodType>(item: T, description: string, extra: Record<string, unknown> = {}) =>
   z.array(item).optional().meta({ description, ...extra });
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const ADDRESS_TYPES = ['Hostname', 'InternalIP', 'ExternalIP', 'InternalDNS', 'ExternalDNS'];
 
-const ConfigMapNodeConfigSource = z.object({
-  namespace: str('Namespace of the referenced ConfigMap.'),
-  name: str('Name of the referenced ConfigMap.'),
-  uid: str('UID of the referenced ConfigMap; forbidden in spec, required in status.'),
-  resourceVersion: str('resourceVersion of the referenced ConfigMap; forbidden in spec, required in status.'),
-  kubeletConfigKey: str('Key in the ConfigMap that holds the kubelet configuration.'),
-});
+const nodeSchemas = once(() => {
+  const { ResourceList } = metaSchemas();
+  const ConfigMapNodeConfigSource = z.object({
+    namespace: str('Namespace of the referenced ConfigMap.'),
+    name: str('Name of the referenced ConfigMap.'),
+    uid: str('UID of the referenced ConfigMap; forbidden in spec, required in status.'),
+    resourceVersion: str('resourceVersion of the referenced ConfigMap; forbidden in spec, required in status.'),
+    kubeletConfigKey: str('Key in the ConfigMap that holds the kubelet configuration.'),
+  });
 
-const NodeConfigSource = z.object({
-  configMap: ConfigMapNodeConfigSource.optional().meta({ description: 'Reference to a ConfigMap used as the node configuration source.' }),
-});
+  const NodeConfigSource = z.object({
+    configMap: ConfigMapNodeConfigSource.optional().meta({ description: 'Reference to a ConfigMap used as the node configuration source.' }),
+  });
 
-const Taint = z.object({
-  key: str('Taint key applied to the node.'),
-  value: str('Taint value matching the key.'),
-  effect: str('Effect on pods that do not tolerate the taint.', { enum: TAINT_EFFECTS }),
-  timeAdded: time('When the taint was added (NoExecute taints only).'),
-});
+  const Taint = z.object({
+    key: str('Taint key applied to the node.'),
+    value: str('Taint value matching the key.'),
+    effect: str('Effect on pods that do not tolerate the taint.', { enum: TAINT_EFFECTS }),
+    timeAdded: time('When the taint was added (NoExecute taints only).'),
+  });
 
-const NodeSpec = z.object({
-  configSource: NodeConfigSource.optional().meta({
-    maturity: 'deprecated',
-    description: 'Formerly the source of the dynamic kubelet configuration; the feature is removed (deprecated since 1.22).',
-  }),
-  externalID: str('Deprecated; not set by every kubelet.', { maturity: 'deprecated' }),
-  podCIDR: str('Pod IP range assigned to the node.'),
-  podCIDRs: list(z.string(), 'Pod IP ranges of the node, at most one per IP family; entry 0 equals podCIDR.'),
-  providerID: str('ID assigned by the cloud provider, <ProviderName>://<ProviderSpecificNodeID>.'),
-  taints: list(Taint, 'Taints that repel pods which do not tolerate them.'),
-  unschedulable: bool('Stops new pods from being scheduled to the node (nodes are schedulable by default).'),
-});
-
-const NodeCondition = z.object({
-  type: str('Type of the condition, e.g. Ready.'),
-  status: str('Status of the condition.', { enum: ['True', 'False', 'Unknown'] }),
-  lastHeartbeatTime: time('Last time the condition was updated.'),
-  lastTransitionTime: time('Last time the condition changed status.'),
-  reason: str('Brief reason for the last transition.'),
-  message: str('Human-readable detail of the last transition.'),
-});
-
-const NodeSystemInfo = z.object({
-  machineID: str('Machine ID reported by the node.'),
-  systemUUID: str('System UUID reported by the node.'),
-  bootID: str('Boot ID reported by the node.'),
-  kernelVersion: str('Kernel version (uname -r).'),
-  osImage: str('OS image, e.g. Debian GNU/Linux 12 (bookworm).'),
-  containerRuntimeVersion: str('Container runtime and version, e.g. containerd://1.7.0.'),
-  kubeletVersion: str('Kubelet version.'),
-  kubeProxyVersion: str('Kube-proxy version; deprecated and unreliable.', { maturity: 'deprecated' }),
-  operatingSystem: str('Operating system of the node.'),
-  architecture: str('CPU architecture of the node.'),
-});
-
-const NodeStatus = z.object({
-  addresses: list(
-    z.object({
-      type: str('Address type.', { enum: ADDRESS_TYPES }),
-      address: str('The address.'),
+  const NodeSpec = z.object({
+    configSource: NodeConfigSource.optional().meta({
+      maturity: 'deprecated',
+      description: 'Formerly the source of the dynamic kubelet configuration; the feature is removed (deprecated since 1.22).',
     }),
-    'Addresses at which the node is reachable; send the whole list when patching.',
-  ),
-  allocatable: ResourceList.optional().meta({ description: 'Resources available for scheduling; defaults to capacity.' }),
-  capacity: ResourceList.optional().meta({ description: 'Total resources of the node.' }),
-  conditions: list(NodeCondition, 'Currently observed node conditions, one per type.'),
-  config: z
-    .object({
-      active: NodeConfigSource.optional().meta({ description: 'Configuration the node is actively using.' }),
-      assigned: NodeConfigSource.optional().meta({ description: 'Configuration the node will try to use.' }),
-      lastKnownGood: NodeConfigSource.optional().meta({ description: 'Configuration the node falls back to on errors.' }),
-      error: str('Problems reconciling spec.configSource with the active configuration.'),
-    })
-    .optional()
-    .meta({ maturity: 'deprecated', description: 'Status of the configuration assigned through the removed dynamic configuration feature.' }),
-  daemonEndpoints: z
-    .object({
-      kubeletEndpoint: z
-        .object({ Port: int('Port number of the kubelet endpoint.') })
-        .optional()
-        .meta({ description: 'Endpoint on which the kubelet listens.' }),
-    })
-    .optional()
-    .meta({ description: 'Endpoints of daemons running on the node.' }),
-  features: z
-    .object({ supplementalGroupsPolicy: bool('The node supports the supplementalGroupsPolicy pod field.') })
-    .optional()
-    .meta({ description: 'Features the node supports.' }),
-  images: list(
-    z.object({
-      names: list(z.string(), 'Names under which the image is known.'),
-      sizeBytes: int('Size of the image in bytes.'),
-    }),
-    'Container images present on the node.',
-  ),
-  nodeInfo: NodeSystemInfo.optional().meta({ description: 'Identifying information about the node.' }),
-  phase: str('Deprecated and never populated.', { maturity: 'deprecated', enum: ['Pending', 'Running', 'Terminated'] }),
-  runtimeHandlers: list(
-    z.object({
-      name: str('Runtime handler name; empty for the default handler.'),
-      features: z
-        .object({
-          recursiveReadOnlyMounts: bool('The handler supports recursive read-only mounts.'),
-          userNamespaces: bool('The handler supports user namespaces.'),
-        })
-        .optional()
-        .meta({ description: 'Features the handler supports.' }),
-    }),
-    'Available container runtime handlers.',
-  ),
-  volumesAttached: list(
-    z.object({
-      name: str('Name of the attached volume.'),
-      devicePath: str('Device path at which the volume should be available.'),
-    }),
-    'Volumes attached to the node.',
-  ),
-  volumesInUse: list(z.string(), 'Volumes in use (mounted) by the node.'),
-});
+    externalID: str('Deprecated; not set by every kubelet.', { maturity: 'deprecated' }),
+    podCIDR: str('Pod IP range assigned to the node.'),
+    podCIDRs: list(z.string(), 'Pod IP ranges of the node, at most one per IP family; entry 0 equals podCIDR.'),
+    providerID: str('ID assigned by the cloud provider, <ProviderName>://<ProviderSpecificNodeID>.'),
+    taints: list(Taint, 'Taints that repel pods which do not tolerate them.'),
+    unschedulable: bool('Stops new pods from being scheduled to the node (nodes are schedulable by default).'),
+  });
 
-const NodeSchema = objectSchema(
-  NodeSpec.describe('Behaviour of the node.'),
-  NodeStatus.describe('Most recently observed status of the node; written by the kubelet.'),
-  {},
-  'Node is a worker node; each node has a unique identifier.',
-);
+  const NodeCondition = z.object({
+    type: str('Type of the condition, e.g. Ready.'),
+    status: str('Status of the condition.', { enum: ['True', 'False', 'Unknown'] }),
+    lastHeartbeatTime: time('Last time the condition was updated.'),
+    lastTransitionTime: time('Last time the condition changed status.'),
+    reason: str('Brief reason for the last transition.'),
+    message: str('Human-readable detail of the last transition.'),
+  });
+
+  const NodeSystemInfo = z.object({
+    machineID: str('Machine ID reported by the node.'),
+    systemUUID: str('System UUID reported by the node.'),
+    bootID: str('Boot ID reported by the node.'),
+    kernelVersion: str('Kernel version (uname -r).'),
+    osImage: str('OS image, e.g. Debian GNU/Linux 12 (bookworm).'),
+    containerRuntimeVersion: str('Container runtime and version, e.g. containerd://1.7.0.'),
+    kubeletVersion: str('Kubelet version.'),
+    kubeProxyVersion: str('Kube-proxy version; deprecated and unreliable.', { maturity: 'deprecated' }),
+    operatingSystem: str('Operating system of the node.'),
+    architecture: str('CPU architecture of the node.'),
+  });
+
+  const NodeStatus = z.object({
+    addresses: list(
+      z.object({
+        type: str('Address type.', { enum: ADDRESS_TYPES }),
+        address: str('The address.'),
+      }),
+      'Addresses at which the node is reachable; send the whole list when patching.',
+    ),
+    allocatable: ResourceList.optional().meta({ description: 'Resources available for scheduling; defaults to capacity.' }),
+    capacity: ResourceList.optional().meta({ description: 'Total resources of the node.' }),
+    conditions: list(NodeCondition, 'Currently observed node conditions, one per type.'),
+    config: z
+      .object({
+        active: NodeConfigSource.optional().meta({ description: 'Configuration the node is actively using.' }),
+        assigned: NodeConfigSource.optional().meta({ description: 'Configuration the node will try to use.' }),
+        lastKnownGood: NodeConfigSource.optional().meta({ description: 'Configuration the node falls back to on errors.' }),
+        error: str('Problems reconciling spec.configSource with the active configuration.'),
+      })
+      .optional()
+      .meta({ maturity: 'deprecated', description: 'Status of the configuration assigned through the removed dynamic configuration feature.' }),
+    daemonEndpoints: z
+      .object({
+        kubeletEndpoint: z
+          .object({ Port: int('Port number of the kubelet endpoint.') })
+          .optional()
+          .meta({ description: 'Endpoint on which the kubelet listens.' }),
+      })
+      .optional()
+      .meta({ description: 'Endpoints of daemons running on the node.' }),
+    features: z
+      .object({ supplementalGroupsPolicy: bool('The node supports the supplementalGroupsPolicy pod field.') })
+      .optional()
+      .meta({ description: 'Features the node supports.' }),
+    images: list(
+      z.object({
+        names: list(z.string(), 'Names under which the image is known.'),
+        sizeBytes: int('Size of the image in bytes.'),
+      }),
+      'Container images present on the node.',
+    ),
+    nodeInfo: NodeSystemInfo.optional().meta({ description: 'Identifying information about the node.' }),
+    phase: str('Deprecated and never populated.', { maturity: 'deprecated', enum: ['Pending', 'Running', 'Terminated'] }),
+    runtimeHandlers: list(
+      z.object({
+        name: str('Runtime handler name; empty for the default handler.'),
+        features: z
+          .object({
+            recursiveReadOnlyMounts: bool('The handler supports recursive read-only mounts.'),
+            userNamespaces: bool('The handler supports user namespaces.'),
+          })
+          .optional()
+          .meta({ description: 'Features the handler supports.' }),
+      }),
+      'Available container runtime handlers.',
+    ),
+    volumesAttached: list(
+      z.object({
+        name: str('Name of the attached volume.'),
+        devicePath: str('Device path at which the volume should be available.'),
+      }),
+      'Volumes attached to the node.',
+    ),
+    volumesInUse: list(z.string(), 'Volumes in use (mounted) by the node.'),
+  });
+
+  const NodeSchema = objectSchema(
+    NodeSpec.describe('Behaviour of the node.'),
+    NodeStatus.describe('Most recently observed status of the node; written by the kubelet.'),
+    {},
+    'Node is a worker node; each node has a unique identifier.',
+  );
+  return { ConfigMapNodeConfigSource, NodeConfigSource, Taint, NodeSpec, NodeCondition, NodeSystemInfo, NodeStatus, NodeSchema };
+});
 
 // ---- defaults ---------------------------------------------------------------
 
@@ -182,7 +187,7 @@ function defaults(obj: any) {
   status.daemonEndpoints.kubeletEndpoint ??= {};
   status.daemonEndpoints.kubeletEndpoint.Port ??= 0;
   status.nodeInfo ??= {};
-  for (const k of Object.keys(NodeSystemInfo.shape)) status.nodeInfo[k] ??= '';
+  for (const k of Object.keys(nodeSchemas().NodeSystemInfo.shape)) status.nodeInfo[k] ??= '';
   for (const c of status.conditions ?? []) {
     c.type ??= '';
     c.status ??= '';
@@ -448,7 +453,9 @@ export const nodeKind: KindDefinition = {
   categories: [],
   scope: 'Cluster',
   description: 'Node is a worker machine registered with the control plane; its status is written by the kubelet.',
-  schema: NodeSchema,
+  get schema() {
+    return nodeSchemas().NodeSchema;
+  },
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
   verbs: STANDARD_VERBS,
   defaults,

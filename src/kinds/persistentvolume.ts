@@ -5,10 +5,7 @@
 import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from '../lib/names.ts';
 import { canonicalQuantity, quantityToNumber } from '../lib/quantity.ts';
-import { CSIPersistentVolumeSource, PersistentVolumeSpec } from './generated/corev1.ts';
 import { validateNodeSelector, validateQuantity } from './meta.ts';
-
-export { CSIPersistentVolumeSource, PersistentVolumeSpec };
 
 // Sorted, as upstream lists them (sets.List).
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];

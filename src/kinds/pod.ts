@@ -28,15 +28,13 @@ import { isConditionTrue } from '../lib/conditions.ts';
 
 // The shapes are generated from the upstream API (src/kinds/generated/corev1.ts);
 // this file adds what kube-apiserver does with them: defaults and validation.
-import { Container, PodSpec, PodStatus, PodTemplateSpec, Volume } from './generated/corev1.ts';
-import './apinames.ts';
-import { shapeOf } from './schema.ts';
+import { corev1, type CoreV1 } from './generated/corev1.ts';
+import { once, shapeOf } from './schema.ts';
 import { validateVolumes } from './volumesource.ts';
 import { defaultVolumeSourceFields } from './persistentvolume.ts';
 
-export { Container, PodSpec, PodStatus, PodTemplateSpec, Volume };
-export type PodSpecType = z.infer<typeof PodSpec>;
-export type ContainerType = z.infer<typeof Container>;
+export type PodSpecType = z.infer<CoreV1['PodSpec']>;
+export type ContainerType = z.infer<CoreV1['Container']>;
 
 // ---------------------------------------------------------------------------
 // Defaults (SetDefaults_PodSpec, _Container, _Probe, _Volume, …)
@@ -85,13 +83,13 @@ function defaultContainer(c: any) {
 }
 
 /** Every volume source upstream's Volume lists (all of its fields but `name`), from the generated shape. */
-export const VOLUME_SOURCES: readonly string[] = Object.keys(shapeOf(Volume)!).filter((k) => k !== 'name');
+export const volumeSources = once((): readonly string[] => Object.keys(shapeOf(corev1().Volume)!).filter((k) => k !== 'name'));
 
 function defaultVolume(v: any) {
   // SetDefaults_Volume: a volume without a source is an emptyDir. Only a volume
   // that names no source at all: the shape knows every upstream source, so a
   // source is never replaced by another.
-  if (!VOLUME_SOURCES.some((s) => v[s])) v.emptyDir = {};
+  if (!volumeSources().some((s) => v[s])) v.emptyDir = {};
   for (const s of ['configMap', 'secret', 'downwardAPI', 'projected']) if (v[s]) v[s].defaultMode ??= 0o644;
   if (v.hostPath) v.hostPath.type ??= '';
   for (const item of v.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
@@ -890,6 +888,8 @@ const podColumns: PrinterColumn[] = [
   },
 ];
 
+const podSchema = once(() => objectSchema(corev1().PodSpec, corev1().PodStatus, {}, 'A group of containers scheduled together onto one node.'));
+
 export const podKind: KindDefinition = {
   group: '',
   version: 'v1',
@@ -901,7 +901,9 @@ export const podKind: KindDefinition = {
   categories: ['all'],
   scope: 'Namespaced',
   description: 'A group of containers scheduled together onto one node.',
-  schema: objectSchema(PodSpec, PodStatus, {}, 'A group of containers scheduled together onto one node.'),
+  get schema() {
+    return podSchema();
+  },
   subresources: {
     status: { verbs: ['get', 'patch', 'update'] },
     binding: { verbs: ['create'] },

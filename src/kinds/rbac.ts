@@ -10,45 +10,52 @@ import { pathSegmentNameErrors, pathSegmentPrefixErrors } from '../lib/names.ts'
 import type { KindDefinition, KubeObject, PrinterColumn } from './kind.ts';
 import { matchesLabelSelector, type LabelSelector as LabelSelectorType } from '../lib/labels.ts';
 import { STANDARD_VERBS } from './kind.ts';
-import { AgeColumnDescription, LabelSelector, NameColumnDescription, objectSchema, validateLabelSelector, validateObjectMeta } from './meta.ts';
+import { AgeColumnDescription, metaSchemas, NameColumnDescription, objectSchema, validateLabelSelector, validateObjectMeta } from './meta.ts';
+import { once } from './schema.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
-export const PolicyRule = z
-  .object({
-    verbs: z.array(z.string()).optional().describe('Verbs this rule allows (get, list, create, ...); `*` is every verb.'),
-    apiGroups: z.array(z.string()).optional().describe('API groups of the resources; "" is the core group, `*` every group.'),
-    resources: z.array(z.string()).optional().describe('Resources this rule applies to; `*` is all, `x/status` a subresource, `*/status` every status.'),
-    resourceNames: z.array(z.string()).optional().describe('Optional allow-list of object names; empty means every object.'),
-    nonResourceURLs: z.array(z.string()).optional().describe('Non-resource paths (/healthz, /api/*); ClusterRoles only, with verbs get, post, ...'),
-  })
-  .describe('A set of actions on resources or non-resource URLs.');
+const rbacSchemas = once(() => {
+  const { LabelSelector } = metaSchemas();
+  const PolicyRule = z
+    .object({
+      verbs: z.array(z.string()).optional().describe('Verbs this rule allows (get, list, create, ...); `*` is every verb.'),
+      apiGroups: z.array(z.string()).optional().describe('API groups of the resources; "" is the core group, `*` every group.'),
+      resources: z.array(z.string()).optional().describe('Resources this rule applies to; `*` is all, `x/status` a subresource, `*/status` every status.'),
+      resourceNames: z.array(z.string()).optional().describe('Optional allow-list of object names; empty means every object.'),
+      nonResourceURLs: z.array(z.string()).optional().describe('Non-resource paths (/healthz, /api/*); ClusterRoles only, with verbs get, post, ...'),
+    })
+    .describe('A set of actions on resources or non-resource URLs.');
 
-export const AggregationRule = z
-  .object({
-    clusterRoleSelectors: z.array(LabelSelector).optional().describe("ClusterRoles whose rules are aggregated into this one's rules by the controller."),
-  })
-  .describe('How a ClusterRole is built from other ClusterRoles.');
+  const AggregationRule = z
+    .object({
+      clusterRoleSelectors: z.array(LabelSelector).optional().describe("ClusterRoles whose rules are aggregated into this one's rules by the controller."),
+    })
+    .describe('How a ClusterRole is built from other ClusterRoles.');
 
-export const Subject = z
-  .object({
-    kind: z.string().optional().meta({ enum: ['User', 'Group', 'ServiceAccount'], description: 'User, Group or ServiceAccount.' }),
-    apiGroup: z.string().optional().describe('rbac.authorization.k8s.io for User and Group, "" for ServiceAccount.'),
-    name: z.string().optional().describe('Name of the user, group or service account.'),
-    namespace: z.string().optional().describe('Namespace of a ServiceAccount subject.'),
-  })
-  .describe('Who a binding grants the role to.');
+  const Subject = z
+    .object({
+      kind: z.string().optional().meta({ enum: ['User', 'Group', 'ServiceAccount'], description: 'User, Group or ServiceAccount.' }),
+      apiGroup: z.string().optional().describe('rbac.authorization.k8s.io for User and Group, "" for ServiceAccount.'),
+      name: z.string().optional().describe('Name of the user, group or service account.'),
+      namespace: z.string().optional().describe('Namespace of a ServiceAccount subject.'),
+    })
+    .describe('Who a binding grants the role to.');
 
-export const RoleRef = z
-  .object({
-    apiGroup: z.string().optional().describe('rbac.authorization.k8s.io.'),
-    kind: z.string().optional().meta({ enum: ['Role', 'ClusterRole'], description: 'Role or ClusterRole.' }),
-    name: z.string().optional().describe('Name of the role.'),
-  })
-  .describe('The role a binding grants; cannot be changed after creation.');
+  const RoleRef = z
+    .object({
+      apiGroup: z.string().optional().describe('rbac.authorization.k8s.io.'),
+      kind: z.string().optional().meta({ enum: ['Role', 'ClusterRole'], description: 'Role or ClusterRole.' }),
+      name: z.string().optional().describe('Name of the role.'),
+    })
+    .describe('The role a binding grants; cannot be changed after creation.');
+  const rules = z.array(PolicyRule).optional().describe('The permissions this role grants.');
+  return { PolicyRule, AggregationRule, Subject, RoleRef, rules };
+});
 
-export type PolicyRuleType = z.infer<typeof PolicyRule>;
-export type SubjectType = z.infer<typeof Subject>;
+type Rbac = ReturnType<typeof rbacSchemas>;
+export type PolicyRuleType = z.infer<Rbac['PolicyRule']>;
+export type SubjectType = z.infer<Rbac['Subject']>;
 
 // ---- evaluation (upstream's pkg/apis/rbac/v1/evaluation_helpers.go) -----------
 // Beside the types as upstream keeps them: the server's authorizer and the
@@ -234,15 +241,18 @@ const fieldSelector = (namespaced: boolean): KindDefinition['fieldSelector'] => 
   unsupported: 'field-label',
 });
 
-const rules = z.array(PolicyRule).optional().describe('The permissions this role grants.');
 
 function makeRoleKind(namespaced: boolean): KindDefinition {
   const kind = namespaced ? 'Role' : 'ClusterRole';
   const description = namespaced
     ? 'A namespaced set of permissions (PolicyRules), granted by RoleBindings.'
     : 'A cluster-wide set of permissions, granted by ClusterRoleBindings or, within a namespace, by RoleBindings.';
-  const extra: Record<string, z.ZodType> = { rules };
-  if (!namespaced) extra.aggregationRule = AggregationRule.optional().describe('Build this role from the rules of other ClusterRoles; the controller owns `rules` then.');
+  const schema = once(() => {
+    const { rules, AggregationRule } = rbacSchemas();
+    const extra: Record<string, z.ZodType> = { rules };
+    if (!namespaced) extra.aggregationRule = AggregationRule.optional().describe('Build this role from the rules of other ClusterRoles; the controller owns `rules` then.');
+    return objectSchema(undefined, undefined, extra, description);
+  });
   return {
     group: RBAC_GROUP,
     version: 'v1',
@@ -254,7 +264,9 @@ function makeRoleKind(namespaced: boolean): KindDefinition {
     categories: [],
     scope: namespaced ? 'Namespaced' : 'Cluster',
     description,
-    schema: objectSchema(undefined, undefined, extra, description),
+    get schema() {
+      return schema();
+    },
     subresources: {},
     verbs: STANDARD_VERBS,
     defaults() {},
@@ -270,6 +282,10 @@ function makeBindingKind(namespaced: boolean): KindDefinition {
   const description = namespaced
     ? 'Grants the permissions of a Role or ClusterRole to subjects within one namespace.'
     : 'Grants the permissions of a ClusterRole to subjects across the whole cluster.';
+  const schema = once(() => {
+    const { Subject, RoleRef } = rbacSchemas();
+    return objectSchema(undefined, undefined, { subjects: z.array(Subject).optional().describe('Who is granted the role.'), roleRef: RoleRef.optional() }, description);
+  });
   return {
     group: RBAC_GROUP,
     version: 'v1',
@@ -281,7 +297,9 @@ function makeBindingKind(namespaced: boolean): KindDefinition {
     categories: [],
     scope: namespaced ? 'Namespaced' : 'Cluster',
     description,
-    schema: objectSchema(undefined, undefined, { subjects: z.array(Subject).optional().describe('Who is granted the role.'), roleRef: RoleRef.optional() }, description),
+    get schema() {
+      return schema();
+    },
     subresources: {},
     verbs: STANDARD_VERBS,
     defaults: defaultBinding,

@@ -158,3 +158,13 @@ export function named<T extends AnySchema>(name: string, schema: T): T {
   componentNames.set(schema, name);
   return schema;
 }
+
+/**
+ * A value built on its first use and kept: the kinds' schemas are built when
+ * something first validates, renders a form or publishes OpenAPI, not when a
+ * module is loaded (a browser opening a list page needs none of them).
+ */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}

@@ -8,73 +8,79 @@ import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
 import { nameIsDNSSubdomain } from '../lib/names.ts';
 import { deepEqual } from '../lib/json.ts';
 import { age } from '../lib/duration.ts';
-import { AgeColumnDescription, NameColumnDescription, objectSchema, Time, validateObjectMeta } from './meta.ts';
-import { named } from './schema.ts';
-import { PersistentVolumeSpec, defaultVolumeSourceFields, validateCSIDriverName, validatePersistentVolumeSpec } from './persistentvolume.ts';
+import { AgeColumnDescription, metaSchemas, NameColumnDescription, objectSchema, validateObjectMeta } from './meta.ts';
+import { named, once } from './schema.ts';
+import { corev1 } from './generated/corev1.ts';
+import { defaultVolumeSourceFields, validateCSIDriverName, validatePersistentVolumeSpec } from './persistentvolume.ts';
 
 const str = (description: string) => z.string().optional().meta({ description });
 
 const storage = 'io.k8s.api.storage.v1';
 
-const VolumeError = named(
-  `${storage}.VolumeError`,
-  z
-    .object({
-      time: Time.optional().meta({ description: 'When the error occurred.', format: 'date-time' }),
-      message: str('What went wrong; may be logged, so it must hold no sensitive information.'),
-      errorCode: z.number().int().optional().meta({
-        maturity: 'alpha',
-        description: 'gRPC error code of the failure; settable only with the MutableCSINodeAllocatableCount feature gate.',
-      }),
-    })
-    .meta({ description: 'VolumeError captures an error encountered during a volume operation.' }),
-);
+const volumeAttachmentSchemas = once(() => {
+  const { Time } = metaSchemas();
+  const { PersistentVolumeSpec } = corev1();
+  const VolumeError = named(
+    `${storage}.VolumeError`,
+    z
+      .object({
+        time: Time.optional().meta({ description: 'When the error occurred.', format: 'date-time' }),
+        message: str('What went wrong; may be logged, so it must hold no sensitive information.'),
+        errorCode: z.number().int().optional().meta({
+          maturity: 'alpha',
+          description: 'gRPC error code of the failure; settable only with the MutableCSINodeAllocatableCount feature gate.',
+        }),
+      })
+      .meta({ description: 'VolumeError captures an error encountered during a volume operation.' }),
+  );
 
-const VolumeAttachmentSource = named(
-  `${storage}.VolumeAttachmentSource`,
-  z
-    .object({
-      persistentVolumeName: str('Name of the PersistentVolume to attach.'),
-      inlineVolumeSpec: PersistentVolumeSpec.optional().meta({
-        maturity: 'beta',
-        description: "The volume of a pod's inline volume source, filled only for CSI migration (beta).",
-      }),
-    })
-    .meta({ description: 'The volume to attach; exactly one member must be set.' }),
-);
+  const VolumeAttachmentSource = named(
+    `${storage}.VolumeAttachmentSource`,
+    z
+      .object({
+        persistentVolumeName: str('Name of the PersistentVolume to attach.'),
+        inlineVolumeSpec: PersistentVolumeSpec.optional().meta({
+          maturity: 'beta',
+          description: "The volume of a pod's inline volume source, filled only for CSI migration (beta).",
+        }),
+      })
+      .meta({ description: 'The volume to attach; exactly one member must be set.' }),
+  );
 
-const VolumeAttachmentSpec = named(
-  `${storage}.VolumeAttachmentSpec`,
-  z
-    .object({
-      attacher: str('Name of the volume driver that must handle the request (the CSI driver name).'),
-      source: VolumeAttachmentSource.optional(),
-      nodeName: str('Node the volume is to be attached to.'),
-    })
-    .meta({ description: 'Desired attach/detach behaviour.', required: ['attacher', 'source', 'nodeName'] }),
-);
+  const VolumeAttachmentSpec = named(
+    `${storage}.VolumeAttachmentSpec`,
+    z
+      .object({
+        attacher: str('Name of the volume driver that must handle the request (the CSI driver name).'),
+        source: VolumeAttachmentSource.optional(),
+        nodeName: str('Node the volume is to be attached to.'),
+      })
+      .meta({ description: 'Desired attach/detach behaviour.', required: ['attacher', 'source', 'nodeName'] }),
+  );
 
-const VolumeAttachmentStatus = named(
-  `${storage}.VolumeAttachmentStatus`,
-  z
-    .object({
-      attached: z.boolean().optional().meta({ description: 'The volume is attached; set only by the attacher.' }),
-      attachmentMetadata: z
-        .record(z.string(), z.string())
-        .optional()
-        .meta({ description: 'Information returned by a successful attach, passed to later mount calls; set only by the attacher.' }),
-      attachError: VolumeError.optional().meta({ description: 'Last error during attach, if any; set only by the attacher.' }),
-      detachError: VolumeError.optional().meta({ description: 'Last error during detach, if any; set only by the attacher.' }),
-    })
-    .meta({ description: 'Status of the attach or detach, written by the attacher.', required: ['attached'] }),
-);
+  const VolumeAttachmentStatus = named(
+    `${storage}.VolumeAttachmentStatus`,
+    z
+      .object({
+        attached: z.boolean().optional().meta({ description: 'The volume is attached; set only by the attacher.' }),
+        attachmentMetadata: z
+          .record(z.string(), z.string())
+          .optional()
+          .meta({ description: 'Information returned by a successful attach, passed to later mount calls; set only by the attacher.' }),
+        attachError: VolumeError.optional().meta({ description: 'Last error during attach, if any; set only by the attacher.' }),
+        detachError: VolumeError.optional().meta({ description: 'Last error during detach, if any; set only by the attacher.' }),
+      })
+      .meta({ description: 'Status of the attach or detach, written by the attacher.', required: ['attached'] }),
+  );
 
-const VolumeAttachmentSchema = objectSchema(
-  VolumeAttachmentSpec,
-  VolumeAttachmentStatus,
-  {},
-  'VolumeAttachment captures the intent to attach or detach a volume to or from a node; cluster-scoped.',
-);
+  const VolumeAttachmentSchema = objectSchema(
+    VolumeAttachmentSpec,
+    VolumeAttachmentStatus,
+    {},
+    'VolumeAttachment captures the intent to attach or detach a volume to or from a node; cluster-scoped.',
+  );
+  return { VolumeError, VolumeAttachmentSource, VolumeAttachmentSpec, VolumeAttachmentStatus, VolumeAttachmentSchema };
+});
 
 // ---- defaults ---------------------------------------------------------------
 
@@ -188,7 +194,9 @@ export const volumeAttachmentKind: KindDefinition = {
   categories: [],
   scope: 'Cluster',
   description: 'VolumeAttachment captures the intent to attach or detach a volume to or from a node; cluster-scoped.',
-  schema: VolumeAttachmentSchema,
+  get schema() {
+    return volumeAttachmentSchemas().VolumeAttachmentSchema;
+  },
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
   verbs: STANDARD_VERBS,
   defaults,

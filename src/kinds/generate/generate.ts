@@ -151,24 +151,30 @@ export function generate(): string {
     `// (Kubernetes OpenAPI ${spec}) and src/kinds/generate/overlay.ts. Do not edit: regenerate.`,
     `// Shapes only: every field is optional here (the kinds' validators report`,
     `// missing required fields with Kubernetes paths); \`required\` is published as metadata.`,
+    `// Built on first use, as every kind's schema (see once() in ../schema.ts).`,
     `import { z } from 'zod';`,
-    `import { IntOrString, LabelSelector, NodeSelector, NodeSelectorTerm, ObjectMeta, Quantity, ResourceList, Time } from '../meta.ts';`,
-    `import { named } from '../schema.ts';`,
+    `import { metaSchemas } from '../meta.ts';`,
+    `import { named, once } from '../schema.ts';`,
+    '',
+    '/** The generated shapes: `corev1().PodSpec`. */',
+    'export const corev1 = once(() => {',
+    '  const { IntOrString, LabelSelector, NodeSelector, NodeSelectorTerm, ObjectMeta, Quantity, ResourceList, Time } = metaSchemas();',
     '',
   ];
   for (const name of order) {
     const t = types.get(name)!;
-    out.push(`export const ${constName(name)} = named(`, `  ${q(componentName(name))},`, `  z`, `    .object({`);
+    out.push(`  const ${constName(name)} = named(`, `    ${q(componentName(name))},`, `    z`, `      .object({`);
     for (const f of t.fields) {
       const key = `${name}.${f.name}`;
       const zt = zodType(f.type, f.format, key);
       const isScalarEnum = ENUMS[key] && !f.type.startsWith('Array<');
       const meta = metaOf({ description: f.description, maturity: maturity(f.description), enum: isScalarEnum ? ENUMS[key] : undefined });
-      out.push(`      ${/^\w+$/.test(f.name) ? f.name : q(f.name)}: ${zt}.optional()${meta},`);
+      out.push(`        ${/^\w+$/.test(f.name) ? f.name : q(f.name)}: ${zt}.optional()${meta},`);
     }
     const required = t.fields.filter((f) => f.required).map((f) => f.name);
-    out.push(`    })`, `    ${metaOf({ description: t.description, required }) || '.meta({})'},`, `);`, '');
+    out.push(`      })`, `      ${metaOf({ description: t.description, required }) || '.meta({})'},`, `  );`, '');
   }
+  out.push(`  return { ${order.map(constName).join(', ')} };`, '});', '', 'export type CoreV1 = ReturnType<typeof corev1>;', '');
   return out.join('\n');
 }
 

@@ -2,1651 +2,1661 @@
 // (Kubernetes OpenAPI v1.32.0) and src/kinds/generate/overlay.ts. Do not edit: regenerate.
 // Shapes only: every field is optional here (the kinds' validators report
 // missing required fields with Kubernetes paths); `required` is published as metadata.
+// Built on first use, as every kind's schema (see once() in ../schema.ts).
 import { z } from 'zod';
-import { IntOrString, LabelSelector, NodeSelector, NodeSelectorTerm, ObjectMeta, Quantity, ResourceList, Time } from '../meta.ts';
-import { named } from '../schema.ts';
-
-export const PreferredSchedulingTerm = named(
-  "io.k8s.api.core.v1.PreferredSchedulingTerm",
-  z
-    .object({
-      preference: NodeSelectorTerm.optional(),
-      weight: z.number().int().optional().meta({ description: "Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100." }),
-    })
-    .meta({ description: "An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).", required: ["preference","weight"] }),
-);
-
-export const NodeAffinity = named(
-  "io.k8s.api.core.v1.NodeAffinity",
-  z
-    .object({
-      preferredDuringSchedulingIgnoredDuringExecution: z.array(PreferredSchedulingTerm).optional().meta({ description: "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred." }),
-      requiredDuringSchedulingIgnoredDuringExecution: NodeSelector.optional(),
-    })
-    .meta({ description: "Node affinity is a group of node affinity scheduling rules." }),
-);
-
-export const PodAffinityTerm = named(
-  "io.k8s.api.core.v1.PodAffinityTerm",
-  z
-    .object({
-      labelSelector: LabelSelector.optional(),
-      matchLabelKeys: z.array(z.string()).optional().meta({ description: "MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default).", maturity: "beta" }),
-      mismatchLabelKeys: z.array(z.string()).optional().meta({ description: "MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default).", maturity: "beta" }),
-      namespaceSelector: LabelSelector.optional(),
-      namespaces: z.array(z.string()).optional().meta({ description: "namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means \"this pod's namespace\"." }),
-      topologyKey: z.string().optional().meta({ description: "This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed." }),
-    })
-    .meta({ description: "Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running", required: ["topologyKey"] }),
-);
-
-export const WeightedPodAffinityTerm = named(
-  "io.k8s.api.core.v1.WeightedPodAffinityTerm",
-  z
-    .object({
-      podAffinityTerm: PodAffinityTerm.optional(),
-      weight: z.number().int().optional().meta({ description: "weight associated with matching the corresponding podAffinityTerm, in the range 1-100." }),
-    })
-    .meta({ description: "The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)", required: ["podAffinityTerm","weight"] }),
-);
-
-export const PodAffinity = named(
-  "io.k8s.api.core.v1.PodAffinity",
-  z
-    .object({
-      preferredDuringSchedulingIgnoredDuringExecution: z.array(WeightedPodAffinityTerm).optional().meta({ description: "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred." }),
-      requiredDuringSchedulingIgnoredDuringExecution: z.array(PodAffinityTerm).optional().meta({ description: "If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied." }),
-    })
-    .meta({ description: "Pod affinity is a group of inter pod affinity scheduling rules." }),
-);
-
-export const PodAntiAffinity = named(
-  "io.k8s.api.core.v1.PodAntiAffinity",
-  z
-    .object({
-      preferredDuringSchedulingIgnoredDuringExecution: z.array(WeightedPodAffinityTerm).optional().meta({ description: "The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred." }),
-      requiredDuringSchedulingIgnoredDuringExecution: z.array(PodAffinityTerm).optional().meta({ description: "If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied." }),
-    })
-    .meta({ description: "Pod anti affinity is a group of inter pod anti affinity scheduling rules." }),
-);
-
-export const Affinity = named(
-  "io.k8s.api.core.v1.Affinity",
-  z
-    .object({
-      nodeAffinity: NodeAffinity.optional(),
-      podAffinity: PodAffinity.optional(),
-      podAntiAffinity: PodAntiAffinity.optional(),
-    })
-    .meta({ description: "Affinity is a group of affinity scheduling rules." }),
-);
-
-export const ConfigMapKeySelector = named(
-  "io.k8s.api.core.v1.ConfigMapKeySelector",
-  z
-    .object({
-      key: z.string().optional().meta({ description: "The key to select." }),
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "Specify whether the ConfigMap or its key must be defined" }),
-    })
-    .meta({ description: "Selects a key from a ConfigMap.", required: ["key"] }),
-);
-
-export const ObjectFieldSelector = named(
-  "io.k8s.api.core.v1.ObjectFieldSelector",
-  z
-    .object({
-      apiVersion: z.string().optional().meta({ description: "Version of the schema the FieldPath is written in terms of, defaults to \"v1\"." }),
-      fieldPath: z.string().optional().meta({ description: "Path of the field to select in the specified API version." }),
-    })
-    .meta({ description: "ObjectFieldSelector selects an APIVersioned field of an object.", required: ["fieldPath"] }),
-);
-
-export const ResourceFieldSelector = named(
-  "io.k8s.api.core.v1.ResourceFieldSelector",
-  z
-    .object({
-      containerName: z.string().optional().meta({ description: "Container name: required for volumes, optional for env vars" }),
-      divisor: Quantity.optional().meta({ description: "Specifies the output format of the exposed resources, defaults to \"1\"" }),
-      resource: z.string().optional().meta({ description: "Required: resource to select" }),
-    })
-    .meta({ description: "ResourceFieldSelector represents container resources (cpu, memory) and their output format", required: ["resource"] }),
-);
-
-export const SecretKeySelector = named(
-  "io.k8s.api.core.v1.SecretKeySelector",
-  z
-    .object({
-      key: z.string().optional().meta({ description: "The key of the secret to select from.  Must be a valid secret key." }),
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "Specify whether the Secret or its key must be defined" }),
-    })
-    .meta({ description: "SecretKeySelector selects a key of a Secret.", required: ["key"] }),
-);
-
-export const EnvVarSource = named(
-  "io.k8s.api.core.v1.EnvVarSource",
-  z
-    .object({
-      configMapKeyRef: ConfigMapKeySelector.optional(),
-      fieldRef: ObjectFieldSelector.optional(),
-      resourceFieldRef: ResourceFieldSelector.optional(),
-      secretKeyRef: SecretKeySelector.optional(),
-    })
-    .meta({ description: "EnvVarSource represents a source for the value of an EnvVar." }),
-);
-
-export const EnvVar = named(
-  "io.k8s.api.core.v1.EnvVar",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of the environment variable. Must be a C_IDENTIFIER." }),
-      value: z.string().optional().meta({ description: "Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to \"\"." }),
-      valueFrom: EnvVarSource.optional(),
-    })
-    .meta({ description: "EnvVar represents an environment variable present in a Container.", required: ["name"] }),
-);
-
-export const ConfigMapEnvSource = named(
-  "io.k8s.api.core.v1.ConfigMapEnvSource",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "Specify whether the ConfigMap must be defined" }),
-    })
-    .meta({ description: "ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.  The contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables." }),
-);
-
-export const SecretEnvSource = named(
-  "io.k8s.api.core.v1.SecretEnvSource",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "Specify whether the Secret must be defined" }),
-    })
-    .meta({ description: "SecretEnvSource selects a Secret to populate the environment variables with.  The contents of the target Secret's Data field will represent the key-value pairs as environment variables." }),
-);
-
-export const EnvFromSource = named(
-  "io.k8s.api.core.v1.EnvFromSource",
-  z
-    .object({
-      configMapRef: ConfigMapEnvSource.optional(),
-      prefix: z.string().optional().meta({ description: "An optional identifier to prepend to each key in the ConfigMap. Must be a C_IDENTIFIER." }),
-      secretRef: SecretEnvSource.optional(),
-    })
-    .meta({ description: "EnvFromSource represents the source of a set of ConfigMaps" }),
-);
-
-export const ExecAction = named(
-  "io.k8s.api.core.v1.ExecAction",
-  z
-    .object({
-      command: z.array(z.string()).optional().meta({ description: "Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy." }),
-    })
-    .meta({ description: "ExecAction describes a \"run in container\" action." }),
-);
-
-export const HTTPHeader = named(
-  "io.k8s.api.core.v1.HTTPHeader",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header." }),
-      value: z.string().optional().meta({ description: "The header field value" }),
-    })
-    .meta({ description: "HTTPHeader describes a custom header to be used in HTTP probes", required: ["name","value"] }),
-);
-
-export const HTTPGetAction = named(
-  "io.k8s.api.core.v1.HTTPGetAction",
-  z
-    .object({
-      host: z.string().optional().meta({ description: "Host name to connect to, defaults to the pod IP. You probably want to set \"Host\" in httpHeaders instead." }),
-      httpHeaders: z.array(HTTPHeader).optional().meta({ description: "Custom headers to set in the request. HTTP allows repeated headers." }),
-      path: z.string().optional().meta({ description: "Path to access on the HTTP server." }),
-      port: IntOrString.optional().meta({ description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number." }),
-      scheme: z.string().optional().meta({ description: "Scheme to use for connecting to the host. Defaults to HTTP.", enum: ["HTTP","HTTPS"] }),
-    })
-    .meta({ description: "HTTPGetAction describes an action based on HTTP Get requests.", required: ["port"] }),
-);
-
-export const SleepAction = named(
-  "io.k8s.api.core.v1.SleepAction",
-  z
-    .object({
-      seconds: z.number().int().optional().meta({ description: "Seconds is the number of seconds to sleep." }),
-    })
-    .meta({ description: "SleepAction describes a \"sleep\" action.", required: ["seconds"] }),
-);
-
-export const TCPSocketAction = named(
-  "io.k8s.api.core.v1.TCPSocketAction",
-  z
-    .object({
-      host: z.string().optional().meta({ description: "Optional: Host name to connect to, defaults to the pod IP." }),
-      port: IntOrString.optional().meta({ description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number." }),
-    })
-    .meta({ description: "TCPSocketAction describes an action based on opening a socket", required: ["port"] }),
-);
-
-export const LifecycleHandler = named(
-  "io.k8s.api.core.v1.LifecycleHandler",
-  z
-    .object({
-      exec: ExecAction.optional(),
-      httpGet: HTTPGetAction.optional(),
-      sleep: SleepAction.optional(),
-      tcpSocket: TCPSocketAction.optional(),
-    })
-    .meta({ description: "LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified." }),
-);
-
-export const Lifecycle = named(
-  "io.k8s.api.core.v1.Lifecycle",
-  z
-    .object({
-      postStart: LifecycleHandler.optional(),
-      preStop: LifecycleHandler.optional(),
-    })
-    .meta({ description: "Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted." }),
-);
-
-export const GRPCAction = named(
-  "io.k8s.api.core.v1.GRPCAction",
-  z
-    .object({
-      port: z.number().int().optional().meta({ description: "Port number of the gRPC service. Number must be in the range 1 to 65535." }),
-      service: z.string().optional().meta({ description: "Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).  If this is not specified, the default behavior is defined by gRPC." }),
-    })
-    .meta({ description: "GRPCAction specifies an action involving a GRPC service.", required: ["port"] }),
-);
-
-export const Probe = named(
-  "io.k8s.api.core.v1.Probe",
-  z
-    .object({
-      exec: ExecAction.optional(),
-      failureThreshold: z.number().int().optional().meta({ description: "Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1." }),
-      grpc: GRPCAction.optional(),
-      httpGet: HTTPGetAction.optional(),
-      initialDelaySeconds: z.number().int().optional().meta({ description: "Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes" }),
-      periodSeconds: z.number().int().optional().meta({ description: "How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1." }),
-      successThreshold: z.number().int().optional().meta({ description: "Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1." }),
-      tcpSocket: TCPSocketAction.optional(),
-      terminationGracePeriodSeconds: z.number().int().optional().meta({ description: "Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.", maturity: "beta" }),
-      timeoutSeconds: z.number().int().optional().meta({ description: "Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes" }),
-    })
-    .meta({ description: "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic." }),
-);
-
-export const ContainerPort = named(
-  "io.k8s.api.core.v1.ContainerPort",
-  z
-    .object({
-      containerPort: z.number().int().optional().meta({ description: "Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536." }),
-      hostIP: z.string().optional().meta({ description: "What host IP to bind the external port to." }),
-      hostPort: z.number().int().optional().meta({ description: "Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this." }),
-      name: z.string().optional().meta({ description: "If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services." }),
-      protocol: z.string().optional().meta({ description: "Protocol for port. Must be UDP, TCP, or SCTP. Defaults to \"TCP\".", enum: ["SCTP","TCP","UDP"] }),
-    })
-    .meta({ description: "ContainerPort represents a network port in a single container.", required: ["containerPort"] }),
-);
-
-export const ContainerResizePolicy = named(
-  "io.k8s.api.core.v1.ContainerResizePolicy",
-  z
-    .object({
-      resourceName: z.string().optional().meta({ description: "Name of the resource to which this resource resize policy applies. Supported values: cpu, memory." }),
-      restartPolicy: z.string().optional().meta({ description: "Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.", enum: ["NotRequired","RestartContainer"] }),
-    })
-    .meta({ description: "ContainerResizePolicy represents resource resize policy for the container.", required: ["resourceName","restartPolicy"] }),
-);
-
-export const ResourceClaim = named(
-  "io.k8s.api.core.v1.ResourceClaim",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container." }),
-      request: z.string().optional().meta({ description: "Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request." }),
-    })
-    .meta({ description: "ResourceClaim references one entry in PodSpec.ResourceClaims.", required: ["name"] }),
-);
-
-export const ResourceRequirements = named(
-  "io.k8s.api.core.v1.ResourceRequirements",
-  z
-    .object({
-      claims: z.array(ResourceClaim).optional().meta({ description: "Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.  This is an alpha field and requires enabling the DynamicResourceAllocation feature gate.  This field is immutable. It can only be set for containers.", maturity: "alpha" }),
-      limits: ResourceList.optional().meta({ description: "Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
-      requests: ResourceList.optional().meta({ description: "Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
-    })
-    .meta({ description: "ResourceRequirements describes the compute resource requirements." }),
-);
-
-export const AppArmorProfile = named(
-  "io.k8s.api.core.v1.AppArmorProfile",
-  z
-    .object({
-      localhostProfile: z.string().optional().meta({ description: "localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is \"Localhost\"." }),
-      type: z.string().optional().meta({ description: "type indicates which kind of AppArmor profile will be applied. Valid options are:   Localhost - a profile pre-loaded on the node.   RuntimeDefault - the container runtime's default profile.   Unconfined - no AppArmor enforcement.", enum: ["Localhost","RuntimeDefault","Unconfined"] }),
-    })
-    .meta({ description: "AppArmorProfile defines a pod or container's AppArmor settings.", required: ["type"] }),
-);
-
-export const Capabilities = named(
-  "io.k8s.api.core.v1.Capabilities",
-  z
-    .object({
-      add: z.array(z.string()).optional().meta({ description: "Added capabilities" }),
-      drop: z.array(z.string()).optional().meta({ description: "Removed capabilities" }),
-    })
-    .meta({ description: "Adds and removes POSIX capabilities from running containers." }),
-);
-
-export const SELinuxOptions = named(
-  "io.k8s.api.core.v1.SELinuxOptions",
-  z
-    .object({
-      level: z.string().optional().meta({ description: "Level is SELinux level label that applies to the container." }),
-      role: z.string().optional().meta({ description: "Role is a SELinux role label that applies to the container." }),
-      type: z.string().optional().meta({ description: "Type is a SELinux type label that applies to the container." }),
-      user: z.string().optional().meta({ description: "User is a SELinux user label that applies to the container." }),
-    })
-    .meta({ description: "SELinuxOptions are the labels to be applied to the container" }),
-);
-
-export const SeccompProfile = named(
-  "io.k8s.api.core.v1.SeccompProfile",
-  z
-    .object({
-      localhostProfile: z.string().optional().meta({ description: "localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is \"Localhost\". Must NOT be set for any other type." }),
-      type: z.string().optional().meta({ description: "type indicates which kind of seccomp profile will be applied. Valid options are:  Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.", enum: ["Localhost","RuntimeDefault","Unconfined"] }),
-    })
-    .meta({ description: "SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.", required: ["type"] }),
-);
-
-export const WindowsSecurityContextOptions = named(
-  "io.k8s.api.core.v1.WindowsSecurityContextOptions",
-  z
-    .object({
-      gmsaCredentialSpec: z.string().optional().meta({ description: "GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field." }),
-      gmsaCredentialSpecName: z.string().optional().meta({ description: "GMSACredentialSpecName is the name of the GMSA credential spec to use." }),
-      hostProcess: z.boolean().optional().meta({ description: "HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true." }),
-      runAsUserName: z.string().optional().meta({ description: "The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence." }),
-    })
-    .meta({ description: "WindowsSecurityContextOptions contain Windows-specific options and credentials." }),
-);
-
-export const SecurityContext = named(
-  "io.k8s.api.core.v1.SecurityContext",
-  z
-    .object({
-      allowPrivilegeEscalation: z.boolean().optional().meta({ description: "AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows." }),
-      appArmorProfile: AppArmorProfile.optional(),
-      capabilities: Capabilities.optional(),
-      privileged: z.boolean().optional().meta({ description: "Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows." }),
-      procMount: z.string().optional().meta({ description: "procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows.", enum: ["Default","Unmasked"] }),
-      readOnlyRootFilesystem: z.boolean().optional().meta({ description: "Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows." }),
-      runAsGroup: z.number().int().optional().meta({ description: "The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows." }),
-      runAsNonRoot: z.boolean().optional().meta({ description: "Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence." }),
-      runAsUser: z.number().int().optional().meta({ description: "The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows." }),
-      seLinuxOptions: SELinuxOptions.optional(),
-      seccompProfile: SeccompProfile.optional(),
-      windowsOptions: WindowsSecurityContextOptions.optional(),
-    })
-    .meta({ description: "SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence." }),
-);
-
-export const VolumeDevice = named(
-  "io.k8s.api.core.v1.VolumeDevice",
-  z
-    .object({
-      devicePath: z.string().optional().meta({ description: "devicePath is the path inside of the container that the device will be mapped to." }),
-      name: z.string().optional().meta({ description: "name must match the name of a persistentVolumeClaim in the pod" }),
-    })
-    .meta({ description: "volumeDevice describes a mapping of a raw block device within a container.", required: ["devicePath","name"] }),
-);
-
-export const VolumeMount = named(
-  "io.k8s.api.core.v1.VolumeMount",
-  z
-    .object({
-      mountPath: z.string().optional().meta({ description: "Path within the container at which the volume should be mounted.  Must not contain ':'." }),
-      mountPropagation: z.string().optional().meta({ description: "mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).", enum: ["Bidirectional","HostToContainer","None"] }),
-      name: z.string().optional().meta({ description: "This must match the Name of a Volume." }),
-      readOnly: z.boolean().optional().meta({ description: "Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false." }),
-      recursiveReadOnly: z.string().optional().meta({ description: "RecursiveReadOnly specifies whether read-only mounts should be handled recursively.  If ReadOnly is false, this field has no meaning and must be unspecified.  If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.  If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).  If this field is not specified, it is treated as an equivalent of Disabled.", enum: ["Disabled","Enabled","IfPossible"] }),
-      subPath: z.string().optional().meta({ description: "Path within the volume from which the container's volume should be mounted. Defaults to \"\" (volume's root)." }),
-      subPathExpr: z.string().optional().meta({ description: "Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to \"\" (volume's root). SubPathExpr and SubPath are mutually exclusive." }),
-    })
-    .meta({ description: "VolumeMount describes a mounting of a Volume within a container.", required: ["mountPath","name"] }),
-);
-
-export const Container = named(
-  "io.k8s.api.core.v1.Container",
-  z
-    .object({
-      args: z.array(z.string()).optional().meta({ description: "Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
-      command: z.array(z.string()).optional().meta({ description: "Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
-      env: z.array(EnvVar).optional().meta({ description: "List of environment variables to set in the container. Cannot be updated." }),
-      envFrom: z.array(EnvFromSource).optional().meta({ description: "List of sources to populate environment variables in the container. The keys defined within a source must be a C_IDENTIFIER. All invalid keys will be reported as an event when the container is starting. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated." }),
-      image: z.string().optional().meta({ description: "Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets." }),
-      imagePullPolicy: z.string().optional().meta({ description: "Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images", enum: ["Always","IfNotPresent","Never"] }),
-      lifecycle: Lifecycle.optional(),
-      livenessProbe: Probe.optional(),
-      name: z.string().optional().meta({ description: "Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated." }),
-      ports: z.array(ContainerPort).optional().meta({ description: "List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default \"0.0.0.0\" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated." }),
-      readinessProbe: Probe.optional(),
-      resizePolicy: z.array(ContainerResizePolicy).optional().meta({ description: "Resources resize policy for the container." }),
-      resources: ResourceRequirements.optional(),
-      restartPolicy: z.string().optional().meta({ description: "RestartPolicy defines the restart behavior of individual containers in a pod. This field may only be set for init containers, and the only allowed value is \"Always\". For non-init containers or when this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Setting the RestartPolicy as \"Always\" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy \"Always\" will be shut down. This lifecycle differs from normal init containers and is often referred to as a \"sidecar\" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.", enum: ["Always"] }),
-      securityContext: SecurityContext.optional(),
-      startupProbe: Probe.optional(),
-      stdin: z.boolean().optional().meta({ description: "Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false." }),
-      stdinOnce: z.boolean().optional().meta({ description: "Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false" }),
-      terminationMessagePath: z.string().optional().meta({ description: "Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated." }),
-      terminationMessagePolicy: z.string().optional().meta({ description: "Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.", enum: ["FallbackToLogsOnError","File"] }),
-      tty: z.boolean().optional().meta({ description: "Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false." }),
-      volumeDevices: z.array(VolumeDevice).optional().meta({ description: "volumeDevices is the list of block devices to be used by the container." }),
-      volumeMounts: z.array(VolumeMount).optional().meta({ description: "Pod volumes to mount into the container's filesystem. Cannot be updated." }),
-      workingDir: z.string().optional().meta({ description: "Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated." }),
-    })
-    .meta({ description: "A single application container that you want to run within a pod.", required: ["name"] }),
-);
-
-export const PodDNSConfigOption = named(
-  "io.k8s.api.core.v1.PodDNSConfigOption",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name is this DNS resolver option's name. Required." }),
-      value: z.string().optional().meta({ description: "Value is this DNS resolver option's value." }),
-    })
-    .meta({ description: "PodDNSConfigOption defines DNS resolver options of a pod." }),
-);
-
-export const PodDNSConfig = named(
-  "io.k8s.api.core.v1.PodDNSConfig",
-  z
-    .object({
-      nameservers: z.array(z.string()).optional().meta({ description: "A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed." }),
-      options: z.array(PodDNSConfigOption).optional().meta({ description: "A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy." }),
-      searches: z.array(z.string()).optional().meta({ description: "A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed." }),
-    })
-    .meta({ description: "PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy." }),
-);
-
-export const EphemeralContainer = named(
-  "io.k8s.api.core.v1.EphemeralContainer",
-  z
-    .object({
-      args: z.array(z.string()).optional().meta({ description: "Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
-      command: z.array(z.string()).optional().meta({ description: "Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
-      env: z.array(EnvVar).optional().meta({ description: "List of environment variables to set in the container. Cannot be updated." }),
-      envFrom: z.array(EnvFromSource).optional().meta({ description: "List of sources to populate environment variables in the container. The keys defined within a source must be a C_IDENTIFIER. All invalid keys will be reported as an event when the container is starting. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated." }),
-      image: z.string().optional().meta({ description: "Container image name. More info: https://kubernetes.io/docs/concepts/containers/images" }),
-      imagePullPolicy: z.string().optional().meta({ description: "Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images", enum: ["Always","IfNotPresent","Never"] }),
-      lifecycle: Lifecycle.optional(),
-      livenessProbe: Probe.optional(),
-      name: z.string().optional().meta({ description: "Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers." }),
-      ports: z.array(ContainerPort).optional().meta({ description: "Ports are not allowed for ephemeral containers." }),
-      readinessProbe: Probe.optional(),
-      resizePolicy: z.array(ContainerResizePolicy).optional().meta({ description: "Resources resize policy for the container." }),
-      resources: ResourceRequirements.optional(),
-      restartPolicy: z.string().optional().meta({ description: "Restart policy for the container to manage the restart behavior of each container within a pod. This may only be set for init containers. You cannot set this field on ephemeral containers.", enum: ["Always"] }),
-      securityContext: SecurityContext.optional(),
-      startupProbe: Probe.optional(),
-      stdin: z.boolean().optional().meta({ description: "Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false." }),
-      stdinOnce: z.boolean().optional().meta({ description: "Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false" }),
-      targetContainerName: z.string().optional().meta({ description: "If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.  The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined." }),
-      terminationMessagePath: z.string().optional().meta({ description: "Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated." }),
-      terminationMessagePolicy: z.string().optional().meta({ description: "Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.", enum: ["FallbackToLogsOnError","File"] }),
-      tty: z.boolean().optional().meta({ description: "Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false." }),
-      volumeDevices: z.array(VolumeDevice).optional().meta({ description: "volumeDevices is the list of block devices to be used by the container." }),
-      volumeMounts: z.array(VolumeMount).optional().meta({ description: "Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated." }),
-      workingDir: z.string().optional().meta({ description: "Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated." }),
-    })
-    .meta({ description: "An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.  To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.", required: ["name"] }),
-);
-
-export const HostAlias = named(
-  "io.k8s.api.core.v1.HostAlias",
-  z
-    .object({
-      hostnames: z.array(z.string()).optional().meta({ description: "Hostnames for the above IP address." }),
-      ip: z.string().optional().meta({ description: "IP address of the host file entry." }),
-    })
-    .meta({ description: "HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file.", required: ["ip"] }),
-);
-
-export const LocalObjectReference = named(
-  "io.k8s.api.core.v1.LocalObjectReference",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-    })
-    .meta({ description: "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace." }),
-);
-
-export const PodOS = named(
-  "io.k8s.api.core.v1.PodOS",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null", enum: ["linux","windows"] }),
-    })
-    .meta({ description: "PodOS defines the OS parameters of a pod.", required: ["name"] }),
-);
-
-export const PodReadinessGate = named(
-  "io.k8s.api.core.v1.PodReadinessGate",
-  z
-    .object({
-      conditionType: z.string().optional().meta({ description: "ConditionType refers to a condition in the pod's condition list with matching type." }),
-    })
-    .meta({ description: "PodReadinessGate contains the reference to a pod condition", required: ["conditionType"] }),
-);
-
-export const PodResourceClaim = named(
-  "io.k8s.api.core.v1.PodResourceClaim",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL." }),
-      resourceClaimName: z.string().optional().meta({ description: "ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.  Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set." }),
-      resourceClaimTemplateName: z.string().optional().meta({ description: "ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.  The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.  This field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.  Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set." }),
-    })
-    .meta({ description: "PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.  It adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.", required: ["name"] }),
-);
-
-export const PodSchedulingGate = named(
-  "io.k8s.api.core.v1.PodSchedulingGate",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of the scheduling gate. Each scheduling gate must have a unique name field." }),
-    })
-    .meta({ description: "PodSchedulingGate is associated to a Pod to guard its scheduling.", required: ["name"] }),
-);
-
-export const Sysctl = named(
-  "io.k8s.api.core.v1.Sysctl",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of a property to set" }),
-      value: z.string().optional().meta({ description: "Value of a property to set" }),
-    })
-    .meta({ description: "Sysctl defines a kernel parameter to be set", required: ["name","value"] }),
-);
-
-export const PodSecurityContext = named(
-  "io.k8s.api.core.v1.PodSecurityContext",
-  z
-    .object({
-      appArmorProfile: AppArmorProfile.optional(),
-      fsGroup: z.number().int().optional().meta({ description: "A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:  1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----  If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows." }),
-      fsGroupChangePolicy: z.string().optional().meta({ description: "fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are \"OnRootMismatch\" and \"Always\". If not specified, \"Always\" is used. Note that this field cannot be set when spec.os.name is windows.", enum: ["Always","OnRootMismatch"] }),
-      runAsGroup: z.number().int().optional().meta({ description: "The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows." }),
-      runAsNonRoot: z.boolean().optional().meta({ description: "Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence." }),
-      runAsUser: z.number().int().optional().meta({ description: "The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows." }),
-      seLinuxChangePolicy: z.string().optional().meta({ description: "seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are \"MountOption\" and \"Recursive\".  \"Recursive\" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.  \"MountOption\" mounts all eligible Pod volumes with `-o context` mount option. This requires all Pods that share the same volume to use the same SELinux label. It is not possible to share the same volume among privileged and unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI volumes, and all CSI volumes whose CSI driver announces SELinux support by setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are always re-labelled recursively. \"MountOption\" value is allowed only when SELinuxMount feature gate is enabled.  If not specified and SELinuxMount feature gate is enabled, \"MountOption\" is used. If not specified and SELinuxMount feature gate is disabled, \"MountOption\" is used for ReadWriteOncePod volumes and \"Recursive\" for all other volumes.  This field affects only Pods that have SELinux label set, either in PodSecurityContext or in SecurityContext of all containers.  All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows." }),
-      seLinuxOptions: SELinuxOptions.optional(),
-      seccompProfile: SeccompProfile.optional(),
-      supplementalGroups: z.array(z.number().int()).optional().meta({ description: "A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows." }),
-      supplementalGroupsPolicy: z.string().optional().meta({ description: "Defines how supplemental groups of the first container processes are calculated. Valid values are \"Merge\" and \"Strict\". If not specified, \"Merge\" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.", maturity: "alpha", enum: ["Merge","Strict"] }),
-      sysctls: z.array(Sysctl).optional().meta({ description: "Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows." }),
-      windowsOptions: WindowsSecurityContextOptions.optional(),
-    })
-    .meta({ description: "PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext." }),
-);
-
-export const Toleration = named(
-  "io.k8s.api.core.v1.Toleration",
-  z
-    .object({
-      effect: z.string().optional().meta({ description: "Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute.", enum: ["NoExecute","NoSchedule","PreferNoSchedule"] }),
-      key: z.string().optional().meta({ description: "Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys." }),
-      operator: z.string().optional().meta({ description: "Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category.", enum: ["Equal","Exists"] }),
-      tolerationSeconds: z.number().int().optional().meta({ description: "TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system." }),
-      value: z.string().optional().meta({ description: "Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string." }),
-    })
-    .meta({ description: "The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>." }),
-);
-
-export const TopologySpreadConstraint = named(
-  "io.k8s.api.core.v1.TopologySpreadConstraint",
-  z
-    .object({
-      labelSelector: LabelSelector.optional(),
-      matchLabelKeys: z.array(z.string()).optional().meta({ description: "MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.  This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).", maturity: "beta" }),
-      maxSkew: z.number().int().optional().meta({ description: "MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed." }),
-      minDomains: z.number().int().optional().meta({ description: "MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats \"global minimum\" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.  For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so \"global minimum\" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew." }),
-      nodeAffinityPolicy: z.string().optional().meta({ description: "NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.  If this value is nil, the behavior is equivalent to the Honor policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.", maturity: "beta", enum: ["Honor","Ignore"] }),
-      nodeTaintsPolicy: z.string().optional().meta({ description: "NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.  If this value is nil, the behavior is equivalent to the Ignore policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.", maturity: "beta", enum: ["Honor","Ignore"] }),
-      topologyKey: z.string().optional().meta({ description: "TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a \"bucket\", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is \"kubernetes.io/hostname\", each Node is a domain of that topology. And, if TopologyKey is \"topology.kubernetes.io/zone\", each zone is a domain of that topology. It's a required field." }),
-      whenUnsatisfiable: z.string().optional().meta({ description: "WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,   but giving higher precedence to topologies that would help reduce the   skew. A constraint is considered \"Unsatisfiable\" for an incoming pod if and only if every possible node assignment for that pod would violate \"MaxSkew\" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.", enum: ["DoNotSchedule","ScheduleAnyway"] }),
-    })
-    .meta({ description: "TopologySpreadConstraint specifies how to spread matching pods among the given topology.", required: ["maxSkew","topologyKey","whenUnsatisfiable"] }),
-);
-
-export const AWSElasticBlockStoreVolumeSource = named(
-  "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore" }),
-      partition: z.number().int().optional().meta({ description: "partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as \"1\". Similarly, the volume partition for /dev/sda is \"0\" (or you can leave the property empty)." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore" }),
-      volumeID: z.string().optional().meta({ description: "volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore" }),
-    })
-    .meta({ description: "Represents a Persistent Disk resource in AWS.  An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.", required: ["volumeID"] }),
-);
-
-export const AzureDiskVolumeSource = named(
-  "io.k8s.api.core.v1.AzureDiskVolumeSource",
-  z
-    .object({
-      cachingMode: z.string().optional().meta({ description: "cachingMode is the Host Caching mode: None, Read Only, Read Write." }),
-      diskName: z.string().optional().meta({ description: "diskName is the Name of the data disk in the blob storage" }),
-      diskURI: z.string().optional().meta({ description: "diskURI is the URI of data disk in the blob storage" }),
-      fsType: z.string().optional().meta({ description: "fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      kind: z.string().optional().meta({ description: "kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-    })
-    .meta({ description: "AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.", required: ["diskName","diskURI"] }),
-);
-
-export const AzureFileVolumeSource = named(
-  "io.k8s.api.core.v1.AzureFileVolumeSource",
-  z
-    .object({
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretName: z.string().optional().meta({ description: "secretName is the  name of secret that contains Azure Storage Account Name and Key" }),
-      shareName: z.string().optional().meta({ description: "shareName is the azure share Name" }),
-    })
-    .meta({ description: "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.", required: ["secretName","shareName"] }),
-);
-
-export const CephFSVolumeSource = named(
-  "io.k8s.api.core.v1.CephFSVolumeSource",
-  z
-    .object({
-      monitors: z.array(z.string()).optional().meta({ description: "monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-      path: z.string().optional().meta({ description: "path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-      secretFile: z.string().optional().meta({ description: "secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-      secretRef: LocalObjectReference.optional(),
-      user: z.string().optional().meta({ description: "user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-    })
-    .meta({ description: "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.", required: ["monitors"] }),
-);
-
-export const CinderVolumeSource = named(
-  "io.k8s.api.core.v1.CinderVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
-      secretRef: LocalObjectReference.optional(),
-      volumeID: z.string().optional().meta({ description: "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
-    })
-    .meta({ description: "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.", required: ["volumeID"] }),
-);
-
-export const KeyToPath = named(
-  "io.k8s.api.core.v1.KeyToPath",
-  z
-    .object({
-      key: z.string().optional().meta({ description: "key is the key to project." }),
-      mode: z.number().int().optional().meta({ description: "mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
-      path: z.string().optional().meta({ description: "path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'." }),
-    })
-    .meta({ description: "Maps a string key to a path within a volume.", required: ["key","path"] }),
-);
-
-export const ConfigMapVolumeSource = named(
-  "io.k8s.api.core.v1.ConfigMapVolumeSource",
-  z
-    .object({
-      defaultMode: z.number().int().optional().meta({ description: "defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
-      items: z.array(KeyToPath).optional().meta({ description: "items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "optional specify whether the ConfigMap or its keys must be defined" }),
-    })
-    .meta({ description: "Adapts a ConfigMap into a volume.  The contents of the target ConfigMap's Data field will be presented in a volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. ConfigMap volumes support ownership management and SELinux relabeling." }),
-);
-
-export const CSIVolumeSource = named(
-  "io.k8s.api.core.v1.CSIVolumeSource",
-  z
-    .object({
-      driver: z.string().optional().meta({ description: "driver is the name of the CSI driver that handles this volume. Consult with your admin for the correct name as registered in the cluster." }),
-      fsType: z.string().optional().meta({ description: "fsType to mount. Ex. \"ext4\", \"xfs\", \"ntfs\". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply." }),
-      nodePublishSecretRef: LocalObjectReference.optional(),
-      readOnly: z.boolean().optional().meta({ description: "readOnly specifies a read-only configuration for the volume. Defaults to false (read/write)." }),
-      volumeAttributes: z.record(z.string(), z.string()).optional().meta({ description: "volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values." }),
-    })
-    .meta({ description: "Represents a source location of a volume to mount, managed by an external CSI driver", required: ["driver"] }),
-);
-
-export const DownwardAPIVolumeFile = named(
-  "io.k8s.api.core.v1.DownwardAPIVolumeFile",
-  z
-    .object({
-      fieldRef: ObjectFieldSelector.optional(),
-      mode: z.number().int().optional().meta({ description: "Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
-      path: z.string().optional().meta({ description: "Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'" }),
-      resourceFieldRef: ResourceFieldSelector.optional(),
-    })
-    .meta({ description: "DownwardAPIVolumeFile represents information to create the file containing the pod field", required: ["path"] }),
-);
-
-export const DownwardAPIVolumeSource = named(
-  "io.k8s.api.core.v1.DownwardAPIVolumeSource",
-  z
-    .object({
-      defaultMode: z.number().int().optional().meta({ description: "Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
-      items: z.array(DownwardAPIVolumeFile).optional().meta({ description: "Items is a list of downward API volume file" }),
-    })
-    .meta({ description: "DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling." }),
-);
-
-export const EmptyDirVolumeSource = named(
-  "io.k8s.api.core.v1.EmptyDirVolumeSource",
-  z
-    .object({
-      medium: z.string().optional().meta({ description: "medium represents what type of storage medium should back this directory. The default is \"\" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir" }),
-      sizeLimit: Quantity.optional().meta({ description: "sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir" }),
-    })
-    .meta({ description: "Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling." }),
-);
-
-export const TypedLocalObjectReference = named(
-  "io.k8s.api.core.v1.TypedLocalObjectReference",
-  z
-    .object({
-      apiGroup: z.string().optional().meta({ description: "APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required." }),
-      kind: z.string().optional().meta({ description: "Kind is the type of resource being referenced" }),
-      name: z.string().optional().meta({ description: "Name is the name of resource being referenced" }),
-    })
-    .meta({ description: "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.", required: ["kind","name"] }),
-);
-
-export const TypedObjectReference = named(
-  "io.k8s.api.core.v1.TypedObjectReference",
-  z
-    .object({
-      apiGroup: z.string().optional().meta({ description: "APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required." }),
-      kind: z.string().optional().meta({ description: "Kind is the type of resource being referenced" }),
-      name: z.string().optional().meta({ description: "Name is the name of resource being referenced" }),
-      namespace: z.string().optional().meta({ description: "Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.", maturity: "alpha" }),
-    })
-    .meta({ description: "TypedObjectReference contains enough information to let you locate the typed referenced object", required: ["kind","name"] }),
-);
-
-export const VolumeResourceRequirements = named(
-  "io.k8s.api.core.v1.VolumeResourceRequirements",
-  z
-    .object({
-      limits: ResourceList.optional().meta({ description: "Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
-      requests: ResourceList.optional().meta({ description: "Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
-    })
-    .meta({ description: "VolumeResourceRequirements describes the storage resource requirements for a volume." }),
-);
-
-export const PersistentVolumeClaimSpec = named(
-  "io.k8s.api.core.v1.PersistentVolumeClaimSpec",
-  z
-    .object({
-      accessModes: z.array(z.string().meta({ enum: ["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"] })).optional().meta({ description: "accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1" }),
-      dataSource: TypedLocalObjectReference.optional(),
-      dataSourceRef: TypedObjectReference.optional(),
-      resources: VolumeResourceRequirements.optional(),
-      selector: LabelSelector.optional(),
-      storageClassName: z.string().optional().meta({ description: "storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1" }),
-      volumeAttributesClassName: z.string().optional().meta({ description: "volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string value means that no VolumeAttributesClass will be applied to the claim but it's not allowed to reset this field to empty string once it is set. If unspecified and the PersistentVolumeClaim is unbound, the default VolumeAttributesClass will be set by the persistentvolume controller if it exists. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/ (Beta) Using this field requires the VolumeAttributesClass feature gate to be enabled (off by default).", maturity: "beta" }),
-      volumeMode: z.string().optional().meta({ description: "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.", enum: ["Block","Filesystem"] }),
-      volumeName: z.string().optional().meta({ description: "volumeName is the binding reference to the PersistentVolume backing this claim." }),
-    })
-    .meta({ description: "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes" }),
-);
-
-export const PersistentVolumeClaimTemplate = named(
-  "io.k8s.api.core.v1.PersistentVolumeClaimTemplate",
-  z
-    .object({
-      metadata: ObjectMeta.optional(),
-      spec: PersistentVolumeClaimSpec.optional(),
-    })
-    .meta({ description: "PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.", required: ["spec"] }),
-);
-
-export const EphemeralVolumeSource = named(
-  "io.k8s.api.core.v1.EphemeralVolumeSource",
-  z
-    .object({
-      volumeClaimTemplate: PersistentVolumeClaimTemplate.optional(),
-    })
-    .meta({ description: "Represents an ephemeral volume that is handled by a normal storage driver." }),
-);
-
-export const FCVolumeSource = named(
-  "io.k8s.api.core.v1.FCVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      lun: z.number().int().optional().meta({ description: "lun is Optional: FC target lun number" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      targetWWNs: z.array(z.string()).optional().meta({ description: "targetWWNs is Optional: FC target worldwide names (WWNs)" }),
-      wwids: z.array(z.string()).optional().meta({ description: "wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously." }),
-    })
-    .meta({ description: "Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling." }),
-);
-
-export const FlexVolumeSource = named(
-  "io.k8s.api.core.v1.FlexVolumeSource",
-  z
-    .object({
-      driver: z.string().optional().meta({ description: "driver is the name of the driver to use for this volume." }),
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default filesystem depends on FlexVolume script." }),
-      options: z.record(z.string(), z.string()).optional().meta({ description: "options is Optional: this field holds extra command options if any." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretRef: LocalObjectReference.optional(),
-    })
-    .meta({ description: "FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.", required: ["driver"] }),
-);
-
-export const FlockerVolumeSource = named(
-  "io.k8s.api.core.v1.FlockerVolumeSource",
-  z
-    .object({
-      datasetName: z.string().optional().meta({ description: "datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated" }),
-      datasetUUID: z.string().optional().meta({ description: "datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset" }),
-    })
-    .meta({ description: "Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling." }),
-);
-
-export const GCEPersistentDiskVolumeSource = named(
-  "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
-      partition: z.number().int().optional().meta({ description: "partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as \"1\". Similarly, the volume partition for /dev/sda is \"0\" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
-      pdName: z.string().optional().meta({ description: "pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
-    })
-    .meta({ description: "Represents a Persistent Disk resource in Google Compute Engine.  A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.", required: ["pdName"] }),
-);
-
-export const GitRepoVolumeSource = named(
-  "io.k8s.api.core.v1.GitRepoVolumeSource",
-  z
-    .object({
-      directory: z.string().optional().meta({ description: "directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name." }),
-      repository: z.string().optional().meta({ description: "repository is the URL" }),
-      revision: z.string().optional().meta({ description: "revision is the commit hash for the specified revision." }),
-    })
-    .meta({ description: "Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.  DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.", required: ["repository"] }),
-);
-
-export const GlusterfsVolumeSource = named(
-  "io.k8s.api.core.v1.GlusterfsVolumeSource",
-  z
-    .object({
-      endpoints: z.string().optional().meta({ description: "endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-      path: z.string().optional().meta({ description: "path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-    })
-    .meta({ description: "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.", required: ["endpoints","path"] }),
-);
-
-export const HostPathVolumeSource = named(
-  "io.k8s.api.core.v1.HostPathVolumeSource",
-  z
-    .object({
-      path: z.string().optional().meta({ description: "path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath" }),
-      type: z.string().optional().meta({ description: "type for HostPath Volume Defaults to \"\" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath", enum: ["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"] }),
-    })
-    .meta({ description: "Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.", required: ["path"] }),
-);
-
-export const ImageVolumeSource = named(
-  "io.k8s.api.core.v1.ImageVolumeSource",
-  z
-    .object({
-      pullPolicy: z.string().optional().meta({ description: "Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.", enum: ["Always","IfNotPresent","Never"] }),
-      reference: z.string().optional().meta({ description: "Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets." }),
-    })
-    .meta({ description: "ImageVolumeSource represents a image volume resource." }),
-);
-
-export const ISCSIVolumeSource = named(
-  "io.k8s.api.core.v1.ISCSIVolumeSource",
-  z
-    .object({
-      chapAuthDiscovery: z.boolean().optional().meta({ description: "chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication" }),
-      chapAuthSession: z.boolean().optional().meta({ description: "chapAuthSession defines whether support iSCSI Session CHAP authentication" }),
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi" }),
-      initiatorName: z.string().optional().meta({ description: "initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection." }),
-      iqn: z.string().optional().meta({ description: "iqn is the target iSCSI Qualified Name." }),
-      iscsiInterface: z.string().optional().meta({ description: "iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp)." }),
-      lun: z.number().int().optional().meta({ description: "lun represents iSCSI Target Lun number." }),
-      portals: z.array(z.string()).optional().meta({ description: "portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false." }),
-      secretRef: LocalObjectReference.optional(),
-      targetPortal: z.string().optional().meta({ description: "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
-    })
-    .meta({ description: "Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.", required: ["iqn","lun","targetPortal"] }),
-);
-
-export const NFSVolumeSource = named(
-  "io.k8s.api.core.v1.NFSVolumeSource",
-  z
-    .object({
-      path: z.string().optional().meta({ description: "path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs" }),
-      server: z.string().optional().meta({ description: "server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs" }),
-    })
-    .meta({ description: "Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.", required: ["path","server"] }),
-);
-
-export const PersistentVolumeClaimVolumeSource = named(
-  "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource",
-  z
-    .object({
-      claimName: z.string().optional().meta({ description: "claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly Will force the ReadOnly setting in VolumeMounts. Default false." }),
-    })
-    .meta({ description: "PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).", required: ["claimName"] }),
-);
-
-export const PhotonPersistentDiskVolumeSource = named(
-  "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      pdID: z.string().optional().meta({ description: "pdID is the ID that identifies Photon Controller persistent disk" }),
-    })
-    .meta({ description: "Represents a Photon Controller persistent disk resource.", required: ["pdID"] }),
-);
-
-export const PortworxVolumeSource = named(
-  "io.k8s.api.core.v1.PortworxVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      volumeID: z.string().optional().meta({ description: "volumeID uniquely identifies a Portworx volume" }),
-    })
-    .meta({ description: "PortworxVolumeSource represents a Portworx volume resource.", required: ["volumeID"] }),
-);
-
-export const ClusterTrustBundleProjection = named(
-  "io.k8s.api.core.v1.ClusterTrustBundleProjection",
-  z
-    .object({
-      labelSelector: LabelSelector.optional(),
-      name: z.string().optional().meta({ description: "Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector." }),
-      optional: z.boolean().optional().meta({ description: "If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles." }),
-      path: z.string().optional().meta({ description: "Relative path from the volume root to write the bundle." }),
-      signerName: z.string().optional().meta({ description: "Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated." }),
-    })
-    .meta({ description: "ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.", required: ["path"] }),
-);
-
-export const ConfigMapProjection = named(
-  "io.k8s.api.core.v1.ConfigMapProjection",
-  z
-    .object({
-      items: z.array(KeyToPath).optional().meta({ description: "items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "optional specify whether the ConfigMap or its keys must be defined" }),
-    })
-    .meta({ description: "Adapts a ConfigMap into a projected volume.  The contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode." }),
-);
-
-export const DownwardAPIProjection = named(
-  "io.k8s.api.core.v1.DownwardAPIProjection",
-  z
-    .object({
-      items: z.array(DownwardAPIVolumeFile).optional().meta({ description: "Items is a list of DownwardAPIVolume file" }),
-    })
-    .meta({ description: "Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode." }),
-);
-
-export const SecretProjection = named(
-  "io.k8s.api.core.v1.SecretProjection",
-  z
-    .object({
-      items: z.array(KeyToPath).optional().meta({ description: "items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
-      name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      optional: z.boolean().optional().meta({ description: "optional field specify whether the Secret or its key must be defined" }),
-    })
-    .meta({ description: "Adapts a secret into a projected volume.  The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode." }),
-);
-
-export const ServiceAccountTokenProjection = named(
-  "io.k8s.api.core.v1.ServiceAccountTokenProjection",
-  z
-    .object({
-      audience: z.string().optional().meta({ description: "audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver." }),
-      expirationSeconds: z.number().int().optional().meta({ description: "expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes." }),
-      path: z.string().optional().meta({ description: "path is the path relative to the mount point of the file to project the token into." }),
-    })
-    .meta({ description: "ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).", required: ["path"] }),
-);
-
-export const VolumeProjection = named(
-  "io.k8s.api.core.v1.VolumeProjection",
-  z
-    .object({
-      clusterTrustBundle: ClusterTrustBundleProjection.optional(),
-      configMap: ConfigMapProjection.optional(),
-      downwardAPI: DownwardAPIProjection.optional(),
-      secret: SecretProjection.optional(),
-      serviceAccountToken: ServiceAccountTokenProjection.optional(),
-    })
-    .meta({ description: "Projection that may be projected along with other supported volume types. Exactly one of these fields must be set." }),
-);
-
-export const ProjectedVolumeSource = named(
-  "io.k8s.api.core.v1.ProjectedVolumeSource",
-  z
-    .object({
-      defaultMode: z.number().int().optional().meta({ description: "defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
-      sources: z.array(VolumeProjection).optional().meta({ description: "sources is the list of volume projections. Each entry in this list handles one source." }),
-    })
-    .meta({ description: "Represents a projected volume source" }),
-);
-
-export const QuobyteVolumeSource = named(
-  "io.k8s.api.core.v1.QuobyteVolumeSource",
-  z
-    .object({
-      group: z.string().optional().meta({ description: "group to map volume access to Default is no group" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false." }),
-      registry: z.string().optional().meta({ description: "registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes" }),
-      tenant: z.string().optional().meta({ description: "tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin" }),
-      user: z.string().optional().meta({ description: "user to map volume access to Defaults to serivceaccount user" }),
-      volume: z.string().optional().meta({ description: "volume is a string that references an already created Quobyte volume by name." }),
-    })
-    .meta({ description: "Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.", required: ["registry","volume"] }),
-);
-
-export const RBDVolumeSource = named(
-  "io.k8s.api.core.v1.RBDVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd" }),
-      image: z.string().optional().meta({ description: "image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      keyring: z.string().optional().meta({ description: "keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      monitors: z.array(z.string()).optional().meta({ description: "monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      pool: z.string().optional().meta({ description: "pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      secretRef: LocalObjectReference.optional(),
-      user: z.string().optional().meta({ description: "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-    })
-    .meta({ description: "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.", required: ["image","monitors"] }),
-);
-
-export const ScaleIOVolumeSource = named(
-  "io.k8s.api.core.v1.ScaleIOVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Default is \"xfs\"." }),
-      gateway: z.string().optional().meta({ description: "gateway is the host address of the ScaleIO API Gateway." }),
-      protectionDomain: z.string().optional().meta({ description: "protectionDomain is the name of the ScaleIO Protection Domain for the configured storage." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretRef: LocalObjectReference.optional(),
-      sslEnabled: z.boolean().optional().meta({ description: "sslEnabled Flag enable/disable SSL communication with Gateway, default false" }),
-      storageMode: z.string().optional().meta({ description: "storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned." }),
-      storagePool: z.string().optional().meta({ description: "storagePool is the ScaleIO Storage Pool associated with the protection domain." }),
-      system: z.string().optional().meta({ description: "system is the name of the storage system as configured in ScaleIO." }),
-      volumeName: z.string().optional().meta({ description: "volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source." }),
-    })
-    .meta({ description: "ScaleIOVolumeSource represents a persistent ScaleIO volume", required: ["gateway","secretRef","system"] }),
-);
-
-export const SecretVolumeSource = named(
-  "io.k8s.api.core.v1.SecretVolumeSource",
-  z
-    .object({
-      defaultMode: z.number().int().optional().meta({ description: "defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
-      items: z.array(KeyToPath).optional().meta({ description: "items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
-      optional: z.boolean().optional().meta({ description: "optional field specify whether the Secret or its keys must be defined" }),
-      secretName: z.string().optional().meta({ description: "secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret" }),
-    })
-    .meta({ description: "Adapts a Secret into a volume.  The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling." }),
-);
-
-export const StorageOSVolumeSource = named(
-  "io.k8s.api.core.v1.StorageOSVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretRef: LocalObjectReference.optional(),
-      volumeName: z.string().optional().meta({ description: "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace." }),
-      volumeNamespace: z.string().optional().meta({ description: "volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to \"default\" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created." }),
-    })
-    .meta({ description: "Represents a StorageOS persistent volume resource." }),
-);
-
-export const VsphereVirtualDiskVolumeSource = named(
-  "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      storagePolicyID: z.string().optional().meta({ description: "storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName." }),
-      storagePolicyName: z.string().optional().meta({ description: "storagePolicyName is the storage Policy Based Management (SPBM) profile name." }),
-      volumePath: z.string().optional().meta({ description: "volumePath is the path that identifies vSphere volume vmdk" }),
-    })
-    .meta({ description: "Represents a vSphere volume resource.", required: ["volumePath"] }),
-);
-
-export const Volume = named(
-  "io.k8s.api.core.v1.Volume",
-  z
-    .object({
-      awsElasticBlockStore: AWSElasticBlockStoreVolumeSource.optional(),
-      azureDisk: AzureDiskVolumeSource.optional(),
-      azureFile: AzureFileVolumeSource.optional(),
-      cephfs: CephFSVolumeSource.optional(),
-      cinder: CinderVolumeSource.optional(),
-      configMap: ConfigMapVolumeSource.optional(),
-      csi: CSIVolumeSource.optional(),
-      downwardAPI: DownwardAPIVolumeSource.optional(),
-      emptyDir: EmptyDirVolumeSource.optional(),
-      ephemeral: EphemeralVolumeSource.optional(),
-      fc: FCVolumeSource.optional(),
-      flexVolume: FlexVolumeSource.optional(),
-      flocker: FlockerVolumeSource.optional(),
-      gcePersistentDisk: GCEPersistentDiskVolumeSource.optional(),
-      gitRepo: GitRepoVolumeSource.optional(),
-      glusterfs: GlusterfsVolumeSource.optional(),
-      hostPath: HostPathVolumeSource.optional(),
-      image: ImageVolumeSource.optional(),
-      iscsi: ISCSIVolumeSource.optional(),
-      name: z.string().optional().meta({ description: "name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      nfs: NFSVolumeSource.optional(),
-      persistentVolumeClaim: PersistentVolumeClaimVolumeSource.optional(),
-      photonPersistentDisk: PhotonPersistentDiskVolumeSource.optional(),
-      portworxVolume: PortworxVolumeSource.optional(),
-      projected: ProjectedVolumeSource.optional(),
-      quobyte: QuobyteVolumeSource.optional(),
-      rbd: RBDVolumeSource.optional(),
-      scaleIO: ScaleIOVolumeSource.optional(),
-      secret: SecretVolumeSource.optional(),
-      storageos: StorageOSVolumeSource.optional(),
-      vsphereVolume: VsphereVirtualDiskVolumeSource.optional(),
-    })
-    .meta({ description: "Volume represents a named volume in a pod that may be accessed by any container in the pod.", required: ["name"] }),
-);
-
-export const PodSpec = named(
-  "io.k8s.api.core.v1.PodSpec",
-  z
-    .object({
-      activeDeadlineSeconds: z.number().int().optional().meta({ description: "Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer." }),
-      affinity: Affinity.optional(),
-      automountServiceAccountToken: z.boolean().optional().meta({ description: "AutomountServiceAccountToken indicates whether a service account token should be automatically mounted." }),
-      containers: z.array(Container).optional().meta({ description: "List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated." }),
-      dnsConfig: PodDNSConfig.optional(),
-      dnsPolicy: z.string().optional().meta({ description: "Set DNS policy for the pod. Defaults to \"ClusterFirst\". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.", enum: ["ClusterFirst","ClusterFirstWithHostNet","Default","None"] }),
-      enableServiceLinks: z.boolean().optional().meta({ description: "EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true." }),
-      ephemeralContainers: z.array(EphemeralContainer).optional().meta({ description: "List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource." }),
-      hostAliases: z.array(HostAlias).optional().meta({ description: "HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified." }),
-      hostIPC: z.boolean().optional().meta({ description: "Use the host's ipc namespace. Optional: Default to false." }),
-      hostNetwork: z.boolean().optional().meta({ description: "Host networking requested for this pod. Use the host's network namespace. If this option is set, the ports that will be used must be specified. Default to false." }),
-      hostPID: z.boolean().optional().meta({ description: "Use the host's pid namespace. Optional: Default to false." }),
-      hostUsers: z.boolean().optional().meta({ description: "Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host. This field is alpha-level and is only honored by servers that enable the UserNamespacesSupport feature.", maturity: "alpha" }),
-      hostname: z.string().optional().meta({ description: "Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value." }),
-      imagePullSecrets: z.array(LocalObjectReference).optional().meta({ description: "ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod" }),
-      initContainers: z.array(Container).optional().meta({ description: "List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/" }),
-      nodeName: z.string().optional().meta({ description: "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename" }),
-      nodeSelector: z.record(z.string(), z.string()).optional().meta({ description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/" }),
-      os: PodOS.optional(),
-      overhead: ResourceList.optional().meta({ description: "Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md" }),
-      preemptionPolicy: z.string().optional().meta({ description: "PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", enum: ["Never","PreemptLowerPriority"] }),
-      priority: z.number().int().optional().meta({ description: "The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority." }),
-      priorityClassName: z.string().optional().meta({ description: "If specified, indicates the pod's priority. \"system-node-critical\" and \"system-cluster-critical\" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default." }),
-      readinessGates: z.array(PodReadinessGate).optional().meta({ description: "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates" }),
-      resourceClaims: z.array(PodResourceClaim).optional().meta({ description: "ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.  This is an alpha field and requires enabling the DynamicResourceAllocation feature gate.  This field is immutable.", maturity: "alpha" }),
-      resources: ResourceRequirements.optional(),
-      restartPolicy: z.string().optional().meta({ description: "Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy", enum: ["Always","Never","OnFailure"] }),
-      runtimeClassName: z.string().optional().meta({ description: "RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the \"legacy\" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class" }),
-      schedulerName: z.string().optional().meta({ description: "If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler." }),
-      schedulingGates: z.array(PodSchedulingGate).optional().meta({ description: "SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.  SchedulingGates can only be set at pod creation time, and be removed only afterwards." }),
-      securityContext: PodSecurityContext.optional(),
-      serviceAccount: z.string().optional().meta({ description: "DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.", maturity: "deprecated" }),
-      serviceAccountName: z.string().optional().meta({ description: "ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/" }),
-      setHostnameAsFQDN: z.boolean().optional().meta({ description: "If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\\\\\\\SYSTEM\\\\\\\\CurrentControlSet\\\\\\\\Services\\\\\\\\Tcpip\\\\\\\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false." }),
-      shareProcessNamespace: z.boolean().optional().meta({ description: "Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false." }),
-      subdomain: z.string().optional().meta({ description: "If specified, the fully qualified Pod hostname will be \"<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>\". If not specified, the pod will not have a domainname at all." }),
-      terminationGracePeriodSeconds: z.number().int().optional().meta({ description: "Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds." }),
-      tolerations: z.array(Toleration).optional().meta({ description: "If specified, the pod's tolerations." }),
-      topologySpreadConstraints: z.array(TopologySpreadConstraint).optional().meta({ description: "TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed." }),
-      volumes: z.array(Volume).optional().meta({ description: "List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes" }),
-    })
-    .meta({ description: "PodSpec is a description of a pod.", required: ["containers"] }),
-);
-
-export const PodTemplateSpec = named(
-  "io.k8s.api.core.v1.PodTemplateSpec",
-  z
-    .object({
-      metadata: ObjectMeta.optional(),
-      spec: PodSpec.optional(),
-    })
-    .meta({ description: "PodTemplateSpec describes the data a pod should have when created from a template" }),
-);
-
-export const PodCondition = named(
-  "io.k8s.api.core.v1.PodCondition",
-  z
-    .object({
-      lastProbeTime: Time.optional().meta({ description: "Last time we probed the condition." }),
-      lastTransitionTime: Time.optional().meta({ description: "Last time the condition transitioned from one status to another." }),
-      message: z.string().optional().meta({ description: "Human-readable message indicating details about last transition." }),
-      reason: z.string().optional().meta({ description: "Unique, one-word, CamelCase reason for the condition's last transition." }),
-      status: z.string().optional().meta({ description: "Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions", enum: ["False","True","Unknown"] }),
-      type: z.string().optional().meta({ description: "Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions" }),
-    })
-    .meta({ description: "PodCondition contains details for the current condition of this pod.", required: ["status","type"] }),
-);
-
-export const ResourceHealth = named(
-  "io.k8s.api.core.v1.ResourceHealth",
-  z
-    .object({
-      health: z.string().optional().meta({ description: "Health of the resource. can be one of:  - Healthy: operates as normal  - Unhealthy: reported unhealthy. We consider this a temporary health issue               since we do not have a mechanism today to distinguish               temporary and permanent issues.  - Unknown: The status cannot be determined.             For example, Device Plugin got unregistered and hasn't been re-registered since.  In future we may want to introduce the PermanentlyUnhealthy Status." }),
-      resourceID: z.string().optional().meta({ description: "ResourceID is the unique identifier of the resource. See the ResourceID type for more information." }),
-    })
-    .meta({ description: "ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680.", required: ["resourceID"] }),
-);
-
-export const ResourceStatus = named(
-  "io.k8s.api.core.v1.ResourceStatus",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name of the resource. Must be unique within the pod and in case of non-DRA resource, match one of the resources from the pod spec. For DRA resources, the value must be \"claim:<claim_name>/<request>\". When this status is reported about a container, the \"claim_name\" and \"request\" must match one of the claims of this container." }),
-      resources: z.array(ResourceHealth).optional().meta({ description: "List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases." }),
-    })
-    .meta({ description: "ResourceStatus represents the status of a single resource allocated to a Pod.", required: ["name"] }),
-);
-
-export const ContainerStateRunning = named(
-  "io.k8s.api.core.v1.ContainerStateRunning",
-  z
-    .object({
-      startedAt: Time.optional().meta({ description: "Time at which the container was last (re-)started" }),
-    })
-    .meta({ description: "ContainerStateRunning is a running state of a container." }),
-);
-
-export const ContainerStateTerminated = named(
-  "io.k8s.api.core.v1.ContainerStateTerminated",
-  z
-    .object({
-      containerID: z.string().optional().meta({ description: "Container's ID in the format '<type>://<container_id>'" }),
-      exitCode: z.number().int().optional().meta({ description: "Exit status from the last termination of the container" }),
-      finishedAt: Time.optional().meta({ description: "Time at which the container last terminated" }),
-      message: z.string().optional().meta({ description: "Message regarding the last termination of the container" }),
-      reason: z.string().optional().meta({ description: "(brief) reason from the last termination of the container" }),
-      signal: z.number().int().optional().meta({ description: "Signal from the last termination of the container" }),
-      startedAt: Time.optional().meta({ description: "Time at which previous execution of the container started" }),
-    })
-    .meta({ description: "ContainerStateTerminated is a terminated state of a container.", required: ["exitCode"] }),
-);
-
-export const ContainerStateWaiting = named(
-  "io.k8s.api.core.v1.ContainerStateWaiting",
-  z
-    .object({
-      message: z.string().optional().meta({ description: "Message regarding why the container is not yet running." }),
-      reason: z.string().optional().meta({ description: "(brief) reason the container is not yet running." }),
-    })
-    .meta({ description: "ContainerStateWaiting is a waiting state of a container." }),
-);
-
-export const ContainerState = named(
-  "io.k8s.api.core.v1.ContainerState",
-  z
-    .object({
-      running: ContainerStateRunning.optional(),
-      terminated: ContainerStateTerminated.optional(),
-      waiting: ContainerStateWaiting.optional(),
-    })
-    .meta({ description: "ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting." }),
-);
-
-export const LinuxContainerUser = named(
-  "io.k8s.api.core.v1.LinuxContainerUser",
-  z
-    .object({
-      gid: z.number().int().optional().meta({ description: "GID is the primary gid initially attached to the first process in the container" }),
-      supplementalGroups: z.array(z.number().int()).optional().meta({ description: "SupplementalGroups are the supplemental groups initially attached to the first process in the container" }),
-      uid: z.number().int().optional().meta({ description: "UID is the primary uid initially attached to the first process in the container" }),
-    })
-    .meta({ description: "LinuxContainerUser represents user identity information in Linux containers", required: ["gid","uid"] }),
-);
-
-export const ContainerUser = named(
-  "io.k8s.api.core.v1.ContainerUser",
-  z
-    .object({
-      linux: LinuxContainerUser.optional(),
-    })
-    .meta({ description: "ContainerUser represents user identity information" }),
-);
-
-export const VolumeMountStatus = named(
-  "io.k8s.api.core.v1.VolumeMountStatus",
-  z
-    .object({
-      mountPath: z.string().optional().meta({ description: "MountPath corresponds to the original VolumeMount." }),
-      name: z.string().optional().meta({ description: "Name corresponds to the name of the original VolumeMount." }),
-      readOnly: z.boolean().optional().meta({ description: "ReadOnly corresponds to the original VolumeMount." }),
-      recursiveReadOnly: z.string().optional().meta({ description: "RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result." }),
-    })
-    .meta({ description: "VolumeMountStatus shows status of volume mounts.", required: ["mountPath","name"] }),
-);
-
-export const ContainerStatus = named(
-  "io.k8s.api.core.v1.ContainerStatus",
-  z
-    .object({
-      allocatedResources: ResourceList.optional().meta({ description: "AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize." }),
-      allocatedResourcesStatus: z.array(ResourceStatus).optional().meta({ description: "AllocatedResourcesStatus represents the status of various resources allocated for this Pod." }),
-      containerID: z.string().optional().meta({ description: "ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example \"containerd\")." }),
-      image: z.string().optional().meta({ description: "Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images." }),
-      imageID: z.string().optional().meta({ description: "ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime." }),
-      lastState: ContainerState.optional(),
-      name: z.string().optional().meta({ description: "Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated." }),
-      ready: z.boolean().optional().meta({ description: "Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).  The value is typically used to determine whether a container is ready to accept traffic." }),
-      resources: ResourceRequirements.optional(),
-      restartCount: z.number().int().optional().meta({ description: "RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative." }),
-      started: z.boolean().optional().meta({ description: "Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false." }),
-      state: ContainerState.optional(),
-      user: ContainerUser.optional(),
-      volumeMounts: z.array(VolumeMountStatus).optional().meta({ description: "Status of volume mounts." }),
-    })
-    .meta({ description: "ContainerStatus contains details for the current status of this container.", required: ["image","imageID","name","ready","restartCount"] }),
-);
-
-export const HostIP = named(
-  "io.k8s.api.core.v1.HostIP",
-  z
-    .object({
-      ip: z.string().optional().meta({ description: "IP is the IP address assigned to the host" }),
-    })
-    .meta({ description: "HostIP represents a single IP address allocated to the host.", required: ["ip"] }),
-);
-
-export const PodIP = named(
-  "io.k8s.api.core.v1.PodIP",
-  z
-    .object({
-      ip: z.string().optional().meta({ description: "IP is the IP address assigned to the pod" }),
-    })
-    .meta({ description: "PodIP represents a single IP address allocated to the pod.", required: ["ip"] }),
-);
-
-export const PodResourceClaimStatus = named(
-  "io.k8s.api.core.v1.PodResourceClaimStatus",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL." }),
-      resourceClaimName: z.string().optional().meta({ description: "ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod. If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case." }),
-    })
-    .meta({ description: "PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim.", required: ["name"] }),
-);
-
-export const PodStatus = named(
-  "io.k8s.api.core.v1.PodStatus",
-  z
-    .object({
-      conditions: z.array(PodCondition).optional().meta({ description: "Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions" }),
-      containerStatuses: z.array(ContainerStatus).optional().meta({ description: "Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status" }),
-      ephemeralContainerStatuses: z.array(ContainerStatus).optional().meta({ description: "Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status" }),
-      hostIP: z.string().optional().meta({ description: "hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod" }),
-      hostIPs: z.array(HostIP).optional().meta({ description: "hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod." }),
-      initContainerStatuses: z.array(ContainerStatus).optional().meta({ description: "Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status" }),
-      message: z.string().optional().meta({ description: "A human readable message indicating details about why the pod is in this condition." }),
-      nominatedNodeName: z.string().optional().meta({ description: "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled." }),
-      phase: z.string().optional().meta({ description: "The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:  Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.  More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase", enum: ["Failed","Pending","Running","Succeeded","Unknown"] }),
-      podIP: z.string().optional().meta({ description: "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated." }),
-      podIPs: z.array(PodIP).optional().meta({ description: "podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet." }),
-      qosClass: z.string().optional().meta({ description: "The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes", enum: ["BestEffort","Burstable","Guaranteed"] }),
-      reason: z.string().optional().meta({ description: "A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'" }),
-      resize: z.string().optional().meta({ description: "Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to \"Proposed\"" }),
-      resourceClaimStatuses: z.array(PodResourceClaimStatus).optional().meta({ description: "Status of resource claims." }),
-      startTime: Time.optional().meta({ description: "RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod." }),
-    })
-    .meta({ description: "PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane." }),
-);
-
-export const AzureFilePersistentVolumeSource = named(
-  "io.k8s.api.core.v1.AzureFilePersistentVolumeSource",
-  z
-    .object({
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretName: z.string().optional().meta({ description: "secretName is the name of secret that contains Azure Storage Account Name and Key" }),
-      secretNamespace: z.string().optional().meta({ description: "secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod" }),
-      shareName: z.string().optional().meta({ description: "shareName is the azure Share Name" }),
-    })
-    .meta({ description: "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.", required: ["secretName","shareName"] }),
-);
-
-export const SecretReference = named(
-  "io.k8s.api.core.v1.SecretReference",
-  z
-    .object({
-      name: z.string().optional().meta({ description: "name is unique within a namespace to reference a secret resource." }),
-      namespace: z.string().optional().meta({ description: "namespace defines the space within which the secret name must be unique." }),
-    })
-    .meta({ description: "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace" }),
-);
-
-export const CephFSPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.CephFSPersistentVolumeSource",
-  z
-    .object({
-      monitors: z.array(z.string()).optional().meta({ description: "monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-      path: z.string().optional().meta({ description: "path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-      secretFile: z.string().optional().meta({ description: "secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-      secretRef: SecretReference.optional(),
-      user: z.string().optional().meta({ description: "user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
-    })
-    .meta({ description: "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.", required: ["monitors"] }),
-);
-
-export const CinderPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.CinderPersistentVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType Filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
-      secretRef: SecretReference.optional(),
-      volumeID: z.string().optional().meta({ description: "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
-    })
-    .meta({ description: "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.", required: ["volumeID"] }),
-);
-
-export const ObjectReference = named(
-  "io.k8s.api.core.v1.ObjectReference",
-  z
-    .object({
-      apiVersion: z.string().optional().meta({ description: "API version of the referent." }),
-      fieldPath: z.string().optional().meta({ description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object." }),
-      kind: z.string().optional().meta({ description: "Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds" }),
-      name: z.string().optional().meta({ description: "Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
-      namespace: z.string().optional().meta({ description: "Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/" }),
-      resourceVersion: z.string().optional().meta({ description: "Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency" }),
-      uid: z.string().optional().meta({ description: "UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids" }),
-    })
-    .meta({ description: "ObjectReference contains enough information to let you inspect or modify the referred object." }),
-);
-
-export const CSIPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.CSIPersistentVolumeSource",
-  z
-    .object({
-      controllerExpandSecretRef: SecretReference.optional(),
-      controllerPublishSecretRef: SecretReference.optional(),
-      driver: z.string().optional().meta({ description: "driver is the name of the driver to use for this volume. Required." }),
-      fsType: z.string().optional().meta({ description: "fsType to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\"." }),
-      nodeExpandSecretRef: SecretReference.optional(),
-      nodePublishSecretRef: SecretReference.optional(),
-      nodeStageSecretRef: SecretReference.optional(),
-      readOnly: z.boolean().optional().meta({ description: "readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write)." }),
-      volumeAttributes: z.record(z.string(), z.string()).optional().meta({ description: "volumeAttributes of the volume to publish." }),
-      volumeHandle: z.string().optional().meta({ description: "volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required." }),
-    })
-    .meta({ description: "Represents storage that is managed by an external CSI volume driver", required: ["driver","volumeHandle"] }),
-);
-
-export const FlexPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.FlexPersistentVolumeSource",
-  z
-    .object({
-      driver: z.string().optional().meta({ description: "driver is the name of the driver to use for this volume." }),
-      fsType: z.string().optional().meta({ description: "fsType is the Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default filesystem depends on FlexVolume script." }),
-      options: z.record(z.string(), z.string()).optional().meta({ description: "options is Optional: this field holds extra command options if any." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretRef: SecretReference.optional(),
-    })
-    .meta({ description: "FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin.", required: ["driver"] }),
-);
-
-export const GlusterfsPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource",
-  z
-    .object({
-      endpoints: z.string().optional().meta({ description: "endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-      endpointsNamespace: z.string().optional().meta({ description: "endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-      path: z.string().optional().meta({ description: "path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
-    })
-    .meta({ description: "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.", required: ["endpoints","path"] }),
-);
-
-export const ISCSIPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.ISCSIPersistentVolumeSource",
-  z
-    .object({
-      chapAuthDiscovery: z.boolean().optional().meta({ description: "chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication" }),
-      chapAuthSession: z.boolean().optional().meta({ description: "chapAuthSession defines whether support iSCSI Session CHAP authentication" }),
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi" }),
-      initiatorName: z.string().optional().meta({ description: "initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection." }),
-      iqn: z.string().optional().meta({ description: "iqn is Target iSCSI Qualified Name." }),
-      iscsiInterface: z.string().optional().meta({ description: "iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp)." }),
-      lun: z.number().int().optional().meta({ description: "lun is iSCSI Target Lun number." }),
-      portals: z.array(z.string()).optional().meta({ description: "portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false." }),
-      secretRef: SecretReference.optional(),
-      targetPortal: z.string().optional().meta({ description: "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
-    })
-    .meta({ description: "ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.", required: ["iqn","lun","targetPortal"] }),
-);
-
-export const LocalVolumeSource = named(
-  "io.k8s.api.core.v1.LocalVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. It applies only when the Path is a block device. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default value is to auto-select a filesystem if unspecified." }),
-      path: z.string().optional().meta({ description: "path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...)." }),
-    })
-    .meta({ description: "Local represents directly-attached storage with node affinity", required: ["path"] }),
-);
-
-export const VolumeNodeAffinity = named(
-  "io.k8s.api.core.v1.VolumeNodeAffinity",
-  z
-    .object({
-      required: NodeSelector.optional(),
-    })
-    .meta({ description: "VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from." }),
-);
-
-export const RBDPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.RBDPersistentVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd" }),
-      image: z.string().optional().meta({ description: "image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      keyring: z.string().optional().meta({ description: "keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      monitors: z.array(z.string()).optional().meta({ description: "monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      pool: z.string().optional().meta({ description: "pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-      secretRef: SecretReference.optional(),
-      user: z.string().optional().meta({ description: "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
-    })
-    .meta({ description: "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.", required: ["image","monitors"] }),
-);
-
-export const ScaleIOPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Default is \"xfs\"" }),
-      gateway: z.string().optional().meta({ description: "gateway is the host address of the ScaleIO API Gateway." }),
-      protectionDomain: z.string().optional().meta({ description: "protectionDomain is the name of the ScaleIO Protection Domain for the configured storage." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretRef: SecretReference.optional(),
-      sslEnabled: z.boolean().optional().meta({ description: "sslEnabled is the flag to enable/disable SSL communication with Gateway, default false" }),
-      storageMode: z.string().optional().meta({ description: "storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned." }),
-      storagePool: z.string().optional().meta({ description: "storagePool is the ScaleIO Storage Pool associated with the protection domain." }),
-      system: z.string().optional().meta({ description: "system is the name of the storage system as configured in ScaleIO." }),
-      volumeName: z.string().optional().meta({ description: "volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source." }),
-    })
-    .meta({ description: "ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume", required: ["gateway","secretRef","system"] }),
-);
-
-export const StorageOSPersistentVolumeSource = named(
-  "io.k8s.api.core.v1.StorageOSPersistentVolumeSource",
-  z
-    .object({
-      fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
-      readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
-      secretRef: ObjectReference.optional(),
-      volumeName: z.string().optional().meta({ description: "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace." }),
-      volumeNamespace: z.string().optional().meta({ description: "volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to \"default\" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created." }),
-    })
-    .meta({ description: "Represents a StorageOS persistent volume resource." }),
-);
-
-export const PersistentVolumeSpec = named(
-  "io.k8s.api.core.v1.PersistentVolumeSpec",
-  z
-    .object({
-      accessModes: z.array(z.string().meta({ enum: ["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"] })).optional().meta({ description: "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes" }),
-      awsElasticBlockStore: AWSElasticBlockStoreVolumeSource.optional(),
-      azureDisk: AzureDiskVolumeSource.optional(),
-      azureFile: AzureFilePersistentVolumeSource.optional(),
-      capacity: ResourceList.optional().meta({ description: "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity" }),
-      cephfs: CephFSPersistentVolumeSource.optional(),
-      cinder: CinderPersistentVolumeSource.optional(),
-      claimRef: ObjectReference.optional(),
-      csi: CSIPersistentVolumeSource.optional(),
-      fc: FCVolumeSource.optional(),
-      flexVolume: FlexPersistentVolumeSource.optional(),
-      flocker: FlockerVolumeSource.optional(),
-      gcePersistentDisk: GCEPersistentDiskVolumeSource.optional(),
-      glusterfs: GlusterfsPersistentVolumeSource.optional(),
-      hostPath: HostPathVolumeSource.optional(),
-      iscsi: ISCSIPersistentVolumeSource.optional(),
-      local: LocalVolumeSource.optional(),
-      mountOptions: z.array(z.string()).optional().meta({ description: "mountOptions is the list of mount options, e.g. [\"ro\", \"soft\"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options" }),
-      nfs: NFSVolumeSource.optional(),
-      nodeAffinity: VolumeNodeAffinity.optional(),
-      persistentVolumeReclaimPolicy: z.string().optional().meta({ description: "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming", enum: ["Delete","Recycle","Retain"] }),
-      photonPersistentDisk: PhotonPersistentDiskVolumeSource.optional(),
-      portworxVolume: PortworxVolumeSource.optional(),
-      quobyte: QuobyteVolumeSource.optional(),
-      rbd: RBDPersistentVolumeSource.optional(),
-      scaleIO: ScaleIOPersistentVolumeSource.optional(),
-      storageClassName: z.string().optional().meta({ description: "storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass." }),
-      storageos: StorageOSPersistentVolumeSource.optional(),
-      volumeAttributesClassName: z.string().optional().meta({ description: "Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process. This is a beta field and requires enabling VolumeAttributesClass feature (off by default).", maturity: "beta" }),
-      volumeMode: z.string().optional().meta({ description: "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.", enum: ["Block","Filesystem"] }),
-      vsphereVolume: VsphereVirtualDiskVolumeSource.optional(),
-    })
-    .meta({ description: "PersistentVolumeSpec is the specification of a persistent volume." }),
-);
+import { metaSchemas } from '../meta.ts';
+import { named, once } from '../schema.ts';
+
+/** The generated shapes: `corev1().PodSpec`. */
+export const corev1 = once(() => {
+  const { IntOrString, LabelSelector, NodeSelector, NodeSelectorTerm, ObjectMeta, Quantity, ResourceList, Time } = metaSchemas();
+
+  const PreferredSchedulingTerm = named(
+    "io.k8s.api.core.v1.PreferredSchedulingTerm",
+    z
+      .object({
+        preference: NodeSelectorTerm.optional(),
+        weight: z.number().int().optional().meta({ description: "Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100." }),
+      })
+      .meta({ description: "An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).", required: ["preference","weight"] }),
+  );
+
+  const NodeAffinity = named(
+    "io.k8s.api.core.v1.NodeAffinity",
+    z
+      .object({
+        preferredDuringSchedulingIgnoredDuringExecution: z.array(PreferredSchedulingTerm).optional().meta({ description: "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred." }),
+        requiredDuringSchedulingIgnoredDuringExecution: NodeSelector.optional(),
+      })
+      .meta({ description: "Node affinity is a group of node affinity scheduling rules." }),
+  );
+
+  const PodAffinityTerm = named(
+    "io.k8s.api.core.v1.PodAffinityTerm",
+    z
+      .object({
+        labelSelector: LabelSelector.optional(),
+        matchLabelKeys: z.array(z.string()).optional().meta({ description: "MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default).", maturity: "beta" }),
+        mismatchLabelKeys: z.array(z.string()).optional().meta({ description: "MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default).", maturity: "beta" }),
+        namespaceSelector: LabelSelector.optional(),
+        namespaces: z.array(z.string()).optional().meta({ description: "namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means \"this pod's namespace\"." }),
+        topologyKey: z.string().optional().meta({ description: "This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed." }),
+      })
+      .meta({ description: "Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running", required: ["topologyKey"] }),
+  );
+
+  const WeightedPodAffinityTerm = named(
+    "io.k8s.api.core.v1.WeightedPodAffinityTerm",
+    z
+      .object({
+        podAffinityTerm: PodAffinityTerm.optional(),
+        weight: z.number().int().optional().meta({ description: "weight associated with matching the corresponding podAffinityTerm, in the range 1-100." }),
+      })
+      .meta({ description: "The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)", required: ["podAffinityTerm","weight"] }),
+  );
+
+  const PodAffinity = named(
+    "io.k8s.api.core.v1.PodAffinity",
+    z
+      .object({
+        preferredDuringSchedulingIgnoredDuringExecution: z.array(WeightedPodAffinityTerm).optional().meta({ description: "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred." }),
+        requiredDuringSchedulingIgnoredDuringExecution: z.array(PodAffinityTerm).optional().meta({ description: "If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied." }),
+      })
+      .meta({ description: "Pod affinity is a group of inter pod affinity scheduling rules." }),
+  );
+
+  const PodAntiAffinity = named(
+    "io.k8s.api.core.v1.PodAntiAffinity",
+    z
+      .object({
+        preferredDuringSchedulingIgnoredDuringExecution: z.array(WeightedPodAffinityTerm).optional().meta({ description: "The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred." }),
+        requiredDuringSchedulingIgnoredDuringExecution: z.array(PodAffinityTerm).optional().meta({ description: "If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied." }),
+      })
+      .meta({ description: "Pod anti affinity is a group of inter pod anti affinity scheduling rules." }),
+  );
+
+  const Affinity = named(
+    "io.k8s.api.core.v1.Affinity",
+    z
+      .object({
+        nodeAffinity: NodeAffinity.optional(),
+        podAffinity: PodAffinity.optional(),
+        podAntiAffinity: PodAntiAffinity.optional(),
+      })
+      .meta({ description: "Affinity is a group of affinity scheduling rules." }),
+  );
+
+  const ConfigMapKeySelector = named(
+    "io.k8s.api.core.v1.ConfigMapKeySelector",
+    z
+      .object({
+        key: z.string().optional().meta({ description: "The key to select." }),
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "Specify whether the ConfigMap or its key must be defined" }),
+      })
+      .meta({ description: "Selects a key from a ConfigMap.", required: ["key"] }),
+  );
+
+  const ObjectFieldSelector = named(
+    "io.k8s.api.core.v1.ObjectFieldSelector",
+    z
+      .object({
+        apiVersion: z.string().optional().meta({ description: "Version of the schema the FieldPath is written in terms of, defaults to \"v1\"." }),
+        fieldPath: z.string().optional().meta({ description: "Path of the field to select in the specified API version." }),
+      })
+      .meta({ description: "ObjectFieldSelector selects an APIVersioned field of an object.", required: ["fieldPath"] }),
+  );
+
+  const ResourceFieldSelector = named(
+    "io.k8s.api.core.v1.ResourceFieldSelector",
+    z
+      .object({
+        containerName: z.string().optional().meta({ description: "Container name: required for volumes, optional for env vars" }),
+        divisor: Quantity.optional().meta({ description: "Specifies the output format of the exposed resources, defaults to \"1\"" }),
+        resource: z.string().optional().meta({ description: "Required: resource to select" }),
+      })
+      .meta({ description: "ResourceFieldSelector represents container resources (cpu, memory) and their output format", required: ["resource"] }),
+  );
+
+  const SecretKeySelector = named(
+    "io.k8s.api.core.v1.SecretKeySelector",
+    z
+      .object({
+        key: z.string().optional().meta({ description: "The key of the secret to select from.  Must be a valid secret key." }),
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "Specify whether the Secret or its key must be defined" }),
+      })
+      .meta({ description: "SecretKeySelector selects a key of a Secret.", required: ["key"] }),
+  );
+
+  const EnvVarSource = named(
+    "io.k8s.api.core.v1.EnvVarSource",
+    z
+      .object({
+        configMapKeyRef: ConfigMapKeySelector.optional(),
+        fieldRef: ObjectFieldSelector.optional(),
+        resourceFieldRef: ResourceFieldSelector.optional(),
+        secretKeyRef: SecretKeySelector.optional(),
+      })
+      .meta({ description: "EnvVarSource represents a source for the value of an EnvVar." }),
+  );
+
+  const EnvVar = named(
+    "io.k8s.api.core.v1.EnvVar",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of the environment variable. Must be a C_IDENTIFIER." }),
+        value: z.string().optional().meta({ description: "Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to \"\"." }),
+        valueFrom: EnvVarSource.optional(),
+      })
+      .meta({ description: "EnvVar represents an environment variable present in a Container.", required: ["name"] }),
+  );
+
+  const ConfigMapEnvSource = named(
+    "io.k8s.api.core.v1.ConfigMapEnvSource",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "Specify whether the ConfigMap must be defined" }),
+      })
+      .meta({ description: "ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.  The contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables." }),
+  );
+
+  const SecretEnvSource = named(
+    "io.k8s.api.core.v1.SecretEnvSource",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "Specify whether the Secret must be defined" }),
+      })
+      .meta({ description: "SecretEnvSource selects a Secret to populate the environment variables with.  The contents of the target Secret's Data field will represent the key-value pairs as environment variables." }),
+  );
+
+  const EnvFromSource = named(
+    "io.k8s.api.core.v1.EnvFromSource",
+    z
+      .object({
+        configMapRef: ConfigMapEnvSource.optional(),
+        prefix: z.string().optional().meta({ description: "An optional identifier to prepend to each key in the ConfigMap. Must be a C_IDENTIFIER." }),
+        secretRef: SecretEnvSource.optional(),
+      })
+      .meta({ description: "EnvFromSource represents the source of a set of ConfigMaps" }),
+  );
+
+  const ExecAction = named(
+    "io.k8s.api.core.v1.ExecAction",
+    z
+      .object({
+        command: z.array(z.string()).optional().meta({ description: "Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy." }),
+      })
+      .meta({ description: "ExecAction describes a \"run in container\" action." }),
+  );
+
+  const HTTPHeader = named(
+    "io.k8s.api.core.v1.HTTPHeader",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header." }),
+        value: z.string().optional().meta({ description: "The header field value" }),
+      })
+      .meta({ description: "HTTPHeader describes a custom header to be used in HTTP probes", required: ["name","value"] }),
+  );
+
+  const HTTPGetAction = named(
+    "io.k8s.api.core.v1.HTTPGetAction",
+    z
+      .object({
+        host: z.string().optional().meta({ description: "Host name to connect to, defaults to the pod IP. You probably want to set \"Host\" in httpHeaders instead." }),
+        httpHeaders: z.array(HTTPHeader).optional().meta({ description: "Custom headers to set in the request. HTTP allows repeated headers." }),
+        path: z.string().optional().meta({ description: "Path to access on the HTTP server." }),
+        port: IntOrString.optional().meta({ description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number." }),
+        scheme: z.string().optional().meta({ description: "Scheme to use for connecting to the host. Defaults to HTTP.", enum: ["HTTP","HTTPS"] }),
+      })
+      .meta({ description: "HTTPGetAction describes an action based on HTTP Get requests.", required: ["port"] }),
+  );
+
+  const SleepAction = named(
+    "io.k8s.api.core.v1.SleepAction",
+    z
+      .object({
+        seconds: z.number().int().optional().meta({ description: "Seconds is the number of seconds to sleep." }),
+      })
+      .meta({ description: "SleepAction describes a \"sleep\" action.", required: ["seconds"] }),
+  );
+
+  const TCPSocketAction = named(
+    "io.k8s.api.core.v1.TCPSocketAction",
+    z
+      .object({
+        host: z.string().optional().meta({ description: "Optional: Host name to connect to, defaults to the pod IP." }),
+        port: IntOrString.optional().meta({ description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number." }),
+      })
+      .meta({ description: "TCPSocketAction describes an action based on opening a socket", required: ["port"] }),
+  );
+
+  const LifecycleHandler = named(
+    "io.k8s.api.core.v1.LifecycleHandler",
+    z
+      .object({
+        exec: ExecAction.optional(),
+        httpGet: HTTPGetAction.optional(),
+        sleep: SleepAction.optional(),
+        tcpSocket: TCPSocketAction.optional(),
+      })
+      .meta({ description: "LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified." }),
+  );
+
+  const Lifecycle = named(
+    "io.k8s.api.core.v1.Lifecycle",
+    z
+      .object({
+        postStart: LifecycleHandler.optional(),
+        preStop: LifecycleHandler.optional(),
+      })
+      .meta({ description: "Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted." }),
+  );
+
+  const GRPCAction = named(
+    "io.k8s.api.core.v1.GRPCAction",
+    z
+      .object({
+        port: z.number().int().optional().meta({ description: "Port number of the gRPC service. Number must be in the range 1 to 65535." }),
+        service: z.string().optional().meta({ description: "Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).  If this is not specified, the default behavior is defined by gRPC." }),
+      })
+      .meta({ description: "GRPCAction specifies an action involving a GRPC service.", required: ["port"] }),
+  );
+
+  const Probe = named(
+    "io.k8s.api.core.v1.Probe",
+    z
+      .object({
+        exec: ExecAction.optional(),
+        failureThreshold: z.number().int().optional().meta({ description: "Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1." }),
+        grpc: GRPCAction.optional(),
+        httpGet: HTTPGetAction.optional(),
+        initialDelaySeconds: z.number().int().optional().meta({ description: "Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes" }),
+        periodSeconds: z.number().int().optional().meta({ description: "How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1." }),
+        successThreshold: z.number().int().optional().meta({ description: "Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1." }),
+        tcpSocket: TCPSocketAction.optional(),
+        terminationGracePeriodSeconds: z.number().int().optional().meta({ description: "Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.", maturity: "beta" }),
+        timeoutSeconds: z.number().int().optional().meta({ description: "Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes" }),
+      })
+      .meta({ description: "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic." }),
+  );
+
+  const ContainerPort = named(
+    "io.k8s.api.core.v1.ContainerPort",
+    z
+      .object({
+        containerPort: z.number().int().optional().meta({ description: "Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536." }),
+        hostIP: z.string().optional().meta({ description: "What host IP to bind the external port to." }),
+        hostPort: z.number().int().optional().meta({ description: "Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this." }),
+        name: z.string().optional().meta({ description: "If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services." }),
+        protocol: z.string().optional().meta({ description: "Protocol for port. Must be UDP, TCP, or SCTP. Defaults to \"TCP\".", enum: ["SCTP","TCP","UDP"] }),
+      })
+      .meta({ description: "ContainerPort represents a network port in a single container.", required: ["containerPort"] }),
+  );
+
+  const ContainerResizePolicy = named(
+    "io.k8s.api.core.v1.ContainerResizePolicy",
+    z
+      .object({
+        resourceName: z.string().optional().meta({ description: "Name of the resource to which this resource resize policy applies. Supported values: cpu, memory." }),
+        restartPolicy: z.string().optional().meta({ description: "Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.", enum: ["NotRequired","RestartContainer"] }),
+      })
+      .meta({ description: "ContainerResizePolicy represents resource resize policy for the container.", required: ["resourceName","restartPolicy"] }),
+  );
+
+  const ResourceClaim = named(
+    "io.k8s.api.core.v1.ResourceClaim",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container." }),
+        request: z.string().optional().meta({ description: "Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request." }),
+      })
+      .meta({ description: "ResourceClaim references one entry in PodSpec.ResourceClaims.", required: ["name"] }),
+  );
+
+  const ResourceRequirements = named(
+    "io.k8s.api.core.v1.ResourceRequirements",
+    z
+      .object({
+        claims: z.array(ResourceClaim).optional().meta({ description: "Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.  This is an alpha field and requires enabling the DynamicResourceAllocation feature gate.  This field is immutable. It can only be set for containers.", maturity: "alpha" }),
+        limits: ResourceList.optional().meta({ description: "Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
+        requests: ResourceList.optional().meta({ description: "Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
+      })
+      .meta({ description: "ResourceRequirements describes the compute resource requirements." }),
+  );
+
+  const AppArmorProfile = named(
+    "io.k8s.api.core.v1.AppArmorProfile",
+    z
+      .object({
+        localhostProfile: z.string().optional().meta({ description: "localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is \"Localhost\"." }),
+        type: z.string().optional().meta({ description: "type indicates which kind of AppArmor profile will be applied. Valid options are:   Localhost - a profile pre-loaded on the node.   RuntimeDefault - the container runtime's default profile.   Unconfined - no AppArmor enforcement.", enum: ["Localhost","RuntimeDefault","Unconfined"] }),
+      })
+      .meta({ description: "AppArmorProfile defines a pod or container's AppArmor settings.", required: ["type"] }),
+  );
+
+  const Capabilities = named(
+    "io.k8s.api.core.v1.Capabilities",
+    z
+      .object({
+        add: z.array(z.string()).optional().meta({ description: "Added capabilities" }),
+        drop: z.array(z.string()).optional().meta({ description: "Removed capabilities" }),
+      })
+      .meta({ description: "Adds and removes POSIX capabilities from running containers." }),
+  );
+
+  const SELinuxOptions = named(
+    "io.k8s.api.core.v1.SELinuxOptions",
+    z
+      .object({
+        level: z.string().optional().meta({ description: "Level is SELinux level label that applies to the container." }),
+        role: z.string().optional().meta({ description: "Role is a SELinux role label that applies to the container." }),
+        type: z.string().optional().meta({ description: "Type is a SELinux type label that applies to the container." }),
+        user: z.string().optional().meta({ description: "User is a SELinux user label that applies to the container." }),
+      })
+      .meta({ description: "SELinuxOptions are the labels to be applied to the container" }),
+  );
+
+  const SeccompProfile = named(
+    "io.k8s.api.core.v1.SeccompProfile",
+    z
+      .object({
+        localhostProfile: z.string().optional().meta({ description: "localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is \"Localhost\". Must NOT be set for any other type." }),
+        type: z.string().optional().meta({ description: "type indicates which kind of seccomp profile will be applied. Valid options are:  Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.", enum: ["Localhost","RuntimeDefault","Unconfined"] }),
+      })
+      .meta({ description: "SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.", required: ["type"] }),
+  );
+
+  const WindowsSecurityContextOptions = named(
+    "io.k8s.api.core.v1.WindowsSecurityContextOptions",
+    z
+      .object({
+        gmsaCredentialSpec: z.string().optional().meta({ description: "GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field." }),
+        gmsaCredentialSpecName: z.string().optional().meta({ description: "GMSACredentialSpecName is the name of the GMSA credential spec to use." }),
+        hostProcess: z.boolean().optional().meta({ description: "HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true." }),
+        runAsUserName: z.string().optional().meta({ description: "The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence." }),
+      })
+      .meta({ description: "WindowsSecurityContextOptions contain Windows-specific options and credentials." }),
+  );
+
+  const SecurityContext = named(
+    "io.k8s.api.core.v1.SecurityContext",
+    z
+      .object({
+        allowPrivilegeEscalation: z.boolean().optional().meta({ description: "AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows." }),
+        appArmorProfile: AppArmorProfile.optional(),
+        capabilities: Capabilities.optional(),
+        privileged: z.boolean().optional().meta({ description: "Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows." }),
+        procMount: z.string().optional().meta({ description: "procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows.", enum: ["Default","Unmasked"] }),
+        readOnlyRootFilesystem: z.boolean().optional().meta({ description: "Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows." }),
+        runAsGroup: z.number().int().optional().meta({ description: "The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows." }),
+        runAsNonRoot: z.boolean().optional().meta({ description: "Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence." }),
+        runAsUser: z.number().int().optional().meta({ description: "The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows." }),
+        seLinuxOptions: SELinuxOptions.optional(),
+        seccompProfile: SeccompProfile.optional(),
+        windowsOptions: WindowsSecurityContextOptions.optional(),
+      })
+      .meta({ description: "SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence." }),
+  );
+
+  const VolumeDevice = named(
+    "io.k8s.api.core.v1.VolumeDevice",
+    z
+      .object({
+        devicePath: z.string().optional().meta({ description: "devicePath is the path inside of the container that the device will be mapped to." }),
+        name: z.string().optional().meta({ description: "name must match the name of a persistentVolumeClaim in the pod" }),
+      })
+      .meta({ description: "volumeDevice describes a mapping of a raw block device within a container.", required: ["devicePath","name"] }),
+  );
+
+  const VolumeMount = named(
+    "io.k8s.api.core.v1.VolumeMount",
+    z
+      .object({
+        mountPath: z.string().optional().meta({ description: "Path within the container at which the volume should be mounted.  Must not contain ':'." }),
+        mountPropagation: z.string().optional().meta({ description: "mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).", enum: ["Bidirectional","HostToContainer","None"] }),
+        name: z.string().optional().meta({ description: "This must match the Name of a Volume." }),
+        readOnly: z.boolean().optional().meta({ description: "Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false." }),
+        recursiveReadOnly: z.string().optional().meta({ description: "RecursiveReadOnly specifies whether read-only mounts should be handled recursively.  If ReadOnly is false, this field has no meaning and must be unspecified.  If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.  If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).  If this field is not specified, it is treated as an equivalent of Disabled.", enum: ["Disabled","Enabled","IfPossible"] }),
+        subPath: z.string().optional().meta({ description: "Path within the volume from which the container's volume should be mounted. Defaults to \"\" (volume's root)." }),
+        subPathExpr: z.string().optional().meta({ description: "Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to \"\" (volume's root). SubPathExpr and SubPath are mutually exclusive." }),
+      })
+      .meta({ description: "VolumeMount describes a mounting of a Volume within a container.", required: ["mountPath","name"] }),
+  );
+
+  const Container = named(
+    "io.k8s.api.core.v1.Container",
+    z
+      .object({
+        args: z.array(z.string()).optional().meta({ description: "Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
+        command: z.array(z.string()).optional().meta({ description: "Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
+        env: z.array(EnvVar).optional().meta({ description: "List of environment variables to set in the container. Cannot be updated." }),
+        envFrom: z.array(EnvFromSource).optional().meta({ description: "List of sources to populate environment variables in the container. The keys defined within a source must be a C_IDENTIFIER. All invalid keys will be reported as an event when the container is starting. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated." }),
+        image: z.string().optional().meta({ description: "Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets." }),
+        imagePullPolicy: z.string().optional().meta({ description: "Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images", enum: ["Always","IfNotPresent","Never"] }),
+        lifecycle: Lifecycle.optional(),
+        livenessProbe: Probe.optional(),
+        name: z.string().optional().meta({ description: "Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated." }),
+        ports: z.array(ContainerPort).optional().meta({ description: "List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default \"0.0.0.0\" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated." }),
+        readinessProbe: Probe.optional(),
+        resizePolicy: z.array(ContainerResizePolicy).optional().meta({ description: "Resources resize policy for the container." }),
+        resources: ResourceRequirements.optional(),
+        restartPolicy: z.string().optional().meta({ description: "RestartPolicy defines the restart behavior of individual containers in a pod. This field may only be set for init containers, and the only allowed value is \"Always\". For non-init containers or when this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Setting the RestartPolicy as \"Always\" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy \"Always\" will be shut down. This lifecycle differs from normal init containers and is often referred to as a \"sidecar\" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.", enum: ["Always"] }),
+        securityContext: SecurityContext.optional(),
+        startupProbe: Probe.optional(),
+        stdin: z.boolean().optional().meta({ description: "Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false." }),
+        stdinOnce: z.boolean().optional().meta({ description: "Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false" }),
+        terminationMessagePath: z.string().optional().meta({ description: "Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated." }),
+        terminationMessagePolicy: z.string().optional().meta({ description: "Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.", enum: ["FallbackToLogsOnError","File"] }),
+        tty: z.boolean().optional().meta({ description: "Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false." }),
+        volumeDevices: z.array(VolumeDevice).optional().meta({ description: "volumeDevices is the list of block devices to be used by the container." }),
+        volumeMounts: z.array(VolumeMount).optional().meta({ description: "Pod volumes to mount into the container's filesystem. Cannot be updated." }),
+        workingDir: z.string().optional().meta({ description: "Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated." }),
+      })
+      .meta({ description: "A single application container that you want to run within a pod.", required: ["name"] }),
+  );
+
+  const PodDNSConfigOption = named(
+    "io.k8s.api.core.v1.PodDNSConfigOption",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name is this DNS resolver option's name. Required." }),
+        value: z.string().optional().meta({ description: "Value is this DNS resolver option's value." }),
+      })
+      .meta({ description: "PodDNSConfigOption defines DNS resolver options of a pod." }),
+  );
+
+  const PodDNSConfig = named(
+    "io.k8s.api.core.v1.PodDNSConfig",
+    z
+      .object({
+        nameservers: z.array(z.string()).optional().meta({ description: "A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed." }),
+        options: z.array(PodDNSConfigOption).optional().meta({ description: "A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy." }),
+        searches: z.array(z.string()).optional().meta({ description: "A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed." }),
+      })
+      .meta({ description: "PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy." }),
+  );
+
+  const EphemeralContainer = named(
+    "io.k8s.api.core.v1.EphemeralContainer",
+    z
+      .object({
+        args: z.array(z.string()).optional().meta({ description: "Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
+        command: z.array(z.string()).optional().meta({ description: "Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell" }),
+        env: z.array(EnvVar).optional().meta({ description: "List of environment variables to set in the container. Cannot be updated." }),
+        envFrom: z.array(EnvFromSource).optional().meta({ description: "List of sources to populate environment variables in the container. The keys defined within a source must be a C_IDENTIFIER. All invalid keys will be reported as an event when the container is starting. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated." }),
+        image: z.string().optional().meta({ description: "Container image name. More info: https://kubernetes.io/docs/concepts/containers/images" }),
+        imagePullPolicy: z.string().optional().meta({ description: "Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images", enum: ["Always","IfNotPresent","Never"] }),
+        lifecycle: Lifecycle.optional(),
+        livenessProbe: Probe.optional(),
+        name: z.string().optional().meta({ description: "Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers." }),
+        ports: z.array(ContainerPort).optional().meta({ description: "Ports are not allowed for ephemeral containers." }),
+        readinessProbe: Probe.optional(),
+        resizePolicy: z.array(ContainerResizePolicy).optional().meta({ description: "Resources resize policy for the container." }),
+        resources: ResourceRequirements.optional(),
+        restartPolicy: z.string().optional().meta({ description: "Restart policy for the container to manage the restart behavior of each container within a pod. This may only be set for init containers. You cannot set this field on ephemeral containers.", enum: ["Always"] }),
+        securityContext: SecurityContext.optional(),
+        startupProbe: Probe.optional(),
+        stdin: z.boolean().optional().meta({ description: "Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false." }),
+        stdinOnce: z.boolean().optional().meta({ description: "Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false" }),
+        targetContainerName: z.string().optional().meta({ description: "If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.  The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined." }),
+        terminationMessagePath: z.string().optional().meta({ description: "Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated." }),
+        terminationMessagePolicy: z.string().optional().meta({ description: "Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.", enum: ["FallbackToLogsOnError","File"] }),
+        tty: z.boolean().optional().meta({ description: "Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false." }),
+        volumeDevices: z.array(VolumeDevice).optional().meta({ description: "volumeDevices is the list of block devices to be used by the container." }),
+        volumeMounts: z.array(VolumeMount).optional().meta({ description: "Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated." }),
+        workingDir: z.string().optional().meta({ description: "Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated." }),
+      })
+      .meta({ description: "An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.  To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.", required: ["name"] }),
+  );
+
+  const HostAlias = named(
+    "io.k8s.api.core.v1.HostAlias",
+    z
+      .object({
+        hostnames: z.array(z.string()).optional().meta({ description: "Hostnames for the above IP address." }),
+        ip: z.string().optional().meta({ description: "IP address of the host file entry." }),
+      })
+      .meta({ description: "HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file.", required: ["ip"] }),
+  );
+
+  const LocalObjectReference = named(
+    "io.k8s.api.core.v1.LocalObjectReference",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+      })
+      .meta({ description: "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace." }),
+  );
+
+  const PodOS = named(
+    "io.k8s.api.core.v1.PodOS",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null", enum: ["linux","windows"] }),
+      })
+      .meta({ description: "PodOS defines the OS parameters of a pod.", required: ["name"] }),
+  );
+
+  const PodReadinessGate = named(
+    "io.k8s.api.core.v1.PodReadinessGate",
+    z
+      .object({
+        conditionType: z.string().optional().meta({ description: "ConditionType refers to a condition in the pod's condition list with matching type." }),
+      })
+      .meta({ description: "PodReadinessGate contains the reference to a pod condition", required: ["conditionType"] }),
+  );
+
+  const PodResourceClaim = named(
+    "io.k8s.api.core.v1.PodResourceClaim",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL." }),
+        resourceClaimName: z.string().optional().meta({ description: "ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.  Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set." }),
+        resourceClaimTemplateName: z.string().optional().meta({ description: "ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.  The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.  This field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.  Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set." }),
+      })
+      .meta({ description: "PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.  It adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.", required: ["name"] }),
+  );
+
+  const PodSchedulingGate = named(
+    "io.k8s.api.core.v1.PodSchedulingGate",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of the scheduling gate. Each scheduling gate must have a unique name field." }),
+      })
+      .meta({ description: "PodSchedulingGate is associated to a Pod to guard its scheduling.", required: ["name"] }),
+  );
+
+  const Sysctl = named(
+    "io.k8s.api.core.v1.Sysctl",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of a property to set" }),
+        value: z.string().optional().meta({ description: "Value of a property to set" }),
+      })
+      .meta({ description: "Sysctl defines a kernel parameter to be set", required: ["name","value"] }),
+  );
+
+  const PodSecurityContext = named(
+    "io.k8s.api.core.v1.PodSecurityContext",
+    z
+      .object({
+        appArmorProfile: AppArmorProfile.optional(),
+        fsGroup: z.number().int().optional().meta({ description: "A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:  1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----  If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows." }),
+        fsGroupChangePolicy: z.string().optional().meta({ description: "fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are \"OnRootMismatch\" and \"Always\". If not specified, \"Always\" is used. Note that this field cannot be set when spec.os.name is windows.", enum: ["Always","OnRootMismatch"] }),
+        runAsGroup: z.number().int().optional().meta({ description: "The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows." }),
+        runAsNonRoot: z.boolean().optional().meta({ description: "Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence." }),
+        runAsUser: z.number().int().optional().meta({ description: "The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows." }),
+        seLinuxChangePolicy: z.string().optional().meta({ description: "seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are \"MountOption\" and \"Recursive\".  \"Recursive\" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.  \"MountOption\" mounts all eligible Pod volumes with `-o context` mount option. This requires all Pods that share the same volume to use the same SELinux label. It is not possible to share the same volume among privileged and unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI volumes, and all CSI volumes whose CSI driver announces SELinux support by setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are always re-labelled recursively. \"MountOption\" value is allowed only when SELinuxMount feature gate is enabled.  If not specified and SELinuxMount feature gate is enabled, \"MountOption\" is used. If not specified and SELinuxMount feature gate is disabled, \"MountOption\" is used for ReadWriteOncePod volumes and \"Recursive\" for all other volumes.  This field affects only Pods that have SELinux label set, either in PodSecurityContext or in SecurityContext of all containers.  All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows." }),
+        seLinuxOptions: SELinuxOptions.optional(),
+        seccompProfile: SeccompProfile.optional(),
+        supplementalGroups: z.array(z.number().int()).optional().meta({ description: "A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows." }),
+        supplementalGroupsPolicy: z.string().optional().meta({ description: "Defines how supplemental groups of the first container processes are calculated. Valid values are \"Merge\" and \"Strict\". If not specified, \"Merge\" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.", maturity: "alpha", enum: ["Merge","Strict"] }),
+        sysctls: z.array(Sysctl).optional().meta({ description: "Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows." }),
+        windowsOptions: WindowsSecurityContextOptions.optional(),
+      })
+      .meta({ description: "PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext." }),
+  );
+
+  const Toleration = named(
+    "io.k8s.api.core.v1.Toleration",
+    z
+      .object({
+        effect: z.string().optional().meta({ description: "Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute.", enum: ["NoExecute","NoSchedule","PreferNoSchedule"] }),
+        key: z.string().optional().meta({ description: "Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys." }),
+        operator: z.string().optional().meta({ description: "Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category.", enum: ["Equal","Exists"] }),
+        tolerationSeconds: z.number().int().optional().meta({ description: "TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system." }),
+        value: z.string().optional().meta({ description: "Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string." }),
+      })
+      .meta({ description: "The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>." }),
+  );
+
+  const TopologySpreadConstraint = named(
+    "io.k8s.api.core.v1.TopologySpreadConstraint",
+    z
+      .object({
+        labelSelector: LabelSelector.optional(),
+        matchLabelKeys: z.array(z.string()).optional().meta({ description: "MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.  This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).", maturity: "beta" }),
+        maxSkew: z.number().int().optional().meta({ description: "MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed." }),
+        minDomains: z.number().int().optional().meta({ description: "MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats \"global minimum\" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.  For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so \"global minimum\" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew." }),
+        nodeAffinityPolicy: z.string().optional().meta({ description: "NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.  If this value is nil, the behavior is equivalent to the Honor policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.", maturity: "beta", enum: ["Honor","Ignore"] }),
+        nodeTaintsPolicy: z.string().optional().meta({ description: "NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.  If this value is nil, the behavior is equivalent to the Ignore policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.", maturity: "beta", enum: ["Honor","Ignore"] }),
+        topologyKey: z.string().optional().meta({ description: "TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a \"bucket\", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is \"kubernetes.io/hostname\", each Node is a domain of that topology. And, if TopologyKey is \"topology.kubernetes.io/zone\", each zone is a domain of that topology. It's a required field." }),
+        whenUnsatisfiable: z.string().optional().meta({ description: "WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,   but giving higher precedence to topologies that would help reduce the   skew. A constraint is considered \"Unsatisfiable\" for an incoming pod if and only if every possible node assignment for that pod would violate \"MaxSkew\" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.", enum: ["DoNotSchedule","ScheduleAnyway"] }),
+      })
+      .meta({ description: "TopologySpreadConstraint specifies how to spread matching pods among the given topology.", required: ["maxSkew","topologyKey","whenUnsatisfiable"] }),
+  );
+
+  const AWSElasticBlockStoreVolumeSource = named(
+    "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore" }),
+        partition: z.number().int().optional().meta({ description: "partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as \"1\". Similarly, the volume partition for /dev/sda is \"0\" (or you can leave the property empty)." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore" }),
+        volumeID: z.string().optional().meta({ description: "volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore" }),
+      })
+      .meta({ description: "Represents a Persistent Disk resource in AWS.  An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.", required: ["volumeID"] }),
+  );
+
+  const AzureDiskVolumeSource = named(
+    "io.k8s.api.core.v1.AzureDiskVolumeSource",
+    z
+      .object({
+        cachingMode: z.string().optional().meta({ description: "cachingMode is the Host Caching mode: None, Read Only, Read Write." }),
+        diskName: z.string().optional().meta({ description: "diskName is the Name of the data disk in the blob storage" }),
+        diskURI: z.string().optional().meta({ description: "diskURI is the URI of data disk in the blob storage" }),
+        fsType: z.string().optional().meta({ description: "fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        kind: z.string().optional().meta({ description: "kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+      })
+      .meta({ description: "AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.", required: ["diskName","diskURI"] }),
+  );
+
+  const AzureFileVolumeSource = named(
+    "io.k8s.api.core.v1.AzureFileVolumeSource",
+    z
+      .object({
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretName: z.string().optional().meta({ description: "secretName is the  name of secret that contains Azure Storage Account Name and Key" }),
+        shareName: z.string().optional().meta({ description: "shareName is the azure share Name" }),
+      })
+      .meta({ description: "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.", required: ["secretName","shareName"] }),
+  );
+
+  const CephFSVolumeSource = named(
+    "io.k8s.api.core.v1.CephFSVolumeSource",
+    z
+      .object({
+        monitors: z.array(z.string()).optional().meta({ description: "monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+        path: z.string().optional().meta({ description: "path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+        secretFile: z.string().optional().meta({ description: "secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+        secretRef: LocalObjectReference.optional(),
+        user: z.string().optional().meta({ description: "user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+      })
+      .meta({ description: "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.", required: ["monitors"] }),
+  );
+
+  const CinderVolumeSource = named(
+    "io.k8s.api.core.v1.CinderVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
+        secretRef: LocalObjectReference.optional(),
+        volumeID: z.string().optional().meta({ description: "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
+      })
+      .meta({ description: "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.", required: ["volumeID"] }),
+  );
+
+  const KeyToPath = named(
+    "io.k8s.api.core.v1.KeyToPath",
+    z
+      .object({
+        key: z.string().optional().meta({ description: "key is the key to project." }),
+        mode: z.number().int().optional().meta({ description: "mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
+        path: z.string().optional().meta({ description: "path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'." }),
+      })
+      .meta({ description: "Maps a string key to a path within a volume.", required: ["key","path"] }),
+  );
+
+  const ConfigMapVolumeSource = named(
+    "io.k8s.api.core.v1.ConfigMapVolumeSource",
+    z
+      .object({
+        defaultMode: z.number().int().optional().meta({ description: "defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
+        items: z.array(KeyToPath).optional().meta({ description: "items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "optional specify whether the ConfigMap or its keys must be defined" }),
+      })
+      .meta({ description: "Adapts a ConfigMap into a volume.  The contents of the target ConfigMap's Data field will be presented in a volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. ConfigMap volumes support ownership management and SELinux relabeling." }),
+  );
+
+  const CSIVolumeSource = named(
+    "io.k8s.api.core.v1.CSIVolumeSource",
+    z
+      .object({
+        driver: z.string().optional().meta({ description: "driver is the name of the CSI driver that handles this volume. Consult with your admin for the correct name as registered in the cluster." }),
+        fsType: z.string().optional().meta({ description: "fsType to mount. Ex. \"ext4\", \"xfs\", \"ntfs\". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply." }),
+        nodePublishSecretRef: LocalObjectReference.optional(),
+        readOnly: z.boolean().optional().meta({ description: "readOnly specifies a read-only configuration for the volume. Defaults to false (read/write)." }),
+        volumeAttributes: z.record(z.string(), z.string()).optional().meta({ description: "volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values." }),
+      })
+      .meta({ description: "Represents a source location of a volume to mount, managed by an external CSI driver", required: ["driver"] }),
+  );
+
+  const DownwardAPIVolumeFile = named(
+    "io.k8s.api.core.v1.DownwardAPIVolumeFile",
+    z
+      .object({
+        fieldRef: ObjectFieldSelector.optional(),
+        mode: z.number().int().optional().meta({ description: "Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
+        path: z.string().optional().meta({ description: "Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'" }),
+        resourceFieldRef: ResourceFieldSelector.optional(),
+      })
+      .meta({ description: "DownwardAPIVolumeFile represents information to create the file containing the pod field", required: ["path"] }),
+  );
+
+  const DownwardAPIVolumeSource = named(
+    "io.k8s.api.core.v1.DownwardAPIVolumeSource",
+    z
+      .object({
+        defaultMode: z.number().int().optional().meta({ description: "Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
+        items: z.array(DownwardAPIVolumeFile).optional().meta({ description: "Items is a list of downward API volume file" }),
+      })
+      .meta({ description: "DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling." }),
+  );
+
+  const EmptyDirVolumeSource = named(
+    "io.k8s.api.core.v1.EmptyDirVolumeSource",
+    z
+      .object({
+        medium: z.string().optional().meta({ description: "medium represents what type of storage medium should back this directory. The default is \"\" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir" }),
+        sizeLimit: Quantity.optional().meta({ description: "sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir" }),
+      })
+      .meta({ description: "Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling." }),
+  );
+
+  const TypedLocalObjectReference = named(
+    "io.k8s.api.core.v1.TypedLocalObjectReference",
+    z
+      .object({
+        apiGroup: z.string().optional().meta({ description: "APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required." }),
+        kind: z.string().optional().meta({ description: "Kind is the type of resource being referenced" }),
+        name: z.string().optional().meta({ description: "Name is the name of resource being referenced" }),
+      })
+      .meta({ description: "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.", required: ["kind","name"] }),
+  );
+
+  const TypedObjectReference = named(
+    "io.k8s.api.core.v1.TypedObjectReference",
+    z
+      .object({
+        apiGroup: z.string().optional().meta({ description: "APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required." }),
+        kind: z.string().optional().meta({ description: "Kind is the type of resource being referenced" }),
+        name: z.string().optional().meta({ description: "Name is the name of resource being referenced" }),
+        namespace: z.string().optional().meta({ description: "Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.", maturity: "alpha" }),
+      })
+      .meta({ description: "TypedObjectReference contains enough information to let you locate the typed referenced object", required: ["kind","name"] }),
+  );
+
+  const VolumeResourceRequirements = named(
+    "io.k8s.api.core.v1.VolumeResourceRequirements",
+    z
+      .object({
+        limits: ResourceList.optional().meta({ description: "Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
+        requests: ResourceList.optional().meta({ description: "Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/" }),
+      })
+      .meta({ description: "VolumeResourceRequirements describes the storage resource requirements for a volume." }),
+  );
+
+  const PersistentVolumeClaimSpec = named(
+    "io.k8s.api.core.v1.PersistentVolumeClaimSpec",
+    z
+      .object({
+        accessModes: z.array(z.string().meta({ enum: ["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"] })).optional().meta({ description: "accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1" }),
+        dataSource: TypedLocalObjectReference.optional(),
+        dataSourceRef: TypedObjectReference.optional(),
+        resources: VolumeResourceRequirements.optional(),
+        selector: LabelSelector.optional(),
+        storageClassName: z.string().optional().meta({ description: "storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1" }),
+        volumeAttributesClassName: z.string().optional().meta({ description: "volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string value means that no VolumeAttributesClass will be applied to the claim but it's not allowed to reset this field to empty string once it is set. If unspecified and the PersistentVolumeClaim is unbound, the default VolumeAttributesClass will be set by the persistentvolume controller if it exists. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/ (Beta) Using this field requires the VolumeAttributesClass feature gate to be enabled (off by default).", maturity: "beta" }),
+        volumeMode: z.string().optional().meta({ description: "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.", enum: ["Block","Filesystem"] }),
+        volumeName: z.string().optional().meta({ description: "volumeName is the binding reference to the PersistentVolume backing this claim." }),
+      })
+      .meta({ description: "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes" }),
+  );
+
+  const PersistentVolumeClaimTemplate = named(
+    "io.k8s.api.core.v1.PersistentVolumeClaimTemplate",
+    z
+      .object({
+        metadata: ObjectMeta.optional(),
+        spec: PersistentVolumeClaimSpec.optional(),
+      })
+      .meta({ description: "PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.", required: ["spec"] }),
+  );
+
+  const EphemeralVolumeSource = named(
+    "io.k8s.api.core.v1.EphemeralVolumeSource",
+    z
+      .object({
+        volumeClaimTemplate: PersistentVolumeClaimTemplate.optional(),
+      })
+      .meta({ description: "Represents an ephemeral volume that is handled by a normal storage driver." }),
+  );
+
+  const FCVolumeSource = named(
+    "io.k8s.api.core.v1.FCVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        lun: z.number().int().optional().meta({ description: "lun is Optional: FC target lun number" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        targetWWNs: z.array(z.string()).optional().meta({ description: "targetWWNs is Optional: FC target worldwide names (WWNs)" }),
+        wwids: z.array(z.string()).optional().meta({ description: "wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously." }),
+      })
+      .meta({ description: "Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling." }),
+  );
+
+  const FlexVolumeSource = named(
+    "io.k8s.api.core.v1.FlexVolumeSource",
+    z
+      .object({
+        driver: z.string().optional().meta({ description: "driver is the name of the driver to use for this volume." }),
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default filesystem depends on FlexVolume script." }),
+        options: z.record(z.string(), z.string()).optional().meta({ description: "options is Optional: this field holds extra command options if any." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretRef: LocalObjectReference.optional(),
+      })
+      .meta({ description: "FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.", required: ["driver"] }),
+  );
+
+  const FlockerVolumeSource = named(
+    "io.k8s.api.core.v1.FlockerVolumeSource",
+    z
+      .object({
+        datasetName: z.string().optional().meta({ description: "datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated" }),
+        datasetUUID: z.string().optional().meta({ description: "datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset" }),
+      })
+      .meta({ description: "Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling." }),
+  );
+
+  const GCEPersistentDiskVolumeSource = named(
+    "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
+        partition: z.number().int().optional().meta({ description: "partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as \"1\". Similarly, the volume partition for /dev/sda is \"0\" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
+        pdName: z.string().optional().meta({ description: "pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk" }),
+      })
+      .meta({ description: "Represents a Persistent Disk resource in Google Compute Engine.  A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.", required: ["pdName"] }),
+  );
+
+  const GitRepoVolumeSource = named(
+    "io.k8s.api.core.v1.GitRepoVolumeSource",
+    z
+      .object({
+        directory: z.string().optional().meta({ description: "directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name." }),
+        repository: z.string().optional().meta({ description: "repository is the URL" }),
+        revision: z.string().optional().meta({ description: "revision is the commit hash for the specified revision." }),
+      })
+      .meta({ description: "Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.  DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.", required: ["repository"] }),
+  );
+
+  const GlusterfsVolumeSource = named(
+    "io.k8s.api.core.v1.GlusterfsVolumeSource",
+    z
+      .object({
+        endpoints: z.string().optional().meta({ description: "endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+        path: z.string().optional().meta({ description: "path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+      })
+      .meta({ description: "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.", required: ["endpoints","path"] }),
+  );
+
+  const HostPathVolumeSource = named(
+    "io.k8s.api.core.v1.HostPathVolumeSource",
+    z
+      .object({
+        path: z.string().optional().meta({ description: "path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath" }),
+        type: z.string().optional().meta({ description: "type for HostPath Volume Defaults to \"\" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath", enum: ["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"] }),
+      })
+      .meta({ description: "Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.", required: ["path"] }),
+  );
+
+  const ImageVolumeSource = named(
+    "io.k8s.api.core.v1.ImageVolumeSource",
+    z
+      .object({
+        pullPolicy: z.string().optional().meta({ description: "Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.", enum: ["Always","IfNotPresent","Never"] }),
+        reference: z.string().optional().meta({ description: "Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets." }),
+      })
+      .meta({ description: "ImageVolumeSource represents a image volume resource." }),
+  );
+
+  const ISCSIVolumeSource = named(
+    "io.k8s.api.core.v1.ISCSIVolumeSource",
+    z
+      .object({
+        chapAuthDiscovery: z.boolean().optional().meta({ description: "chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication" }),
+        chapAuthSession: z.boolean().optional().meta({ description: "chapAuthSession defines whether support iSCSI Session CHAP authentication" }),
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi" }),
+        initiatorName: z.string().optional().meta({ description: "initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection." }),
+        iqn: z.string().optional().meta({ description: "iqn is the target iSCSI Qualified Name." }),
+        iscsiInterface: z.string().optional().meta({ description: "iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp)." }),
+        lun: z.number().int().optional().meta({ description: "lun represents iSCSI Target Lun number." }),
+        portals: z.array(z.string()).optional().meta({ description: "portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false." }),
+        secretRef: LocalObjectReference.optional(),
+        targetPortal: z.string().optional().meta({ description: "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
+      })
+      .meta({ description: "Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.", required: ["iqn","lun","targetPortal"] }),
+  );
+
+  const NFSVolumeSource = named(
+    "io.k8s.api.core.v1.NFSVolumeSource",
+    z
+      .object({
+        path: z.string().optional().meta({ description: "path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs" }),
+        server: z.string().optional().meta({ description: "server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs" }),
+      })
+      .meta({ description: "Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.", required: ["path","server"] }),
+  );
+
+  const PersistentVolumeClaimVolumeSource = named(
+    "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource",
+    z
+      .object({
+        claimName: z.string().optional().meta({ description: "claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly Will force the ReadOnly setting in VolumeMounts. Default false." }),
+      })
+      .meta({ description: "PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).", required: ["claimName"] }),
+  );
+
+  const PhotonPersistentDiskVolumeSource = named(
+    "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        pdID: z.string().optional().meta({ description: "pdID is the ID that identifies Photon Controller persistent disk" }),
+      })
+      .meta({ description: "Represents a Photon Controller persistent disk resource.", required: ["pdID"] }),
+  );
+
+  const PortworxVolumeSource = named(
+    "io.k8s.api.core.v1.PortworxVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        volumeID: z.string().optional().meta({ description: "volumeID uniquely identifies a Portworx volume" }),
+      })
+      .meta({ description: "PortworxVolumeSource represents a Portworx volume resource.", required: ["volumeID"] }),
+  );
+
+  const ClusterTrustBundleProjection = named(
+    "io.k8s.api.core.v1.ClusterTrustBundleProjection",
+    z
+      .object({
+        labelSelector: LabelSelector.optional(),
+        name: z.string().optional().meta({ description: "Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector." }),
+        optional: z.boolean().optional().meta({ description: "If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles." }),
+        path: z.string().optional().meta({ description: "Relative path from the volume root to write the bundle." }),
+        signerName: z.string().optional().meta({ description: "Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated." }),
+      })
+      .meta({ description: "ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.", required: ["path"] }),
+  );
+
+  const ConfigMapProjection = named(
+    "io.k8s.api.core.v1.ConfigMapProjection",
+    z
+      .object({
+        items: z.array(KeyToPath).optional().meta({ description: "items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "optional specify whether the ConfigMap or its keys must be defined" }),
+      })
+      .meta({ description: "Adapts a ConfigMap into a projected volume.  The contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode." }),
+  );
+
+  const DownwardAPIProjection = named(
+    "io.k8s.api.core.v1.DownwardAPIProjection",
+    z
+      .object({
+        items: z.array(DownwardAPIVolumeFile).optional().meta({ description: "Items is a list of DownwardAPIVolume file" }),
+      })
+      .meta({ description: "Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode." }),
+  );
+
+  const SecretProjection = named(
+    "io.k8s.api.core.v1.SecretProjection",
+    z
+      .object({
+        items: z.array(KeyToPath).optional().meta({ description: "items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
+        name: z.string().optional().meta({ description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        optional: z.boolean().optional().meta({ description: "optional field specify whether the Secret or its key must be defined" }),
+      })
+      .meta({ description: "Adapts a secret into a projected volume.  The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode." }),
+  );
+
+  const ServiceAccountTokenProjection = named(
+    "io.k8s.api.core.v1.ServiceAccountTokenProjection",
+    z
+      .object({
+        audience: z.string().optional().meta({ description: "audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver." }),
+        expirationSeconds: z.number().int().optional().meta({ description: "expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes." }),
+        path: z.string().optional().meta({ description: "path is the path relative to the mount point of the file to project the token into." }),
+      })
+      .meta({ description: "ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).", required: ["path"] }),
+  );
+
+  const VolumeProjection = named(
+    "io.k8s.api.core.v1.VolumeProjection",
+    z
+      .object({
+        clusterTrustBundle: ClusterTrustBundleProjection.optional(),
+        configMap: ConfigMapProjection.optional(),
+        downwardAPI: DownwardAPIProjection.optional(),
+        secret: SecretProjection.optional(),
+        serviceAccountToken: ServiceAccountTokenProjection.optional(),
+      })
+      .meta({ description: "Projection that may be projected along with other supported volume types. Exactly one of these fields must be set." }),
+  );
+
+  const ProjectedVolumeSource = named(
+    "io.k8s.api.core.v1.ProjectedVolumeSource",
+    z
+      .object({
+        defaultMode: z.number().int().optional().meta({ description: "defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
+        sources: z.array(VolumeProjection).optional().meta({ description: "sources is the list of volume projections. Each entry in this list handles one source." }),
+      })
+      .meta({ description: "Represents a projected volume source" }),
+  );
+
+  const QuobyteVolumeSource = named(
+    "io.k8s.api.core.v1.QuobyteVolumeSource",
+    z
+      .object({
+        group: z.string().optional().meta({ description: "group to map volume access to Default is no group" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false." }),
+        registry: z.string().optional().meta({ description: "registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes" }),
+        tenant: z.string().optional().meta({ description: "tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin" }),
+        user: z.string().optional().meta({ description: "user to map volume access to Defaults to serivceaccount user" }),
+        volume: z.string().optional().meta({ description: "volume is a string that references an already created Quobyte volume by name." }),
+      })
+      .meta({ description: "Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.", required: ["registry","volume"] }),
+  );
+
+  const RBDVolumeSource = named(
+    "io.k8s.api.core.v1.RBDVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd" }),
+        image: z.string().optional().meta({ description: "image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        keyring: z.string().optional().meta({ description: "keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        monitors: z.array(z.string()).optional().meta({ description: "monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        pool: z.string().optional().meta({ description: "pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        secretRef: LocalObjectReference.optional(),
+        user: z.string().optional().meta({ description: "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+      })
+      .meta({ description: "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.", required: ["image","monitors"] }),
+  );
+
+  const ScaleIOVolumeSource = named(
+    "io.k8s.api.core.v1.ScaleIOVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Default is \"xfs\"." }),
+        gateway: z.string().optional().meta({ description: "gateway is the host address of the ScaleIO API Gateway." }),
+        protectionDomain: z.string().optional().meta({ description: "protectionDomain is the name of the ScaleIO Protection Domain for the configured storage." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretRef: LocalObjectReference.optional(),
+        sslEnabled: z.boolean().optional().meta({ description: "sslEnabled Flag enable/disable SSL communication with Gateway, default false" }),
+        storageMode: z.string().optional().meta({ description: "storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned." }),
+        storagePool: z.string().optional().meta({ description: "storagePool is the ScaleIO Storage Pool associated with the protection domain." }),
+        system: z.string().optional().meta({ description: "system is the name of the storage system as configured in ScaleIO." }),
+        volumeName: z.string().optional().meta({ description: "volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source." }),
+      })
+      .meta({ description: "ScaleIOVolumeSource represents a persistent ScaleIO volume", required: ["gateway","secretRef","system"] }),
+  );
+
+  const SecretVolumeSource = named(
+    "io.k8s.api.core.v1.SecretVolumeSource",
+    z
+      .object({
+        defaultMode: z.number().int().optional().meta({ description: "defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set." }),
+        items: z.array(KeyToPath).optional().meta({ description: "items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'." }),
+        optional: z.boolean().optional().meta({ description: "optional field specify whether the Secret or its keys must be defined" }),
+        secretName: z.string().optional().meta({ description: "secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret" }),
+      })
+      .meta({ description: "Adapts a Secret into a volume.  The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling." }),
+  );
+
+  const StorageOSVolumeSource = named(
+    "io.k8s.api.core.v1.StorageOSVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretRef: LocalObjectReference.optional(),
+        volumeName: z.string().optional().meta({ description: "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace." }),
+        volumeNamespace: z.string().optional().meta({ description: "volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to \"default\" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created." }),
+      })
+      .meta({ description: "Represents a StorageOS persistent volume resource." }),
+  );
+
+  const VsphereVirtualDiskVolumeSource = named(
+    "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        storagePolicyID: z.string().optional().meta({ description: "storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName." }),
+        storagePolicyName: z.string().optional().meta({ description: "storagePolicyName is the storage Policy Based Management (SPBM) profile name." }),
+        volumePath: z.string().optional().meta({ description: "volumePath is the path that identifies vSphere volume vmdk" }),
+      })
+      .meta({ description: "Represents a vSphere volume resource.", required: ["volumePath"] }),
+  );
+
+  const Volume = named(
+    "io.k8s.api.core.v1.Volume",
+    z
+      .object({
+        awsElasticBlockStore: AWSElasticBlockStoreVolumeSource.optional(),
+        azureDisk: AzureDiskVolumeSource.optional(),
+        azureFile: AzureFileVolumeSource.optional(),
+        cephfs: CephFSVolumeSource.optional(),
+        cinder: CinderVolumeSource.optional(),
+        configMap: ConfigMapVolumeSource.optional(),
+        csi: CSIVolumeSource.optional(),
+        downwardAPI: DownwardAPIVolumeSource.optional(),
+        emptyDir: EmptyDirVolumeSource.optional(),
+        ephemeral: EphemeralVolumeSource.optional(),
+        fc: FCVolumeSource.optional(),
+        flexVolume: FlexVolumeSource.optional(),
+        flocker: FlockerVolumeSource.optional(),
+        gcePersistentDisk: GCEPersistentDiskVolumeSource.optional(),
+        gitRepo: GitRepoVolumeSource.optional(),
+        glusterfs: GlusterfsVolumeSource.optional(),
+        hostPath: HostPathVolumeSource.optional(),
+        image: ImageVolumeSource.optional(),
+        iscsi: ISCSIVolumeSource.optional(),
+        name: z.string().optional().meta({ description: "name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        nfs: NFSVolumeSource.optional(),
+        persistentVolumeClaim: PersistentVolumeClaimVolumeSource.optional(),
+        photonPersistentDisk: PhotonPersistentDiskVolumeSource.optional(),
+        portworxVolume: PortworxVolumeSource.optional(),
+        projected: ProjectedVolumeSource.optional(),
+        quobyte: QuobyteVolumeSource.optional(),
+        rbd: RBDVolumeSource.optional(),
+        scaleIO: ScaleIOVolumeSource.optional(),
+        secret: SecretVolumeSource.optional(),
+        storageos: StorageOSVolumeSource.optional(),
+        vsphereVolume: VsphereVirtualDiskVolumeSource.optional(),
+      })
+      .meta({ description: "Volume represents a named volume in a pod that may be accessed by any container in the pod.", required: ["name"] }),
+  );
+
+  const PodSpec = named(
+    "io.k8s.api.core.v1.PodSpec",
+    z
+      .object({
+        activeDeadlineSeconds: z.number().int().optional().meta({ description: "Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer." }),
+        affinity: Affinity.optional(),
+        automountServiceAccountToken: z.boolean().optional().meta({ description: "AutomountServiceAccountToken indicates whether a service account token should be automatically mounted." }),
+        containers: z.array(Container).optional().meta({ description: "List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated." }),
+        dnsConfig: PodDNSConfig.optional(),
+        dnsPolicy: z.string().optional().meta({ description: "Set DNS policy for the pod. Defaults to \"ClusterFirst\". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.", enum: ["ClusterFirst","ClusterFirstWithHostNet","Default","None"] }),
+        enableServiceLinks: z.boolean().optional().meta({ description: "EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true." }),
+        ephemeralContainers: z.array(EphemeralContainer).optional().meta({ description: "List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource." }),
+        hostAliases: z.array(HostAlias).optional().meta({ description: "HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified." }),
+        hostIPC: z.boolean().optional().meta({ description: "Use the host's ipc namespace. Optional: Default to false." }),
+        hostNetwork: z.boolean().optional().meta({ description: "Host networking requested for this pod. Use the host's network namespace. If this option is set, the ports that will be used must be specified. Default to false." }),
+        hostPID: z.boolean().optional().meta({ description: "Use the host's pid namespace. Optional: Default to false." }),
+        hostUsers: z.boolean().optional().meta({ description: "Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host. This field is alpha-level and is only honored by servers that enable the UserNamespacesSupport feature.", maturity: "alpha" }),
+        hostname: z.string().optional().meta({ description: "Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value." }),
+        imagePullSecrets: z.array(LocalObjectReference).optional().meta({ description: "ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod" }),
+        initContainers: z.array(Container).optional().meta({ description: "List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/" }),
+        nodeName: z.string().optional().meta({ description: "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename" }),
+        nodeSelector: z.record(z.string(), z.string()).optional().meta({ description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/" }),
+        os: PodOS.optional(),
+        overhead: ResourceList.optional().meta({ description: "Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md" }),
+        preemptionPolicy: z.string().optional().meta({ description: "PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.", enum: ["Never","PreemptLowerPriority"] }),
+        priority: z.number().int().optional().meta({ description: "The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority." }),
+        priorityClassName: z.string().optional().meta({ description: "If specified, indicates the pod's priority. \"system-node-critical\" and \"system-cluster-critical\" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default." }),
+        readinessGates: z.array(PodReadinessGate).optional().meta({ description: "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates" }),
+        resourceClaims: z.array(PodResourceClaim).optional().meta({ description: "ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.  This is an alpha field and requires enabling the DynamicResourceAllocation feature gate.  This field is immutable.", maturity: "alpha" }),
+        resources: ResourceRequirements.optional(),
+        restartPolicy: z.string().optional().meta({ description: "Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy", enum: ["Always","Never","OnFailure"] }),
+        runtimeClassName: z.string().optional().meta({ description: "RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the \"legacy\" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class" }),
+        schedulerName: z.string().optional().meta({ description: "If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler." }),
+        schedulingGates: z.array(PodSchedulingGate).optional().meta({ description: "SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.  SchedulingGates can only be set at pod creation time, and be removed only afterwards." }),
+        securityContext: PodSecurityContext.optional(),
+        serviceAccount: z.string().optional().meta({ description: "DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.", maturity: "deprecated" }),
+        serviceAccountName: z.string().optional().meta({ description: "ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/" }),
+        setHostnameAsFQDN: z.boolean().optional().meta({ description: "If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\\\\\\\SYSTEM\\\\\\\\CurrentControlSet\\\\\\\\Services\\\\\\\\Tcpip\\\\\\\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false." }),
+        shareProcessNamespace: z.boolean().optional().meta({ description: "Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false." }),
+        subdomain: z.string().optional().meta({ description: "If specified, the fully qualified Pod hostname will be \"<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>\". If not specified, the pod will not have a domainname at all." }),
+        terminationGracePeriodSeconds: z.number().int().optional().meta({ description: "Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds." }),
+        tolerations: z.array(Toleration).optional().meta({ description: "If specified, the pod's tolerations." }),
+        topologySpreadConstraints: z.array(TopologySpreadConstraint).optional().meta({ description: "TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed." }),
+        volumes: z.array(Volume).optional().meta({ description: "List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes" }),
+      })
+      .meta({ description: "PodSpec is a description of a pod.", required: ["containers"] }),
+  );
+
+  const PodTemplateSpec = named(
+    "io.k8s.api.core.v1.PodTemplateSpec",
+    z
+      .object({
+        metadata: ObjectMeta.optional(),
+        spec: PodSpec.optional(),
+      })
+      .meta({ description: "PodTemplateSpec describes the data a pod should have when created from a template" }),
+  );
+
+  const PodCondition = named(
+    "io.k8s.api.core.v1.PodCondition",
+    z
+      .object({
+        lastProbeTime: Time.optional().meta({ description: "Last time we probed the condition." }),
+        lastTransitionTime: Time.optional().meta({ description: "Last time the condition transitioned from one status to another." }),
+        message: z.string().optional().meta({ description: "Human-readable message indicating details about last transition." }),
+        reason: z.string().optional().meta({ description: "Unique, one-word, CamelCase reason for the condition's last transition." }),
+        status: z.string().optional().meta({ description: "Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions", enum: ["False","True","Unknown"] }),
+        type: z.string().optional().meta({ description: "Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions" }),
+      })
+      .meta({ description: "PodCondition contains details for the current condition of this pod.", required: ["status","type"] }),
+  );
+
+  const ResourceHealth = named(
+    "io.k8s.api.core.v1.ResourceHealth",
+    z
+      .object({
+        health: z.string().optional().meta({ description: "Health of the resource. can be one of:  - Healthy: operates as normal  - Unhealthy: reported unhealthy. We consider this a temporary health issue               since we do not have a mechanism today to distinguish               temporary and permanent issues.  - Unknown: The status cannot be determined.             For example, Device Plugin got unregistered and hasn't been re-registered since.  In future we may want to introduce the PermanentlyUnhealthy Status." }),
+        resourceID: z.string().optional().meta({ description: "ResourceID is the unique identifier of the resource. See the ResourceID type for more information." }),
+      })
+      .meta({ description: "ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680.", required: ["resourceID"] }),
+  );
+
+  const ResourceStatus = named(
+    "io.k8s.api.core.v1.ResourceStatus",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name of the resource. Must be unique within the pod and in case of non-DRA resource, match one of the resources from the pod spec. For DRA resources, the value must be \"claim:<claim_name>/<request>\". When this status is reported about a container, the \"claim_name\" and \"request\" must match one of the claims of this container." }),
+        resources: z.array(ResourceHealth).optional().meta({ description: "List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases." }),
+      })
+      .meta({ description: "ResourceStatus represents the status of a single resource allocated to a Pod.", required: ["name"] }),
+  );
+
+  const ContainerStateRunning = named(
+    "io.k8s.api.core.v1.ContainerStateRunning",
+    z
+      .object({
+        startedAt: Time.optional().meta({ description: "Time at which the container was last (re-)started" }),
+      })
+      .meta({ description: "ContainerStateRunning is a running state of a container." }),
+  );
+
+  const ContainerStateTerminated = named(
+    "io.k8s.api.core.v1.ContainerStateTerminated",
+    z
+      .object({
+        containerID: z.string().optional().meta({ description: "Container's ID in the format '<type>://<container_id>'" }),
+        exitCode: z.number().int().optional().meta({ description: "Exit status from the last termination of the container" }),
+        finishedAt: Time.optional().meta({ description: "Time at which the container last terminated" }),
+        message: z.string().optional().meta({ description: "Message regarding the last termination of the container" }),
+        reason: z.string().optional().meta({ description: "(brief) reason from the last termination of the container" }),
+        signal: z.number().int().optional().meta({ description: "Signal from the last termination of the container" }),
+        startedAt: Time.optional().meta({ description: "Time at which previous execution of the container started" }),
+      })
+      .meta({ description: "ContainerStateTerminated is a terminated state of a container.", required: ["exitCode"] }),
+  );
+
+  const ContainerStateWaiting = named(
+    "io.k8s.api.core.v1.ContainerStateWaiting",
+    z
+      .object({
+        message: z.string().optional().meta({ description: "Message regarding why the container is not yet running." }),
+        reason: z.string().optional().meta({ description: "(brief) reason the container is not yet running." }),
+      })
+      .meta({ description: "ContainerStateWaiting is a waiting state of a container." }),
+  );
+
+  const ContainerState = named(
+    "io.k8s.api.core.v1.ContainerState",
+    z
+      .object({
+        running: ContainerStateRunning.optional(),
+        terminated: ContainerStateTerminated.optional(),
+        waiting: ContainerStateWaiting.optional(),
+      })
+      .meta({ description: "ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting." }),
+  );
+
+  const LinuxContainerUser = named(
+    "io.k8s.api.core.v1.LinuxContainerUser",
+    z
+      .object({
+        gid: z.number().int().optional().meta({ description: "GID is the primary gid initially attached to the first process in the container" }),
+        supplementalGroups: z.array(z.number().int()).optional().meta({ description: "SupplementalGroups are the supplemental groups initially attached to the first process in the container" }),
+        uid: z.number().int().optional().meta({ description: "UID is the primary uid initially attached to the first process in the container" }),
+      })
+      .meta({ description: "LinuxContainerUser represents user identity information in Linux containers", required: ["gid","uid"] }),
+  );
+
+  const ContainerUser = named(
+    "io.k8s.api.core.v1.ContainerUser",
+    z
+      .object({
+        linux: LinuxContainerUser.optional(),
+      })
+      .meta({ description: "ContainerUser represents user identity information" }),
+  );
+
+  const VolumeMountStatus = named(
+    "io.k8s.api.core.v1.VolumeMountStatus",
+    z
+      .object({
+        mountPath: z.string().optional().meta({ description: "MountPath corresponds to the original VolumeMount." }),
+        name: z.string().optional().meta({ description: "Name corresponds to the name of the original VolumeMount." }),
+        readOnly: z.boolean().optional().meta({ description: "ReadOnly corresponds to the original VolumeMount." }),
+        recursiveReadOnly: z.string().optional().meta({ description: "RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result." }),
+      })
+      .meta({ description: "VolumeMountStatus shows status of volume mounts.", required: ["mountPath","name"] }),
+  );
+
+  const ContainerStatus = named(
+    "io.k8s.api.core.v1.ContainerStatus",
+    z
+      .object({
+        allocatedResources: ResourceList.optional().meta({ description: "AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize." }),
+        allocatedResourcesStatus: z.array(ResourceStatus).optional().meta({ description: "AllocatedResourcesStatus represents the status of various resources allocated for this Pod." }),
+        containerID: z.string().optional().meta({ description: "ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example \"containerd\")." }),
+        image: z.string().optional().meta({ description: "Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images." }),
+        imageID: z.string().optional().meta({ description: "ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime." }),
+        lastState: ContainerState.optional(),
+        name: z.string().optional().meta({ description: "Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated." }),
+        ready: z.boolean().optional().meta({ description: "Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).  The value is typically used to determine whether a container is ready to accept traffic." }),
+        resources: ResourceRequirements.optional(),
+        restartCount: z.number().int().optional().meta({ description: "RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative." }),
+        started: z.boolean().optional().meta({ description: "Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false." }),
+        state: ContainerState.optional(),
+        user: ContainerUser.optional(),
+        volumeMounts: z.array(VolumeMountStatus).optional().meta({ description: "Status of volume mounts." }),
+      })
+      .meta({ description: "ContainerStatus contains details for the current status of this container.", required: ["image","imageID","name","ready","restartCount"] }),
+  );
+
+  const HostIP = named(
+    "io.k8s.api.core.v1.HostIP",
+    z
+      .object({
+        ip: z.string().optional().meta({ description: "IP is the IP address assigned to the host" }),
+      })
+      .meta({ description: "HostIP represents a single IP address allocated to the host.", required: ["ip"] }),
+  );
+
+  const PodIP = named(
+    "io.k8s.api.core.v1.PodIP",
+    z
+      .object({
+        ip: z.string().optional().meta({ description: "IP is the IP address assigned to the pod" }),
+      })
+      .meta({ description: "PodIP represents a single IP address allocated to the pod.", required: ["ip"] }),
+  );
+
+  const PodResourceClaimStatus = named(
+    "io.k8s.api.core.v1.PodResourceClaimStatus",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL." }),
+        resourceClaimName: z.string().optional().meta({ description: "ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod. If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case." }),
+      })
+      .meta({ description: "PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim.", required: ["name"] }),
+  );
+
+  const PodStatus = named(
+    "io.k8s.api.core.v1.PodStatus",
+    z
+      .object({
+        conditions: z.array(PodCondition).optional().meta({ description: "Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions" }),
+        containerStatuses: z.array(ContainerStatus).optional().meta({ description: "Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status" }),
+        ephemeralContainerStatuses: z.array(ContainerStatus).optional().meta({ description: "Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status" }),
+        hostIP: z.string().optional().meta({ description: "hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod" }),
+        hostIPs: z.array(HostIP).optional().meta({ description: "hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod." }),
+        initContainerStatuses: z.array(ContainerStatus).optional().meta({ description: "Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status" }),
+        message: z.string().optional().meta({ description: "A human readable message indicating details about why the pod is in this condition." }),
+        nominatedNodeName: z.string().optional().meta({ description: "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled." }),
+        phase: z.string().optional().meta({ description: "The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:  Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.  More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase", enum: ["Failed","Pending","Running","Succeeded","Unknown"] }),
+        podIP: z.string().optional().meta({ description: "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated." }),
+        podIPs: z.array(PodIP).optional().meta({ description: "podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet." }),
+        qosClass: z.string().optional().meta({ description: "The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes", enum: ["BestEffort","Burstable","Guaranteed"] }),
+        reason: z.string().optional().meta({ description: "A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'" }),
+        resize: z.string().optional().meta({ description: "Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to \"Proposed\"" }),
+        resourceClaimStatuses: z.array(PodResourceClaimStatus).optional().meta({ description: "Status of resource claims." }),
+        startTime: Time.optional().meta({ description: "RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod." }),
+      })
+      .meta({ description: "PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane." }),
+  );
+
+  const AzureFilePersistentVolumeSource = named(
+    "io.k8s.api.core.v1.AzureFilePersistentVolumeSource",
+    z
+      .object({
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretName: z.string().optional().meta({ description: "secretName is the name of secret that contains Azure Storage Account Name and Key" }),
+        secretNamespace: z.string().optional().meta({ description: "secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod" }),
+        shareName: z.string().optional().meta({ description: "shareName is the azure Share Name" }),
+      })
+      .meta({ description: "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.", required: ["secretName","shareName"] }),
+  );
+
+  const SecretReference = named(
+    "io.k8s.api.core.v1.SecretReference",
+    z
+      .object({
+        name: z.string().optional().meta({ description: "name is unique within a namespace to reference a secret resource." }),
+        namespace: z.string().optional().meta({ description: "namespace defines the space within which the secret name must be unique." }),
+      })
+      .meta({ description: "SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace" }),
+  );
+
+  const CephFSPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.CephFSPersistentVolumeSource",
+    z
+      .object({
+        monitors: z.array(z.string()).optional().meta({ description: "monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+        path: z.string().optional().meta({ description: "path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+        secretFile: z.string().optional().meta({ description: "secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+        secretRef: SecretReference.optional(),
+        user: z.string().optional().meta({ description: "user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it" }),
+      })
+      .meta({ description: "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.", required: ["monitors"] }),
+  );
+
+  const CinderPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.CinderPersistentVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType Filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
+        secretRef: SecretReference.optional(),
+        volumeID: z.string().optional().meta({ description: "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md" }),
+      })
+      .meta({ description: "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.", required: ["volumeID"] }),
+  );
+
+  const ObjectReference = named(
+    "io.k8s.api.core.v1.ObjectReference",
+    z
+      .object({
+        apiVersion: z.string().optional().meta({ description: "API version of the referent." }),
+        fieldPath: z.string().optional().meta({ description: "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object." }),
+        kind: z.string().optional().meta({ description: "Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds" }),
+        name: z.string().optional().meta({ description: "Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names" }),
+        namespace: z.string().optional().meta({ description: "Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/" }),
+        resourceVersion: z.string().optional().meta({ description: "Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency" }),
+        uid: z.string().optional().meta({ description: "UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids" }),
+      })
+      .meta({ description: "ObjectReference contains enough information to let you inspect or modify the referred object." }),
+  );
+
+  const CSIPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.CSIPersistentVolumeSource",
+    z
+      .object({
+        controllerExpandSecretRef: SecretReference.optional(),
+        controllerPublishSecretRef: SecretReference.optional(),
+        driver: z.string().optional().meta({ description: "driver is the name of the driver to use for this volume. Required." }),
+        fsType: z.string().optional().meta({ description: "fsType to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\"." }),
+        nodeExpandSecretRef: SecretReference.optional(),
+        nodePublishSecretRef: SecretReference.optional(),
+        nodeStageSecretRef: SecretReference.optional(),
+        readOnly: z.boolean().optional().meta({ description: "readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write)." }),
+        volumeAttributes: z.record(z.string(), z.string()).optional().meta({ description: "volumeAttributes of the volume to publish." }),
+        volumeHandle: z.string().optional().meta({ description: "volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required." }),
+      })
+      .meta({ description: "Represents storage that is managed by an external CSI volume driver", required: ["driver","volumeHandle"] }),
+  );
+
+  const FlexPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.FlexPersistentVolumeSource",
+    z
+      .object({
+        driver: z.string().optional().meta({ description: "driver is the name of the driver to use for this volume." }),
+        fsType: z.string().optional().meta({ description: "fsType is the Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default filesystem depends on FlexVolume script." }),
+        options: z.record(z.string(), z.string()).optional().meta({ description: "options is Optional: this field holds extra command options if any." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretRef: SecretReference.optional(),
+      })
+      .meta({ description: "FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin.", required: ["driver"] }),
+  );
+
+  const GlusterfsPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.GlusterfsPersistentVolumeSource",
+    z
+      .object({
+        endpoints: z.string().optional().meta({ description: "endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+        endpointsNamespace: z.string().optional().meta({ description: "endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+        path: z.string().optional().meta({ description: "path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod" }),
+      })
+      .meta({ description: "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.", required: ["endpoints","path"] }),
+  );
+
+  const ISCSIPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.ISCSIPersistentVolumeSource",
+    z
+      .object({
+        chapAuthDiscovery: z.boolean().optional().meta({ description: "chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication" }),
+        chapAuthSession: z.boolean().optional().meta({ description: "chapAuthSession defines whether support iSCSI Session CHAP authentication" }),
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi" }),
+        initiatorName: z.string().optional().meta({ description: "initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection." }),
+        iqn: z.string().optional().meta({ description: "iqn is Target iSCSI Qualified Name." }),
+        iscsiInterface: z.string().optional().meta({ description: "iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp)." }),
+        lun: z.number().int().optional().meta({ description: "lun is iSCSI Target Lun number." }),
+        portals: z.array(z.string()).optional().meta({ description: "portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false." }),
+        secretRef: SecretReference.optional(),
+        targetPortal: z.string().optional().meta({ description: "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)." }),
+      })
+      .meta({ description: "ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.", required: ["iqn","lun","targetPortal"] }),
+  );
+
+  const LocalVolumeSource = named(
+    "io.k8s.api.core.v1.LocalVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. It applies only when the Path is a block device. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default value is to auto-select a filesystem if unspecified." }),
+        path: z.string().optional().meta({ description: "path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...)." }),
+      })
+      .meta({ description: "Local represents directly-attached storage with node affinity", required: ["path"] }),
+  );
+
+  const VolumeNodeAffinity = named(
+    "io.k8s.api.core.v1.VolumeNodeAffinity",
+    z
+      .object({
+        required: NodeSelector.optional(),
+      })
+      .meta({ description: "VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from." }),
+  );
+
+  const RBDPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.RBDPersistentVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd" }),
+        image: z.string().optional().meta({ description: "image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        keyring: z.string().optional().meta({ description: "keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        monitors: z.array(z.string()).optional().meta({ description: "monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        pool: z.string().optional().meta({ description: "pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+        secretRef: SecretReference.optional(),
+        user: z.string().optional().meta({ description: "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it" }),
+      })
+      .meta({ description: "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.", required: ["image","monitors"] }),
+  );
+
+  const ScaleIOPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Default is \"xfs\"" }),
+        gateway: z.string().optional().meta({ description: "gateway is the host address of the ScaleIO API Gateway." }),
+        protectionDomain: z.string().optional().meta({ description: "protectionDomain is the name of the ScaleIO Protection Domain for the configured storage." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretRef: SecretReference.optional(),
+        sslEnabled: z.boolean().optional().meta({ description: "sslEnabled is the flag to enable/disable SSL communication with Gateway, default false" }),
+        storageMode: z.string().optional().meta({ description: "storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned." }),
+        storagePool: z.string().optional().meta({ description: "storagePool is the ScaleIO Storage Pool associated with the protection domain." }),
+        system: z.string().optional().meta({ description: "system is the name of the storage system as configured in ScaleIO." }),
+        volumeName: z.string().optional().meta({ description: "volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source." }),
+      })
+      .meta({ description: "ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume", required: ["gateway","secretRef","system"] }),
+  );
+
+  const StorageOSPersistentVolumeSource = named(
+    "io.k8s.api.core.v1.StorageOSPersistentVolumeSource",
+    z
+      .object({
+        fsType: z.string().optional().meta({ description: "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified." }),
+        readOnly: z.boolean().optional().meta({ description: "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts." }),
+        secretRef: ObjectReference.optional(),
+        volumeName: z.string().optional().meta({ description: "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace." }),
+        volumeNamespace: z.string().optional().meta({ description: "volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to \"default\" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created." }),
+      })
+      .meta({ description: "Represents a StorageOS persistent volume resource." }),
+  );
+
+  const PersistentVolumeSpec = named(
+    "io.k8s.api.core.v1.PersistentVolumeSpec",
+    z
+      .object({
+        accessModes: z.array(z.string().meta({ enum: ["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"] })).optional().meta({ description: "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes" }),
+        awsElasticBlockStore: AWSElasticBlockStoreVolumeSource.optional(),
+        azureDisk: AzureDiskVolumeSource.optional(),
+        azureFile: AzureFilePersistentVolumeSource.optional(),
+        capacity: ResourceList.optional().meta({ description: "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity" }),
+        cephfs: CephFSPersistentVolumeSource.optional(),
+        cinder: CinderPersistentVolumeSource.optional(),
+        claimRef: ObjectReference.optional(),
+        csi: CSIPersistentVolumeSource.optional(),
+        fc: FCVolumeSource.optional(),
+        flexVolume: FlexPersistentVolumeSource.optional(),
+        flocker: FlockerVolumeSource.optional(),
+        gcePersistentDisk: GCEPersistentDiskVolumeSource.optional(),
+        glusterfs: GlusterfsPersistentVolumeSource.optional(),
+        hostPath: HostPathVolumeSource.optional(),
+        iscsi: ISCSIPersistentVolumeSource.optional(),
+        local: LocalVolumeSource.optional(),
+        mountOptions: z.array(z.string()).optional().meta({ description: "mountOptions is the list of mount options, e.g. [\"ro\", \"soft\"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options" }),
+        nfs: NFSVolumeSource.optional(),
+        nodeAffinity: VolumeNodeAffinity.optional(),
+        persistentVolumeReclaimPolicy: z.string().optional().meta({ description: "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming", enum: ["Delete","Recycle","Retain"] }),
+        photonPersistentDisk: PhotonPersistentDiskVolumeSource.optional(),
+        portworxVolume: PortworxVolumeSource.optional(),
+        quobyte: QuobyteVolumeSource.optional(),
+        rbd: RBDPersistentVolumeSource.optional(),
+        scaleIO: ScaleIOPersistentVolumeSource.optional(),
+        storageClassName: z.string().optional().meta({ description: "storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass." }),
+        storageos: StorageOSPersistentVolumeSource.optional(),
+        volumeAttributesClassName: z.string().optional().meta({ description: "Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process. This is a beta field and requires enabling VolumeAttributesClass feature (off by default).", maturity: "beta" }),
+        volumeMode: z.string().optional().meta({ description: "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.", enum: ["Block","Filesystem"] }),
+        vsphereVolume: VsphereVirtualDiskVolumeSource.optional(),
+      })
+      .meta({ description: "PersistentVolumeSpec is the specification of a persistent volume." }),
+  );
+
+  return { PreferredSchedulingTerm, NodeAffinity, PodAffinityTerm, WeightedPodAffinityTerm, PodAffinity, PodAntiAffinity, Affinity, ConfigMapKeySelector, ObjectFieldSelector, ResourceFieldSelector, SecretKeySelector, EnvVarSource, EnvVar, ConfigMapEnvSource, SecretEnvSource, EnvFromSource, ExecAction, HTTPHeader, HTTPGetAction, SleepAction, TCPSocketAction, LifecycleHandler, Lifecycle, GRPCAction, Probe, ContainerPort, ContainerResizePolicy, ResourceClaim, ResourceRequirements, AppArmorProfile, Capabilities, SELinuxOptions, SeccompProfile, WindowsSecurityContextOptions, SecurityContext, VolumeDevice, VolumeMount, Container, PodDNSConfigOption, PodDNSConfig, EphemeralContainer, HostAlias, LocalObjectReference, PodOS, PodReadinessGate, PodResourceClaim, PodSchedulingGate, Sysctl, PodSecurityContext, Toleration, TopologySpreadConstraint, AWSElasticBlockStoreVolumeSource, AzureDiskVolumeSource, AzureFileVolumeSource, CephFSVolumeSource, CinderVolumeSource, KeyToPath, ConfigMapVolumeSource, CSIVolumeSource, DownwardAPIVolumeFile, DownwardAPIVolumeSource, EmptyDirVolumeSource, TypedLocalObjectReference, TypedObjectReference, VolumeResourceRequirements, PersistentVolumeClaimSpec, PersistentVolumeClaimTemplate, EphemeralVolumeSource, FCVolumeSource, FlexVolumeSource, FlockerVolumeSource, GCEPersistentDiskVolumeSource, GitRepoVolumeSource, GlusterfsVolumeSource, HostPathVolumeSource, ImageVolumeSource, ISCSIVolumeSource, NFSVolumeSource, PersistentVolumeClaimVolumeSource, PhotonPersistentDiskVolumeSource, PortworxVolumeSource, ClusterTrustBundleProjection, ConfigMapProjection, DownwardAPIProjection, SecretProjection, ServiceAccountTokenProjection, VolumeProjection, ProjectedVolumeSource, QuobyteVolumeSource, RBDVolumeSource, ScaleIOVolumeSource, SecretVolumeSource, StorageOSVolumeSource, VsphereVirtualDiskVolumeSource, Volume, PodSpec, PodTemplateSpec, PodCondition, ResourceHealth, ResourceStatus, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerState, LinuxContainerUser, ContainerUser, VolumeMountStatus, ContainerStatus, HostIP, PodIP, PodResourceClaimStatus, PodStatus, AzureFilePersistentVolumeSource, SecretReference, CephFSPersistentVolumeSource, CinderPersistentVolumeSource, ObjectReference, CSIPersistentVolumeSource, FlexPersistentVolumeSource, GlusterfsPersistentVolumeSource, ISCSIPersistentVolumeSource, LocalVolumeSource, VolumeNodeAffinity, RBDPersistentVolumeSource, ScaleIOPersistentVolumeSource, StorageOSPersistentVolumeSource, PersistentVolumeSpec };
+});
+
+export type CoreV1 = ReturnType<typeof corev1>;

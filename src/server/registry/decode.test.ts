@@ -3,7 +3,7 @@
 // comes out as another one.
 import { describe, expect, it } from 'vitest';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
-import { VOLUME_SOURCES } from '../../kinds/pod.ts';
+import { volumeSources } from '../../kinds/pod.ts';
 import { decodeObject, type FieldValidation } from './decode.ts';
 
 const ds = (volumes: unknown[], container: Record<string, unknown> = {}) => ({
@@ -32,7 +32,7 @@ describe('decoding a pod template', () => {
     }
   });
 
-  it.each(VOLUME_SOURCES)('keeps a %s volume as sent, whatever defaults it gets', (source) => {
+  it.each(volumeSources())('keeps a %s volume as sent, whatever defaults it gets', (source) => {
     const { volumes, warnings } = decode(ds([{ name: 'v', [source]: {} }]));
     expect(Object.keys(volumes[0]).sort()).toEqual(['name', source].sort());
     expect(warnings).toEqual([]);
