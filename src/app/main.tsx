@@ -1,4 +1,6 @@
 import './jitless.ts';
+// Before everything else: the list's first page is asked for while the rest evaluates.
+import './routes/readahead.ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

@@ -27,7 +27,7 @@ export const mountPath = (() => {
 export const hrefOf = (to: string) => (to.startsWith('/') ? mountPath + to.slice(1) : to);
 
 /** The app path of the current browser URL. */
-const appPath = () => {
+export const appPath = () => {
   const p = window.location.pathname;
   return p.startsWith(mountPath) ? `/${p.slice(mountPath.length)}` : p;
 };

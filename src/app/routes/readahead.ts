@@ -1,0 +1,27 @@
+// The first page of the list the address shows, asked for as soon as the
+// app's code starts to run: imported first by main.tsx, so the request is on
+// the wire while React and the pages are evaluated and the first render is
+// made, instead of after them (the list's own query then takes this answer,
+// see readAhead in api/client.ts). Only list pages: the one place a big
+// cluster keeps the user waiting for rows.
+import { kindPath, readAhead } from '../api/client.ts';
+import { getConnection } from '../api/connection.ts';
+import { FIRST_PAGE } from '../api/hooks.ts';
+import { appPath } from './router.tsx';
+import { viewForPlural } from './views.tsx';
+import { isAppPage } from '../../lib/approutes.ts';
+
+/** The kind and namespace of a list page's address (`/pods?ns=web`), else undefined. */
+export function listOfAddress(path: string, search: string) {
+  const parts = path.split('/').filter(Boolean);
+  if (parts.length !== 1 || isAppPage(parts[0])) return undefined;
+  const kind = viewForPlural(decodeURIComponent(parts[0]))?.kind;
+  if (!kind) return undefined;
+  const namespace = (kind.scope === 'Namespaced' && new URLSearchParams(search).get('ns')) || undefined;
+  return { kind, namespace };
+}
+
+if (typeof window !== 'undefined') {
+  const list = listOfAddress(appPath(), window.location.search);
+  if (list) readAhead(getConnection(), `${kindPath(list.kind, list.namespace)}?limit=${FIRST_PAGE}`);
+}
