@@ -547,9 +547,9 @@ export class Store {
     if (desired.metadata.uid && desired.metadata.uid !== old.metadata.uid) {
       throw errors.conflict(kind, name, `Precondition failed: UID in precondition: ${desired.metadata.uid}, UID in object meta: ${old.metadata.uid}`);
     }
+    // `desired` is the write's own copy (every caller hands over a fresh object), so it is changed in place.
     let next = desired;
     if (subresource === 'status') {
-      next = clone(desired);
       for (const f of s.statusResetsFields) setPath(next, f, getPath(old, f));
       for (const f of s.statusResetsMetadata) setPath(next.metadata, f, getPath(old.metadata, f));
       s.prepareForStatusUpdate?.(next, old);
