@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 const NODES = Number(process.env.BENCH_NODES ?? 5000);
 const HEARTBEAT_SECONDS = 10;
 const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
-const ROLLOUT_NODES = 1000;
+const ROLLOUT_NODES = Number(process.env.BENCH_ROLLOUT_NODES ?? 1000);
 
 export interface Cluster {
   url: string;
@@ -160,12 +160,18 @@ async function rollout() {
     const t0 = performance.now();
     await benchDaemonSetDone(c, ROLLOUT_NODES);
     console.log(`cluster: DaemonSet created on ${ROLLOUT_NODES} nodes and available in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // SCALE_PROFILE=<file>: a CPU profile of the server during the rollout.
+    if (process.env.SCALE_PROFILE) c.send('profile-start');
     const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
     const t1 = performance.now();
+    const cpu0 = cpuSeconds(c.child.pid!);
     await benchDaemonSetDone(c, ROLLOUT_NODES, generation);
     const wall = (performance.now() - t1) / 1000;
+    const cores = (cpuSeconds(c.child.pid!) - cpu0) / wall;
+    if (process.env.SCALE_PROFILE) c.send(`profile-stop ${process.env.SCALE_PROFILE}`);
     const floor = rolloutFloorSeconds(ROLLOUT_NODES);
-    console.log(`cluster: DaemonSet rollout across ${ROLLOUT_NODES} nodes, maxUnavailable 10%: ${wall.toFixed(1)} s wall (${(wall / floor).toFixed(2)}x the ${floor} s the simulated delays alone take; ${machine()})`);
+    console.log(`cluster: DaemonSet rollout across ${ROLLOUT_NODES} nodes, maxUnavailable 10%: ${wall.toFixed(1)} s wall (${(wall / floor).toFixed(2)}x the ${floor} s the simulated delays alone take; server ${cores.toFixed(2)} cores; ${machine()})`);
+    if (process.env.SCALE_PROFILE) await sleep(3000); // the profile is written before the server stops
   } finally {
     c.stop();
   }
