@@ -23,9 +23,9 @@ const NEXT_PAGES = 10_000;
 
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
   // Paged as kubectl lists (limit and continue, one consistent revision for all
-  // pages): a first page of 500 draws the first rows of a 50,000-pod list while
+  // pages): a first page draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
-  const items = new Map<string, KubeObject>();
+  const items: KubeObject[] = [];
   const firstPageIn = firstPages.start();
   let page: KubeList;
   try {
@@ -34,11 +34,15 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     firstPageIn();
   }
   const resourceVersion = page.metadata.resourceVersion ?? '';
+  let shown: readonly KubeObject[] = [];
   for (;;) {
-    for (const o of page.items) items.set(o.metadata.uid!, o);
+    for (const o of page.items) items.push(o);
     const token = page.metadata.continue;
     if (!token) break;
-    onPage?.({ items: new Map(items), resourceVersion, partial: true });
+    // Each page shown as an addition to the last, so views add it to what they derived.
+    const now = items.slice();
+    onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added: page.items } });
+    shown = now;
     try {
       page = await api.list(conn, kind, namespace, new URLSearchParams({ limit: String(NEXT_PAGES), continue: token }).toString());
     } catch (e) {
@@ -47,13 +51,14 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
       return fetchAll(conn, kind, namespace);
     }
   }
-  return { items, resourceVersion };
+  // The complete list adds the last page to the parts shown (views that saw them go on from there).
+  return { items, resourceVersion, change: { from: shown, removed: [], added: page.items } };
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */
 async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
   const page: KubeList = await api.list(conn, kind, namespace, 'resourceVersion=0');
-  return { items: new Map(page.items.map((o) => [o.metadata.uid!, o])), resourceVersion: page.metadata.resourceVersion ?? '' };
+  return { items: page.items, resourceVersion: page.metadata.resourceVersion ?? '' };
 }
 
 // ---- watches and their health --------------------------------------------
@@ -124,7 +129,9 @@ export function stopAllWatches(qc?: QueryClient) {
 
 // ---- hooks -----------------------------------------------------------------
 
-/** The live list of a kind, in one namespace or all (namespace undefined). */
+const NO_ITEMS: readonly KubeObject[] = [];
+
+/** The live list of a kind, in one namespace or all (namespace undefined). `data.change` says what the last update changed. */
 export function useList(kind: KindDefinition, namespace?: string) {
   const conn = useConnection();
   const qc = useQueryClient();
@@ -134,6 +141,8 @@ export function useList(kind: KindDefinition, namespace?: string) {
     queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKeys.list(conn, kind, ns))),
     staleTime: Infinity,
     gcTime: 60_000,
+    // A list's state is new (or not) by identity: structural sharing would compare 50,000 objects deeply per update.
+    structuralSharing: false,
     refetchOnWindowFocus: false,
     retry: 1,
   };
@@ -147,7 +156,8 @@ export function useList(kind: KindDefinition, namespace?: string) {
     w.acquire();
     return () => w.release();
   }, [qc, conn, kind, ns]);
-  const items = useMemo(() => (query.data ? [...query.data.items.values()] : []), [query.data]);
+  // The cache's own array (typed mutable for the views that pass it on as KubeObject[]): never changed in place.
+  const items = (query.data?.items ?? NO_ITEMS) as KubeObject[];
   /** Later pages of the first list are still being read. */
   const partial = query.data?.partial === true;
   return { ...query, items, partial };

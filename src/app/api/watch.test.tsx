@@ -12,6 +12,7 @@ import { getConnection, setConnection } from './connection.ts';
 import { onRefusal } from './client.ts';
 import { useCredentialsNeeded } from './access.ts';
 import { stopAllWatches, useList, useWatchHealth } from './hooks.ts';
+import type { ListState } from './watch.ts';
 import { join } from 'node:path';
 
 let s: TestServer;
@@ -74,6 +75,53 @@ describe('useList with its watch', () => {
     });
     await waitFor(() => expect(names()).toEqual(['first (cordoned)']));
     view.unmount();
+  });
+
+  it('each watch update says what it changed, from the items the last update left', async () => {
+    const states: ListState[] = [];
+    function Recorder() {
+      const { data } = useList(nodeKind);
+      if (data && states[states.length - 1] !== data) states.push(data);
+      return <p data-testid="count">{data?.items.length ?? 0}</p>;
+    }
+    const qc = new QueryClient();
+    const view = render(
+      <QueryClientProvider client={qc}>
+        <Recorder />
+        <NodeNames />
+      </QueryClientProvider>,
+    );
+    try {
+      // Listed (the first state), and the watch running from there.
+      await waitFor(() => expect(states.length).toBeGreaterThan(0));
+      await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+      await act(async () => {
+        await s.api('/api/v1/nodes', { method: 'POST', body: node('changes-a') });
+      });
+      await waitFor(() => expect(names()).toContain('changes-a'));
+      await act(async () => {
+        await s.api('/api/v1/nodes/changes-a', { method: 'PATCH', body: { spec: { unschedulable: true } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+      });
+      await waitFor(() => expect(names()).toContain('changes-a (cordoned)'));
+      await act(async () => {
+        await s.api('/api/v1/nodes/changes-a', { method: 'DELETE' });
+      });
+      await waitFor(() => expect(names().some((n) => n?.startsWith('changes-a'))).toBe(false));
+      const updates = states.slice(1);
+      expect(updates.length).toBeGreaterThanOrEqual(3);
+      updates.forEach(({ change, items }, i) => {
+        // The very array the state before held (not a copy of it), so views can go on from what they derived.
+        expect(change?.from).toBe(states[i].items);
+        const after = change!.from.filter((o) => !change!.removed.includes(o)).concat(change!.added);
+        expect(new Set(items)).toEqual(new Set(after));
+      });
+      const named = (xs: { metadata: { name?: string } }[]) => xs.map((o) => o.metadata.name);
+      expect(updates.flatMap((u) => named(u.change!.added))).toEqual(['changes-a', 'changes-a']);
+      expect(updates.flatMap((u) => named(u.change!.removed))).toEqual(['changes-a', 'changes-a']);
+    } finally {
+      view.unmount();
+      stopAllWatches(qc);
+    }
   });
 
   it('reconnects after the server restarts and re-lists when its resourceVersion was compacted', async () => {

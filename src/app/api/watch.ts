@@ -3,16 +3,83 @@
 // list once per animation frame, keyed by uid; it resumes from the last
 // resourceVersion (BOOKMARKs move it on), re-lists on 410 Expired, reconnects
 // with backoff, and stops a little after the last observer leaves.
+// A flush costs the events it applies, not the list: the items are an array
+// copied (a memcpy) and changed in place by position, and the new state says
+// what changed, so that views update what they derived instead of deriving it
+// again. At 50,000 pods a flush that rebuilt a Map of every item, and views
+// that went over every item, held the main thread ~25 ms per frame.
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
 
 export interface ListState {
-  /** Objects by uid. A new Map each time the list changes, so React sees the change. */
-  items: Map<string, KubeObject>;
+  /** The objects, in no particular order (one per uid). A new array each time the list changes, so React sees the change. */
+  items: readonly KubeObject[];
   resourceVersion: string;
   /** Only the first pages of a list being read: shown, but not watched from until complete. */
   partial?: boolean;
+  /** How `items` differs from the items of the state before it. */
+  change?: ListChange;
+}
+
+/** `from` with `removed` taken out and `added` put in gives the new items (a replaced object is in both). */
+export interface ListChange {
+  from: readonly KubeObject[];
+  removed: KubeObject[];
+  added: KubeObject[];
+}
+
+export const uidOf = (o: KubeObject) => o.metadata.uid ?? `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
+/**
+ * Items with their positions by uid, so that replacing, adding or removing a
+ * few costs those few and one copy of the array. Removing moves the last item
+ * into the hole, hence "no particular order".
+ */
+export class IndexedItems {
+  items: readonly KubeObject[] = [];
+  private at = new Map<string, number>();
+
+  /** Starts over from these items (a new list). */
+  reset(items: readonly KubeObject[]) {
+    this.items = items;
+    this.at = new Map();
+    items.forEach((o, i) => this.at.set(uidOf(o), i));
+  }
+
+  has(uid: string): boolean {
+    return this.at.has(uid);
+  }
+
+  /** Sets each uid to its object (undefined: removes it), in a copy of the items; undefined when nothing changed. */
+  apply(updates: Map<string, KubeObject | undefined>): ListChange | undefined {
+    const from = this.items;
+    let items: KubeObject[] | undefined;
+    const removed: KubeObject[] = [];
+    const added: KubeObject[] = [];
+    for (const [uid, next] of updates) {
+      const i = this.at.get(uid);
+      const prev = i === undefined ? undefined : (items ?? from)[i];
+      if (prev === next) continue;
+      items ??= from.slice();
+      if (prev) removed.push(prev);
+      if (next) {
+        added.push(next);
+        if (i === undefined) this.at.set(uid, items.push(next) - 1);
+        else items[i] = next;
+      } else {
+        const last = items.pop()!;
+        if (i! < items.length) {
+          items[i!] = last;
+          this.at.set(uidOf(last), i!);
+        }
+        this.at.delete(uid);
+      }
+    }
+    if (!items) return undefined;
+    this.items = items;
+    return { from, removed, added };
+  }
 }
 
 export type WatchHealth = 'live' | 'connecting' | 'reconnecting' | 'offline';
@@ -110,6 +177,8 @@ export class ListWatch {
   private stream: Stream | undefined;
   private pending: WatchEvent[] = [];
   private flushScheduled = false;
+  /** The cached items with their positions, kept across flushes (rebuilt when a list replaced them). */
+  private indexed = new IndexedItems();
   private retry = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private lingerTimer: ReturnType<typeof setTimeout> | undefined;
@@ -132,7 +201,7 @@ export class ListWatch {
   ) {}
 
   private relist(): Promise<ListState> {
-    return this.queryClient.fetchQuery<ListState>({ queryKey: this.key, queryFn: this.list, staleTime: 0 });
+    return this.queryClient.fetchQuery<ListState>({ queryKey: this.key, queryFn: this.list, staleTime: 0, structuralSharing: false });
   }
 
   /** Some view uses this list now (or did a moment ago). */
@@ -267,22 +336,22 @@ export class ListWatch {
     this.pending = [];
     const state = this.state();
     if (!state) return;
-    let items: Map<string, KubeObject> | undefined;
     let resourceVersion = state.resourceVersion;
+    // The last event of each uid wins; the index turns them into one change.
+    const updates = new Map<string, KubeObject | undefined>();
     for (const e of events) {
       const rv = e.object?.metadata?.resourceVersion;
       if (rv) resourceVersion = rv;
       if (e.type === 'BOOKMARK') continue;
-      const uid = e.object.metadata.uid!;
-      items ??= new Map(state.items);
-      if (e.type === 'DELETED') items.delete(uid);
-      else items.set(uid, e.object);
+      updates.set(uidOf(e.object), e.type === 'DELETED' ? undefined : e.object);
     }
-    if (!items) {
-      // Only bookmarks: remember where to resume without re-rendering anyone.
+    if (this.indexed.items !== state.items) this.indexed.reset(state.items);
+    const change = updates.size ? this.indexed.apply(updates) : undefined;
+    if (!change) {
+      // Only bookmarks (or nothing that changes an item): remember where to resume without re-rendering anyone.
       state.resourceVersion = resourceVersion;
       return;
     }
-    this.queryClient.setQueryData<ListState>(this.key, { items, resourceVersion });
+    this.queryClient.setQueryData<ListState>(this.key, { items: this.indexed.items, resourceVersion, change });
   }
 }

@@ -2,12 +2,13 @@
 // sorting, virtualised rows so thousands stay smooth, and a brief highlight
 // on rows whose shown cells a watch event just changed (a node's heartbeat
 // changes its object every few seconds but nothing the row shows).
-import { memo, useMemo, useRef } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { flushSync } from 'react-dom';
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
 import { icons } from './icons.tsx';
 import { useNow } from './common.tsx';
 import { sortRows, type SortedRows } from './sortedRows.ts';
+import { uidOf, type ListChange } from '../api/watch.ts';
 
 export interface Column {
   name: string;
@@ -59,74 +60,119 @@ function tone(col: string, v: string | number | boolean): string {
 const FIXED = new Date(0);
 const shownCells = (o: KubeObject, columns: Column[]) => columns.map((c) => String(c.cell(o, FIXED))).join('\u0000');
 
-interface Shown {
-  object: KubeObject;
-  /** The shown cells, once the object has been replaced (taken lazily). */
-  cells?: string;
-  /** When the shown cells last changed (0: not since the list was first drawn). */
-  changedAt: number;
+interface Cells {
+  columns: Column[];
+  now: number;
+  text: string[];
+  tones: string[];
+}
+const cellCache = new WeakMap<KubeObject, Cells>();
+
+/**
+ * A row's cells, taken once per object version and clock tick (kept by
+ * object): a row scrolled back into view, or re-rendered for another reason,
+ * derives nothing again; the cost is the objects scrolled to, once.
+ */
+function cellsOf(o: KubeObject, columns: Column[], now: number): Cells {
+  let c = cellCache.get(o);
+  if (!c || c.columns !== columns || c.now !== now) {
+    const date = new Date(now);
+    const text: string[] = [];
+    const tones: string[] = [];
+    for (const col of columns) {
+      const v = col.cell(o, date);
+      text.push(v === '' ? '' : String(v));
+      tones.push(tone(col.name, v));
+    }
+    cellCache.set(o, (c = { columns, now, text, tones }));
+  }
+  return c;
 }
 
 /**
- * Per row, when what it shows last changed; work only for objects the watch
- * replaced (a row's cells are first taken when its object is first replaced,
- * so drawing a 50,000-row list computes none). The index is updated in place:
- * a new Map of every row on each watch flush cost more than all the rest.
+ * When each row's shown cells last changed, for the rows the last sort steps
+ * replaced (an object of the same uid taken out and put in): work only for
+ * the objects a watch flush changed, never a pass over the list. Only recent
+ * changes are kept.
  */
-function useShownChanges(items: KubeObject[], columns: Column[]): Map<string, Shown> {
-  const seen = useRef<{ columns: Column[]; rows: Map<string, Shown> }>({ columns, rows: new Map() });
+function useFlashes(step: SortedRows, columns: Column[]): Map<string, number> {
+  const seen = useRef<{ step?: SortedRows; columns: Column[]; at: Map<string, number> }>({ columns, at: new Map() });
   return useMemo(() => {
+    const s = seen.current;
     // Other columns (wide output, another namespace scope) are a new view, not a change of the rows.
-    let rows = seen.current.columns === columns ? seen.current.rows : new Map<string, Shown>();
-    const now = Date.now();
-    for (const o of items) {
-      const uid = o.metadata.uid ?? o.metadata.name ?? '';
-      const p = rows.get(uid);
-      if (!p) rows.set(uid, { object: o, changedAt: 0 });
-      else if (p.object !== o) {
-        const before = p.cells ?? shownCells(p.object, columns);
-        const cells = shownCells(o, columns);
-        if (before !== cells) p.changedAt = now;
-        p.object = o;
-        p.cells = cells;
+    if (s.columns !== columns) ((s.columns = columns), (s.at = new Map()));
+    else if (s.step !== step && step.added.length && step.removed.length) {
+      const now = Date.now();
+      const before = new Map<string, KubeObject>();
+      for (const o of step.removed) before.set(uidOf(o), o);
+      for (const o of step.added) {
+        const b = before.get(uidOf(o));
+        if (b && shownCells(b, columns) !== shownCells(o, columns)) s.at.set(uidOf(o), now);
       }
+      for (const [uid, t] of s.at) if (t < now - FLASH_MS) s.at.delete(uid);
     }
-    // Rows deleted (or filtered out) stay known a while; past twice the list, the index starts over from the rows shown.
-    if (rows.size > 2 * items.length + 1000) {
-      const kept = new Map<string, Shown>();
-      for (const o of items) {
-        const uid = o.metadata.uid ?? o.metadata.name ?? '';
-        kept.set(uid, rows.get(uid)!);
-      }
-      rows = kept;
-    }
-    seen.current = { columns, rows };
-    return rows;
-  }, [items, columns]);
+    s.step = step;
+    return s.at;
+  }, [step, columns]);
 }
 
+const FLASH_MS = 1600;
+
 /** Rows in sort order, kept incrementally across watch updates (sortedRows.ts). */
-function useSortedRows(items: KubeObject[], sortCol: Column, desc: boolean): KubeObject[] {
+function useSortedRows(items: readonly KubeObject[], change: ListChange | undefined, sortCol: Column, desc: boolean): SortedRows {
   const state = useRef<SortedRows | undefined>(undefined);
-  return useMemo(() => {
-    state.current = sortRows(state.current, items, sortCol.sortValue, desc);
-    return state.current.rows;
-  }, [items, sortCol, desc]);
+  return useMemo(() => (state.current = sortRows(state.current, items, sortCol.sortValue, desc, change)), [items, change, sortCol, desc]);
+}
+
+/** Rows drawn beyond each edge of the view, so a small scroll shows rows already made. */
+const OVERSCAN = 12;
+
+/**
+ * The rows [first, last) to draw: those in view and OVERSCAN beyond, from the
+ * scroll position and the fixed row height. Rows have one height, so nothing is
+ * measured or kept per row (a virtualizer's per-row measurements were 50,000
+ * objects made again whenever the count changed, as pods come and go in a
+ * rollout). Drawn in the scroll event itself (flushSync), so a frame never
+ * shows the rows of the last position.
+ */
+function useRowWindow(scrollRef: RefObject<HTMLDivElement | null>, count: number): [number, number] {
+  const [view, setView] = useState({ top: 0, height: 1000 });
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const update = (sync: boolean) => {
+      const next = { top: el.scrollTop, height: el.clientHeight };
+      // Only a move to other rows draws anything.
+      const set = () => setView((v) => (Math.floor(v.top / ROW_HEIGHT) === Math.floor(next.top / ROW_HEIGHT) && v.height === next.height ? v : next));
+      if (sync) flushSync(set);
+      else set();
+    };
+    const onScroll = () => update(true);
+    el.addEventListener('scroll', onScroll, { passive: true });
+    const ro = new ResizeObserver(() => update(false));
+    ro.observe(el);
+    update(false);
+    return () => {
+      el.removeEventListener('scroll', onScroll);
+      ro.disconnect();
+    };
+  }, [scrollRef]);
+  const first = Math.max(0, Math.min(count, Math.floor(view.top / ROW_HEIGHT) - OVERSCAN));
+  const last = Math.min(count, Math.ceil((view.top + view.height) / ROW_HEIGHT) + OVERSCAN);
+  return [first, Math.max(first, last)];
 }
 
 interface RowProps {
   object: KubeObject;
-  columns: Column[];
+  cells: Cells;
   template: string;
   top: number;
   /** When the shown cells last changed, while that is recent; 0 otherwise. */
   flash: number;
-  now: number;
   onOpen(o: KubeObject): void;
 }
 
-const Row = memo(function Row({ object, columns, template, top, flash, now, onOpen }: RowProps) {
-  const date = new Date(now);
+const Row = memo(function Row({ object, cells, template, top, flash, onOpen }: RowProps) {
   return (
     <div
       className="trow"
@@ -142,21 +188,19 @@ const Row = memo(function Row({ object, columns, template, top, flash, now, onOp
     >
       {/* Remounted per change, so each visible change replays the highlight. */}
       {flash > 0 && <span className="row-flash" key={flash} aria-hidden="true" />}
-      {columns.map((c, i) => {
-        const v = c.cell(object, date);
-        const t = tone(c.name, v);
-        return (
-          <div className={`cell${i === 0 || c.name === 'Name' ? ' name' : ''}`} role="cell" key={c.name}>
-            {t ? <span className={`badge ${t}`}>{String(v)}</span> : typeof v === 'boolean' ? String(v) : v === '' ? '' : String(v)}
-          </div>
-        );
-      })}
+      {cells.text.map((v, i) => (
+        <div className={i === 0 || cells.columns[i].name === 'Name' ? 'cell name' : 'cell'} role="cell" key={cells.columns[i].name}>
+          {cells.tones[i] ? <span className={`badge ${cells.tones[i]}`}>{v}</span> : v}
+        </div>
+      ))}
     </div>
   );
 });
 
 export function ResourceTable(props: {
-  items: KubeObject[];
+  items: readonly KubeObject[];
+  /** How `items` differs from the items of the last render, when known (the list's or the filter's change). */
+  change?: ListChange;
   columns: Column[];
   sort: string;
   onSort(sort: string): void;
@@ -169,18 +213,20 @@ export function ResourceTable(props: {
   const scrollRef = useRef<HTMLDivElement>(null);
   const desc = sort.startsWith('-');
   const sortCol = columns.find((c) => c.name === sort.replace(/^-/, '')) ?? columns.find((c) => c.name === 'Name') ?? columns[0];
-  const rows = useSortedRows(props.items, sortCol, desc);
+  const sorted = useSortedRows(props.items, props.change, sortCol, desc);
+  const rows = sorted.rows;
   const template = columns.map((c) => `minmax(${c.min}px, ${c.grow}fr)`).join(' ');
   const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const [first, last] = useRowWindow(scrollRef, rows.length);
   // Rows are keyed by their slot in the window (index modulo the most rows ever drawn, unique over any
   // contiguous window), not by object: scrolling then fills the rows already in the DOM with other
   // objects instead of unmounting and mounting a screenful of rows every frame.
-  const windowed = virtualizer.getVirtualItems();
   const slots = useRef(1);
-  slots.current = Math.max(slots.current, windowed.length);
-  const recent = now - 1600;
-  const shown = useShownChanges(props.items, columns);
+  slots.current = Math.max(slots.current, last - first);
+  const windowed: number[] = [];
+  for (let i = first; i < last; i++) windowed.push(i);
+  const recent = now - FLASH_MS;
+  const flashes = useFlashes(sorted, columns);
 
   return (
     <div className="table-wrap" role="table" aria-rowcount={rows.length}>
@@ -201,12 +247,12 @@ export function ResourceTable(props: {
         {rows.length === 0 ? (
           <div className="empty">{props.empty}</div>
         ) : (
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative', minWidth }}>
-            {windowed.map((v) => {
-              const o = rows[v.index];
-              const changed = shown.get(o.metadata.uid ?? o.metadata.name ?? '')?.changedAt ?? 0;
+          <div style={{ height: rows.length * ROW_HEIGHT, position: 'relative', minWidth }}>
+            {windowed.map((i) => {
+              const o = rows[i];
+              const changed = flashes.get(uidOf(o)) ?? 0;
               return (
-                <Row key={v.index % slots.current} object={o} columns={columns} template={template} top={v.start} flash={changed > recent ? changed : 0} now={now} onOpen={props.onOpen} />
+                <Row key={i % slots.current} object={o} cells={cellsOf(o, columns, now)} template={template} top={i * ROW_HEIGHT} flash={changed > recent ? changed : 0} onOpen={props.onOpen} />
               );
             })}
           </div>

@@ -1,42 +1,46 @@
 // A list's rows in sort order, kept incrementally. A watch flush during a
-// rollout replaces a few objects of 50,000: those are taken out and put back
-// by binary search instead of sorting every row again, and each object's sort
-// key is computed once (a WeakMap by object: a replaced object gets a new key).
-// Which objects changed is found in one pass over the items against an index
-// by uid that is updated in place, not rebuilt (at 50,000 pods building a new
-// Map on every flush cost more than the sorting it saved).
+// rollout replaces a few objects of 50,000: the list says which (ListChange),
+// and those are taken out and put back by binary search instead of sorting
+// every row again; many at once (a page of the first list, a busy flush) are
+// sorted among themselves and merged in one pass. Each object's sort key is
+// computed once (a WeakMap by object: a replaced object gets a new key).
 import type { KubeObject } from '../../kinds/kind.ts';
-
-interface Indexed {
-  object: KubeObject;
-  /** The pass that last saw the uid among the items. */
-  seen: number;
-}
+import type { ListChange } from '../api/watch.ts';
 
 export interface SortedRows {
   sortValue: (o: KubeObject) => string | number;
   desc: boolean;
   keys: WeakMap<KubeObject, string | number>;
-  rows: KubeObject[];
+  /** The items these rows are of. */
+  items: readonly KubeObject[];
   /**
-   * The objects `rows` holds, by uid. Shared with (and updated in place by)
-   * the next call: only the newest SortedRows of a chain may be passed on.
+   * The items in order. A step that moves a few objects moves them in this very
+   * array (a copy of 50,000 rows per watch flush was garbage the collector had
+   * to chase), so only the newest SortedRows of a chain is to be read.
    */
-  byUid: Map<string, Indexed>;
-  pass: number;
+  rows: KubeObject[];
+  /** What this step took out of and put into the rows before it (empty after a full sort). */
+  removed: KubeObject[];
+  added: KubeObject[];
 }
 
-/** Above this many changed objects, sorting all rows again is as cheap. */
-const INCREMENTAL_LIMIT = 64;
+/** Up to this many changed objects, each is moved by binary search; past it, they are merged in one pass. */
+const SPLICE_LIMIT = 32;
 
-const uidOf = (o: KubeObject) => o.metadata.uid ?? `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 const str = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * `items` in order of `sortValue` (then name, then namespace), descending if
- * asked, reusing `prev` when it was sorted the same way.
+ * asked, reusing `prev` when it was sorted the same way: by `change` when it
+ * leads from `prev`'s items, else by telling which objects came and went.
  */
-export function sortRows(prev: SortedRows | undefined, items: readonly KubeObject[], sortValue: (o: KubeObject) => string | number, desc: boolean): SortedRows {
+export function sortRows(
+  prev: SortedRows | undefined,
+  items: readonly KubeObject[],
+  sortValue: (o: KubeObject) => string | number,
+  desc: boolean,
+  change?: ListChange,
+): SortedRows {
   const same = prev !== undefined && prev.sortValue === sortValue && prev.desc === desc;
   const keys = same ? prev.keys : new WeakMap<KubeObject, string | number>();
   const key = (o: KubeObject) => {
@@ -44,67 +48,67 @@ export function sortRows(prev: SortedRows | undefined, items: readonly KubeObjec
     if (k === undefined) keys.set(o, (k = sortValue(o)));
     return k;
   };
+  if (!same) return { sortValue, desc, keys, items, rows: sortAll(items, key, desc), removed: [], added: [] };
+  if (prev.items === items) return prev;
+  let removed: KubeObject[];
+  let added: KubeObject[];
+  if (change && change.from === prev.items) ({ removed, added } = change);
+  else ({ removed, added } = difference(prev.rows, items));
+  const sign = desc ? -1 : 1;
   const cmp = (a: KubeObject, b: KubeObject) => {
     const ka = key(a);
     const kb = key(b);
-    const c = (ka < kb ? -1 : ka > kb ? 1 : 0) || str(a.metadata.name ?? '', b.metadata.name ?? '') || str(a.metadata.namespace ?? '', b.metadata.namespace ?? '');
-    return desc ? -c : c;
+    return sign * ((ka < kb ? -1 : ka > kb ? 1 : 0) || str(a.metadata.name ?? '', b.metadata.name ?? '') || str(a.metadata.namespace ?? '', b.metadata.namespace ?? ''));
   };
-  if (!same) return { sortValue, desc, keys, rows: sortAll(items, key, desc), byUid: index(items), pass: 0 };
-
-  const byUid = prev.byUid;
-  const pass = prev.pass + 1;
-  const added: KubeObject[] = [];
-  const removed: KubeObject[] = [];
-  for (const o of items) {
-    const uid = uidOf(o);
-    const e = byUid.get(uid);
-    if (!e) {
-      byUid.set(uid, { object: o, seen: pass });
-      added.push(o);
-    } else {
-      if (e.object !== o) {
-        removed.push(e.object);
-        added.push(o);
-        e.object = o;
+  let rows: KubeObject[];
+  if (removed.length + added.length > items.length) {
+    // Mostly other objects (a filter typed or cleared): sorting them is cheaper than merging.
+    rows = sortAll(items, key, desc);
+  } else if (removed.length + added.length <= SPLICE_LIMIT) {
+    rows = prev.rows;
+    const place = (o: KubeObject) => {
+      let lo = 0;
+      let hi = rows.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cmp(rows[mid], o) < 0) lo = mid + 1;
+        else hi = mid;
       }
-      e.seen = pass;
+      return lo;
+    };
+    for (const o of removed) {
+      const i = place(o);
+      const at = rows[i] === o ? i : rows.indexOf(o);
+      if (at >= 0) rows.splice(at, 1);
     }
+    for (const o of added) rows.splice(place(o), 0, o);
+  } else {
+    const gone = new Set(removed);
+    const kept = gone.size ? prev.rows.filter((o) => !gone.has(o)) : prev.rows;
+    rows = merge(kept, sortAll(added, key, desc), cmp);
   }
-  // Uids no longer among the items: only looked for when some are gone.
-  if (byUid.size > items.length) {
-    for (const [uid, e] of byUid) {
-      if (e.seen !== pass) {
-        removed.push(e.object);
-        byUid.delete(uid);
-      }
-    }
-  }
-  if (added.length + removed.length > INCREMENTAL_LIMIT) return { sortValue, desc, keys, rows: sortAll(items, key, desc), byUid, pass };
-  if (!added.length && !removed.length) return { ...prev, pass };
-  const rows = prev.rows.slice();
-  const place = (o: KubeObject) => {
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cmp(rows[mid], o) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  for (const o of removed) {
-    const i = place(o);
-    rows.splice(rows[i] === o ? i : rows.indexOf(o), 1);
-  }
-  for (const o of added) rows.splice(place(o), 0, o);
-  return { sortValue, desc, keys, rows, byUid, pass };
+  return { sortValue, desc, keys, items, rows, removed, added };
 }
 
-function index(items: readonly KubeObject[]): Map<string, Indexed> {
-  const byUid = new Map<string, Indexed>();
-  for (const o of items) byUid.set(uidOf(o), { object: o, seen: 0 });
-  return byUid;
+/** The objects of `rows` not among `items`, and those of `items` not among `rows` (two passes, no sorting). */
+function difference(rows: readonly KubeObject[], items: readonly KubeObject[]): { removed: KubeObject[]; added: KubeObject[] } {
+  const now = new Set(items);
+  const removed = rows.filter((o) => !now.has(o));
+  const before = new Set(rows);
+  const added = items.filter((o) => !before.has(o));
+  return { removed, added };
+}
+
+function merge(a: readonly KubeObject[], b: readonly KubeObject[], cmp: (x: KubeObject, y: KubeObject) => number): KubeObject[] {
+  if (!b.length) return a.slice();
+  const out = new Array<KubeObject>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = cmp(b[j], a[i]) < 0 ? b[j++] : a[i++];
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
 }
 
 /**

@@ -1,11 +1,13 @@
 // The list page of any kind: text and label-selector filters, wide columns,
 // sorting, all kept in the URL.
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
+import type { KubeObject } from '../../../kinds/kind.ts';
 import { parseSelector, matchesRequirements, SelectorParseError, type Requirement } from '../../../lib/labels.ts';
 import { useList } from '../../api/hooks.ts';
 import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
+import { filterRows, type FilteredRows } from '../../components/filteredRows.ts';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
 
@@ -28,17 +30,17 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
     }
   }, [labelDraft]);
 
-  const items = useMemo(() => {
+  const match = useMemo(() => {
     const text = q.trim().toLowerCase();
     const reqs = selector.error ? [] : selector.reqs;
     // No filter: the list itself, not a copy of 50,000 rows on every watch update.
-    if (!text && !reqs.length) return list.items;
-    return list.items.filter(
-      (o) =>
-        (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) &&
-        matchesRequirements(reqs, o.metadata.labels),
-    );
-  }, [list.items, q, selector]);
+    if (!text && !reqs.length) return undefined;
+    return (o: KubeObject) =>
+      (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) && matchesRequirements(reqs, o.metadata.labels);
+  }, [q, selector]);
+  // A watch update tests only the objects it replaced against the filter (filteredRows.ts).
+  const filtered = useRef<FilteredRows | undefined>(undefined);
+  const { items, change } = useMemo(() => (filtered.current = filterRows(filtered.current, list.items, list.data?.change, match)), [list.items, list.data?.change, match]);
 
   const columns = useMemo(() => columnsFor(kind, wide === '1', allNamespaces), [kind, wide, allNamespaces]);
 
@@ -92,6 +94,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
       <ErrorAlert error={list.error} />
       <ResourceTable
         items={items}
+        change={change}
         columns={columns}
         sort={sort}
         onSort={setSort}
