@@ -3,7 +3,7 @@
 // left out and why, and a timeline of what happened since the page opened.
 // Everything comes from watches of the DaemonSet, its pods, the nodes and its
 // ControllerRevisions; nothing polls.
-import { memo, useMemo, useRef, type CSSProperties } from 'react';
+import { memo, useMemo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
@@ -469,7 +469,8 @@ const ROW = 38;
 
 type GridItem = { header: true; group: string; count: number } | NodeRow;
 
-const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded, version }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents; version: number }) {
+/** `version`: the recorded events' version, so rows look up their warning again when it moves. */
+const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents; version: number }) {
   const parent = useRef<HTMLDivElement>(null);
   const items: GridItem[] = useMemo(() => {
     if (!grouping) return rows;
@@ -518,7 +519,7 @@ const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded, version }: {
                   </span>
                 </div>
               );
-            return <NodeGridRow key={item.nodeName} row={item} style={style} warning={item.state === 'updated' ? undefined : recorded.warningFor(item)} version={version} />;
+            return <NodeGridRow key={item.nodeName} row={item} top={v.start} warning={item.state === 'updated' ? undefined : recorded.warningFor(item)} />;
           })}
         </div>
       </div>
@@ -529,7 +530,8 @@ const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded, version }: {
 const warningText = (w: RecordedEvent) => `${w.reason} (${w.from}): ${w.message}`;
 
 /** Drawn again only when its row (a new object when the node or its pods change), its place or its warning changes. */
-const NodeGridRow = memo(function NodeGridRow({ row, style, warning }: { row: NodeRow; style: CSSProperties; warning?: RecordedEvent; version: number }) {
+const NodeGridRow = memo(function NodeGridRow({ row, top, warning }: { row: NodeRow; top: number; warning?: RecordedEvent }) {
+  const style = { transform: `translateY(${top}px)`, height: ROW };
   const b = stateBadge[row.state];
   const live = row.pods.filter((p) => p.state !== 'terminating');
   const main = live.find((p) => p.revision === 'new') ?? live[0];

@@ -205,6 +205,9 @@ export class RolloutIndex {
   private tolerations: ReturnType<typeof daemonPodTolerations> = [];
   /** The last lists, by uid. */
   private pods: ReadonlyMap<string, KubeObject> = new Map();
+  /** The lists last taken in: the same array again has nothing new. */
+  private podList: readonly KubeObject[] = [];
+  private nodeList: readonly KubeObject[] = [];
   /** Names of every pod of the DaemonSet seen, gone ones too (their events still arrive). */
   private podNames = new Set<string>();
   private nodes = new Map<string, KubeObject>();
@@ -238,6 +241,7 @@ export class RolloutIndex {
     if (ds.metadata.uid !== this.ds?.metadata.uid) {
       // Another DaemonSet (or the same name made again): which pods are its own is read again.
       this.pods = new Map();
+      this.podList = [];
       this.podNames.clear();
       this.podsOf.clear();
       this.nodeOfPod.clear();
@@ -254,41 +258,13 @@ export class RolloutIndex {
     }
     this.ds = ds;
 
-    // Pods: the DaemonSet's own, by the node they are for.
-    const nextPods = new Map<string, KubeObject>();
-    for (const p of pods) nextPods.set(p.metadata.uid!, p);
-    for (const [uid, p] of nextPods) {
-      if (this.pods.get(uid) === p) continue;
-      this.unplace(uid, dirty);
-      if (!isOwnedBy(p, ds)) continue;
-      const nodeName = daemonPodNodeName(p as never) ?? '';
-      this.nodeOfPod.set(uid, nodeName);
-      this.podNames.add(p.metadata.name!);
-      let on = this.podsOf.get(nodeName);
-      if (!on) this.podsOf.set(nodeName, (on = new Map()));
-      on.set(uid, p);
-      dirty.add(nodeName);
-    }
-    for (const uid of this.pods.keys()) if (!nextPods.has(uid)) this.unplace(uid, dirty);
-    this.pods = nextPods;
-
-    // Nodes, by name.
-    const nextNodes = new Map<string, KubeObject>();
+    // Pods: the DaemonSet's own, by the node they are for. The same list as last time (the view renders
+    // for other lists too) is not looked through again.
+    if (pods !== this.podList) this.takePods(pods, ds, dirty);
+    this.podList = pods;
     let nodesMoved = false;
-    for (const n of nodes) {
-      const name = n.metadata.name!;
-      nextNodes.set(name, n);
-      if (this.nodes.get(name) !== n) {
-        dirty.add(name);
-        if (!this.nodes.has(name)) nodesMoved = true;
-      }
-    }
-    for (const name of this.nodes.keys()) {
-      if (nextNodes.has(name)) continue;
-      dirty.add(name);
-      nodesMoved = true;
-    }
-    this.nodes = nextNodes;
+    if (nodes !== this.nodeList) nodesMoved = this.takeNodes(nodes, dirty);
+    this.nodeList = nodes;
 
     // The clock.
     if (!all && now >= this.nextChange) for (const [name, e] of this.entries) if (e.changesAt <= now) dirty.add(name);
@@ -309,6 +285,46 @@ export class RolloutIndex {
       return true;
     }
     return false;
+  }
+
+  private takePods(pods: readonly KubeObject[], ds: KubeObject, dirty: Set<string>) {
+    const nextPods = new Map<string, KubeObject>();
+    for (const p of pods) nextPods.set(p.metadata.uid!, p);
+    for (const [uid, p] of nextPods) {
+      if (this.pods.get(uid) === p) continue;
+      this.unplace(uid, dirty);
+      if (!isOwnedBy(p, ds)) continue;
+      const nodeName = daemonPodNodeName(p as never) ?? '';
+      this.nodeOfPod.set(uid, nodeName);
+      this.podNames.add(p.metadata.name!);
+      let on = this.podsOf.get(nodeName);
+      if (!on) this.podsOf.set(nodeName, (on = new Map()));
+      on.set(uid, p);
+      dirty.add(nodeName);
+    }
+    for (const uid of this.pods.keys()) if (!nextPods.has(uid)) this.unplace(uid, dirty);
+    this.pods = nextPods;
+  }
+
+  /** Takes in the nodes; true when one came or went. */
+  private takeNodes(nodes: readonly KubeObject[], dirty: Set<string>): boolean {
+    let nodesMoved = false;
+    const nextNodes = new Map<string, KubeObject>();
+    for (const n of nodes) {
+      const name = n.metadata.name!;
+      nextNodes.set(name, n);
+      if (this.nodes.get(name) !== n) {
+        dirty.add(name);
+        if (!this.nodes.has(name)) nodesMoved = true;
+      }
+    }
+    for (const name of this.nodes.keys()) {
+      if (nextNodes.has(name)) continue;
+      dirty.add(name);
+      nodesMoved = true;
+    }
+    this.nodes = nextNodes;
+    return nodesMoved;
   }
 
   /** Whether a pod of this name is or was one of the DaemonSet's. */
