@@ -38,6 +38,17 @@ export class Checkpointer {
   private written = 0;
   private running = false;
   private closed = false;
+  /** Waiting for the checkpoint in progress to end. */
+  private waiters: (() => void)[] = [];
+  /**
+   * The last checkpoint did not reach the end of the log (the writer appended
+   * meanwhile). SQLite starts the log over only once a checkpoint reached its
+   * end, so under writes that never pause it would grow without bound: the
+   * writer then lets one checkpoint run with no commit beside it (catchUp).
+   */
+  behind = false;
+  /** The checkpoint in progress runs with the writer held. */
+  private held = false;
 
   /** `fallback` runs when the worker cannot (its thread failed): the connection checkpoints itself again. */
   constructor(
@@ -52,11 +63,12 @@ export class Checkpointer {
     if (this.written >= CHECKPOINT_BYTES) this.checkpoint();
   }
 
-  private checkpoint(): void {
-    if (this.running || this.closed) return;
+  private checkpoint(held = false): void {
+    if (this.running || this.closed || (!held && this.written < CHECKPOINT_BYTES)) return;
     const w = this.start();
     if (!w) return;
     this.running = true;
+    this.held = held;
     this.written = 0;
     w.postMessage('checkpoint');
   }
@@ -72,10 +84,14 @@ export class Checkpointer {
       return undefined;
     }
     w.unref();
-    w.on('message', (m: { error?: string }) => {
+    w.on('message', (m: { error?: string; log?: number; checkpointed?: number }) => {
       this.running = false;
       // A busy checkpoint is tried again with the next few MB; the log grows meanwhile.
       if (m.error) console.warn(`SqliteStorage: WAL checkpoint failed: ${m.error}`);
+      // One run beside the writer cannot tell what was appended after it looked; one with the writer held can.
+      else this.behind = !this.held || (m.checkpointed ?? 0) < (m.log ?? 0);
+      this.held = false;
+      for (const resolve of this.waiters.splice(0)) resolve();
       if (this.written >= CHECKPOINT_BYTES) this.checkpoint();
     });
     w.on('error', (e) => this.fail(e));
@@ -86,16 +102,33 @@ export class Checkpointer {
     return w;
   }
 
+  /**
+   * A checkpoint with the writer held (the caller commits nothing until this
+   * resolves): it copies only what was appended since the last one, and
+   * reaches the log's end, so the next commit starts the log over.
+   */
+  async catchUp(): Promise<void> {
+    for (let i = 0; i < 3 && this.behind && !this.closed; i++) {
+      if (!this.running) this.checkpoint(true);
+      if (!this.running) return;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
   private fail(e: unknown): void {
     console.warn(`SqliteStorage: checkpoints go back to the writing connection: ${(e as Error)?.message ?? e}`);
     this.closed = true;
     this.worker = undefined;
+    this.running = false;
+    this.behind = false;
+    for (const resolve of this.waiters.splice(0)) resolve();
     this.fallback();
   }
 
   /** Closes the worker's connection (after a checkpoint in progress) and ends its thread. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const resolve of this.waiters.splice(0)) resolve();
     const w = this.worker;
     this.worker = undefined;
     if (!w) return;

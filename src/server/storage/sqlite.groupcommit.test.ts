@@ -97,6 +97,26 @@ it('refuses a write whose log sync failed', async () => {
   }
 });
 
+it('keeps the log bounded under writes that never pause', async () => {
+  const file = path.join(dir, 'sustained.sqlite');
+  const busy = SqliteStorage.open(file);
+  try {
+    const value = JSON.stringify({ pad: 'x'.repeat(16 * 1024) });
+    // Writers that never let the store go idle: each write asks for the next at once.
+    let written = 0;
+    const writer = async (w: number) => {
+      for (let i = 0; written < 40 * 1024 * 1024; i++) {
+        await busy.create(`/k/${w}/${i}`, value);
+        written += value.length;
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThan(20 * 1024 * 1024);
+  } finally {
+    await busy.close();
+  }
+});
+
 it('checkpoints the log as it grows, beside the writer, keeping it bounded', async () => {
   const file = path.join(dir, 'checkpointed.sqlite');
   const big = SqliteStorage.open(file);

@@ -365,6 +365,9 @@ export class SqliteStorage implements Storage {
     // Outcomes held back until the writes their listeners made have committed too.
     let held: (() => void)[] = [];
     while (this.pending.length && !this.closed) {
+      // Writes asked for meanwhile join this group.
+      if (this.checkpointer.behind) await this.checkpointer.catchUp();
+      if (this.closed) break;
       const ops = this.pending.splice(0);
       const events: StorageEvent[] = [];
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
