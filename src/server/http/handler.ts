@@ -30,7 +30,7 @@ import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
 import { isAppPath } from '../../lib/approutes.ts';
 import { serveHealth, type HealthCheck } from './healthz.ts';
-import { prepareWatch, runWatch, type WatchTransport } from './watch.ts';
+import { chunkedWatchTransport, prepareWatch, runWatch, type WatchTransport } from './watch.ts';
 import { LAST_CHANGE_PATH, type AuditRecord, type Auditor } from '../audit/audit.ts';
 import { impersonatorOf } from '../auth/impersonation.ts';
 import { DEFAULT_LIMITS, InflightLimiter, requestDeadlineMs, requestTimedOut, type Limits } from './limits.ts';
@@ -589,34 +589,8 @@ export function createHandler(ctx: HandlerContext) {
       }
     } else {
       // Chunked over HTTP/1.1 (no length given), DATA frames over HTTP/2.
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-      res.flushHeaders();
+      transport = chunkedWatchTransport(res, limits.watchBufferBytes);
       audits.get(req)?.responseStarted(200);
-      // The events of one turn (a group commit's writes arrive together) leave in one write.
-      let corked = false;
-      const uncork = () => ((corked = false), res.uncork());
-      transport = {
-        send(event) {
-          // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
-          if (res.writableLength > limits.watchBufferBytes) return void res.destroy();
-          if (!corked && typeof res.cork === 'function') {
-            corked = true;
-            res.cork();
-            setImmediate(uncork);
-          }
-          res.write(event);
-        },
-        buffered: () => res.writableLength,
-        drained: () =>
-          new Promise<void>((resolve) => {
-            if (res.writableLength === 0 || res.destroyed) return resolve();
-            const done = () => (res.off('drain', done), res.off('close', done), resolve());
-            res.on('drain', done).on('close', done);
-          }),
-        bufferLimit: limits.watchBufferBytes,
-        end: () => res.end(),
-        onGone: (fn) => res.on('close', fn),
-      };
     }
     await runWatch(prepared, transport, ctx.onClose, limits.minRequestTimeoutSeconds);
   }
