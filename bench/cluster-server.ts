@@ -2,8 +2,10 @@
 // web app when a static dir is given). Answers `stats` on stdin with a
 // `STATS {…}` line: Lease renewal latencies as the agents measured them
 // in-process, and how many nodes report Ready; `reset` clears the latencies;
-// `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase.
+// `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase;
+// `loop-reset` starts the event-loop delay histogram over (its p50/p99/max are in STATS).
 import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,8 +24,12 @@ console.log(`cluster: ${server.url} ${server.adminToken}`);
 
 const nodePrefix = '/registry/core/nodes/';
 let profiler: Session | undefined;
+// How late the server's event loop ran timers: a write, an event's delivery, all wait behind the turn in progress.
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
+  if (line === 'loop-reset') loop.reset();
   if (line === 'profile-start') {
     profiler = new Session();
     profiler.connect();
@@ -41,7 +47,9 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     for (const c of server.cache.list(nodePrefix)) {
       if (((c.object.status as any)?.conditions ?? []).some((x: any) => x.type === 'Ready' && x.status === 'True')) ready++;
     }
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats() })}`);
+    const ms = (ns: number) => ns / 1e6;
+    const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

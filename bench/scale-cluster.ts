@@ -6,7 +6,9 @@
 // shows the Nodes list (write -> DOM) and the DaemonSet page (frame gaps).
 // SCALE_CLUSTER_APP=0 leaves the browser out (the server's figures alone).
 import http from 'node:http';
+import type { Worker } from 'node:worker_threads';
 import { rowShownAt } from './rowshown.ts';
+import { readerWorker, type ReaderResult } from './watchreaders.ts';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import {
   benchDaemonSetDone,
@@ -25,6 +27,7 @@ import {
 
 const NODES = Number(process.env.SCALE_CLUSTER_NODES ?? 5000);
 const WATCHERS = Number(process.env.SCALE_WATCHERS ?? 200);
+const READER_THREADS = Number(process.env.SCALE_READER_THREADS ?? 2);
 const HEARTBEAT_MEASURE_S = Number(process.env.SCALE_HEARTBEAT_SECONDS ?? 20);
 const APP = process.env.SCALE_CLUSTER_APP !== '0';
 const MARKER_MS = 250;
@@ -42,65 +45,43 @@ function getText(c: Cluster, path: string): Promise<string> {
   });
 }
 
-const MARKER = Buffer.from('"bench-marker":"');
-const RV = Buffer.from('"resourceVersion":"');
+/** A clock every thread shares (the readers run in workers): ms since the epoch. */
+const now = () => performance.timeOrigin + performance.now();
 
 /**
- * One watch over chunked HTTP that counts events, checks their order and
- * notes when each marker arrives. It reads cheaply, as it shares the cores
- * with the server: lines are found in the chunks as they came (only a line
- * split across chunks is copied), and only searched for the two fields.
+ * The watches, read in READER_THREADS worker threads (watchreaders.ts): the
+ * i-th watches nodes when i is even, pods when odd.
  */
-class Watcher {
-  events = 0;
-  lastRv = 0;
-  outOfOrder = 0;
-  closed = false;
-  readonly markers = new Map<number, number>();
-  private req: http.ClientRequest;
-  constructor(c: Cluster, path: string, rv: string) {
-    let rest: Buffer[] = [];
-    const line = (l: Buffer, now: number) => {
-      this.events++;
-      const r = l.indexOf(RV);
-      if (r >= 0) {
-        let v = 0;
-        for (let i = r + RV.length; l[i] !== 34; i++) v = v * 10 + l[i] - 48;
-        if (v <= this.lastRv) this.outOfOrder++;
-        this.lastRv = v;
-      }
-      const m = l.indexOf(MARKER);
-      if (m >= 0) {
-        let seq = 0;
-        for (let i = m + MARKER.length; l[i] !== 34; i++) seq = seq * 10 + l[i] - 48;
-        if (!this.markers.has(seq)) this.markers.set(seq, now);
-      }
-    };
-    this.req = http.get(`${c.url}${path}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`, { headers: c.headers }, (res) => {
-      res.on('data', (chunk: Buffer) => {
-        const now = performance.now();
-        let start = 0;
-        let nl = chunk.indexOf(10);
-        if (nl < 0) return void rest.push(chunk);
-        if (rest.length) {
-          rest.push(chunk.subarray(0, nl));
-          line(Buffer.concat(rest), now);
-          rest = [];
-          start = nl + 1;
-          nl = chunk.indexOf(10, start);
-        }
-        for (; nl >= 0; nl = chunk.indexOf(10, start)) {
-          line(chunk.subarray(start, nl), now);
-          start = nl + 1;
-        }
-        if (start < chunk.length) rest.push(chunk.subarray(start));
-      });
-      res.on('close', () => (this.closed = true));
-    });
-    this.req.on('error', () => (this.closed = true));
+class Watchers {
+  private readonly workers: Worker[] = [];
+  private readonly indices: number[][] = [];
+  constructor(c: Cluster, n: number, rv: string) {
+    const threads = Math.max(1, Math.min(READER_THREADS, n));
+    for (let t = 0; t < threads; t++) {
+      const mine = Array.from({ length: n }, (_, i) => i).filter((i) => i % threads === t);
+      const paths = mine.map((i) => `${i % 2 ? '/api/v1/pods' : '/api/v1/nodes'}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`);
+      this.indices.push(mine);
+      this.workers.push(readerWorker({ url: c.url, headers: c.headers, paths }));
+    }
   }
-  stop() {
-    this.req.destroy();
+  /** Resolves once every worker has opened its watches. */
+  started() {
+    return Promise.all(this.workers.map((w) => new Promise((resolve, reject) => (w.once('message', resolve), w.once('error', reject)))));
+  }
+  /** Stops reading; each watch's count, order and marker arrivals, by watcher index. */
+  async stop(): Promise<ReaderResult[]> {
+    const out: ReaderResult[] = [];
+    await Promise.all(
+      this.workers.map(async (w, t) => {
+        const results = await new Promise<ReaderResult[]>((resolve) => (w.once('message', resolve), w.postMessage('stop')));
+        results.forEach((r, k) => (out[this.indices[t][k]] = r));
+        await w.terminate();
+      }),
+    );
+    return out;
+  }
+  terminate() {
+    for (const w of this.workers) void w.terminate();
   }
 }
 
@@ -149,7 +130,7 @@ export async function benchCluster5000() {
   const c = await startCluster(NODES, APP ? { staticDir: 'dist' } : {});
   const pid = c.child.pid!;
   let browser: Browser | undefined;
-  const watchers: Watcher[] = [];
+  let watchers: Watchers | undefined;
   try {
     console.log(`  ${NODES} nodes registered and Ready in ${f(await waitReady(c, NODES, 'scale bench'))} s`);
     await sleep(10_000); // into the steady rhythm of renewals
@@ -182,7 +163,8 @@ export async function benchCluster5000() {
     await api(c, '/api/v1/namespaces/default/pods', { method: 'POST', body: { metadata: { name: 'bench-marker' }, spec: { nodeName: 'sim-node-00042', containers: [{ name: 'c', image: 'busybox:1.36' }] } } });
     // The watchers start from now.
     const rv = JSON.parse(await getText(c, '/api/v1/nodes?limit=1')).metadata.resourceVersion;
-    for (let i = 0; i < WATCHERS; i++) watchers.push(new Watcher(c, i % 2 ? '/api/v1/pods' : '/api/v1/nodes', rv));
+    watchers = new Watchers(c, WATCHERS, rv);
+    await watchers.started();
     await sleep(1000);
 
     // SCALE_PROFILE=<file>: a CPU profile of the server during the rollout.
@@ -193,12 +175,18 @@ export async function benchCluster5000() {
     const benchCpu0 = process.cpuUsage();
     let rolling = true;
     const sent = new Map<number, number>();
+    /** When each marker's write was answered: the write's own latency, apart from its delivery. */
+    const acked = new Map<number, number>();
+    c.send('loop-reset');
     const markers = (async () => {
       // Markers alternate between a node and a pod, so both kinds of watcher time them.
       for (let seq = 0; rolling; seq++) {
         const target = seq % 2 ? '/api/v1/namespaces/default/pods/bench-marker' : '/api/v1/nodes/sim-node-00042';
-        sent.set(seq, performance.now());
-        await api(c, target, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { labels: { 'bench-marker': String(seq) } } } }).catch(() => sent.delete(seq));
+        sent.set(seq, now());
+        await api(c, target, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { labels: { 'bench-marker': String(seq) } } } }).then(
+          () => acked.set(seq, now()),
+          () => sent.delete(seq),
+        );
         await sleep(MARKER_MS);
       }
     })();
@@ -206,6 +194,7 @@ export async function benchCluster5000() {
     await benchDaemonSetDone(c, NODES, generation);
     const wall = (performance.now() - t2) / 1000;
     const serverCores = (cpuSeconds(pid) - cpuRoll0) / wall;
+    const { loopDelay } = (await c.stats()) as unknown as { loopDelay: { p50: number; p99: number; max: number } };
     const bench = process.cpuUsage(benchCpu0);
     if (process.env.SCALE_PROFILE) c.send(`profile-stop ${process.env.SCALE_PROFILE}`);
     rolling = false;
@@ -216,24 +205,29 @@ export async function benchCluster5000() {
     console.log(`  rollout across ${NODES} nodes (maxUnavailable 10%): ${f(wall)} s = ${f(wall / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x; ${machine()})`);
     console.log(`  during the rollout: server ${f(serverCores, 2)} cores, this bench (watchers, markers) ${f((bench.user + bench.system) / 1e6 / wall, 2)} cores; server RSS after it ${f(rssMB(pid), 0)} MB`);
 
+    const results = await watchers.stop();
+    watchers = undefined;
     const lat: number[] = [];
     let missing = 0;
-    watchers.forEach((w, i) => {
+    results.forEach((w, i) => {
+      const markers = new Map(w.markers);
       for (const [seq, at] of sent) {
         // A node watcher sees node markers, a pod watcher pod markers.
         if ((seq % 2 === 1) !== i % 2 > 0) continue;
-        const got = w.markers.get(seq);
+        const got = markers.get(seq);
         if (got === undefined) missing++;
         else lat.push(got - at);
       }
     });
-    const byKind = (k: number) => watchers.filter((_, i) => i % 2 === k);
+    const byKind = (k: number) => results.filter((_, i) => i % 2 === k);
     for (const [name, ws] of [['nodes', byKind(0)], ['pods', byKind(1)]] as const) {
       const counts = ws.map((w) => w.events);
       const complete = ws.filter((w) => !w.closed && w.events === Math.max(...counts) && w.outOfOrder === 0).length;
       console.log(`  ${ws.length} watchers on ${name}: ${Math.max(...counts)} events each; ${complete} got every one in order, ${ws.filter((w) => w.closed).length} cut off`);
     }
     console.log(`  write -> watch delivery (marker writes every ${MARKER_MS} ms, ${lat.length} deliveries): p50 ${f(pct(lat, 0.5))} ms, p99 ${f(pct(lat, 0.99))} ms, ${missing} missing (aim: p99 under 100 ms)`);
+    const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
+    console.log(`    of which the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
     if (!page) return;
     console.log(`  app, Nodes list during the rollout: write -> row in the DOM p50 ${f(pct(rows, 0.5), 0)} ms, p95 ${f(pct(rows, 0.95), 0)} ms over ${rows.length} writes (aim: p95 under 100 ms)`);
     const heap = await (await page.context().newCDPSession(page)).send('Runtime.getHeapUsage');
@@ -248,7 +242,7 @@ export async function benchCluster5000() {
     const gaps = await frameGaps(page, 5000);
     console.log(`  app, DaemonSet page during a ${NODES}-node rollout: ${gaps.frames} frames in 5 s, frame gap p95 ${f(gaps.p95Gap, 0)} ms, max ${f(gaps.maxGap, 0)} ms`);
   } finally {
-    for (const w of watchers) w.stop();
+    watchers?.terminate();
     await browser?.close();
     c.stop();
   }

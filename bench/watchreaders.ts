@@ -1,0 +1,106 @@
+// Watch readers of the scale bench, run in worker threads so that reading 200
+// watches does not hold up the bench's own thread (which sends the marker
+// writes and takes their start times), and so that readers and server can use
+// both cores. Each worker reads its share of the watches over chunked HTTP,
+// counts their events, checks that resourceVersions only grow, and notes when
+// each marker arrives (as performance.timeOrigin + performance.now(), a clock
+// every thread shares). It reads cheaply: lines are found in the chunks as they
+// came (only a line split across chunks is copied), and searched for two fields.
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
+
+export interface ReaderSpec {
+  url: string;
+  headers: Record<string, string>;
+  /** Paths with their query, one watch each. */
+  paths: string[];
+}
+
+export interface ReaderResult {
+  events: number;
+  outOfOrder: number;
+  closed: boolean;
+  /** [marker sequence number, arrival time in ms since the epoch] */
+  markers: [number, number][];
+}
+
+/** A worker reading `spec.paths`; it posts 'started', then its results when sent 'stop'. */
+export function readerWorker(spec: ReaderSpec): Worker {
+  // Workers run TypeScript as this process does: tsx's loader is registered first (as src/server/http/bodies.ts).
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const entry = new URL('./watchreaders.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: spec });
+}
+
+const MARKER = Buffer.from('"bench-marker":"');
+const RV = Buffer.from('"resourceVersion":"');
+
+class Reader {
+  events = 0;
+  lastRv = 0;
+  outOfOrder = 0;
+  closed = false;
+  readonly markers = new Map<number, number>();
+  private req: http.ClientRequest;
+  constructor(url: string, headers: Record<string, string>, path: string) {
+    let rest: Buffer[] = [];
+    const line = (l: Buffer, now: number) => {
+      this.events++;
+      const r = l.indexOf(RV);
+      if (r >= 0) {
+        let v = 0;
+        for (let i = r + RV.length; l[i] !== 34; i++) v = v * 10 + l[i] - 48;
+        if (v <= this.lastRv) this.outOfOrder++;
+        this.lastRv = v;
+      }
+      const m = l.indexOf(MARKER);
+      if (m >= 0) {
+        let seq = 0;
+        for (let i = m + MARKER.length; l[i] !== 34; i++) seq = seq * 10 + l[i] - 48;
+        if (!this.markers.has(seq)) this.markers.set(seq, now);
+      }
+    };
+    this.req = http.get(url + path, { headers }, (res) => {
+      res.on('data', (chunk: Buffer) => {
+        const now = performance.timeOrigin + performance.now();
+        let start = 0;
+        let nl = chunk.indexOf(10);
+        if (nl < 0) return void rest.push(chunk);
+        if (rest.length) {
+          rest.push(chunk.subarray(0, nl));
+          line(Buffer.concat(rest), now);
+          rest = [];
+          start = nl + 1;
+          nl = chunk.indexOf(10, start);
+        }
+        for (; nl >= 0; nl = chunk.indexOf(10, start)) {
+          line(chunk.subarray(start, nl), now);
+          start = nl + 1;
+        }
+        if (start < chunk.length) rest.push(chunk.subarray(start));
+      });
+      res.on('close', () => (this.closed = true));
+    });
+    this.req.on('error', () => (this.closed = true));
+  }
+  result(): ReaderResult {
+    return { events: this.events, outOfOrder: this.outOfOrder, closed: this.closed, markers: [...this.markers] };
+  }
+  stop() {
+    this.req.destroy();
+  }
+}
+
+if (parentPort && workerData?.paths) {
+  const spec = workerData as ReaderSpec;
+  const readers = spec.paths.map((p) => new Reader(spec.url, spec.headers, p));
+  parentPort.on('message', (m) => {
+    if (m !== 'stop') return;
+    const results = readers.map((r) => r.result());
+    for (const r of readers) r.stop();
+    parentPort!.postMessage(results);
+  });
+  parentPort.postMessage('started');
+}
