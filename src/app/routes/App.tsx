@@ -2,6 +2,8 @@
 // `/<plural>[/<namespace>]/<name>` details, for every kind the app shows.
 import { Layout } from '../components/Layout.tsx';
 import { ListPage } from '../features/resources/ListPage.tsx';
+// Eager: a draft handed over by another page (a reachability fix) is taken as the editor first renders.
+import { EditPage } from '../features/edit/EditPage.tsx';
 import { useLocation } from './router.tsx';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { isAppPage, type AppPage } from '../../lib/approutes.ts';
@@ -14,7 +16,6 @@ import { detailPath } from '../features/resources/types.ts';
 const Overview = later(() => import('../features/overview/Overview.tsx').then((m) => m.Overview));
 const Settings = later(() => import('../features/settings/Settings.tsx').then((m) => m.Settings));
 const DetailPage = later(() => import('../features/resources/DetailPage.tsx').then((m) => m.DetailPage));
-const EditPage = later(() => import('../features/edit/EditPage.tsx').then((m) => m.EditPage));
 const EventsPage = later(() => import('../features/events/EventsPage.tsx').then((m) => m.EventsPage));
 const EventsSection = later(() => import('../features/events/EventsSection.tsx').then((m) => m.EventsSection));
 // The reachability views bring their worker.
