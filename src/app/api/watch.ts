@@ -11,6 +11,7 @@
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
+import { jsonLines } from '../../lib/ndjson.ts';
 
 export interface ListState {
   /** The objects, in no particular order (one per uid). A new array each time the list changes, so React sees the change. */
@@ -118,20 +119,7 @@ function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stre
     const res = await fetch(apiBase(conn) + url, { headers: { Accept: 'application/json', ...authHeaders(conn) }, signal: ac.signal });
     if (!res.ok || !res.body) throw Object.assign(new Error(`watch failed: HTTP ${res.status}`), { code: res.status });
     h.onOpen();
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buf += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim()) h.onEvent(JSON.parse(line));
-      }
-    }
+    for await (const event of jsonLines(res.body)) h.onEvent(event);
   })().then(
     () => h.onClose(),
     (e) => h.onClose(ac.signal.aborted ? undefined : e),
