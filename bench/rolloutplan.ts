@@ -16,6 +16,7 @@
 // Goal: within 20% for rollouts of at least 100 nodes, inside the spread in most.
 import { startApiServer } from './processes.ts';
 import { describePlan, ownPace, planChange, type ClusterView } from '../src/lib/rolloutplan.ts';
+import { podKind } from '../src/kinds/pod.ts';
 
 const NODES = Number(process.env.BENCH_PLAN_NODES ?? 120);
 const NAME = 'planned';
@@ -49,7 +50,7 @@ export async function benchRolloutPlan(): Promise<void> {
     revisions: (await api('/apis/apps/v1/namespaces/default/controllerrevisions')).items,
     daemonSets: (await api(DS_PATH)).items,
     // The kubelets' Killing and Started: the old pods' stop, which the pods no longer show.
-    events: (await api('/api/v1/namespaces/default/events?fieldSelector=source%3Dkubelet')).items,
+    events: (await api(`/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`source=kubelet,involvedObject.kind=${podKind.kind}`)}`)).items,
   });
   const rolledOut = async (generation: number) => {
     for (;;) {

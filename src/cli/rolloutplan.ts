@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describePlan, planChange, type ClusterView, type RolloutPlan } from '../lib/rolloutplan.ts';
+import { podKind } from '../kinds/pod.ts';
 import { humanDuration } from '../lib/duration.ts';
 import type { IO } from './main.ts';
 
@@ -186,7 +187,7 @@ export async function rolloutPlan(argv: string[], io: IO): Promise<number> {
         call(conn, 'GET', `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`),
         call(conn, 'GET', base),
         // The kubelets' Killing and Started show the old pods' stop; unreadable events leave it estimated.
-        call(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/events?fieldSelector=source%3Dkubelet`).catch(() => ({ items: [] })),
+        call(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/events?fieldSelector=${encodeURIComponent(`source=kubelet,involvedObject.kind=${podKind.kind}`)}`).catch(() => ({ items: [] })),
       ]);
       const view: ClusterView = { nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: all.items, events: events.items };
       const { plan, hypothetical } = planChange({ current, proposed, view, now: Date.now() });

@@ -200,7 +200,7 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
   const startedByUid = new Map<string, number>();
   for (const e of input.events) {
     const io = e.involvedObject ?? e.regarding;
-    if (io?.kind !== 'Pod' || !io.name || !input.isDaemonPod(io.name)) continue;
+    if (!io?.name || !input.isDaemonPod(io.name)) continue;
     const component = e.source?.component ?? e.deprecatedSource?.component ?? e.reportingComponent ?? e.reportingController;
     if (component !== 'kubelet') continue;
     const host = e.source?.host ?? e.deprecatedSource?.host ?? e.reportingInstance;
@@ -795,7 +795,7 @@ export interface ClusterView {
   revisions: (RevisionLike & { metadata: RevisionLike['metadata'] & { ownerReferences?: OwnerRef[] }; data?: any })[];
   /** Other DaemonSets, for the cluster's pace when this one has none. */
   daemonSets?: PlanDaemonSetWithMeta[];
-  /** The namespace's events: the kubelets' Killing and Started show the old pods' stop. */
+  /** The events about the namespace's pods (callers select them by the pod kind): the kubelets' Killing and Started show the old pods' stop. */
   events?: EventLike[];
 }
 

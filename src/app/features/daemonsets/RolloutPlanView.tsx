@@ -26,7 +26,14 @@ export function useClusterView(namespace: string | undefined): { view: ClusterVi
   const daemonSets = useList(daemonSetKind, namespace);
   const events = useList(eventKind, namespace);
   const view = useMemo(
-    () => ({ nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: daemonSets.items, events: events.items }) as unknown as ClusterView,
+    () =>
+      ({
+        nodes: nodes.items,
+        pods: pods.items,
+        revisions: revisions.items,
+        daemonSets: daemonSets.items,
+        events: events.items.filter((e: any) => e.involvedObject?.kind === podKind.kind),
+      }) as unknown as ClusterView,
     [nodes.items, pods.items, revisions.items, daemonSets.items, events.items],
   );
   // Events that cannot be read (RBAC) leave the stop estimated, not the plan waiting.
