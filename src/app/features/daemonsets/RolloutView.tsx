@@ -250,7 +250,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
               </select>
             </label>
             <input
-              className="input"
+              className="input grow node-search"
               type="search"
               data-node-search=""
               aria-label="Find nodes"
