@@ -17,6 +17,16 @@ import YamlWorker from 'monaco-yaml/yaml.worker.js?worker';
 
 loader.config({ monaco });
 
+// Monaco cancels its own pending work (a delayed hover, a worker request) when
+// an editor or model is disposed, and some of those paths reject a promise
+// nobody awaits: an "Uncaught (in promise) Canceled" that is no fault
+// (microsoft/monaco-editor#2382, #4702). Only that exact rejection is silenced;
+// every other one still reaches the console and the tests' page-error checks.
+window.addEventListener('unhandledrejection', (e) => {
+  const r = e.reason as { name?: unknown; message?: unknown } | undefined;
+  if (r?.name === 'Canceled' && r.message === 'Canceled') e.preventDefault();
+});
+
 // The app's own palette, so the editor sits in the page instead of on it.
 monaco.editor.defineTheme('kw-light', {
   base: 'vs',
