@@ -80,35 +80,18 @@ function requestHeaders(conn: Connection, init: RequestInit): Headers {
   return headers;
 }
 
-/** GETs sent before the app asked for them, by connection and path; each is taken by the first kubeFetch of it. */
-const readAheads = new Map<string, Promise<Response>>();
-const readAheadKey = (conn: Connection, path: string) => `${apiBase(conn)}|${conn.token ?? ''}|${path}`;
-
-/**
- * Sends a GET now that the app will make shortly (the first page of the list
- * the address shows, sent while the rest of the app's code is still being
- * evaluated); the kubeFetch of the same path takes its answer instead of
- * asking again. Unclaimed, it is dropped after `keepMs`.
- */
-export function readAhead(conn: Connection, path: string, keepMs = 10_000) {
-  const key = readAheadKey(conn, path);
-  if (readAheads.has(key)) return;
-  const res = fetch(apiBase(conn) + path, { headers: requestHeaders(conn, {}) });
-  res.catch(() => undefined); // the taker sees the failure
-  readAheads.set(key, res);
-  setTimeout(() => {
-    if (readAheads.get(key) !== res) return;
-    readAheads.delete(key);
-    res.then((r) => r.body?.cancel(), () => undefined);
-  }, keepMs);
+export async function kubeFetch<T>(conn: Connection, path: string, init: RequestInit = {}): Promise<T> {
+  return kubeAnswer<T>(conn, path, send(conn, path, init));
 }
 
-export async function kubeFetch<T>(conn: Connection, path: string, init: RequestInit = {}): Promise<T> {
-  const early = !init.method || init.method === 'GET' ? readAheads.get(readAheadKey(conn, path)) : undefined;
-  if (early) readAheads.delete(readAheadKey(conn, path));
+/** The request on the wire, with the connection's Accept and credentials. */
+export const send = (conn: Connection, path: string, init: RequestInit = {}) => fetch(apiBase(conn) + path, { ...init, headers: requestHeaders(conn, init) });
+
+/** A response's body, or its Kubernetes Status as a KubeError (401 and 403 also told to the refusal listeners). */
+export async function kubeAnswer<T>(conn: Connection, path: string, response: Promise<Response>): Promise<T> {
   let res: Response;
   try {
-    res = await (early ?? fetch(apiBase(conn) + path, { ...init, headers: requestHeaders(conn, init) }));
+    res = await response;
   } catch (e) {
     throw new KubeError(0, undefined, `cannot reach ${apiBase(conn)}: ${(e as Error).message}`);
   }

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
-import { api, kubeFetch, type Connection, type KubeList } from './client.ts';
+import { api, kindPath, kubeFetch, type Connection, type KubeList } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
 import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
@@ -25,18 +25,15 @@ export const queryKeys = {
 export const FIRST_PAGE = 100;
 const NEXT_PAGES = 2_000;
 
+/** The address of a list's first page (also sent early, see routes/readahead.ts). */
+export const firstPagePath = (kind: KindDefinition, namespace?: string) => `${kindPath(kind, namespace)}?limit=${FIRST_PAGE}`;
+
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
   // Paged as kubectl lists (limit and continue, one consistent revision for all
   // pages): a first page draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
   const items: KubeObject[] = [];
-  const firstPageIn = firstPages.start();
-  let page: KubeList;
-  try {
-    page = await api.list(conn, kind, namespace, `limit=${FIRST_PAGE}`);
-  } finally {
-    firstPageIn();
-  }
+  let page = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace));
   const resourceVersion = page.metadata.resourceVersion ?? '';
   let shown: readonly KubeObject[] = [];
   for (;;) {

@@ -1,12 +1,11 @@
-// The first page of the list the address shows, asked for as soon as the
-// app's code starts to run: imported first by main.tsx, so the request is on
-// the wire while React and the pages are evaluated and the first render is
-// made, instead of after them (the list's own query then takes this answer,
-// see readAhead in api/client.ts). Only list pages: the one place a big
+// Which first page to send early (api/firstpages.ts): the one of the list the
+// address shows, as soon as the app's code starts to run. Imported first by
+// main.tsx, so the request is on the wire while React and the pages are
+// evaluated and the first render is made. Only list pages: the one place a big
 // cluster keeps the user waiting for rows.
-import { kindPath, readAhead } from '../api/client.ts';
 import { getConnection } from '../api/connection.ts';
-import { FIRST_PAGE } from '../api/hooks.ts';
+import { firstPages } from '../api/firstpages.ts';
+import { firstPagePath } from '../api/hooks.ts';
 import { appPath } from './router.tsx';
 import { viewForPlural } from './views.tsx';
 import { isAppPage } from '../../lib/approutes.ts';
@@ -23,5 +22,5 @@ export function listOfAddress(path: string, search: string) {
 
 if (typeof window !== 'undefined') {
   const list = listOfAddress(appPath(), window.location.search);
-  if (list) readAhead(getConnection(), `${kindPath(list.kind, list.namespace)}?limit=${FIRST_PAGE}`);
+  if (list) firstPages.sendEarly(getConnection(), firstPagePath(list.kind, list.namespace));
 }
