@@ -15,6 +15,7 @@ import type { Representation } from './negotiate.ts';
 import type { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
 import { watchTimeoutSeconds } from './limits.ts';
+import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
 
 /** Where encoded events go: a chunked HTTP response or a WebSocket. */
 export interface WatchTransport {
@@ -35,125 +36,33 @@ export interface WatchTransport {
   onGone(fn: () => void): void;
 }
 
-/**
- * How long events may wait to go out together. Each write to a socket costs a
- * system call and a wake-up of the reader on top of its bytes: 200 watchers
- * written per event or per turn spent most of the server's time in writev
- * during a 5000-node rollout. A watch quiet for this long writes at once;
- * one that is busy writes at most once in this window, with all that came.
- */
-export const WATCH_FLUSH_MS = 10;
+/** Newline-delimited events: a run of them is their concatenation, one HTTP chunk. */
+const lines: Framing = { frame: (events) => (events.length === 1 ? events[0] : Buffer.concat(events)) };
 
-/** Watches with events waiting, written together (see WATCH_FLUSH_MS). */
-const waiting = new Set<ChunkedWatch>();
-let flushAt = 0;
-let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
-
-function scheduleFlush() {
-  if (flushTimer) return;
-  const wait = flushAt - performance.now();
-  flushTimer = wait > 0 ? setTimeout(flushWaiting, wait) : setImmediate(flushWaiting);
+/** A chunked HTTP/1.1 response (DATA frames over HTTP/2) as a watch's wire. */
+function chunkedWire(res: ServerResponse): WatchWire {
+  return {
+    framing: lines,
+    writable: () => !res.destroyed && !res.writableEnded,
+    write: (bytes) => void res.write(bytes),
+    writableLength: () => res.writableLength,
+    drained: () =>
+      new Promise<void>((resolve) => {
+        if (res.writableLength === 0 || res.destroyed) return resolve();
+        const done = () => (res.off('drain', done), res.off('close', done), resolve());
+        res.on('drain', done).on('close', done);
+      }),
+    destroy: () => void res.destroy(),
+    end: () => void res.end(),
+    onGone: (fn) => void res.on('close', fn),
+  };
 }
 
-function flushWaiting() {
-  flushTimer = undefined;
-  flushAt = performance.now() + WATCH_FLUSH_MS;
-  // Watchers of the same resource without a selector wait for the same frames
-  // in the same order: those are joined once and the one buffer written to each.
-  const joined = new Map<Buffer, { parts: Buffer[]; bytes: Buffer }[]>();
-  const all = [...waiting];
-  waiting.clear();
-  for (const w of all) w.flush(joined);
-}
-
-const sameParts = (a: Buffer[], b: Buffer[]) => {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-};
-
-/** A watch over a chunked HTTP/1.1 response (DATA frames over HTTP/2): one write per flush of what waited. */
-class ChunkedWatch implements WatchTransport {
-  private parts: Buffer[] = [];
-  private bytes = 0;
-  constructor(
-    private readonly res: ServerResponse,
-    readonly bufferLimit: number,
-  ) {}
-
-  send(event: Buffer) {
-    const res = this.res;
-    if (res.destroyed || res.writableEnded) return;
-    // A client that does not read is dropped, with what waits for it, rather than buffered for without bound
-    // (kube-apiserver's cacheWatcher is closed when its input channel stays full).
-    if (res.writableLength + this.bytes > this.bufferLimit) {
-      this.parts = [];
-      this.bytes = 0;
-      waiting.delete(this);
-      return void res.destroy();
-    }
-    this.parts.push(event);
-    this.bytes += event.length;
-    if (this.parts.length === 1) {
-      waiting.add(this);
-      scheduleFlush();
-    }
-  }
-
-  /** Writes what waits: one buffer, shared with the watchers that wait for the same frames. */
-  flush(joined?: Map<Buffer, { parts: Buffer[]; bytes: Buffer }[]>) {
-    const parts = this.parts;
-    if (!parts.length) return;
-    this.parts = [];
-    this.bytes = 0;
-    if (this.res.destroyed || this.res.writableEnded) return;
-    let bytes: Buffer | undefined;
-    if (parts.length === 1) bytes = parts[0];
-    else {
-      const same = joined?.get(parts[0]);
-      bytes = same?.find((j) => sameParts(j.parts, parts))?.bytes;
-      if (!bytes) {
-        bytes = Buffer.concat(parts);
-        if (joined) {
-          if (same) same.push({ parts, bytes });
-          else joined.set(parts[0], [{ parts, bytes }]);
-        }
-      }
-    }
-    this.res.write(bytes);
-  }
-
-  buffered() {
-    return this.res.writableLength + this.bytes;
-  }
-
-  drained() {
-    waiting.delete(this);
-    this.flush();
-    const res = this.res;
-    return new Promise<void>((resolve) => {
-      if (res.writableLength === 0 || res.destroyed) return resolve();
-      const done = () => (res.off('drain', done), res.off('close', done), resolve());
-      res.on('drain', done).on('close', done);
-    });
-  }
-
-  end() {
-    waiting.delete(this);
-    this.flush();
-    this.res.end();
-  }
-
-  onGone(fn: () => void) {
-    this.res.on('close', fn);
-  }
-}
-
-/** Starts a watch's chunked response; its events go out as described at WATCH_FLUSH_MS. */
+/** Starts a watch's chunked response; its events go out through the shared sink (watchsink.ts). */
 export function chunkedWatchTransport(res: ServerResponse, bufferLimit: number): WatchTransport {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
-  return new ChunkedWatch(res, bufferLimit);
+  return new WatchSink(chunkedWire(res), bufferLimit);
 }
 
 /** A watch whose options are parsed and valid: what remains cannot fail as an HTTP error. */

@@ -7,6 +7,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { WatchTransport } from './watch.ts';
+import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
 import { originMatches } from './cors.ts';
 
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
@@ -84,9 +85,9 @@ export class WatchSockets {
   });
 
   /**
-   * Completes the handshake; the transport sends each event as one text
-   * message, and drops the connection when more than `bufferLimit` bytes wait
-   * for the client.
+   * Completes the handshake; the watch's events go out through the shared
+   * sink (watchsink.ts), each as one text message, and the connection is
+   * dropped when more than `bufferLimit` bytes wait for the client.
    */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer, bufferLimit: number): Promise<WatchTransport> {
     return new Promise((resolve) => {
@@ -94,30 +95,67 @@ export class WatchSockets {
         // Errors (a protocol violation, a reset) are followed by 'close', which ends the watch.
         ws.on('error', () => {});
         ws.on('message', () => {});
-        resolve({
-          send(event) {
-            // The trailing newline is what upstream's JSON encoder writes into each message.
-            if (ws.readyState !== WebSocket.OPEN) return;
-            // A client that does not read is dropped, with what waits for it, rather than buffered for without bound.
-            if (ws.bufferedAmount > bufferLimit) ws.terminate();
-            else ws.send(event, { binary: false });
-          },
-          buffered: () => ws.bufferedAmount,
-          async drained() {
-            // ws has no drain event of its own; its socket's says the kernel took the bytes.
-            while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > 0) await new Promise((r) => setTimeout(r, 5));
-          },
-          bufferLimit,
-          end() {
-            if (ws.readyState !== WebSocket.OPEN) return;
-            ws.close(1000);
-            setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
-          },
-          onGone(fn) {
-            ws.on('close', fn);
-          },
-        });
+        resolve(new WatchSink(webSocketWire(ws, socket), bufferLimit));
       });
     });
   }
+}
+
+/**
+ * The header of an unmasked, final text frame of `length` bytes (RFC 6455
+ * 5.2): what a server puts before each message it sends.
+ */
+export function textFrameHeader(length: number): Buffer {
+  if (length < 126) return Buffer.from([0x81, length]);
+  if (length < 65536) return Buffer.from([0x81, 126, length >> 8, length & 255]);
+  const h = Buffer.alloc(10);
+  h[0] = 0x81;
+  h[1] = 127;
+  h.writeBigUInt64BE(BigInt(length), 2);
+  return h;
+}
+
+/**
+ * One text message per event, the newline upstream's JSON encoder writes
+ * included: a run of events is their messages back to back, written to the
+ * socket at once (one system call for many messages, each still decoded
+ * alone by any WebSocket client).
+ */
+const textMessages: Framing = {
+  frame(events) {
+    const parts: Buffer[] = new Array(events.length * 2);
+    for (let i = 0; i < events.length; i++) {
+      parts[2 * i] = textFrameHeader(events[i].length);
+      parts[2 * i + 1] = events[i];
+    }
+    return Buffer.concat(parts);
+  },
+};
+
+/**
+ * A WebSocket as a watch's wire. The sink's messages are framed here and
+ * written to the connection's socket itself, in order with what ws writes
+ * there (the close handshake, pongs: ws sends at once, without a queue of its
+ * own when it does not compress), so that many messages cost one write.
+ */
+function webSocketWire(ws: WebSocket, socket: Duplex): WatchWire {
+  return {
+    framing: textMessages,
+    writable: () => ws.readyState === WebSocket.OPEN,
+    write: (bytes) => void socket.write(bytes),
+    writableLength: () => ws.bufferedAmount,
+    drained: () =>
+      new Promise<void>((resolve) => {
+        if (ws.readyState !== WebSocket.OPEN || socket.writableLength === 0) return resolve();
+        const done = () => (socket.off('drain', done), socket.off('close', done), resolve());
+        socket.on('drain', done).on('close', done);
+      }),
+    destroy: () => ws.terminate(),
+    end() {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      ws.close(1000);
+      setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+    },
+    onGone: (fn) => void ws.on('close', fn),
+  };
 }
