@@ -64,6 +64,9 @@ interface TxRunner {
 
 type Listener = (events: StorageEvent[]) => void;
 
+/** Revisions compacted per transaction (a few ms of work each). */
+const COMPACT_STEP = 2000;
+
 interface Row {
   id: number;
   name: string;
@@ -510,7 +513,7 @@ export class SqliteStorage implements Storage {
   // ---- compaction ----
 
   async compact(revision: number): Promise<void> {
-    this.compactTo(revision);
+    await this.compactTo(revision);
   }
 
   /**
@@ -521,16 +524,30 @@ export class SqliteStorage implements Storage {
     return this.compactTo(this.currentRev() - this.historyRevisions);
   }
 
-  private compactTo(revision: number): number {
-    return this.tx.immediate((): number => {
+  /**
+   * Compaction in steps of COMPACT_STEP revisions, each its own transaction
+   * with a turn of the event loop between: a minute of a busy cluster's
+   * writes (tens of thousands of revisions) compacted in one transaction held
+   * the event loop, and every request and watch behind it, for over half a
+   * second. Compacting (old, m] then (m, rev] deletes the same rows as
+   * (old, rev] at once: a row is superseded by a newer row in one of the steps.
+   */
+  private async compactTo(revision: number): Promise<number> {
+    for (;;) {
+      const { rev, done } = this.tx.immediate(() => {
         const old = this.compactRev();
-        const rev = Math.min(revision, this.currentRev());
-        if (rev <= old) return old;
+        const target = Math.min(revision, this.currentRev());
+        if (target <= old) return { rev: old, done: true };
+        const rev = Math.min(target, old + COMPACT_STEP);
         this.stmt.compactSuperseded.run({ old, rev });
         this.stmt.compactTombstones.run({ old, rev });
         this.stmt.setCompactRevision.run(rev);
-        return rev;
+        return { rev, done: rev >= target };
       });
+      if (done || this.closed) return rev;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return rev;
+    }
   }
 
   // ---- events ----
