@@ -1,14 +1,14 @@
 // The list of a kind: kubectl's columns (from the kind's printer columns),
-// sorting, virtualised rows so thousands stay smooth, and a brief highlight
+// sorting, windowed rows (WindowedRows) so thousands stay smooth, and a brief highlight
 // on rows whose shown cells a watch event just changed (a node's heartbeat
 // changes its object every few seconds but nothing the row shows).
-import { memo, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { flushSync } from 'react-dom';
+import { memo, useMemo, useRef } from 'react';
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
 import { icons } from './icons.tsx';
 import { useNow } from './common.tsx';
 import { sortRows, type SortedRows } from './sortedRows.ts';
 import { uidOf, type ListChange } from '../api/watch.ts';
+import { WindowedRows } from './WindowedRows.tsx';
 
 export interface Column {
   name: string;
@@ -124,44 +124,6 @@ function useSortedRows(items: readonly KubeObject[], change: ListChange | undefi
   return useMemo(() => (state.current = sortRows(state.current, items, sortCol.sortValue, desc, change)), [items, change, sortCol, desc]);
 }
 
-/** Rows drawn beyond each edge of the view, so a small scroll shows rows already made. */
-const OVERSCAN = 12;
-
-/**
- * The rows [first, last) to draw: those in view and OVERSCAN beyond, from the
- * scroll position and the fixed row height. Rows have one height, so nothing is
- * measured or kept per row (a virtualizer's per-row measurements were 50,000
- * objects made again whenever the count changed, as pods come and go in a
- * rollout). Drawn in the scroll event itself (flushSync), so a frame never
- * shows the rows of the last position.
- */
-function useRowWindow(scrollRef: RefObject<HTMLDivElement | null>, count: number): [number, number] {
-  const [view, setView] = useState({ top: 0, height: 1000 });
-  useLayoutEffect(() => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const update = (sync: boolean) => {
-      const next = { top: el.scrollTop, height: el.clientHeight };
-      // Only a move to other rows draws anything.
-      const set = () => setView((v) => (Math.floor(v.top / ROW_HEIGHT) === Math.floor(next.top / ROW_HEIGHT) && v.height === next.height ? v : next));
-      if (sync) flushSync(set);
-      else set();
-    };
-    const onScroll = () => update(true);
-    el.addEventListener('scroll', onScroll, { passive: true });
-    const ro = new ResizeObserver(() => update(false));
-    ro.observe(el);
-    update(false);
-    return () => {
-      el.removeEventListener('scroll', onScroll);
-      ro.disconnect();
-    };
-  }, [scrollRef]);
-  const first = Math.max(0, Math.min(count, Math.floor(view.top / ROW_HEIGHT) - OVERSCAN));
-  const last = Math.min(count, Math.ceil((view.top + view.height) / ROW_HEIGHT) + OVERSCAN);
-  return [first, Math.max(first, last)];
-}
-
 interface RowProps {
   object: KubeObject;
   cells: Cells;
@@ -210,54 +172,45 @@ export function ResourceTable(props: {
 }) {
   const { columns, sort } = props;
   const now = useNow();
-  const scrollRef = useRef<HTMLDivElement>(null);
   const desc = sort.startsWith('-');
   const sortCol = columns.find((c) => c.name === sort.replace(/^-/, '')) ?? columns.find((c) => c.name === 'Name') ?? columns[0];
   const sorted = useSortedRows(props.items, props.change, sortCol, desc);
   const rows = sorted.rows;
   const template = columns.map((c) => `minmax(${c.min}px, ${c.grow}fr)`).join(' ');
   const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
-  const [first, last] = useRowWindow(scrollRef, rows.length);
-  // Rows are keyed by their slot in the window (index modulo the most rows ever drawn, unique over any
-  // contiguous window), not by object: scrolling then fills the rows already in the DOM with other
-  // objects instead of unmounting and mounting a screenful of rows every frame.
-  const slots = useRef(1);
-  slots.current = Math.max(slots.current, last - first);
-  const windowed: number[] = [];
-  for (let i = first; i < last; i++) windowed.push(i);
   const recent = now - FLASH_MS;
   const flashes = useFlashes(sorted, columns);
 
   return (
     <div className="table-wrap" role="table" aria-rowcount={rows.length}>
-      <div className="table-scroll" ref={scrollRef}>
-        <div className="thead" role="row" style={{ gridTemplateColumns: template, minWidth }}>
-          {columns.map((c) => {
-            const active = c === sortCol;
-            return (
-              <div role="columnheader" key={c.name} aria-sort={active ? (desc ? 'descending' : 'ascending') : 'none'}>
-                <button onClick={() => props.onSort(active && !desc ? `-${c.name}` : c.name)}>
-                  {c.name}
-                  {active && (desc ? icons.sortDown : icons.sortUp)}
-                </button>
-              </div>
-            );
-          })}
-        </div>
-        {rows.length === 0 ? (
-          <div className="empty">{props.empty}</div>
-        ) : (
-          <div style={{ height: rows.length * ROW_HEIGHT, position: 'relative', minWidth }}>
-            {windowed.map((i) => {
-              const o = rows[i];
-              const changed = flashes.get(uidOf(o)) ?? 0;
+      <WindowedRows
+        className="table-scroll"
+        count={rows.length}
+        rowHeight={ROW_HEIGHT}
+        minWidth={minWidth}
+        header={
+          <div className="thead" role="row" style={{ gridTemplateColumns: template, minWidth }}>
+            {columns.map((c) => {
+              const active = c === sortCol;
               return (
-                <Row key={i % slots.current} object={o} cells={cellsOf(o, columns, now)} template={template} top={i * ROW_HEIGHT} flash={changed > recent ? changed : 0} onOpen={props.onOpen} />
+                <div role="columnheader" key={c.name} aria-sort={active ? (desc ? 'descending' : 'ascending') : 'none'}>
+                  <button onClick={() => props.onSort(active && !desc ? `-${c.name}` : c.name)}>
+                    {c.name}
+                    {active && (desc ? icons.sortDown : icons.sortUp)}
+                  </button>
+                </div>
               );
             })}
           </div>
-        )}
-      </div>
+        }
+        empty={<div className="empty">{props.empty}</div>}
+        // Keyed by slot, not by object: scrolling fills the rows already in the DOM with other objects.
+        renderRow={(i, top, slot) => {
+          const o = rows[i];
+          const changed = flashes.get(uidOf(o)) ?? 0;
+          return <Row key={slot} object={o} cells={cellsOf(o, columns, now)} template={template} top={top} flash={changed > recent ? changed : 0} onOpen={props.onOpen} />;
+        }}
+      />
       {props.footer && <div className="table-foot">{props.footer}</div>}
     </div>
   );

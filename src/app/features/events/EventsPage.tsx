@@ -1,12 +1,12 @@
 // Events across the cluster (or the namespace chosen in the top bar), newest
 // first, filterable by the involved object's kind, type, reason and text,
-// live through the shared watch. Rows are virtualised and the filtering runs
+// live through the shared watch. Only the rows in view are drawn (WindowedRows) and the filtering runs
 // on a deferred copy of the list, so a flood of events keeps the page smooth.
-import { useDeferredValue, useMemo, useRef } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useDeferredValue, useMemo } from 'react';
 import { eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
+import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam } from '../../routes/router.tsx';
 import { ageText, objectText } from './EventsSection.tsx';
 import './events.css';
@@ -40,9 +40,6 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       .map((x) => x.e);
   }, [items, kind, type, reason, text]);
   const warnings = useMemo(() => shown.filter((e) => e.type === 'Warning').length, [shown]);
-
-  const parent = useRef<HTMLDivElement>(null);
-  const virtual = useVirtualizer({ count: shown.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 15 });
 
   return (
     <div className="events-page">
@@ -85,44 +82,53 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
         <input className="input grow" placeholder="Filter by message or object name" value={text} onChange={(e) => setText(e.target.value)} aria-label="Filter events" />
       </div>
       <div className="events-list" role="table" aria-label="Events">
-        <div className="events-row events-head" role="row">
-          <span role="columnheader">Last seen</span>
-          <span role="columnheader">Type</span>
-          <span role="columnheader">Reason</span>
-          <span role="columnheader">Object</span>
-          <span role="columnheader">Message</span>
-          <span role="columnheader">From</span>
-        </div>
-        <div ref={parent} style={{ height: 'calc(100vh - 260px)', minHeight: 200, overflow: 'auto' }}>
-          {shown.length === 0 && <p className="muted" style={{ padding: 12 }}>{events.isPending ? 'Loading…' : 'No events.'}</p>}
-          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
-            {virtual.getVirtualItems().map((v) => {
-              const e: any = shown[v.index];
-              const io = involvedOf(e);
-              const href = io.kind && io.name ? objectLink(io.kind, (io as any).apiVersion ?? '', io.namespace || undefined, io.name) : undefined;
-              return (
-                <div
-                  key={e.metadata.uid ?? e.metadata.name}
-                  role="row"
-                  className={`events-row${e.type === 'Warning' ? ' event-warning' : ''}`}
-                  style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${v.start}px)` }}
-                  data-reason={e.reason}
-                >
-                  <span role="cell">{ageText(e, now)}</span>
-                  <span role="cell">{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : e.type || 'Normal'}</span>
-                  <span role="cell">{e.reason}</span>
-                  <span role="cell" className="mono" title={objectText(e)}>
-                    {href ? <Link to={href}>{objectText(e)}</Link> : objectText(e)}
-                  </span>
-                  <span role="cell" title={eventMessage(e)}>
-                    {eventMessage(e)}
-                  </span>
-                  <span role="cell">{eventFrom(e)}</span>
-                </div>
-              );
-            })}
-          </div>
-        </div>
+        <WindowedRows
+          count={shown.length}
+          rowHeight={ROW}
+          overscan={15}
+          style={{ height: 'calc(100vh - 260px)', minHeight: 200 }}
+          header={
+            // Inside the scroller (sticky), so it keeps the rows' width when a scrollbar takes some.
+            <div className="events-row events-head" role="row">
+              <span role="columnheader">Last seen</span>
+              <span role="columnheader">Type</span>
+              <span role="columnheader">Reason</span>
+              <span role="columnheader">Object</span>
+              <span role="columnheader">Message</span>
+              <span role="columnheader">From</span>
+            </div>
+          }
+          empty={
+            <p className="muted" style={{ padding: 12 }}>
+              {events.isPending ? 'Loading…' : 'No events.'}
+            </p>
+          }
+          renderRow={(i, top, slot) => {
+            const e: any = shown[i];
+            const io = involvedOf(e);
+            const href = io.kind && io.name ? objectLink(io.kind, (io as any).apiVersion ?? '', io.namespace || undefined, io.name) : undefined;
+            return (
+              <div
+                key={slot}
+                role="row"
+                className={`events-row${e.type === 'Warning' ? ' event-warning' : ''}`}
+                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${top}px)` }}
+                data-reason={e.reason}
+              >
+                <span role="cell">{ageText(e, now)}</span>
+                <span role="cell">{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : e.type || 'Normal'}</span>
+                <span role="cell">{e.reason}</span>
+                <span role="cell" className="mono" title={objectText(e)}>
+                  {href ? <Link to={href}>{objectText(e)}</Link> : objectText(e)}
+                </span>
+                <span role="cell" title={eventMessage(e)}>
+                  {eventMessage(e)}
+                </span>
+                <span role="cell">{eventFrom(e)}</span>
+              </div>
+            );
+          }}
+        />
       </div>
     </div>
   );
