@@ -32,9 +32,12 @@ export class Client {
     if (!d.allowed) throw errors.forbidden(kind, attrs.name ?? '', forbiddenMessage(this.user, a, d.reason));
   }
 
-  /** `owned`: the object is a private copy already (an update's), so decoding need not copy it first. */
+  /**
+   * Decoding copies what it is given (the caller keeps `obj` untouched); `owned`: the object is a
+   * private copy already (an update's), so its nulls are dropped in place rather than in one more copy.
+   */
   private decode(kind: KindDefinition, obj: unknown, owned = false): KubeObject {
-    return decodeObject(kind, owned ? obj : structuredClone(obj), { fieldValidation: 'Ignore', warnings: [] });
+    return decodeObject(kind, obj, { fieldValidation: 'Ignore', warnings: [], owned });
   }
 
   // Writes are async so that a refusal is a rejected promise (callers `.catch` them), never a synchronous throw.

@@ -45,8 +45,15 @@ function ignoredFields(kind: KindDefinition, subresource: string | undefined): F
   return subresource ? new FieldSet() : FieldSet.of(...paths(kind.strategy.mainResetsFields));
 }
 
+/** Each kind's patch metadata and ignored fields per endpoint, built once: every write of a rollout needs them. */
+const contexts = new WeakMap<KindDefinition, Map<string, Omit<FieldManagerContext, 'now'>>>();
+
 function contextFor(kind: KindDefinition, subresource: string | undefined): FieldManagerContext {
-  return { schema: patchMetaFor(kind), ignored: ignoredFields(kind, subresource), now: rfc3339(new Date()) };
+  let byEndpoint = contexts.get(kind);
+  if (!byEndpoint) contexts.set(kind, (byEndpoint = new Map()));
+  let c = byEndpoint.get(subresource ?? '');
+  if (!c) byEndpoint.set(subresource ?? '', (c = { schema: patchMetaFor(kind), ignored: ignoredFields(kind, subresource) }));
+  return { ...c, now: rfc3339(new Date()) };
 }
 
 /** The object without its managedFields: what field sets and comparisons look at. */

@@ -46,3 +46,22 @@ describe('decoding a pod template', () => {
     expect(() => decode(raw, 'Strict')).toThrow(/strict decoding error: unknown field "spec.template.spec.containers\[0\].sidecarMode"/);
   });
 });
+
+describe('decoding an object the caller gives away (an in-process update)', () => {
+  it('decodes it as a copy would: nulls dropped, a __proto__ map key kept, defaults applied', () => {
+    const body = (): any => {
+      const o: any = ds([{ name: 'v', emptyDir: null }], { args: ['a'] });
+      o.metadata.labels = JSON.parse('{"__proto__":"x","app":"agent"}');
+      o.metadata.annotations = { gone: null } as any;
+      o.spec.minReadySeconds = null;
+      return o;
+    };
+    const copied = decodeObject(daemonSetKind, body(), { fieldValidation: 'Ignore', warnings: [] });
+    const given = body();
+    const owned = decodeObject(daemonSetKind, given, { fieldValidation: 'Ignore', warnings: [], owned: true });
+    expect(JSON.stringify(owned)).toBe(JSON.stringify(copied));
+    expect(Object.hasOwn(owned.metadata.labels!, '__proto__')).toBe(true);
+    expect((owned.spec as any).minReadySeconds).toBe(undefined);
+    expect('minReadySeconds' in given.spec).toBe(false); // dropped in place, not copied
+  });
+});

@@ -17,6 +17,27 @@ export interface DecodeOptions {
   patch?: boolean;
   /** Problems the parser found that Strict refuses with the unknown fields (`duplicate field "x"`). */
   strictErrors?: string[];
+  /**
+   * `raw` is the caller's own copy, given away (an in-process update's): its
+   * nulls are dropped in place instead of in a copy (the schema's parse copies it anyway).
+   */
+  owned?: boolean;
+}
+
+/** stripNulls without the copy: object members that are null are deleted (array elements stay, as there). */
+function dropNulls(value: unknown, seen: { protoKey: boolean }): void {
+  if (Array.isArray(value)) {
+    for (const v of value) if (v && typeof v === 'object') dropNulls(v, seen);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const o = value as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (k === '__proto__') seen.protoKey = true;
+    if (v === null) delete o[k];
+    else if (typeof v === 'object') dropNulls(v, seen);
+  }
 }
 
 const cannotHandle = (kind: KindDefinition, why: string) =>
@@ -64,7 +85,9 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
     throw fail(`json: cannot unmarshal ${typeName(raw)} into Go value of type ${kind.group || 'core'}.${kind.kind}`);
   }
   const seen = { protoKey: false };
-  const body = stripNulls(raw as Record<string, unknown>, seen);
+  let body: Record<string, unknown>;
+  if (opts.owned) dropNulls((body = raw as Record<string, unknown>), seen);
+  else body = stripNulls(raw as Record<string, unknown>, seen);
   const apiVersion = apiVersionOf(kind);
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
     throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);

@@ -466,7 +466,9 @@ export class Store {
     ctx: WriteContext,
     subresource?: string,
   ): Promise<KubeObject> {
-    return this.guaranteedUpdateFrom(namespace, name, async (c) => tryUpdate(clone(c.object)), ctx, subresource);
+    // The copy is parsed from the object's serialisation, which the watchers of this write's
+    // previous state made already (or which is made here once, for them): half of a clone.
+    return this.guaranteedUpdateFrom(namespace, name, async (c) => tryUpdate(JSON.parse(jsonOf(c)) as KubeObject), ctx, subresource);
   }
 
   /**
