@@ -111,6 +111,18 @@ describe('the event recorder', () => {
     expect(b.stats.dropped.queueFull).toBe(14);
   });
 
+  it('expires events written after the sweep started, and stops looking once stopped', async () => {
+    const stop = startEventExpiry(s.stores.get(eventKind)!, s.cache, 1);
+    try {
+      const r = await s.api('/api/v1/namespaces/default/events', { method: 'POST', body: { metadata: { name: 'ttl-later' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'ttl-later' }, reason: 'R' } });
+      expect(r.status).toBe(201);
+      for (let i = 0; i < 200 && (await list('ttl-later')).length; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await list('ttl-later')).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
   it('expires events once their last write is older than the TTL', async () => {
     const r = await s.api('/api/v1/namespaces/default/events', { method: 'POST', body: { metadata: { name: 'ttl-1' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'ttl' }, reason: 'R' } });
     expect(r.status).toBe(201);

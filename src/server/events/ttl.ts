@@ -6,7 +6,7 @@
 // series.lastObservedTime and eventTime).
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { Store } from '../registry/store.ts';
-import type { WatchCache } from '../watch/cache.ts';
+import type { CachedObject, WatchCache } from '../watch/cache.ts';
 
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;
 
@@ -18,19 +18,34 @@ export function lastWritten(e: KubeObject): number {
   return times.length ? Math.max(...times) : NaN;
 }
 
-/** Starts the sweep; returns the function that stops it. */
+/**
+ * Starts the sweep; returns the function that stops it. When each event was
+ * last written is read once per write, from the watch, and kept as a number:
+ * the sweep compares numbers instead of parsing every event's dates each time
+ * (tens of thousands of events in a 5000-node rollout).
+ */
 export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = DEFAULT_EVENT_TTL_SECONDS): () => void {
   const ttlMs = ttlSeconds * 1000;
+  const written = new Map<string, { at: number; object: KubeObject }>();
+  const note = (c: CachedObject) => written.set(c.key, { at: lastWritten(c.object), object: c.object });
+  for (const c of cache.list(store.resourcePrefix)) note(c);
+  let stopped = false;
+  let unwatch: (() => void) | undefined;
+  void cache
+    .watchFrom(cache.revision, { prefix: store.resourcePrefix, deliver: (e) => (e.type === 'DELETED' ? written.delete(e.key) : note(e.object)) })
+    .then((u) => (stopped ? u() : (unwatch = u)));
   let running = false;
   const sweep = async () => {
     if (running) return;
     running = true;
     try {
       const cutoff = Date.now() - ttlMs;
-      for (const c of cache.list(store.resourcePrefix)) {
-        if (!(lastWritten(c.object) < cutoff)) continue;
+      const due: KubeObject[] = [];
+      for (const { at, object } of written.values()) if (at < cutoff) due.push(object);
+      for (const o of due) {
+        if (stopped) break;
         await store
-          .delete(c.object.metadata.namespace, c.object.metadata.name!, { dryRun: false, preconditions: { resourceVersion: c.object.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
+          .delete(o.metadata.namespace, o.metadata.name!, { dryRun: false, preconditions: { resourceVersion: o.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
           .catch(() => {}); // rewritten (renewed) or gone meanwhile
       }
     } finally {
@@ -39,5 +54,9 @@ export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = D
   };
   const timer = setInterval(() => void sweep(), Math.max(50, Math.min(60_000, ttlMs / 10)));
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+    unwatch?.();
+  };
 }
