@@ -6,7 +6,10 @@
 // each marker arrives (as performance.timeOrigin + performance.now(), a clock
 // every thread shares). It reads cheaply: lines are found in the chunks as they
 // came (only a line split across chunks is copied), and searched for two fields.
+// A path given as `ws:<path>` is watched over a WebSocket instead (as the app
+// watches): each message is one event.
 import http from 'node:http';
+import { WebSocket } from 'ws';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
@@ -14,7 +17,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 export interface ReaderSpec {
   url: string;
   headers: Record<string, string>;
-  /** Paths with their query, one watch each. */
+  /** Paths with their query, one watch each; `ws:` before one watches it over a WebSocket. */
   paths: string[];
 }
 
@@ -43,7 +46,8 @@ class Reader {
   outOfOrder = 0;
   closed = false;
   readonly markers = new Map<number, number>();
-  private req: http.ClientRequest;
+  private req: http.ClientRequest | undefined;
+  private ws: WebSocket | undefined;
   constructor(url: string, headers: Record<string, string>, path: string) {
     let rest: Buffer[] = [];
     const line = (l: Buffer, now: number) => {
@@ -62,7 +66,19 @@ class Reader {
         if (!this.markers.has(seq)) this.markers.set(seq, now);
       }
     };
+    if (path.startsWith('ws:')) {
+      const ws = (this.ws = new WebSocket(url.replace(/^http/, 'ws') + path.slice(3), { headers, perMessageDeflate: false }));
+      ws.on('message', (data: Buffer) => line(data, performance.timeOrigin + performance.now()));
+      ws.on('close', () => (this.closed = true));
+      ws.on('error', () => (this.closed = true));
+      this.opened = new Promise((resolve) => (ws.once('open', resolve), ws.once('close', resolve)));
+      return;
+    }
+    let opened: () => void = () => {};
+    this.opened = new Promise<void>((resolve) => (opened = resolve));
     this.req = http.get(url + path, { headers }, (res) => {
+      // The server registers the watch in the turn it starts the response.
+      opened();
       res.on('data', (chunk: Buffer) => {
         const now = performance.timeOrigin + performance.now();
         let start = 0;
@@ -83,13 +99,16 @@ class Reader {
       });
       res.on('close', () => (this.closed = true));
     });
-    this.req.on('error', () => (this.closed = true));
+    this.req.on('error', () => ((this.closed = true), opened()));
   }
+  /** Resolves once the watch is open (or failed). */
+  opened: Promise<unknown> = Promise.resolve();
   result(): ReaderResult {
     return { events: this.events, outOfOrder: this.outOfOrder, closed: this.closed, markers: [...this.markers] };
   }
   stop() {
-    this.req.destroy();
+    this.req?.destroy();
+    this.ws?.terminate();
   }
 }
 
@@ -102,5 +121,5 @@ if (parentPort && workerData?.paths) {
     for (const r of readers) r.stop();
     parentPort!.postMessage(results);
   });
-  parentPort.postMessage('started');
+  void Promise.all(readers.map((r) => r.opened)).then(() => parentPort!.postMessage('started'));
 }

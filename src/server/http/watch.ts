@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
-import type { CachedObject } from '../watch/cache.ts';
+import type { CachedObject, EventType } from '../watch/cache.ts';
 import { watchFrame } from '../watch/encodings.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
@@ -151,13 +151,14 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
   // bytes in the socket, so a large snapshot is no slow client. Live events
   // arriving meanwhile queue behind them and do count: past the transport's
   // bound of them the watch ends, as one whose buffer filled.
-  let queue: { make: () => Buffer; live: number }[] | undefined = [];
+  let queue: { event: Buffer | (() => Buffer); live: number }[] | undefined = [];
   let queuedLive = 0;
   let live = false;
-  const send = (make: () => Buffer, size = 0) => {
+  const toBytes = (event: Buffer | (() => Buffer)) => (typeof event === 'function' ? event() : event);
+  const send = (event: Buffer | (() => Buffer), size = 0) => {
     if (!open) return;
-    if (!queue) return transport.send(make());
-    queue.push({ make, live: live ? size : 0 });
+    if (!queue) return transport.send(toBytes(event));
+    queue.push({ event, live: live ? size : 0 });
     if (live && (queuedLive += size) > transport.bufferLimit) end();
   };
   /** Writes the queue with backpressure; live events go straight to the transport once it is empty. */
@@ -167,29 +168,34 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
       const item = queue[i];
       queue[i] = undefined as never; // sent: its bytes are the transport's now
       queuedLive -= item.live;
-      transport.send(item.make());
+      transport.send(toBytes(item.event));
       if (backpressure && transport.buffered() > highWater) await transport.drained();
     }
     queue = undefined;
   };
   let lastRevision = 0;
+  const encode = (type: EventType, c: CachedObject) => {
+    try {
+      return encoder.event(type, c);
+    } catch (e) {
+      // This runs inside the watch cache's delivery to every watcher: a failure ends this watch only.
+      console.error(e);
+      end();
+      return Buffer.alloc(0);
+    }
+  };
   transport.onGone(end);
   stop = await store.watch(w.namespace, q, {
     event: (type, c) => {
-      lastRevision = Math.max(lastRevision, c.revision);
-      const encode = () => {
-        try {
-          return encoder.event(type, c);
-        } catch (e) {
-          // This runs inside the watch cache's delivery to every watcher: a failure ends this watch only.
-          console.error(e);
-          end();
-          return Buffer.alloc(0);
-        }
-      };
-      // The live path, once the initial events are out: the shared frame straight to the transport.
-      if (!queue) return void (open && transport.send(encode()));
-      send(encode, c.bytes?.length ?? 1024);
+      if (c.revision > lastRevision) lastRevision = c.revision;
+      if (!open) return;
+      // Initial events wait as references and are encoded as the client takes them.
+      if (queue && !live) return send(() => encode(type, c));
+      // Live events are encoded now, in the turn the cache delivers them to every watcher, so the frame made
+      // for the first is the one the rest get (encodings.ts); no closure is made per event per watcher.
+      const frame = encode(type, c);
+      if (!queue) transport.send(frame);
+      else send(frame, frame.length);
     },
     bookmark: (rv, initialEnd) => {
       lastRevision = Math.max(lastRevision, rv);
