@@ -31,6 +31,8 @@ const READER_THREADS = Number(process.env.SCALE_READER_THREADS ?? 2);
 const HEARTBEAT_MEASURE_S = Number(process.env.SCALE_HEARTBEAT_SECONDS ?? 20);
 const APP = process.env.SCALE_CLUSTER_APP !== '0';
 const MARKER_MS = 250;
+const TRANSPORT = process.env.SCALE_WATCH_TRANSPORT ?? 'mixed';
+const overWebSocket = (i: number) => (TRANSPORT === 'mixed' ? i % 4 >= 2 : TRANSPORT === 'websocket');
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 const f = (n: number, d = 1) => n.toFixed(d);
@@ -50,7 +52,9 @@ const now = () => performance.timeOrigin + performance.now();
 
 /**
  * The watches, read in READER_THREADS worker threads (watchreaders.ts): the
- * i-th watches nodes when i is even, pods when odd.
+ * i-th watches nodes when i is even, pods when odd; over chunked HTTP when
+ * i % 4 is 0 or 1, over a WebSocket (as the app watches) when 2 or 3
+ * (SCALE_WATCH_TRANSPORT=chunked or =websocket puts all on one).
  */
 class Watchers {
   private readonly workers: Worker[] = [];
@@ -59,7 +63,7 @@ class Watchers {
     const threads = Math.max(1, Math.min(READER_THREADS, n));
     for (let t = 0; t < threads; t++) {
       const mine = Array.from({ length: n }, (_, i) => i).filter((i) => i % threads === t);
-      const paths = mine.map((i) => `${i % 2 ? '/api/v1/pods' : '/api/v1/nodes'}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`);
+      const paths = mine.map((i) => `${overWebSocket(i) ? 'ws:' : ''}${i % 2 ? '/api/v1/pods' : '/api/v1/nodes'}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`);
       this.indices.push(mine);
       this.workers.push(readerWorker({ url: c.url, headers: c.headers, paths }));
     }
@@ -208,15 +212,24 @@ export async function benchCluster5000() {
     const results = await watchers.stop();
     watchers = undefined;
     const lat: number[] = [];
+    /** Delivery after the marker write's response, by transport: what the watch path adds to the write's own time. */
+    const afterAck: Record<'chunked' | 'websocket', number[]> = { chunked: [], websocket: [] };
+    const byTransport: Record<'chunked' | 'websocket', number[]> = { chunked: [], websocket: [] };
     let missing = 0;
     results.forEach((w, i) => {
       const markers = new Map(w.markers);
+      const t = overWebSocket(i) ? 'websocket' : 'chunked';
       for (const [seq, at] of sent) {
         // A node watcher sees node markers, a pod watcher pod markers.
         if ((seq % 2 === 1) !== i % 2 > 0) continue;
         const got = markers.get(seq);
         if (got === undefined) missing++;
-        else lat.push(got - at);
+        else {
+          lat.push(got - at);
+          byTransport[t].push(got - at);
+          const ack = acked.get(seq);
+          if (ack !== undefined) afterAck[t].push(got - ack);
+        }
       }
     });
     const byKind = (k: number) => results.filter((_, i) => i % 2 === k);
@@ -226,8 +239,12 @@ export async function benchCluster5000() {
       console.log(`  ${ws.length} watchers on ${name}: ${Math.max(...counts)} events each; ${complete} got every one in order, ${ws.filter((w) => w.closed).length} cut off`);
     }
     console.log(`  write -> watch delivery (marker writes every ${MARKER_MS} ms, ${lat.length} deliveries): p50 ${f(pct(lat, 0.5))} ms, p99 ${f(pct(lat, 0.99))} ms, ${missing} missing (aim: p99 under 100 ms)`);
+    for (const t of ['chunked', 'websocket'] as const) {
+      if (!byTransport[t].length) continue;
+      console.log(`    over ${t}: p50 ${f(pct(byTransport[t], 0.5))} ms, p99 ${f(pct(byTransport[t], 0.99))} ms; after the write's response: p50 ${f(pct(afterAck[t], 0.5))} ms, p99 ${f(pct(afterAck[t], 0.99))} ms, max ${f(Math.max(...afterAck[t]))} ms`);
+    }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
-    console.log(`    of which the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
+    console.log(`    the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
     if (!page) return;
     console.log(`  app, Nodes list during the rollout: write -> row in the DOM p50 ${f(pct(rows, 0.5), 0)} ms, p95 ${f(pct(rows, 0.95), 0)} ms over ${rows.length} writes (aim: p95 under 100 ms)`);
     const heap = await (await page.context().newCDPSession(page)).send('Runtime.getHeapUsage');
