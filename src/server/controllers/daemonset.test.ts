@@ -267,6 +267,34 @@ describe('placement', () => {
     expect((await podsOf('place')).map((p) => nodeOf(p)).sort()).toEqual(['place-1', 'place-2', 'place-3']);
   });
 
+  it('acts on the one node whose labels change, leaving the pods of the others alone; a deleted node leaves the counts', async () => {
+    await createNodes('one', [1, 2, 3, 4, 5].map((i) => ({ name: `one-${i}`, labels: i === 5 ? {} : { pick: 'yes' } })));
+    await createDaemonSet(daemonSet('one', 'one', { spec: { nodeSelector: { group: 'one', pick: 'yes' } } }));
+    await rolledOut('one', 4);
+    const podOn = async () => new Map((await podsOf('one')).map((p) => [nodeOf(p), p.metadata.name]));
+    const before = await podOn();
+
+    // one-5 now matches: it gets a pod; no other pod is replaced.
+    await mergePatch('/api/v1/nodes/one-5', { metadata: { labels: { pick: 'yes' } } });
+    await rolledOut('one', 5);
+    const added = await podOn();
+    expect([...added.keys()].sort()).toEqual(['one-1', 'one-2', 'one-3', 'one-4', 'one-5']);
+    for (const [node, name] of before) expect(added.get(node)).toBe(name);
+    await statusAgrees('one', ['one-1', 'one-2', 'one-3', 'one-4', 'one-5']);
+
+    // one-2 no longer matches: its pod goes, the others stay.
+    await mergePatch('/api/v1/nodes/one-2', { metadata: { labels: { pick: 'no' } } });
+    await until(() => podsOf('one'), (ps) => !ps.some((p) => nodeOf(p) === 'one-2'), 'the pod on one-2 deleted');
+    const removed = await podOn();
+    for (const node of ['one-1', 'one-3', 'one-4', 'one-5']) expect(removed.get(node)).toBe(added.get(node));
+    await statusAgrees('one', ['one-1', 'one-3', 'one-4', 'one-5']);
+
+    // one-3 is deleted: it is no longer desired.
+    expect((await s.api('/api/v1/nodes/one-3', { method: 'DELETE' })).status).toBe(200);
+    const ds = await until(() => getDs('one'), (d) => d.status.desiredNumberScheduled === 3, 'one-3 out of the desired set');
+    expect(ds.status).toMatchObject({ numberMisscheduled: 0, updatedNumberScheduled: 3, numberAvailable: 3 });
+  });
+
   it('keeps the pod of a node that goes NotReady, counted misscheduled, as upstream', async () => {
     await createNodes('nr', [{ name: 'nr-1' }, { name: 'nr-2' }]);
     await createDaemonSet(daemonSet('nr', 'nr'));

@@ -154,44 +154,47 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     return out;
   }
 
-  // Pods by controller uid, and pods without a controller by namespace, kept
-  // from the pod watch so that a sync looks only at its own pods.
-  const podsByController = new Map<string, Map<string, KubeObject>>();
+  // Pods by controller uid and target node ('' for none yet), and pods without
+  // a controller by namespace, kept from the pod watch so that a sync looks
+  // only at its own pods, on the nodes that changed. A pod's change marks its
+  // node (before and after) dirty for its DaemonSet's next sync.
+  const podsByControllerNode = new Map<string, Map<string, Map<string, KubeObject>>>();
   const orphanPods = new Map<string, Map<string, KubeObject>>();
   function indexPod(key: string, pod: KubeObject | undefined, previous: KubeObject | undefined) {
-    const bucket = (o: KubeObject, create: boolean) => {
+    const remove = (o: KubeObject) => {
       const ref = controllerRefOf(o);
-      const [map, id] = ref ? [podsByController, ref.uid as string] : [orphanPods, o.metadata.namespace!];
-      let b = map.get(id);
-      if (!b && create) map.set(id, (b = new Map()));
-      return { b, drop: () => b && !b.size && map.delete(id) };
-    };
-    if (previous) {
-      const { b, drop } = bucket(previous, false);
+      if (!ref) {
+        const b = orphanPods.get(o.metadata.namespace!);
+        b?.delete(key);
+        if (b && !b.size) orphanPods.delete(o.metadata.namespace!);
+        return;
+      }
+      const node = targetNodeName(o) ?? '';
+      markDirty(ref.uid, node);
+      const byNode = podsByControllerNode.get(ref.uid);
+      const b = byNode?.get(node);
       b?.delete(key);
-      drop();
-    }
-    if (pod) bucket(pod, true).b!.set(key, pod);
-  }
-
-  const podsOf = (ds: KubeObject, sel: Requirement[]) => {
-    const out: KubeObject[] = [];
-    for (const p of podsByController.get(ds.metadata.uid!)?.values() ?? []) if (matchesRequirements(sel, p.metadata.labels)) out.push(p);
-    return out;
-  };
-
-  /** getNodesToDaemonPods: the DaemonSet's pods by node; terminal pods already being deleted left out unless asked. */
-  function nodesToDaemonPods(pods: KubeObject[], includeDeletedTerminal = false): Map<string, KubeObject[]> {
-    const m = new Map<string, KubeObject[]>();
-    for (const p of pods) {
-      if (!includeDeletedTerminal && isTerminal(p) && p.metadata.deletionTimestamp) continue;
-      const node = targetNodeName(p);
-      if (!node) continue;
-      const list = m.get(node);
-      if (list) list.push(p);
-      else m.set(node, [p]);
-    }
-    return m;
+      if (b && !b.size) byNode!.delete(node);
+      if (byNode && !byNode.size) podsByControllerNode.delete(ref.uid);
+    };
+    const add = (o: KubeObject) => {
+      const ref = controllerRefOf(o);
+      if (!ref) {
+        let b = orphanPods.get(o.metadata.namespace!);
+        if (!b) orphanPods.set(o.metadata.namespace!, (b = new Map()));
+        b.set(key, o);
+        return;
+      }
+      const node = targetNodeName(o) ?? '';
+      markDirty(ref.uid, node);
+      let byNode = podsByControllerNode.get(ref.uid);
+      if (!byNode) podsByControllerNode.set(ref.uid, (byNode = new Map()));
+      let b = byNode.get(node);
+      if (!b) byNode.set(node, (b = new Map()));
+      b.set(key, o);
+    };
+    if (previous) remove(previous);
+    if (pod) add(pod);
   }
 
   // ---- revisions ----
@@ -290,8 +293,9 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     let toKill = old.length - limit;
     if (toKill <= 0) return;
     const live = new Set<string>();
-    for (const pods of nodesToDaemonPods(podsOf(ds, sel), true).values()) {
-      for (const p of pods) {
+    for (const node of podsByControllerNode.get(ds.metadata.uid!)?.keys() ?? []) {
+      if (!node) continue; // getNodesToDaemonPods leaves out pods for no node
+      for (const p of podsOnNode(ds, sel, node, true)) {
         const h = p.metadata.labels?.[ControllerRevisionHashLabel];
         if (h) live.add(h);
       }
@@ -373,114 +377,227 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     return {};
   }
 
-  /** manage + podsShouldBeOnNode: which nodes need a pod, which pods must go. */
-  function manage(ds: KubeObject, nodes: KubeObject[], placement: Map<string, Placement>, byNode: Map<string, KubeObject[]>, hash: string, now: number, requeue: (ms: number) => void) {
+  /** The shape of a node's contribution to the status counters (0 or 1 each). */
+  interface Counts {
+    desired: number;
+    current: number;
+    misscheduled: number;
+    ready: number;
+    available: number;
+    updated: number;
+  }
+  const COUNTS = ['desired', 'current', 'misscheduled', 'ready', 'available', 'updated'] as const;
+  const zeroCounts = (): Counts => ({ desired: 0, current: 0, misscheduled: 0, ready: 0, available: 0, updated: 0 });
+
+  /** One node as a DaemonSet's sync last judged it. */
+  interface NodeEntry {
+    /** The node exists (a pod may name one that is gone). */
+    exists: boolean;
+    placement?: Placement;
+    /** nodesToDaemonPods for this node: the DaemonSet's pods on it, terminal ones being deleted left out. */
+    pods: KubeObject[];
+    /** What the rolling update's plan sees of this node (undefined: the plan leaves it out). */
+    view?: NodePods<KubeObject>;
+    /** manage: the node needs a pod. */
+    create: boolean;
+    /** manage: the pods that must go. */
+    deletes: string[];
+    /** It holds a Failed pod: manage judges it at every sync, as the failed-pod back-off steps with time. */
+    failed: boolean;
+    /** When a ready pod here turns available (minReadySeconds); Infinity when none is about to. */
+    availableAt: number;
+    counts: Counts;
+  }
+
+  /**
+   * Per DaemonSet (by uid), every node as last judged, with the status totals
+   * and the nodes manage acts on. Pod and node events mark nodes dirty; a sync
+   * judges again only those (and the few whose judgement depends on the clock),
+   * so its work is proportional to what changed, not to the cluster's size.
+   * A new template (generation, hash) or selector judges every node again.
+   */
+  interface DaemonState {
+    key: string;
+    entries: Map<string, NodeEntry>;
+    dirty: Set<string>;
+    totals: Counts;
+    creates: Set<string>;
+    deletes: Set<string>;
+    failed: Set<string>;
+    /** Nodes whose judgement changes with the clock (a pod turning available). */
+    timed: Set<string>;
+  }
+  const states = new Map<string, DaemonState>();
+  /** Every node's name, sorted as the node list is; rebuilt when a node comes or goes. */
+  let nodeNames: string[] | undefined;
+  const allNodeNames = () => (nodeNames ??= cache.list(nodeStore.resourcePrefix).map((c) => c.object.metadata.name!));
+  const markDirty = (uid: string | undefined, node: string | undefined) => {
+    if (uid && node !== undefined) states.get(uid)?.dirty.add(node);
+  };
+
+  /**
+   * Placement depends only on the node object and the DaemonSet's spec, so it
+   * is kept per node object and DaemonSet generation.
+   */
+  const placements = new Map<string, { generation: number; byNode: WeakMap<KubeObject, Placement> }>();
+  function placementOf(ds: KubeObject, node: KubeObject): Placement {
+    const generation = ds.metadata.generation ?? 0;
+    let cached = placements.get(ds.metadata.uid!);
+    if (!cached || cached.generation !== generation) placements.set(ds.metadata.uid!, (cached = { generation, byNode: new WeakMap() }));
+    let p = cached.byNode.get(node);
+    if (!p) cached.byNode.set(node, (p = nodeShouldRunDaemonPod(node, ds)));
+    return p;
+  }
+
+  /** The DaemonSet's pods on one node (its selector matching), terminal ones being deleted left out unless asked. */
+  function podsOnNode(ds: KubeObject, sel: Requirement[], node: string, includeDeletedTerminal = false): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const p of podsByControllerNode.get(ds.metadata.uid!)?.get(node)?.values() ?? []) {
+      if (!matchesRequirements(sel, p.metadata.labels)) continue;
+      if (!includeDeletedTerminal && isTerminal(p) && p.metadata.deletionTimestamp) continue;
+      out.push(p);
+    }
+    return out;
+  }
+
+  /** manage for one node (podsShouldBeOnNode): whether it needs a pod and which pods must go. */
+  function manageNode(ds: KubeObject, name: string, placement: Placement, pods: KubeObject[], hash: string, now: number, requeue?: (ms: number) => void) {
     const surge = allowsSurge(ds as any);
     const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
     const hashOf = (p: KubeObject) => p.metadata.labels?.[ControllerRevisionHashLabel];
-    const toCreate: string[] = [];
-    const toDelete: string[] = [];
-    for (const node of nodes) {
-      const name = node.metadata.name!;
-      const { shouldRun, shouldContinueRunning } = placement.get(name)!;
-      const pods = byNode.get(name) ?? [];
-      if (shouldRun && !pods.length) {
-        toCreate.push(name);
-        continue;
-      }
-      if (!shouldContinueRunning) {
-        for (const p of pods) if (!p.metadata.deletionTimestamp) toDelete.push(p.metadata.name!);
-        continue;
-      }
-      const running: KubeObject[] = [];
-      for (const p of pods) {
-        if (p.metadata.deletionTimestamp) continue;
-        const phase = (p.status as any)?.phase;
-        if (phase === 'Failed') {
-          // The kubelet keeps rejecting or failing it: recreate, but back off per node.
-          const b = failedPodBackoff(`${ds.metadata.namespace}/${ds.metadata.name}/${name}`, now);
-          if (b.wait !== undefined) requeue(b.wait);
-          else {
-            recorder.event(dsRef(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${p.metadata.namespace}/${p.metadata.name} on node ${name}, will try to kill it`);
-            toDelete.push(p.metadata.name!);
-          }
-        } else if (phase === 'Succeeded') toDelete.push(p.metadata.name!);
-        else running.push(p);
-      }
-      if (!surge) {
-        // Without surge only the oldest running pod may stay.
-        if (running.length > 1) for (const p of running.sort(compareDaemonPods).slice(1)) toDelete.push(p.metadata.name!);
-        continue;
-      }
-      if (running.length <= 1) {
-        if (!running.length && shouldRun) toCreate.push(name);
-        continue;
-      }
-      // With surge a node may hold the oldest new pod and the oldest old pod, no more.
-      let oldestNew: KubeObject | undefined;
-      let oldestOld: KubeObject | undefined;
-      for (const p of running.sort(compareDaemonPods)) {
-        if (hashOf(p) === hash) {
-          if (!oldestNew) {
-            oldestNew = p;
-            continue;
-          }
-        } else if (!oldestOld) {
-          oldestOld = p;
+    const deletes: string[] = [];
+    const { shouldRun, shouldContinueRunning } = placement;
+    if (shouldRun && !pods.length) return { create: true, deletes };
+    if (!shouldContinueRunning) {
+      for (const p of pods) if (!p.metadata.deletionTimestamp) deletes.push(p.metadata.name!);
+      return { create: false, deletes };
+    }
+    const running: KubeObject[] = [];
+    for (const p of pods) {
+      if (p.metadata.deletionTimestamp) continue;
+      const phase = (p.status as any)?.phase;
+      if (phase === 'Failed') {
+        // The kubelet keeps rejecting or failing it: recreate, but back off per node.
+        // Judged once per sync (requeue given): the back-off steps with each judgement.
+        if (!requeue) continue;
+        const b = failedPodBackoff(`${ds.metadata.namespace}/${ds.metadata.name}/${name}`, now);
+        if (b.wait !== undefined) requeue(b.wait);
+        else {
+          recorder.event(dsRef(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${p.metadata.namespace}/${p.metadata.name} on node ${name}, will try to kill it`);
+          deletes.push(p.metadata.name!);
+        }
+      } else if (phase === 'Succeeded') deletes.push(p.metadata.name!);
+      else running.push(p);
+    }
+    if (!surge) {
+      // Without surge only the oldest running pod may stay.
+      if (running.length > 1) for (const p of running.sort(compareDaemonPods).slice(1)) deletes.push(p.metadata.name!);
+      return { create: false, deletes };
+    }
+    if (running.length <= 1) return { create: !running.length && shouldRun, deletes };
+    // With surge a node may hold the oldest new pod and the oldest old pod, no more.
+    let oldestNew: KubeObject | undefined;
+    let oldestOld: KubeObject | undefined;
+    for (const p of running.sort(compareDaemonPods)) {
+      if (hashOf(p) === hash) {
+        if (!oldestNew) {
+          oldestNew = p;
           continue;
         }
-        toDelete.push(p.metadata.name!);
-      }
-      if (oldestNew && oldestOld && (!isPodReady(oldestOld) || isPodAvailable(oldestNew, minReady, now))) toDelete.push(oldestOld.metadata.name!);
-    }
-    // getUnscheduledPodsWithoutNode: pods still waiting for a node that is gone.
-    const known = new Set(nodes.map((n) => n.metadata.name!));
-    for (const [name, pods] of byNode) {
-      if (known.has(name)) continue;
-      for (const p of pods) if (!(p.spec as any)?.nodeName && !p.metadata.deletionTimestamp) toDelete.push(p.metadata.name!);
-    }
-    return { toCreate, toDelete };
-  }
-
-  // ---- status ----
-
-  function computeStatus(ds: KubeObject, nodes: KubeObject[], placement: Map<string, Placement>, byNode: Map<string, KubeObject[]>, hash: string, now: number) {
-    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
-    const generation = templateGenerationOf(ds as any);
-    let desired = 0;
-    let current = 0;
-    let misscheduled = 0;
-    let ready = 0;
-    let available = 0;
-    let updated = 0;
-    for (const node of nodes) {
-      const shouldRun = placement.get(node.metadata.name!)?.shouldRun ?? nodeShouldRunDaemonPod(node, ds).shouldRun;
-      const pods = byNode.get(node.metadata.name!) ?? [];
-      if (!shouldRun) {
-        if (pods.length) misscheduled++;
+      } else if (!oldestOld) {
+        oldestOld = p;
         continue;
       }
-      desired++;
-      if (!pods.length) continue;
-      current++;
-      const pod = pods.length === 1 ? pods[0] : [...pods].sort(compareDaemonPods)[0];
-      if (isPodReady(pod)) {
-        ready++;
-        if (isPodAvailable(pod, minReady, now)) available++;
-      }
-      if (isPodUpdated(pod, hash, generation)) updated++;
+      deletes.push(p.metadata.name!);
     }
-    return {
-      status: {
-        desiredNumberScheduled: desired,
-        currentNumberScheduled: current,
-        numberMisscheduled: misscheduled,
-        numberReady: ready,
-        numberAvailable: available,
-        numberUnavailable: desired - available,
-        updatedNumberScheduled: updated,
-      },
-    };
+    if (oldestNew && oldestOld && (!isPodReady(oldestOld) || isPodAvailable(oldestNew, minReady, now))) deletes.push(oldestOld.metadata.name!);
+    return { create: false, deletes };
+  }
+
+  /** Judges one node: its pods, what manage does there (Failed pods aside), its share of the status. */
+  function judgeNode(ds: KubeObject, sel: Requirement[], name: string, hash: string, now: number): NodeEntry {
+    const node = cache.get(nodeStore.keyFor(undefined, name))?.object;
+    const pods = name ? podsOnNode(ds, sel, name) : [];
+    const counts = zeroCounts();
+    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
+    let availableAt = Infinity;
+    for (const p of pods) {
+      const at = podAvailableAt(p, minReady);
+      if (at !== undefined && at > now && at < availableAt) availableAt = at;
+    }
+    if (!node) {
+      // getUnscheduledPodsWithoutNode: pods still waiting for a node that is gone.
+      const deletes = pods.filter((p) => !(p.spec as any)?.nodeName && !p.metadata.deletionTimestamp).map((p) => p.metadata.name!);
+      const view = pods.length ? { nodeName: name, shouldRun: false, pods } : undefined;
+      return { exists: false, pods, view, create: false, deletes, failed: false, availableAt, counts };
+    }
+    const placement = placementOf(ds, node);
+    const { create, deletes } = manageNode(ds, name, placement, pods, hash, now);
+    const failed = pods.some((p) => !p.metadata.deletionTimestamp && (p.status as any)?.phase === 'Failed');
+    const view = placement.shouldRun || pods.length ? { nodeName: name, shouldRun: placement.shouldRun, pods } : undefined;
+    if (!placement.shouldRun) {
+      if (pods.length) counts.misscheduled = 1;
+    } else {
+      counts.desired = 1;
+      if (pods.length) {
+        counts.current = 1;
+        const pod = pods.length === 1 ? pods[0] : [...pods].sort(compareDaemonPods)[0];
+        if (isPodReady(pod)) {
+          counts.ready = 1;
+          if (isPodAvailable(pod, minReady, now)) counts.available = 1;
+        }
+        if (isPodUpdated(pod, hash, templateGenerationOf(ds as any))) counts.updated = 1;
+      }
+    }
+    return { exists: true, placement, pods, view, create, deletes, failed, availableAt, counts };
+  }
+
+  /** The DaemonSet's state, judged again where its nodes or pods changed (everywhere for a new template). */
+  function refresh(ds: KubeObject, sel: Requirement[], hash: string, now: number): DaemonState {
+    const uid = ds.metadata.uid!;
+    const key = `${ds.metadata.generation ?? 0}/${hash}/${stableStringify((ds.spec as any)?.selector)}`;
+    let st = states.get(uid);
+    if (!st || st.key !== key) {
+      st = { key, entries: new Map(), dirty: new Set(allNodeNames()), totals: zeroCounts(), creates: new Set(), deletes: new Set(), failed: new Set(), timed: new Set() };
+      for (const node of podsByControllerNode.get(uid)?.keys() ?? []) st.dirty.add(node);
+      states.set(uid, st);
+    }
+    for (const name of st.timed) st.dirty.add(name);
+    for (const name of st.dirty) {
+      const before = st.entries.get(name);
+      if (before) for (const k of COUNTS) st.totals[k] -= before.counts[k];
+      const e = judgeNode(ds, sel, name, hash, now);
+      if (!e.exists && !e.pods.length) st.entries.delete(name);
+      else st.entries.set(name, e);
+      for (const k of COUNTS) st.totals[k] += e.counts[k];
+      const mark = (set: Set<string>, on: boolean) => (on ? set.add(name) : set.delete(name));
+      mark(st.creates, e.create);
+      mark(st.deletes, e.deletes.length > 0);
+      mark(st.failed, e.failed);
+      mark(st.timed, e.availableAt !== Infinity);
+    }
+    st.dirty.clear();
+    return st;
+  }
+
+  /** manage: which nodes need a pod, which pods must go, in the node list's order. */
+  function manage(ds: KubeObject, st: DaemonState, hash: string, now: number, requeue: (ms: number) => void) {
+    const toCreate: string[] = [];
+    const toDelete: string[] = [];
+    const names = [...new Set([...st.creates, ...st.deletes, ...st.failed])].sort();
+    for (const name of names) {
+      const e = st.entries.get(name)!;
+      if (e.failed && e.placement) {
+        // Judged again now, with the back-off (once per sync, as upstream's manage).
+        const m = manageNode(ds, name, e.placement, e.pods, hash, now, requeue);
+        if (m.create) toCreate.push(name);
+        toDelete.push(...m.deletes);
+        continue;
+      }
+      if (e.create) toCreate.push(name);
+      toDelete.push(...e.deletes);
+    }
+    return { toCreate, toDelete };
   }
 
   async function storeStatus(ds: KubeObject, status: Record<string, number>, observe: boolean) {
@@ -503,33 +620,23 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   /** updateDaemonSet: manage, then the rolling update once manage has nothing left to do, then history clean-up. Returns whether work was left over. */
-  async function updateDaemonSet(
-    ds: KubeObject,
-    sel: Requirement[],
-    hash: string,
-    old: KubeObject[],
-    nodeList: KubeObject[],
-    placement: Map<string, Placement>,
-    byNode: Map<string, KubeObject[]>,
-    now: number,
-    requeue: (ms: number) => void,
-  ): Promise<boolean> {
-    const { toCreate, toDelete } = manage(ds, nodeList, placement, byNode, hash, now, requeue);
+  async function updateDaemonSet(ds: KubeObject, sel: Requirement[], hash: string, old: KubeObject[], requeue: (ms: number) => void): Promise<boolean> {
+    const st = refresh(ds, sel, hash, Date.now());
+    const { toCreate, toDelete } = manage(ds, st, hash, Date.now(), requeue);
     const managed = await syncNodes(ds, toDelete, toCreate, hash);
     let more = managed.more;
     // The rolling update runs only once manage has nothing left to do (upstream
     // waits for its expectations); the events of manage's writes bring us back.
     const strategy = (ds.spec as any)?.updateStrategy?.type ?? 'RollingUpdate';
     if (!managed.wrote && strategy === 'RollingUpdate') {
-      now = Date.now();
-      const entries = new Map<string, NodePods<KubeObject>>();
-      for (const node of nodeList) {
-        const { shouldRun } = placement.get(node.metadata.name!)!;
-        const pods = byNode.get(node.metadata.name!);
-        if (shouldRun || pods) entries.set(node.metadata.name!, { nodeName: node.metadata.name!, shouldRun, pods: pods ?? [] });
+      const now = Date.now();
+      const current = refresh(ds, sel, hash, now);
+      const nodes: NodePods<KubeObject>[] = [];
+      for (const name of [...current.entries.keys()].sort()) {
+        const view = current.entries.get(name)!.view;
+        if (view) nodes.push(view);
       }
-      for (const [nodeName, pods] of byNode) if (!entries.has(nodeName)) entries.set(nodeName, { nodeName, shouldRun: false, pods });
-      const plan = planRollingUpdate({ ds: ds as any, nodes: [...entries.values()].sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)), hash, now });
+      const plan = planRollingUpdate({ ds: ds as any, nodes, hash, now });
       const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
       more ||= r.more;
     }
@@ -540,29 +647,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
 
   // ---- sync ----
 
-  /**
-   * Placement depends only on the node object and the DaemonSet's spec, so it
-   * is kept per cached node object and DaemonSet generation: a sync of a
-   * DaemonSet on 5000 nodes judges only the nodes that changed since the last.
-   */
-  const placements = new Map<string, { generation: number; byNode: WeakMap<KubeObject, Placement> }>();
-  function placementsOf(ds: KubeObject, nodeList: KubeObject[]): Map<string, Placement> {
-    const generation = ds.metadata.generation ?? 0;
-    let cached = placements.get(ds.metadata.uid!);
-    if (!cached || cached.generation !== generation) placements.set(ds.metadata.uid!, (cached = { generation, byNode: new WeakMap() }));
-    let tolerations: ReturnType<typeof daemonPodTolerations> | undefined;
-    const out = new Map<string, Placement>();
-    for (const node of nodeList) {
-      let p = cached.byNode.get(node);
-      if (!p) {
-        tolerations ??= daemonPodTolerations((ds.spec as any)?.template?.spec);
-        cached.byNode.set(node, (p = nodeShouldRunDaemonPod(node, ds, tolerations)));
-      }
-      out.set(node.metadata.name!, p);
-    }
-    return out;
-  }
-
   async function sync(key: string) {
     const [ns, name] = key.split('/');
     const ds = cache.get(dsStore.keyFor(ns, name))?.object;
@@ -570,46 +654,49 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       for (const k of failedBackoff.keys()) if (k.startsWith(`${key}/`)) failedBackoff.delete(k);
       const live = new Set(allDaemonSets().map((d) => d.metadata.uid));
       for (const uid of placements.keys()) if (!live.has(uid)) placements.delete(uid);
+      for (const uid of states.keys()) if (!live.has(uid)) states.delete(uid);
       return;
     }
     const sel = selectorOf(ds);
     if (!sel || ds.metadata.deletionTimestamp) return;
     const requeueAt = { ms: Infinity };
     const requeue = (ms: number) => (requeueAt.ms = Math.min(requeueAt.ms, ms));
-    const nodes = () => cache.list(nodeStore.resourcePrefix).map((c) => c.object);
 
-    await claim(ds, sel, podKind, [...(podsByController.get(ds.metadata.uid!)?.values() ?? []), ...(orphanPods.get(ns)?.values() ?? [])]);
+    // Claim: owned pods on the nodes that changed (every node for a DaemonSet not yet judged), and the orphans.
+    const st = states.get(ds.metadata.uid!);
+    const owned = podsByControllerNode.get(ds.metadata.uid!);
+    const candidates: KubeObject[] = [];
+    if (!st) for (const pods of owned?.values() ?? []) candidates.push(...pods.values());
+    else for (const node of st.dirty) candidates.push(...(owned?.get(node)?.values() ?? []));
+    candidates.push(...(orphanPods.get(ns)?.values() ?? []));
+    await claim(ds, sel, podKind, candidates);
     const { hash, old } = await constructHistory(ds, sel);
 
-    // manage: create where missing, delete what must go. Placement is judged
-    // once per sync, on one list of nodes, as upstream does.
-    let now = Date.now();
-    const nodeList = nodes();
-    const placement = placementsOf(ds, nodeList);
-    let byNode = nodesToDaemonPods(podsOf(ds, sel));
     let more = false;
     let failure: unknown;
     try {
-      more = await updateDaemonSet(ds, sel, hash, old, nodeList, placement, byNode, now, requeue);
+      more = await updateDaemonSet(ds, sel, hash, old, requeue);
     } catch (e) {
       failure = e; // the status is written all the same, as upstream does
     }
 
-    now = Date.now();
-    byNode = nodesToDaemonPods(podsOf(ds, sel));
-    const { status } = computeStatus(ds, nodeList, placement, byNode, hash, now);
+    const now = Date.now();
+    const { totals, timed, entries } = refresh(ds, sel, hash, now);
+    const status = {
+      desiredNumberScheduled: totals.desired,
+      currentNumberScheduled: totals.current,
+      numberMisscheduled: totals.misscheduled,
+      numberReady: totals.ready,
+      numberAvailable: totals.available,
+      numberUnavailable: totals.desired - totals.available,
+      updatedNumberScheduled: totals.updated,
+    };
     await storeStatus(ds, status, true);
     if (failure) throw failure;
     // Come back when a ready pod turns available (minReadySeconds): the status
     // changes and the rollout may proceed (upstream requeues after minReadySeconds).
-    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
     let nextAvailable = Infinity;
-    for (const pods of byNode.values()) {
-      for (const p of pods) {
-        const at = podAvailableAt(p, minReady);
-        if (at !== undefined && at > now) nextAvailable = Math.min(nextAvailable, at);
-      }
-    }
+    for (const name of timed) nextAvailable = Math.min(nextAvailable, entries.get(name)?.availableAt ?? Infinity);
     if (nextAvailable !== Infinity) requeue(nextAvailable - now + 5);
     if (more) requeue(0);
     if (requeueAt.ms !== Infinity) queue.after(key, requeueAt.ms);
@@ -651,6 +738,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   function onNode(e: CacheEvent) {
     // Heartbeats change nothing a DaemonSet looks at.
     if (e.type === 'MODIFIED' && e.previous && deepEqual(schedulingView(e.previous), schedulingView(e.object.object))) return;
+    if (e.type !== 'MODIFIED') nodeNames = undefined;
+    for (const st of states.values()) st.dirty.add(e.object.object.metadata.name!);
     for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
   }
 
