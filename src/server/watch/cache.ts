@@ -120,6 +120,8 @@ class Watchers {
 
 /** Events whose value is at least this long are applied a turn later (see receive). */
 const LARGE_EVENT_CHARS = 256 * 1024;
+/** How long the cache applies events in one turn of the event loop (see receive). */
+const APPLY_SLICE_MS = 5;
 
 export class WatchCache {
   private readonly buckets = new Map<string, Bucket>();
@@ -204,54 +206,82 @@ export class WatchCache {
     return b;
   }
 
-  /** Events not applied yet, in order; see receive(). */
+  /** Events not applied yet, in order, from `queuedAt` on; see receive(). */
   private queued: StorageEvent[] = [];
+  private queuedAt = 0;
+  private draining: NodeJS.Immediate | undefined;
 
   /**
-   * Storage delivers events inside the write that made them. Small ones are
-   * applied at once; a large one (parsing it takes a while) is applied on
-   * the next turn of the event loop, so that the write and the parse are
-   * two turns, not one long one. Order is kept: once anything waits, later
-   * events wait behind it. Readers wait with waitFor() either way.
+   * Storage delivers events inside the write that made them, a group commit's
+   * worth at once. They are applied (parsed, offered to every watcher) for at
+   * most APPLY_SLICE_MS in one turn of the event loop; the rest wait for the
+   * next turn, so that requests and other writes are read in between instead of
+   * behind one long turn (a 5000-node rollout commits hundreds of writes in a
+   * group, each delivered to 200 watchers). A large event (parsing it takes a
+   * while) is applied on a turn of its own. Order is kept: once anything
+   * waits, later events wait behind it. Readers wait with waitFor() either way.
    */
   private receive(events: StorageEvent[]) {
     if (this.reloading) return void this.reloading.push(...events);
-    if (!this.queued.length && !events.some((e) => e.value.length > LARGE_EVENT_CHARS)) return this.apply(events);
-    if (!this.queued.length) {
-      setImmediate(() => {
-        const all = this.queued;
-        this.queued = [];
-        this.apply(all);
-      });
+    for (const e of events) this.queued.push(e);
+    if (!this.draining) this.drain(true);
+  }
+
+  private drain(inWrite: boolean) {
+    this.draining = undefined;
+    const q = this.queued;
+    const until = performance.now() + APPLY_SLICE_MS;
+    let i = this.queuedAt;
+    for (; i < q.length; i++) {
+      // The write that made a large event and its parse are two turns, not one long one.
+      if (q[i].value.length > LARGE_EVENT_CHARS && (inWrite || i > this.queuedAt)) break;
+      this.applyOne(q[i]);
+      if (performance.now() > until) {
+        i++;
+        break;
+      }
     }
-    this.queued.push(...events);
+    if (i < q.length) {
+      this.queuedAt = i;
+      this.draining = setImmediate(() => this.drain(false));
+    } else {
+      this.queued = [];
+      this.queuedAt = 0;
+    }
+    this.settleWaiting();
   }
 
   private apply(events: StorageEvent[]) {
-    for (const e of events) {
-      if (e.revision <= this.revision) continue;
-      const bucket = this.bucket(e.key);
-      const previous = bucket.objects.get(e.key)?.object;
-      const object = toCached(e.key, e.value, e.revision);
-      let type: EventType;
-      if (e.type === 'delete') {
-        bucket.delete(e.key);
-        type = 'DELETED';
-      } else {
-        bucket.set(object);
-        type = e.type === 'create' || !previous ? 'ADDED' : 'MODIFIED';
-      }
-      const event: CacheEvent = { type, key: e.key, object, previous, revision: e.revision };
-      this.history.push(event);
-      // Trimmed an eighth at a time, not one event per event: shifting 10,000
-      // entries on every write cost more than the write (a 5000-node rollout).
-      if (this.history.length > this.historySize + (this.historySize >> 3)) {
-        const dropped = this.history.splice(0, this.history.length - this.historySize);
-        this.historyStart = dropped[dropped.length - 1].revision;
-      }
-      this.revision = e.revision;
-      this.watchers.deliver(event);
+    for (const e of events) this.applyOne(e);
+    this.settleWaiting();
+  }
+
+  private applyOne(e: StorageEvent) {
+    if (e.revision <= this.revision) return;
+    const bucket = this.bucket(e.key);
+    const previous = bucket.objects.get(e.key)?.object;
+    const object = toCached(e.key, e.value, e.revision);
+    let type: EventType;
+    if (e.type === 'delete') {
+      bucket.delete(e.key);
+      type = 'DELETED';
+    } else {
+      bucket.set(object);
+      type = e.type === 'create' || !previous ? 'ADDED' : 'MODIFIED';
     }
+    const event: CacheEvent = { type, key: e.key, object, previous, revision: e.revision };
+    this.history.push(event);
+    // Trimmed an eighth at a time, not one event per event: shifting 10,000
+    // entries on every write cost more than the write (a 5000-node rollout).
+    if (this.history.length > this.historySize + (this.historySize >> 3)) {
+      const dropped = this.history.splice(0, this.history.length - this.historySize);
+      this.historyStart = dropped[dropped.length - 1].revision;
+    }
+    this.revision = e.revision;
+    this.watchers.deliver(event);
+  }
+
+  private settleWaiting() {
     while (this.waiting.length && this.waiting[0].revision <= this.revision) this.waiting.shift()!.resolve();
     this.waiting.sort((a, b) => a.revision - b.revision);
   }

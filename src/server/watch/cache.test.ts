@@ -1,0 +1,47 @@
+// The watch cache applies a group commit's events a slice at a time: a large
+// group (a rollout's hundreds of writes, each offered to every watcher) does
+// not hold the event loop for one long turn, so requests are read in between;
+// every watcher still gets every event once, in revision order.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SqliteStorage } from '../storage/sqlite.ts';
+import { WatchCache } from './cache.ts';
+
+let dir: string;
+let storage: SqliteStorage;
+let cache: WatchCache;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-cache-'));
+  storage = SqliteStorage.open(path.join(dir, 'db.sqlite'));
+  cache = await WatchCache.start(storage);
+});
+afterEach(async () => {
+  cache.stop();
+  await storage.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it("applies one group commit's events over several turns of the event loop, every one in order", async () => {
+  const prefix = '/registry/core/configmaps/';
+  // A turn counter: it advances once per turn of the event loop that other work gets.
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  const delivered: { revision: number; turn: number }[] = [];
+  await cache.watchFrom(cache.revision, { prefix, deliver: (e) => delivered.push({ revision: e.revision, turn }) });
+  setImmediate(tick);
+  // Writes asked for in one turn commit as one group, whose events storage delivers at once.
+  const value = JSON.stringify({ metadata: { name: 'x' }, data: { filler: 'x'.repeat(2000) } });
+  const revisions = await Promise.all(Array.from({ length: 5000 }, (_, i) => storage.create(`${prefix}default/c${i}`, value)));
+  expect(await cache.waitFor(Math.max(...revisions))).toBe(true);
+  ticking = false;
+  expect(delivered.map((d) => d.revision)).toEqual([...revisions].sort((a, b) => a - b));
+  // Other work ran between the slices of the one group.
+  expect(new Set(delivered.map((d) => d.turn)).size).toBeGreaterThan(1);
+  expect(cache.list(prefix)).toHaveLength(5000);
+}, 60_000);
