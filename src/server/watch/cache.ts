@@ -159,6 +159,7 @@ export class WatchCache {
 
   stop() {
     this.stopped = true;
+    if (this.draining) clearImmediate(this.draining);
     this.unsubscribe?.();
   }
 
