@@ -6,29 +6,9 @@
 // A PASSIVE checkpoint from another connection runs beside the writer; the
 // writer restarts the log from its start once a checkpoint has caught up.
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-
-/** The worker: plain JavaScript (no loader needed), one checkpoint per message. */
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
-db.pragma('synchronous = NORMAL');
-db.pragma('wal_autocheckpoint = 0');
-parentPort.on('message', (m) => {
-  if (m === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
-  } catch (e) {
-    parentPort.postMessage({ error: String(e && e.message || e) });
-  }
-});
-`;
+import type { CheckpointAnswer, CheckpointWorkerData } from './checkpointworker.ts';
 
 /** Bytes written to the log between checkpoints (SQLite's own default is 1000 pages, ~4 MB). */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
@@ -77,19 +57,22 @@ export class Checkpointer {
     if (this.worker) return this.worker;
     let w: Worker;
     try {
-      const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-      w = new Worker(WORKER, { eval: true, workerData: { file: this.file, driver, busyTimeoutMs: this.busyTimeoutMs } });
+      // The worker runs TypeScript like this process (as the body decoder's, bodies.ts): tsx's loader first, then the entry.
+      const entry = new URL('./checkpointworker.ts', import.meta.url).href;
+      const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+      const workerData: CheckpointWorkerData = { file: this.file, busyTimeoutMs: this.busyTimeoutMs };
+      w = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData });
     } catch (e) {
       this.fail(e);
       return undefined;
     }
     w.unref();
-    w.on('message', (m: { error?: string; log?: number; checkpointed?: number }) => {
+    w.on('message', (m: CheckpointAnswer) => {
       this.running = false;
       // A busy checkpoint is tried again with the next few MB; the log grows meanwhile.
-      if (m.error) console.warn(`SqliteStorage: WAL checkpoint failed: ${m.error}`);
+      if ('error' in m) console.warn(`SqliteStorage: WAL checkpoint failed: ${m.error}`);
       // One run beside the writer cannot tell what was appended after it looked; one with the writer held can.
-      else this.behind = !this.held || (m.checkpointed ?? 0) < (m.log ?? 0);
+      else this.behind = !this.held || m.checkpointed < m.log;
       this.held = false;
       for (const resolve of this.waiters.splice(0)) resolve();
       if (this.written >= CHECKPOINT_BYTES) this.checkpoint();

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { SqliteStorage } from './sqlite.ts';
 import { StorageError } from './storage.ts';
 
@@ -117,9 +117,11 @@ it('keeps the log bounded under writes that never pause', async () => {
   }
 });
 
-it('checkpoints the log as it grows, beside the writer, keeping it bounded', async () => {
+it('checkpoints the log as it grows, beside the writer (on its worker thread), keeping it bounded', async () => {
   const file = path.join(dir, 'checkpointed.sqlite');
   const big = SqliteStorage.open(file);
+  // Were the worker unable to start (its module not loading), checkpoints would go back to the writer, with this warning.
+  const warn = vi.spyOn(console, 'warn');
   try {
     const value = JSON.stringify({ pad: 'x'.repeat(64 * 1024) });
     for (let round = 0; round < 16; round++) {
@@ -129,7 +131,9 @@ it('checkpoints the log as it grows, beside the writer, keeping it bounded', asy
     for (let i = 0; i < 100 && fs.statSync(file).size < 4 * 1024 * 1024; i++) await new Promise((r) => setTimeout(r, 50));
     expect(fs.statSync(file).size).toBeGreaterThan(4 * 1024 * 1024);
     expect(fs.statSync(`${file}-wal`).size).toBeLessThan(16 * 1024 * 1024);
+    expect(warn.mock.calls.map((c) => String(c[0])).filter((m) => m.includes('checkpoint'))).toEqual([]);
   } finally {
+    warn.mockRestore();
     await big.close();
   }
   const again = SqliteStorage.open(file);
