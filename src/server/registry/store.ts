@@ -623,7 +623,7 @@ export class Store {
       const forbidden = kind.strategy.forbidDelete?.(obj);
       if (forbidden) throw errors.forbidden(kind, name, forbidden);
       if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'DELETE', namespace: obj.metadata.namespace, name, old: obj });
-      const next = clone(obj);
+      const next = JSON.parse(jsonOf(current)) as KubeObject; // a copy (from the serialisation the watchers share)
       const meta = next.metadata;
       const started = meta.deletionTimestamp;
       const now = Date.now();
@@ -682,7 +682,7 @@ export class Store {
       try {
         const revision = await this.storage.delete(key, current.revision);
         await this.cache.waitFor(revision);
-        const last = clone(obj);
+        const last = JSON.parse(jsonOf(current)) as KubeObject;
         last.metadata.resourceVersion = String(revision);
         return { object: last, deleted: true };
       } catch (e) {
