@@ -268,7 +268,7 @@ describe('placement', () => {
   });
 
   it('acts on the one node whose labels change, leaving the pods of the others alone; a deleted node leaves the counts', async () => {
-    await createNodes('one', [1, 2, 3, 4, 5].map((i) => ({ name: `one-${i}`, labels: i === 5 ? {} : { pick: 'yes' } })));
+    await createNodes('one', [1, 2, 3, 4, 5].map((i) => ({ name: `one-${i}`, labels: (i === 5 ? {} : { pick: 'yes' }) as Record<string, string> })));
     await createDaemonSet(daemonSet('one', 'one', { spec: { nodeSelector: { group: 'one', pick: 'yes' } } }));
     await rolledOut('one', 4);
     const podOn = async () => new Map((await podsOf('one')).map((p) => [nodeOf(p), p.metadata.name]));

@@ -426,6 +426,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     failed: Set<string>;
     /** Nodes whose judgement changes with the clock (a pod turning available). */
     timed: Set<string>;
+    /** The entries' node names, sorted (the rolling update's order); dropped when a node comes or goes. */
+    sorted?: string[];
   }
   const states = new Map<string, DaemonState>();
   /** Every node's name, sorted as the node list is; rebuilt when a node comes or goes. */
@@ -567,8 +569,12 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const before = st.entries.get(name);
       if (before) for (const k of COUNTS) st.totals[k] -= before.counts[k];
       const e = judgeNode(ds, sel, name, hash, now);
-      if (!e.exists && !e.pods.length) st.entries.delete(name);
-      else st.entries.set(name, e);
+      if (!e.exists && !e.pods.length) {
+        if (st.entries.delete(name)) st.sorted = undefined;
+      } else {
+        if (!before) st.sorted = undefined;
+        st.entries.set(name, e);
+      }
       for (const k of COUNTS) st.totals[k] += e.counts[k];
       const mark = (set: Set<string>, on: boolean) => (on ? set.add(name) : set.delete(name));
       mark(st.creates, e.create);
@@ -632,7 +638,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const now = Date.now();
       const current = refresh(ds, sel, hash, now);
       const nodes: NodePods<KubeObject>[] = [];
-      for (const name of [...current.entries.keys()].sort()) {
+      for (const name of (current.sorted ??= [...current.entries.keys()].sort())) {
         const view = current.entries.get(name)!.view;
         if (view) nodes.push(view);
       }
