@@ -13,9 +13,12 @@
 //   stalled-node search -> choosing "stalled" (then a name) until the rows
 //                   answer; ms
 //   JS heap      -> after the rollout, before and after a collection
+// DS_TRACE=<file.json>: a Chromium trace (DevTools timeline + JS samples) of
+// DS_TRACE_SECONDS (default 15) of the rollout, from 5 s into it.
 // Prints numbers and the load average; asserts nothing. Needs the built app
 // (DS_STATIC, default dist: `npx vite build`).
 import { chromium, type Page } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { benchDaemonSetDone, clusterApi, createBenchDaemonSet, DAEMONSETS, machine, rollBenchDaemonSet, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 import { median } from './load.ts';
@@ -26,6 +29,8 @@ const RUNS = Number(process.env.DS_RUNS ?? 3);
 const STATIC = resolve(process.env.DS_STATIC ?? 'dist');
 /** One node in this many cannot pull the new image, so its node stalls. */
 const FAULTY_EVERY = 100;
+const TRACE = process.env.DS_TRACE;
+const TRACE_SECONDS = Number(process.env.DS_TRACE_SECONDS ?? 15);
 const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 
@@ -208,6 +213,18 @@ async function benchSize(nodes: number) {
       done = true;
     })();
     let shot = false;
+    const traced = TRACE
+      ? (async () => {
+          await sleep(5000);
+          await browser.startTracing(page, {
+            categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'disabled-by-default-v8.cpu_profiler', 'blink.user_timing'],
+          });
+          await sleep(TRACE_SECONDS * 1000);
+          const trace = await browser.stopTracing();
+          writeFileSync(TRACE, trace);
+          console.log(`    trace of ${TRACE_SECONDS} s of the rollout: ${TRACE} (${f(trace.length / 1e6, 1)} MB)`);
+        })()
+      : undefined;
     const probes = watchToDom(page, c, () => {
       if (!shot && performance.now() - t0 > 5000) {
         shot = true;
@@ -217,6 +234,7 @@ async function benchSize(nodes: number) {
     });
     await finished;
     const w = await probes;
+    await traced;
     const wall = (performance.now() - t0) / 1000;
     const rec = await stopRecorder(page);
     const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms, max ${f(Math.max(...x))} ms`;

@@ -5,10 +5,20 @@
 // per node. The plan is the one the review showed (planstore.ts), or, for
 // a rollout started elsewhere, the one made when this page first saw it.
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { hashKey, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
+import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
+import { daemonSetKind } from '../../../kinds/daemonset.ts';
+import { eventKind } from '../../../kinds/events.ts';
+import { nodeKind } from '../../../kinds/node.ts';
+import { podKind } from '../../../kinds/pod.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import { ControllerRevisionHashLabel, rolloutStatus } from '../../../lib/rollout.ts';
-import { hashOfTemplate, paceFor, planRollout, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
+import { hashOfTemplate, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
+import { useConnection } from '../../api/connection.ts';
+import { queryKeys, useList } from '../../api/hooks.ts';
+import { uidOf, type ListState } from '../../api/watch.ts';
+import { ForecastMirror, type ForecastAnswer, type ForecastList, type ForecastRequest } from '../../workers/liveforecast.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
@@ -43,66 +53,145 @@ export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, star
 }
 
 const REPLAN_MS = 3000;
-/** Runs of the rollout drawn per plan: 100, fewer past 1000 nodes so that a plan costs about the same at any size. */
-const runsFor = (nodes: number) => Math.max(20, Math.min(100, Math.round(100_000 / Math.max(1, nodes))));
 
 /**
- * The forecast of the rollout in progress. Re-planned as nodes finish (in
- * steps of a fiftieth of the rollout) or stalls change, not on every pod event.
+ * The forecast's worker (src/app/workers), fed the lists a plan reads as the
+ * watches change them: each change of the cached list (every one, from the
+ * query cache, not only those a render sees) sends what it added and removed;
+ * a list whose last change was not seen is sent whole. Where there are no
+ * workers (tests), the same mirror answers on this thread.
  */
-export function useLiveForecast(ds: KubeObject, view: ClusterView, loaded: boolean, progress: { updatedAvailable: number; stalled: number }): LiveForecast {
+function useForecastWorker(namespace: string | undefined, onAnswer: (a: ForecastAnswer) => void) {
+  const qc = useQueryClient();
+  const conn = useConnection();
+  const answer = useRef(onAnswer);
+  answer.current = onAnswer;
+  const port = useRef<{ post(m: ForecastRequest): void } | null>(null);
+  // The other lists are the page's own; the namespace's DaemonSets (their pace, when this one has none) are kept live here.
+  useList(daemonSetKind, namespace);
+  useEffect(() => {
+    let post: (m: ForecastRequest) => void;
+    let stop = () => {};
+    if (typeof Worker !== 'undefined') {
+      const w = new Worker(new URL('../../workers/forecast.worker.ts', import.meta.url), { type: 'module' });
+      w.onmessage = (e: MessageEvent<ForecastAnswer>) => answer.current(e.data);
+      post = (m) => w.postMessage(m);
+      stop = () => w.terminate();
+    } else {
+      const mirror = new ForecastMirror();
+      post = (m) => {
+        const a = mirror.handle(m);
+        if (a) queueMicrotask(() => answer.current(a));
+      };
+    }
+    const keys: [ForecastList, QueryKey][] = [
+      ['nodes', queryKeys.list(conn, nodeKind)],
+      ['pods', queryKeys.list(conn, podKind, namespace)],
+      ['revisions', queryKeys.list(conn, controllerRevisionKind, namespace)],
+      ['daemonSets', queryKeys.list(conn, daemonSetKind, namespace)],
+      ['events', queryKeys.list(conn, eventKind, namespace)],
+    ];
+    // The plan reads only the pods' events (the kubelets' Killing and Started).
+    const isPodEvent = (e: KubeObject) => (e as any).involvedObject?.kind === podKind.kind;
+    const sent = new Map<ForecastList, readonly KubeObject[]>();
+    const feed = (list: ForecastList, state: ListState | undefined) => {
+      if (!state || state.items === sent.get(list)) return;
+      const keep = list === 'events' ? isPodEvent : undefined;
+      const c = state.change;
+      if (c && sent.has(list) && c.from === sent.get(list)) post({ type: 'change', list, removed: c.removed.map(uidOf), added: keep ? c.added.filter(keep) : c.added });
+      else post({ type: 'reset', list, items: keep ? state.items.filter(keep) : state.items });
+      sent.set(list, state.items);
+    };
+    const byHash = new Map(keys.map(([list, key]) => [hashKey(key), list]));
+    for (const [list, key] of keys) feed(list, qc.getQueryData<ListState>(key));
+    const unsubscribe = qc.getQueryCache().subscribe((e) => {
+      const list = e.type === 'updated' ? byHash.get(e.query.queryHash) : undefined;
+      if (list) feed(list, e.query.state.data as ListState | undefined);
+    });
+    port.current = { post };
+    return () => {
+      unsubscribe();
+      stop();
+      port.current = null;
+    };
+  }, [qc, conn, namespace]);
+  return port;
+}
+
+/**
+ * The forecast of the rollout in progress, planned in a worker. Re-planned as
+ * nodes finish (in steps of a fiftieth of the rollout) or stalls change, not
+ * on every pod event, and at most every few seconds.
+ */
+export function useLiveForecast(
+  ds: KubeObject,
+  lists: { pods: KubeObject[]; revisions: KubeObject[]; nodes: number },
+  loaded: boolean,
+  progress: { updatedAvailable: number; stalled: number },
+): LiveForecast {
   const status = rolloutStatus(ds as never);
   const running = loaded && !status.done && !status.error;
   const template = (ds.spec as any)?.template;
-  // Re-plan about 50 times over a rollout, however many nodes it has: each plan runs the whole rollout a hundred times.
+  const uid = ds.metadata.uid;
+  // Re-plan about 50 times over a rollout, however many nodes it has: each plan runs the whole rollout many times.
   const desired = (ds.status as any)?.desiredNumberScheduled ?? 0;
   const step = Math.floor(progress.updatedAvailable / Math.max(1, Math.ceil(desired / 50)));
   // The DaemonSet's status and the nodes' status posts change many times a second in a large rollout: the
   // plan is made again for what it depends on (template, strategy, the set of nodes), not for each of those.
   const spec = ds.spec as any;
-  const planKey = JSON.stringify([ds.metadata.uid, template, spec?.updateStrategy, spec?.minReadySeconds, view.nodes.length, view.revisions.length]);
-  const latest = useRef({ ds, view });
-  latest.current = { ds, view };
-  const last = useRef<{ at: number; key: string; result: LiveForecast }>(undefined);
-  const result = useMemo((): LiveForecast => {
+  const planKey = JSON.stringify([uid, template, spec?.updateStrategy, spec?.minReadySeconds, lists.nodes, lists.revisions.length]);
+  const latest = useRef({ ds, template });
+  latest.current = { ds, template };
+  const asked = useRef<{ id: number; at: number; key: string; planKey: string }>(undefined);
+  const [planned, setPlanned] = useState<{ planKey: string; result: LiveForecast }>();
+  const worker = useForecastWorker(ds.metadata.namespace, (a) => {
+    const ask = asked.current;
+    if (!ask || a.id !== ask.id || a.error || !a.forecast || a.start === undefined) return;
+    const { ds, template } = latest.current;
+    const now = Date.now();
+    let record = findPlan(ds.metadata.uid, template);
+    if (!record && a.plan) {
+      // No plan from a review in this browser: the plan as first seen, its times shifted to the rollout's start.
+      record = recordFrom(ds, template, shift(a.plan, now - a.start), 'first seen', now);
+      savePlan(record, true);
+    }
+    const f = a.forecast;
+    const elapsed = now - a.start;
+    let behind: string | undefined;
+    if (record && !f.completes && record.completes) behind = 'a node stalls that the plan did not expect';
+    else if (record?.completes && elapsed + f.p50 > record.p90)
+      behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
+    setPlanned({ planKey: ask.planKey, result: { record, start: a.start, left: f, pace: elapsed > 0 ? a.done / (elapsed / 1000) : undefined, behind } });
+  });
+  useEffect(() => {
+    if (!running) return;
+    const key = `${planKey} ${progress.stalled}`;
+    if (asked.current && asked.current.key === key && Date.now() - asked.current.at < REPLAN_MS) return;
+    const id = (asked.current?.id ?? 0) + 1;
+    asked.current = { id, at: Date.now(), key, planKey };
+    worker.current?.post({ type: 'plan', id, ds: latest.current.ds, now: Date.now(), withPlan: !findPlan(uid, template) });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [running, planKey, step, progress.stalled]);
+
+  // Not running (or no forecast yet): the plan kept for this template and the rollout's start.
+  const version = plansVersion();
+  const idle = useMemo((): LiveForecast => {
     if (!loaded) return {};
-    // While it runs, at most one plan every few seconds (a plan of 5000 nodes takes the main thread a while).
-    const key = `${planKey} ${running} ${progress.stalled}`;
-    if (last.current && last.current.key === key && Date.now() - last.current.at < REPLAN_MS) return last.current.result;
-    const { ds, view } = latest.current;
+    const view = { revisions: lists.revisions } as unknown as ClusterView;
     const hash = hashOfTemplate(ds as never, view);
     const rev = revisionsOfDaemonSet(ds as never, view).find((r) => r.hash === hash);
     const start = rev ? Date.parse(rev.object.metadata.creationTimestamp ?? '') : undefined;
-    let record = findPlan(ds.metadata.uid, template);
-    if (!running || !hash || start === undefined || Number.isNaN(start)) return { record, start };
-    const now = Date.now();
-    const pods = view.pods.filter((p) => isOwnedBy(p as never, ds));
-    const fresh = (p: any) => p.metadata?.labels?.[ControllerRevisionHashLabel] === hash;
-    const plan = planRollout({ ds: ds as never, nodes: view.nodes, pods, isNew: fresh, now, pace: paceFor(ds as never, view), runs: runsFor(view.nodes.length) });
-    if (!record) {
-      // No plan from a review in this browser: the plan as first seen, its times shifted to the rollout's start.
-      record = recordFrom(ds, template, shift(plan, now - start), 'first seen', now);
-      savePlan(record, true);
-    }
-    const f = plan.forecast!;
-    const elapsed = now - start;
-    const done = pods.filter((p) => fresh(p) && podAvailableTime(p as never, (ds.spec as any)?.minReadySeconds ?? 0) !== undefined).length;
-    let behind: string | undefined;
-    if (!f.completes && record.completes) behind = 'a node stalls that the plan did not expect';
-    else if (record.completes && elapsed + f.p50 > record.p90)
-      behind = `finishing in about ${formatDuration(elapsed + f.p50)} against ${formatDuration(record.p50)} planned (${formatDuration(record.p90)} at worst)`;
-    const out = { record, start, left: { p10: f.p10, p50: f.p50, p90: f.p90, completes: f.completes }, pace: elapsed > 0 ? done / (elapsed / 1000) : undefined, behind };
-    last.current = { at: Date.now(), key, result: out };
-    return out;
+    return { record: findPlan(uid, template), start: start === undefined || Number.isNaN(start) ? undefined : start };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [loaded, running, planKey, step, progress.stalled]);
+  }, [loaded, uid, template, lists.revisions, version]);
+  const result = running && planned?.planKey === planKey ? planned.result : idle;
 
   // Once finished, keep what happened beside the plan (the next rollout deletes these pods).
   useEffect(() => {
     if (!loaded || !status.done || !result.record || result.start === undefined || result.record.outcome?.finishedAt) return;
-    const hash = hashOfTemplate(ds as never, view);
-    if (hash) saveOutcome(ds.metadata.uid!, template, outcomeOf(ds, view.pods as never, hash, result.start));
-  }, [loaded, status.done, result, ds, view, template]);
+    const hash = hashOfTemplate(ds as never, { revisions: lists.revisions } as unknown as ClusterView);
+    if (hash) saveOutcome(ds.metadata.uid!, template, outcomeOf(ds, lists.pods, hash, result.start));
+  }, [loaded, status.done, result, ds, lists.pods, lists.revisions, template]);
   return result;
 }
 

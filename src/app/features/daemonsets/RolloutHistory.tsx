@@ -85,7 +85,7 @@ export function RolloutHistory({ ds, revisions, podsPerHash }: { ds: KubeObject;
   };
 
   return (
-    <section className="panel" aria-label="History">
+    <section className="panel rollout-live below-fold" aria-label="History">
       <h2>
         History{' '}
         <span className="muted">

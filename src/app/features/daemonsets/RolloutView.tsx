@@ -20,8 +20,8 @@ import { StrategyEditor } from './StrategyEditor.tsx';
 import { isConditionTrue } from '../../../lib/conditions.ts';
 import { eventKind } from '../../../kinds/events.ts';
 import { RolloutEvents, type RecordedEvent } from './events.ts';
-import { useClusterView } from './RolloutPlanView.tsx';
 import { ForecastLine, PlanVsActual, useLiveForecast } from './RolloutForecast.tsx';
+import './rollout.css';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const STALL_CHOICES = [15, 60, 300];
@@ -78,7 +78,17 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   index.current ??= new RolloutIndex();
   const model = useMemo(
     () => {
-      index.current!.update({ ds, pods: pods.items, nodes: nodes.items, revisions: revisions.items, now: Date.now(), stallAfterMs: stallSeconds * 1000, groupBy });
+      index.current!.update({
+        ds,
+        pods: pods.items,
+        nodes: nodes.items,
+        revisions: revisions.items,
+        now: Date.now(),
+        stallAfterMs: stallSeconds * 1000,
+        groupBy,
+        podChange: pods.data?.change,
+        nodeChange: nodes.data?.change,
+      });
       return index.current!.model();
     },
     // `tick` re-evaluates availability (minReadySeconds) and stalls as time passes.
@@ -91,8 +101,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const desired = st.desiredNumberScheduled ?? 0;
   const stalled = model.counts.stalled;
   const timeline = useRolloutTimeline(ds, model.rows, model.counts.updatedAvailable, model.counts.desired, stalled, loaded);
-  const cluster = useClusterView(ns);
-  const forecast = useLiveForecast(ds, cluster.view, cluster.loaded, model.counts);
+  const forecast = useLiveForecast(ds, { pods: pods.items, revisions: revisions.items, nodes: nodes.items.length }, loaded, model.counts);
   const strategy = (ds.spec as any)?.updateStrategy ?? {};
   const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
 
@@ -101,7 +110,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   recordedIndex.current ??= new RolloutEvents();
   const recorded = recordedIndex.current;
   const recordedVersion = useMemo(() => {
-    recorded.update(ds, events.items, index.current!.isDaemonPod);
+    recorded.update(ds, events.items, index.current!.isDaemonPod, events.data?.change);
     return recorded.version;
   }, [ds, events.items, recorded]);
   const about = recorded.about();
@@ -123,13 +132,6 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
     return tests.length ? model.rows.filter((r) => tests.every((t) => t(r))) : model.rows;
   }, [model.rows, show, query, inGroup, grouping]);
   const stalledRows = useMemo(() => (stalled ? model.rows.filter((r) => r.state === 'stalled') : []), [model.rows, stalled]);
-  const podsPerHash = useMemo(() => {
-    const counts = new Map<string, number>();
-    for (const r of model.rows) for (const p of r.pods) if (p.hash) counts.set(p.hash, (counts.get(p.hash) ?? 0) + 1);
-    for (const e of model.excluded) for (const p of e.pods) if (p.hash) counts.set(p.hash, (counts.get(p.hash) ?? 0) + 1);
-    for (const p of model.orphans) if (p.hash) counts.set(p.hash, (counts.get(p.hash) ?? 0) + 1);
-    return counts;
-  }, [model]);
   const groupKeys = useMemo(
     () => [...new Set(nodes.items.flatMap((n) => Object.keys(n.metadata.labels ?? {})))].filter((k) => k !== ZONE && !k.startsWith('kubernetes.io/hostname')).sort(),
     // Label keys rarely change: looked at again when nodes come or go, not on every status post.
@@ -139,7 +141,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
 
   return (
     <>
-      <section className="panel rollout" aria-label="Rollout">
+      <section className="panel rollout rollout-live" aria-label="Rollout">
         <h2>
           Rollout
           {status.error ? (
@@ -198,7 +200,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
         </div>
       </section>
 
-      <section className="panel" aria-label="Nodes">
+      <section className="panel rollout-live" aria-label="Nodes">
         <h2>
           Nodes <span className="muted">{model.rows.length} should run this daemon</span>
         </h2>
@@ -295,8 +297,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
         </div>
       </section>
 
-      <RolloutHistory ds={ds} revisions={revisions.items} podsPerHash={podsPerHash} />
-      <section className="panel" aria-label="Plan against what happened">
+      <RolloutHistory ds={ds} revisions={revisions.items} podsPerHash={model.podsPerHash} />
+      <section className="panel rollout-live below-fold" aria-label="Plan against what happened">
         <h2>
           Plan against what happened <span className="muted">plans kept in this browser</span>
         </h2>
@@ -314,7 +316,7 @@ type TimelineItem = { id: string; at: number; kind: string; revision?: 'new' | '
 /** Drawn again only when a line comes or goes. */
 const Timeline = memo(function Timeline({ items }: { items: TimelineItem[] }) {
   return (
-    <section className="panel" aria-label="Timeline">
+    <section className="panel rollout-live below-fold" aria-label="Timeline">
       <h2>
         Timeline <span className="muted">since this page opened</span>
       </h2>

@@ -37,4 +37,19 @@ describe('the rollout events, taken in as the watch delivers them', () => {
     expect(index.about().map((e) => e.message)).toEqual(['e1 x2']);
     expect(index.warningFor(row('n2', ['d-1']))?.message).toBe('e1 x2');
   });
+
+  it('looks only at what the watch added when told how the list changed', () => {
+    const index = new RolloutEvents();
+    const e1 = event('e1', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:01Z');
+    const e2 = event('e2', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:05Z');
+    const list = [e1];
+    index.update(ds, list, () => true);
+    // An object the change does not name is not read, even one never seen: the change is the watch's word.
+    const unseen = event('e0', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:09Z');
+    expect(index.update(ds, [e1, unseen, e2], () => true, { from: list, removed: [], added: [e2] })).toBe(true);
+    expect(index.about().map((e) => e.name)).toEqual(['e2', 'e1']);
+    // A change from another list than the one taken in last is not trusted: the whole list is read.
+    expect(index.update(ds, [e1, unseen, e2, event('e3', 'Pod', 'd-1', 'Normal', '2026-01-01T00:00:02Z')], () => true, { from: [], removed: [], added: [] })).toBe(true);
+    expect(index.about().map((e) => e.name)).toEqual(['e0', 'e2', 'e3', 'e1']);
+  });
 });

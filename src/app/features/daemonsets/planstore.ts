@@ -43,13 +43,21 @@ export interface Outcome {
 const KEY = 'kube-workbench.rollout-plans';
 const KEEP = 20;
 
+/** The records as last read or written: a 5000-node plan keeps a finish time per node, and the live view reads the plans every few seconds. */
+let cached: PlanRecord[] | undefined;
+if (typeof window !== 'undefined') window.addEventListener('storage', (e) => e.key === KEY && (cached = undefined));
+
+/** A copy of the array (callers change it and write it back); the records are shared. */
 function readAll(): PlanRecord[] {
-  try {
-    const v = JSON.parse(localStorage.getItem(KEY) ?? '[]');
-    return Array.isArray(v) ? v : [];
-  } catch {
-    return [];
+  if (!cached) {
+    try {
+      const v = JSON.parse(localStorage.getItem(KEY) ?? '[]');
+      cached = Array.isArray(v) ? v : [];
+    } catch {
+      cached = [];
+    }
   }
+  return cached.slice();
 }
 
 let version = 0;
@@ -58,6 +66,7 @@ export const plansVersion = () => version;
 
 function writeAll(records: PlanRecord[]) {
   version++;
+  cached = records.slice(-KEEP);
   try {
     localStorage.setItem(KEY, JSON.stringify(records.slice(-KEEP)));
   } catch {
@@ -113,8 +122,9 @@ export function savePlan(record: PlanRecord, onlyIfAbsent = false) {
 /** Keeps what happened beside the plan. */
 export function saveOutcome(uid: string, template: unknown, outcome: Outcome) {
   const all = readAll();
-  const r = all.find((x) => x.uid === uid && deepEqual(x.template, template));
-  if (!r || deepEqual(r.outcome, outcome)) return;
-  r.outcome = outcome;
+  const i = all.findIndex((x) => x.uid === uid && deepEqual(x.template, template));
+  if (i < 0 || deepEqual(all[i].outcome, outcome)) return;
+  // A new record: the one read before (and shown) stays as it was.
+  all[i] = { ...all[i], outcome };
   writeAll(all);
 }

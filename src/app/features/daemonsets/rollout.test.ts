@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { buildRollout, RolloutIndex } from './rollout.ts';
+import { IndexedItems, uidOf, type ListChange } from '../../api/watch.ts';
+import { buildRollout, RolloutIndex, type RolloutModel } from './rollout.ts';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const ago = (s: number) => new Date(now - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -154,5 +155,77 @@ describe('the rollout index, kept up to date as the watches move', () => {
     expect(index.update(input(pods, nodes.slice(0, 1), now + 31_000))).toBe(true);
     expect(index.model().rows[0]).toMatchObject({ state: 'stalled', stalledMessage: 'readiness probe failed' });
     expect(index.model().counts.stalled).toBe(1);
+  });
+});
+
+describe('the rollout index, fed what the watch changed', () => {
+  const revisions = [revision('d-old111', 1, 'v1'), revision('d-new222', 2, 'v2')];
+  const stranger = (i: number) => ({ metadata: { name: `x${i}`, namespace: 'ns', uid: `x${i}`, labels: {} }, spec: { nodeName: 'n00' }, status: { phase: 'Running' } }) as unknown as KubeObject;
+
+  it('ends every round where a build from scratch does: rows, counts, groups, budget, pods per revision', () => {
+    // A seeded walk: pods replaced (old → new, ready or not), deleted, made on missing nodes; nodes relabelled, gone, back.
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const podItems = new IndexedItems();
+    const nodeItems = new IndexedItems();
+    const allNodes = Array.from({ length: 24 }, (_, i) => node(`n${String(i).padStart(2, '0')}`, { os: i % 7 === 6 ? 'windows' : 'linux', zone: 'abc'[i % 3] }));
+    podItems.reset([...allNodes.map((n, i) => pod(`p${i}`, n.metadata.name!, 'old111', true, 900)), stranger(0)]);
+    nodeItems.reset(allNodes);
+    const index = new RolloutIndex();
+    const at = (round: number) => now + round * 7_000;
+    const input = (round: number, podChange?: ListChange, nodeChange?: ListChange) => ({
+      ds,
+      pods: podItems.items,
+      nodes: nodeItems.items,
+      revisions,
+      now: at(round),
+      stallAfterMs: 60_000,
+      groupBy: 'zone',
+      podChange,
+      nodeChange,
+    });
+    index.update(input(0));
+    const canonical = (m: RolloutModel) => ({
+      ...m,
+      version: 0,
+      rows: [...m.rows].sort((a, b) => a.nodeName.localeCompare(b.nodeName)),
+      excluded: [...m.excluded].sort((a, b) => a.nodeName.localeCompare(b.nodeName)),
+      orphans: [...m.orphans].sort((a, b) => a.name.localeCompare(b.name)),
+    });
+    let made = 0;
+    for (let round = 1; round <= 60; round++) {
+      const podUpdates = new Map<string, KubeObject | undefined>();
+      for (let k = 0; k < 1 + rand(4); k++) {
+        const n = `n${String(rand(26)).padStart(2, '0')}`; // n24, n25: no such node (orphans)
+        const on = podItems.items.filter((p) => (p.spec as any).nodeName === n);
+        if (on.length && rand(3) === 0) podUpdates.set(uidOf(on[0]), undefined);
+        else podUpdates.set(`q${++made}`, pod(`q${made}`, n, 'new222', rand(2) === 0, 5 + rand(120)));
+      }
+      if (rand(5) === 0) podUpdates.set('x0', { ...stranger(0), metadata: { ...stranger(0).metadata, labels: { round: String(round) } } } as KubeObject);
+      const nodeUpdates = new Map<string, KubeObject | undefined>();
+      if (rand(4) === 0) {
+        const n = allNodes[rand(allNodes.length)];
+        const name = n.metadata.name!;
+        nodeUpdates.set(uidOf(n), nodeItems.has(uidOf(n)) && rand(2) === 0 ? undefined : node(name, { os: 'linux', zone: 'abcd'[rand(4)] }));
+      }
+      const podChange = podItems.apply(podUpdates);
+      const nodeChange = nodeItems.apply(nodeUpdates);
+      index.update(input(round, podChange, nodeChange));
+      expect(canonical(index.model())).toEqual(canonical(buildRollout(input(round))));
+    }
+    expect(index.model().podsPerHash.get('new222')).toBeGreaterThan(0);
+  });
+
+  it('counts the pods per revision, those on nodes left out and orphans too, and not other owners', () => {
+    const m = buildRollout({
+      ds,
+      pods: [pod('p1', 'n1', 'new222', true, 300), pod('p2', 'win', 'old111', true, 300), pod('p3', 'gone', 'old111', true, 300), stranger(1)],
+      nodes: [node('n1'), node('win', { os: 'windows' })],
+      revisions,
+      now,
+      stallAfterMs: 60_000,
+      groupBy: '',
+    });
+    expect(Object.fromEntries(m.podsPerHash)).toEqual({ new222: 1, old111: 2 });
   });
 });

@@ -6,6 +6,7 @@
 // `controller-revision-hash` and `pod-template-generation` labels and the
 // DaemonSet's ControllerRevisions.
 import type { KubeObject } from '../../../kinds/kind.ts';
+import { uidOf, type ListChange } from '../../api/watch.ts';
 import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import {
@@ -78,6 +79,8 @@ export interface RolloutModel {
   counts: { desired: number; updated: number; ready: number; available: number; updatedAvailable: number; stalled: number };
   /** The rows' groups (by the grouping label) with their nodes per state, '' last. */
   groups: GroupCounts[];
+  /** The DaemonSet's pods (on any node, or none) per controller-revision-hash. */
+  podsPerHash: ReadonlyMap<string, number>;
   /** RolloutIndex's version this model is of. */
   version: number;
 }
@@ -152,6 +155,9 @@ export interface RolloutInput {
   stallAfterMs: number;
   /** Label whose value groups the nodes (e.g. topology.kubernetes.io/zone); '' for none. */
   groupBy: string;
+  /** What changed from the pods (nodes) given last, as the watch says (ListState.change): only that is looked at. */
+  podChange?: ListChange;
+  nodeChange?: ListChange;
 }
 
 /** The model of one moment, from scratch (RolloutIndex keeps it up to date as the watches move). */
@@ -185,12 +191,14 @@ interface NodeEntry {
 const zeroStates = (): Record<NodeState, number> => ({ stalled: 0, missing: 0, progressing: 0, old: 0, updated: 0 });
 
 /**
- * The rollout model kept up to date incrementally. Each update compares the
- * watched lists with the last ones by object identity (the watch replaces an
- * object when it changes, and keeps every other one), so only nodes whose
- * pods or Node changed, or whose time came (minReadySeconds passing, a new
- * pod stalling), are derived again: a pod event during a 5000-node rollout
- * costs one node's work plus a pass over references, not 5000 nodes' pods.
+ * The rollout model kept up to date incrementally. Each update takes in only
+ * what the watches changed (their ListChange, or else a comparison with the
+ * last lists by object identity: the watch replaces an object when it
+ * changes, and keeps every other one), so only nodes whose pods or Node
+ * changed, or whose time came (minReadySeconds passing, a new pod stalling),
+ * are derived again, and the rows, counts and groups are changed for those
+ * nodes alone: a pod event during a 5000-node rollout costs one node's work
+ * and one copy of the rows array, not passes over 5000 nodes and 10,000 pods.
  * A change of the DaemonSet's template, revision, strategy or of the view's
  * options derives every node again.
  */
@@ -203,26 +211,38 @@ export class RolloutIndex {
   private stallAfterMs = 0;
   private groupBy = '';
   private tolerations: ReturnType<typeof daemonPodTolerations> = [];
-  /** The last lists, by uid. */
-  private pods: ReadonlyMap<string, KubeObject> = new Map();
+  /** The last pods taken in, by uid. */
+  private pods = new Map<string, KubeObject>();
   /** The lists last taken in: the same array again has nothing new. */
   private podList: readonly KubeObject[] = [];
   private nodeList: readonly KubeObject[] = [];
   /** Names of every pod of the DaemonSet seen, gone ones too (their events still arrive). */
   private podNames = new Set<string>();
+  /** The nodes by name, in the order they first came. */
   private nodes = new Map<string, KubeObject>();
   /** The DaemonSet's pods by the node they are for ('' for none). */
   private podsOf = new Map<string, Map<string, KubeObject>>();
   private nodeOfPod = new Map<string, string>();
+  private hashOfPod = new Map<string, string>();
+  private perHash = new Map<string, number>();
   private entries = new Map<string, NodeEntry>();
   private nextChange = Infinity;
   private now = 0;
+  // What the model is made of, kept as entries come and go.
+  private rows: NodeRow[] = [];
+  /** Each row's position in `rows`. */
+  private rowAt = new Map<string, number>();
+  /** `rows` was handed out in a model: copied before it changes. */
+  private rowsShared = false;
+  private use = { unavailable: 0, surge: 0 };
+  private counts = { desired: 0, updated: 0, ready: 0, available: 0, updatedAvailable: 0, stalled: 0 };
+  private groupCounts = new Map<string, GroupCounts>();
   private cached?: RolloutModel;
   /** Bumped whenever the model changes. */
   version = 0;
 
   /** Brings the model to these lists and this time; true when it changed. */
-  update({ ds, pods, nodes, revisions, now, stallAfterMs, groupBy }: RolloutInput): boolean {
+  update({ ds, pods, nodes, revisions, now, stallAfterMs, groupBy, podChange, nodeChange }: RolloutInput): boolean {
     const dirty = new Set<string>();
     const spec = ds.spec as any;
     const currentHash = currentHashOf(ds, revisionsOf(ds, revisions));
@@ -245,6 +265,8 @@ export class RolloutIndex {
       this.podNames.clear();
       this.podsOf.clear();
       this.nodeOfPod.clear();
+      this.hashOfPod.clear();
+      this.perHash.clear();
     }
     if (key !== this.key) {
       this.key = key;
@@ -259,27 +281,37 @@ export class RolloutIndex {
     this.ds = ds;
 
     // Pods: the DaemonSet's own, by the node they are for. The same list as last time (the view renders
-    // for other lists too) is not looked through again.
-    if (pods !== this.podList) this.takePods(pods, ds, dirty);
+    // for other lists too) is not looked through again; a list the watch says how it changed, only there.
+    let podsMoved = false;
+    if (pods !== this.podList) podsMoved = podChange?.from === this.podList ? this.takePodChange(podChange, ds, dirty) : this.takePods(pods, ds, dirty);
     this.podList = pods;
     let nodesMoved = false;
-    if (nodes !== this.nodeList) nodesMoved = this.takeNodes(nodes, dirty);
+    if (nodes !== this.nodeList) nodesMoved = nodeChange?.from === this.nodeList ? this.takeNodeChange(nodeChange, dirty) : this.takeNodes(nodes, dirty);
     this.nodeList = nodes;
 
     // The clock.
     if (!all && now >= this.nextChange) for (const [name, e] of this.entries) if (e.changesAt <= now) dirty.add(name);
 
-    const names = all ? new Set([...this.nodes.keys(), ...this.entries.keys()]) : dirty;
-    for (const name of names) {
-      const node = this.nodes.get(name);
-      if (node) this.entries.set(name, this.derive(node, now));
-      else this.entries.delete(name);
+    if (all) {
+      this.entries.clear();
+      this.rows = [];
+      this.rowAt.clear();
+      this.rowsShared = false;
+      this.use = { unavailable: 0, surge: 0 };
+      this.counts = { desired: 0, updated: 0, ready: 0, available: 0, updatedAvailable: 0, stalled: 0 };
+      this.groupCounts.clear();
+      for (const node of this.nodes.values()) this.put(node.metadata.name!, this.derive(node, now));
+    } else {
+      for (const name of dirty) {
+        const node = this.nodes.get(name);
+        this.put(name, node && this.derive(node, now));
+      }
     }
-    if (all || names.size) {
+    if (all || dirty.size) {
       this.nextChange = Infinity;
       for (const e of this.entries.values()) if (e.changesAt < this.nextChange) this.nextChange = e.changesAt;
     }
-    if (all || nodesMoved || names.size) {
+    if (all || nodesMoved || podsMoved || dirty.size) {
       this.cached = undefined;
       this.version++;
       return true;
@@ -287,26 +319,73 @@ export class RolloutIndex {
     return false;
   }
 
-  private takePods(pods: readonly KubeObject[], ds: KubeObject, dirty: Set<string>) {
+  /** Takes in every pod of the list (a list not known to follow the last one); true when one of the DaemonSet's came or went. */
+  private takePods(pods: readonly KubeObject[], ds: KubeObject, dirty: Set<string>): boolean {
     const nextPods = new Map<string, KubeObject>();
-    for (const p of pods) nextPods.set(p.metadata.uid!, p);
-    for (const [uid, p] of nextPods) {
-      if (this.pods.get(uid) === p) continue;
-      this.unplace(uid, dirty);
-      if (!isOwnedBy(p, ds)) continue;
-      const nodeName = daemonPodNodeName(p as never) ?? '';
-      this.nodeOfPod.set(uid, nodeName);
-      this.podNames.add(p.metadata.name!);
-      let on = this.podsOf.get(nodeName);
-      if (!on) this.podsOf.set(nodeName, (on = new Map()));
-      on.set(uid, p);
-      dirty.add(nodeName);
-    }
-    for (const uid of this.pods.keys()) if (!nextPods.has(uid)) this.unplace(uid, dirty);
+    for (const p of pods) nextPods.set(uidOf(p), p);
+    let moved = false;
+    for (const [uid, p] of nextPods) if (this.pods.get(uid) !== p) moved = this.place(uid, p, ds, dirty) || moved;
+    for (const uid of this.pods.keys()) if (!nextPods.has(uid)) moved = this.unplace(uid, dirty) || moved;
     this.pods = nextPods;
+    return moved;
   }
 
-  /** Takes in the nodes; true when one came or went. */
+  /** Takes in what the watch changed (a replaced pod is both removed and added). */
+  private takePodChange(change: ListChange, ds: KubeObject, dirty: Set<string>): boolean {
+    let moved = false;
+    for (const p of change.removed) {
+      const uid = uidOf(p);
+      if (this.pods.get(uid) !== p) continue;
+      this.pods.delete(uid);
+      moved = this.unplace(uid, dirty) || moved;
+    }
+    for (const p of change.added) {
+      const uid = uidOf(p);
+      this.pods.set(uid, p);
+      moved = this.place(uid, p, ds, dirty) || moved;
+    }
+    return moved;
+  }
+
+  /** Places pod `uid` (new or changed) on its node, if it is the DaemonSet's; true when the pods per hash moved. */
+  private place(uid: string, p: KubeObject, ds: KubeObject, dirty: Set<string>): boolean {
+    let moved = this.unplace(uid, dirty);
+    if (!isOwnedBy(p, ds)) return moved;
+    const nodeName = daemonPodNodeName(p as never) ?? '';
+    this.nodeOfPod.set(uid, nodeName);
+    this.podNames.add(p.metadata.name!);
+    let on = this.podsOf.get(nodeName);
+    if (!on) this.podsOf.set(nodeName, (on = new Map()));
+    on.set(uid, p);
+    dirty.add(nodeName);
+    const hash = p.metadata.labels?.[ControllerRevisionHashLabel];
+    if (hash) {
+      this.hashOfPod.set(uid, hash);
+      this.perHash.set(hash, (this.perHash.get(hash) ?? 0) + 1);
+      moved = true;
+    }
+    return moved;
+  }
+
+  /** Forgets where pod `uid` was placed, marking that node for derivation; true when the pods per hash moved. */
+  private unplace(uid: string, dirty: Set<string>): boolean {
+    const was = this.nodeOfPod.get(uid);
+    if (was === undefined) return false;
+    this.nodeOfPod.delete(uid);
+    const on = this.podsOf.get(was);
+    on?.delete(uid);
+    if (on && !on.size) this.podsOf.delete(was);
+    dirty.add(was);
+    const hash = this.hashOfPod.get(uid);
+    if (hash === undefined) return false;
+    this.hashOfPod.delete(uid);
+    const n = (this.perHash.get(hash) ?? 1) - 1;
+    if (n > 0) this.perHash.set(hash, n);
+    else this.perHash.delete(hash);
+    return true;
+  }
+
+  /** Takes in every node of the list; true when one came or went. */
   private takeNodes(nodes: readonly KubeObject[], dirty: Set<string>): boolean {
     let nodesMoved = false;
     const nextNodes = new Map<string, KubeObject>();
@@ -323,22 +402,82 @@ export class RolloutIndex {
       dirty.add(name);
       nodesMoved = true;
     }
-    this.nodes = nextNodes;
+    // Nodes already known keep their place; new ones come after them.
+    for (const name of this.nodes.keys()) if (nextNodes.has(name)) this.nodes.set(name, nextNodes.get(name)!);
+    for (const name of [...this.nodes.keys()]) if (!nextNodes.has(name)) this.nodes.delete(name);
+    for (const [name, n] of nextNodes) if (!this.nodes.has(name)) this.nodes.set(name, n);
+    return nodesMoved;
+  }
+
+  /** Takes in what the watch changed; true when a node came or went. */
+  private takeNodeChange(change: ListChange, dirty: Set<string>): boolean {
+    const added = new Map<string, KubeObject>();
+    for (const n of change.added) added.set(n.metadata.name!, n);
+    let nodesMoved = false;
+    for (const n of change.removed) {
+      const name = n.metadata.name!;
+      if (added.has(name) || this.nodes.get(name) !== n) continue;
+      this.nodes.delete(name);
+      dirty.add(name);
+      nodesMoved = true;
+    }
+    for (const [name, n] of added) {
+      if (!this.nodes.has(name)) nodesMoved = true;
+      this.nodes.set(name, n);
+      dirty.add(name);
+    }
     return nodesMoved;
   }
 
   /** Whether a pod of this name is or was one of the DaemonSet's. */
   isDaemonPod = (name: string) => this.podNames.has(name);
 
-  /** Forgets where pod `uid` was placed, marking that node for derivation. */
-  private unplace(uid: string, dirty: Set<string>) {
-    const was = this.nodeOfPod.get(uid);
-    if (was === undefined) return;
-    this.nodeOfPod.delete(uid);
-    const on = this.podsOf.get(was);
-    on?.delete(uid);
-    if (on && !on.size) this.podsOf.delete(was);
-    dirty.add(was);
+  /** Sets node `name`'s entry (undefined: the node is gone), moving the rows, counts and groups by the difference. */
+  private put(name: string, next: NodeEntry | undefined) {
+    const prev = this.entries.get(name);
+    if (prev) this.count(prev, -1);
+    if (next) {
+      this.entries.set(name, next);
+      this.count(next, 1);
+    } else this.entries.delete(name);
+    const at = this.rowAt.get(name);
+    if (!prev?.row && !next?.row) return;
+    // The rows array handed out in the last model stays as it was.
+    if (this.rowsShared) {
+      this.rows = this.rows.slice();
+      this.rowsShared = false;
+    }
+    if (next?.row) {
+      if (at !== undefined) this.rows[at] = next.row;
+      else this.rowAt.set(name, this.rows.push(next.row) - 1);
+    } else if (at !== undefined) {
+      // Rarely (a node gone or left out): the rows after it move up one.
+      this.rows.splice(at, 1);
+      this.rowAt.delete(name);
+      for (let i = at; i < this.rows.length; i++) this.rowAt.set(this.rows[i].nodeName, i);
+    }
+  }
+
+  /** Adds (sign 1) or takes away (-1) an entry's part of the counts, the budget in use and its group's counts. */
+  private count(e: NodeEntry, sign: 1 | -1) {
+    if (e.planned) {
+      this.use.unavailable += sign * e.use.unavailable;
+      this.use.surge += sign * e.use.surge;
+    }
+    const row = e.row;
+    if (!row) return;
+    const c = this.counts;
+    c.desired += sign;
+    c.updated += sign * e.counts.updated;
+    c.ready += sign * e.counts.ready;
+    c.available += sign * e.counts.available;
+    if (row.state === 'updated') c.updatedAvailable += sign;
+    if (row.state === 'stalled') c.stalled += sign;
+    let g = this.groupCounts.get(row.group);
+    if (!g) this.groupCounts.set(row.group, (g = { group: row.group, total: 0, states: zeroStates() }));
+    g.total += sign;
+    g.states[row.state] += sign;
+    if (g.total === 0) this.groupCounts.delete(row.group);
   }
 
   private cell(p: KubeObject, now: number, nodePods: KubeObject[] = []) {
@@ -394,33 +533,10 @@ export class RolloutIndex {
   /** The model now; the same object until the next change. */
   model(): RolloutModel {
     if (this.cached) return this.cached;
-    const rows: NodeRow[] = [];
     const excluded: ExcludedNode[] = [];
-    const use = { unavailable: 0, surge: 0 };
-    const counts = { desired: 0, updated: 0, ready: 0, available: 0, updatedAvailable: 0, stalled: 0 };
-    const groups = new Map<string, GroupCounts>();
-    // In the nodes' list order, as the lists come.
     for (const name of this.nodes.keys()) {
-      const e = this.entries.get(name);
-      if (!e) continue;
-      if (e.planned) {
-        use.unavailable += e.use.unavailable;
-        use.surge += e.use.surge;
-      }
-      if (e.excluded) excluded.push(e.excluded);
-      const row = e.row;
-      if (!row) continue;
-      rows.push(row);
-      counts.desired++;
-      counts.updated += e.counts.updated;
-      counts.ready += e.counts.ready;
-      counts.available += e.counts.available;
-      if (row.state === 'updated') counts.updatedAvailable++;
-      if (row.state === 'stalled') counts.stalled++;
-      let g = groups.get(row.group);
-      if (!g) groups.set(row.group, (g = { group: row.group, total: 0, states: zeroStates() }));
-      g.total++;
-      g.states[row.state]++;
+      const x = this.entries.get(name)?.excluded;
+      if (x) excluded.push(x);
     }
     const orphans: PodCell[] = [];
     const now = this.now;
@@ -429,9 +545,13 @@ export class RolloutIndex {
       const list = [...on.values()];
       orphans.push(...list.map((p) => this.cell(p, now, nodeName ? list : [])));
     }
-    const budget = budgetFromUse(this.ds as never, counts.desired, use);
-    const sortedGroups = [...groups.values()].sort((a, b) => (a.group === '' ? 1 : b.group === '' ? -1 : a.group.localeCompare(b.group)));
-    this.cached = { rows, excluded, orphans, currentHash: this.currentHash, budget, counts, groups: sortedGroups, version: this.version };
+    const counts = { ...this.counts };
+    const budget = budgetFromUse(this.ds as never, counts.desired, { ...this.use });
+    const groups = [...this.groupCounts.values()]
+      .map((g) => ({ group: g.group, total: g.total, states: { ...g.states } }))
+      .sort((a, b) => (a.group === '' ? 1 : b.group === '' ? -1 : a.group.localeCompare(b.group)));
+    this.rowsShared = true;
+    this.cached = { rows: this.rows, excluded, orphans, currentHash: this.currentHash, budget, counts, groups, podsPerHash: new Map(this.perHash), version: this.version };
     return this.cached;
   }
 }

@@ -23,11 +23,11 @@ const isLive = (p: PodCell) => p.state !== 'terminating';
 /**
  * `loaded`: the pod and node lists have arrived; until then nothing is
  * compared, so the first list is not read as pods being created. Rows the
- * model kept (the same object) are not looked into: only the nodes that
- * changed are compared, pod by pod.
+ * model kept (the same object in the same place) are not looked into: only
+ * the nodes that changed are compared, pod by pod.
  */
 export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvailable: number, desired: number, stalledNodes: number, loaded: boolean) {
-  const seen = useRef<Map<string, NodeRow> | null>(null);
+  const seen = useRef<NodeRow[] | null>(null);
   const lastMessage = useRef<string>('');
   const samples = useRef<{ at: number; done: number }[]>([]);
   const [events, setEvents] = useState<TimelineEvent[]>([]);
@@ -36,12 +36,15 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
     if (!loaded) return;
     const now = Date.now();
     const previous = seen.current;
-    const next = new Map<string, NodeRow>();
     const fresh: TimelineEvent[] = [];
-    for (const row of rows) {
-      next.set(row.nodeName, row);
-      const before = previous?.get(row.nodeName);
-      if (!previous || before === row) continue;
+    // The index replaces a changed node's row in its place: rows are compared by position, and looked up by
+    // name only where a row moved (a node came or went).
+    let byName: Map<string, NodeRow> | undefined;
+    for (let i = 0; previous && i < rows.length; i++) {
+      const row = rows[i];
+      if (previous[i] === row) continue;
+      const before = previous[i]?.nodeName === row.nodeName ? previous[i] : (byName ??= new Map(previous.map((r) => [r.nodeName, r]))).get(row.nodeName);
+      if (before === row) continue;
       const was = new Map((before?.pods ?? []).filter(isLive).map((p) => [p.uid, p]));
       for (const p of row.pods) {
         if (!isLive(p)) continue;
@@ -61,7 +64,7 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
       if (lastMessage.current || !previous) fresh.push({ id: `t${++seq}`, at: now, kind: 'status', text: message });
       lastMessage.current = message;
     }
-    seen.current = next;
+    seen.current = rows;
     const last = samples.current[samples.current.length - 1];
     if (!last || last.done !== updatedAvailable) samples.current.push({ at: now, done: updatedAvailable });
     if (fresh.length) setEvents((e) => [...fresh.reverse(), ...e].slice(0, MAX_EVENTS));
