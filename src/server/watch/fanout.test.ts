@@ -87,11 +87,11 @@ describe('watch fan-out', () => {
               let port = 0;
               const ws = new WebSocket(url, {
                 headers: s.adminHeaders,
-                createConnection: (o) => {
-                  const socket = connect(o as NetConnectOpts);
+                createConnection: ((o: NetConnectOpts) => {
+                  const socket = connect(o);
                   socket.on('connect', () => ports.add((port = socket.localPort!)));
                   return socket;
-                },
+                }) as typeof connect,
               });
               const events: any[] = [];
               ws.on('message', (data, binary) => {
