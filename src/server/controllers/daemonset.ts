@@ -708,7 +708,9 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (requeueAt.ms !== Infinity) queue.after(key, requeueAt.ms);
   }
 
-  const queue = new WorkQueue(sync, { concurrency: 2, spacing: true });
+  // As client-go's queue: a DaemonSet syncs again as soon as something changed (once per sync
+  // however many events came meanwhile); syncs are proportional to what changed, so no pause between them.
+  const queue = new WorkQueue(sync, { concurrency: 2 });
 
   // ---- events ----
 

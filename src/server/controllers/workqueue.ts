@@ -2,17 +2,13 @@
 // and synced by one worker at a time (a key that changes while it syncs is
 // synced again after), delayed adds, and a failed sync retried with
 // per-key exponential back-off (5 ms doubling, as the default rate limiter).
-// With `spacing`, a key is not synced again sooner than its last sync took
-// (at most 500 ms), so one busy object cannot starve the others.
 
 export interface WorkQueueOptions {
   concurrency?: number;
-  spacing?: boolean;
 }
 
 const BASE_DELAY_MS = 5;
 const MAX_DELAY_MS = 1_000_000;
-const MAX_SPACING_MS = 500;
 
 export class WorkQueue {
   private readonly queued = new Set<string>();
@@ -20,9 +16,7 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
-  private readonly notBefore = new Map<string, number>();
   private readonly concurrency: number;
-  private readonly spacing: boolean;
   private running = 0;
   private stopped = false;
 
@@ -32,7 +26,6 @@ export class WorkQueue {
   ) {
     const o = typeof opts === 'number' ? { concurrency: opts } : opts;
     this.concurrency = o.concurrency ?? 8;
-    this.spacing = o.spacing ?? false;
   }
 
   add(key: string) {
@@ -41,9 +34,6 @@ export class WorkQueue {
       this.dirty.add(key);
       return;
     }
-    const wait = (this.notBefore.get(key) ?? 0) - Date.now();
-    if (wait > 0) return this.after(key, wait);
-    this.notBefore.delete(key);
     this.queued.add(key);
     this.pump();
   }
@@ -75,7 +65,6 @@ export class WorkQueue {
       this.queued.delete(key);
       this.active.add(key);
       this.running++;
-      const started = Date.now();
       void this.sync(key)
         .then(
           () => this.failures.delete(key),
@@ -84,8 +73,6 @@ export class WorkQueue {
         .finally(() => {
           this.running--;
           this.active.delete(key);
-          const took = Date.now() - started;
-          if (this.spacing && took > 0) this.notBefore.set(key, Date.now() + Math.min(MAX_SPACING_MS, took));
           if (this.dirty.delete(key)) this.add(key);
           this.pump();
         });

@@ -1,0 +1,34 @@
+// The controllers' work queue: client-go's semantics (a key queued once, a key
+// that changes during its sync synced once more right after, no pause between
+// syncs), with fake timers so that nothing depends on the machine's speed.
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { WorkQueue } from './workqueue.ts';
+
+beforeEach(() => void vi.useFakeTimers());
+afterEach(() => void vi.useRealTimers());
+
+it('syncs a key changed during its sync once more as soon as the sync ends, however long it took', async () => {
+  const started: string[] = [];
+  let finish: (() => void) | undefined;
+  const q = new WorkQueue((key) => {
+    started.push(key);
+    return new Promise<void>((resolve) => (finish = resolve));
+  });
+  q.add('a');
+  expect(started).toEqual(['a']);
+  // Three changes while it syncs: one more sync.
+  q.add('a');
+  q.add('a');
+  q.add('a');
+  await vi.advanceTimersByTimeAsync(2000); // a long sync
+  expect(started).toEqual(['a']);
+  finish!();
+  await vi.advanceTimersByTimeAsync(0);
+  expect(started).toEqual(['a', 'a']);
+  finish!();
+  await vi.advanceTimersByTimeAsync(0);
+  // And a change after it ended starts the next one at once.
+  q.add('a');
+  expect(started).toEqual(['a', 'a', 'a']);
+  q.stop();
+});
