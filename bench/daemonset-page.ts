@@ -9,7 +9,9 @@
 //                   new image, so they stall)
 //   watch -> DOM -> a label written to the daemon pod of a node row on
 //                   screen until the row shows the write's resourceVersion
-//                   (p50/p95), during the rollout
+//                   (p50/p95), during the rollout; split at the moment its
+//                   watch event reaches the page (the server's and the
+//                   transport's part, then the app's)
 //   stalled-node search -> choosing "stalled" (then a name) until the rows
 //                   answer; ms
 //   JS heap      -> after the rollout, before and after a collection
@@ -41,6 +43,19 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
  */
 const marker = (total: number) => `
   window.__name = (f) => f;
+  // When each probe's watch event (its pod labelled bench-row=<i>) reaches the page, before the app takes it.
+  window.__arrived = {};
+  const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
+  Object.defineProperty(WebSocket.prototype, 'onmessage', {
+    configurable: true,
+    get() { return onmessage.get.call(this); },
+    set(h) {
+      onmessage.set.call(this, h && ((m) => {
+        if (typeof m.data === 'string') { const i = /"bench-row":"(\\d+)"/.exec(m.data)?.[1]; if (i !== undefined) window.__arrived[i] ??= Date.now(); }
+        return h.call(this, m);
+      }));
+    },
+  });
   new MutationObserver((_, obs) => {
     // (the second test: the page before it had a grouped view, for a figure before and after)
     if (document.querySelector('[data-nodes-total="${total}"]') || document.querySelector('section[aria-label=Nodes] h2 .muted')?.textContent?.startsWith('${total} should')) {
@@ -118,6 +133,9 @@ const nodeRowShownAt = (page: Page, node: string, rv: number) =>
 /** Writes a label to the pod of a node row on screen and waits for the row to show it, until `until()`; ms each. */
 async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
   const latencies: number[] = [];
+  /** Of each: the write until its event reached the page (server and transport), and from there to the DOM (the page). */
+  const arrive: number[] = [];
+  const shown: number[] = [];
   let missed = 0;
   for (let i = 0; !until(); i++) {
     const rows = await page.$$eval('[role=row][data-node][data-pod]', (rs) => rs.slice(0, 8).map((r) => ({ node: r.getAttribute('data-node')!, pod: r.getAttribute('data-pod')! })));
@@ -134,11 +152,14 @@ async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
     }).catch(() => undefined);
     if (!res) continue; // the pod went away meanwhile (replaced by the rollout)
     const at = await nodeRowShownAt(page, node, Number(res.metadata.resourceVersion));
-    if (at > 0) latencies.push(at - t0);
-    else missed++;
+    if (at > 0) {
+      latencies.push(at - t0);
+      const arrived = await page.evaluate((i) => (window as any).__arrived[i] as number | undefined, String(i));
+      if (arrived) (arrive.push(arrived - t0), shown.push(at - arrived));
+    } else missed++;
     await sleep(100);
   }
-  return { latencies, missed };
+  return { latencies, arrive, shown, missed };
 }
 
 /** Sets a <select> or <input> (as the user does) and waits until `[data-nodes-shown]` changes; ms, -1 when absent. */
@@ -242,6 +263,7 @@ async function benchSize(nodes: number) {
       `    rollout (${f(wall, 1)} s): frame gaps ${ms(rec.gaps)} over ${rec.gaps.length} frames; long tasks ${rec.long.length}, ${f(rec.long.reduce((a, b) => a + b, 0))} ms in all, max ${f(Math.max(0, ...rec.long))} ms`,
     );
     console.log(`    write -> node row in the DOM during the rollout: ${ms(w.latencies)} over ${w.latencies.length} writes, ${w.missed} not shown within 10 s (aim p95 100 ms)`);
+    console.log(`      of which write -> its watch event in the page (server, transport): ${ms(w.arrive)}; event in the page -> row in the DOM (the app): ${ms(w.shown)} over ${w.shown.length}`);
 
     // The faulty nodes stall 15 s after their new pods were made.
     await sleep(16_000);

@@ -31,6 +31,8 @@ test('an image changed in the UI rolls out to done, as kubectl rollout status sa
   await expect(page.getByTestId('rollout-updated')).toHaveText('3 / 3');
   await expect(grid(page).locator('[data-state="updated"]')).toHaveCount(3);
   await expect(grid(page).locator('.pod-chip.rev-old')).toHaveCount(0);
+  // The timeline draws only while near the screen (a large rollout adds lines many times a second): scrolled to, as a user does.
+  await page.getByRole('region', { name: 'Timeline' }).scrollIntoViewIfNeeded();
   await expect(page.getByRole('region', { name: 'Timeline' })).toContainText('is available');
   const kubectlSays = await kubectl('rollout', 'status', `ds/${NAME}`, '-n', NS, '--timeout=30s');
   expect(kubectlSays.code).toBe(0);

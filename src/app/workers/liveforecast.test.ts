@@ -42,7 +42,12 @@ describe('the live forecast off the main thread', () => {
     // The rollout moves: old pods go, new ones come and turn ready, one change at a time.
     for (let i = 0; i < 5; i++) {
       const created = t0 + 5000 + i * 3000;
-      const c1 = pods.apply(new Map([[`o${i}`, undefined], [`p${i}`, pod(`p${i}`, `n${i}`, 'new2', created)]]))!;
+      const c1 = pods.apply(
+        new Map([
+          [`o${i}`, undefined],
+          [`p${i}`, pod(`p${i}`, `n${i}`, 'new2', created)],
+        ]),
+      )!;
       mirror.handle({ type: 'change', list: 'pods', removed: c1.removed.map((p) => p.metadata.uid!), added: c1.added });
       const c2 = pods.apply(new Map([[`p${i}`, pod(`p${i}`, `n${i}`, 'new2', created, created + 2000)]]))!;
       mirror.handle({ type: 'change', list: 'pods', removed: c2.removed.map((p) => p.metadata.uid!), added: c2.added });
@@ -51,7 +56,15 @@ describe('the live forecast off the main thread', () => {
     const answer = mirror.handle({ type: 'plan', id: 7, ds, now, withPlan: true })!;
     // The same plan made on the whole lists, as the page made it before.
     const view = { nodes, pods: pods.items as never[], revisions: revisions as never[], daemonSets: [], events: [] };
-    const whole = planRollout({ ds: ds as never, nodes, pods: view.pods, isNew: (p: any) => p.metadata.labels['controller-revision-hash'] === 'new2', now, pace: paceFor(ds as never, view), runs: runsFor(12) });
+    const whole = planRollout({
+      ds: ds as never,
+      nodes,
+      pods: view.pods,
+      isNew: (p: any) => p.metadata.labels['controller-revision-hash'] === 'new2',
+      now,
+      pace: paceFor(ds as never, view),
+      runs: runsFor(12),
+    });
     expect(answer).toMatchObject({ id: 7, hash: 'new2', start: t0 + 2000, done: 5 });
     expect(answer.forecast).toEqual({ p10: whole.forecast!.p10, p50: whole.forecast!.p50, p90: whole.forecast!.p90, completes: true });
     expect(answer.plan?.waves.map((w) => w.steps.map((s) => s.nodeName))).toEqual(whole.waves.map((w) => w.steps.map((s) => s.nodeName)));

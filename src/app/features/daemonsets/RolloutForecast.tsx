@@ -91,15 +91,18 @@ function useForecastWorker(namespace: string | undefined, onAnswer: (a: Forecast
       ['daemonSets', queryKeys.list(conn, daemonSetKind, namespace)],
       ['events', queryKeys.list(conn, eventKind, namespace)],
     ];
-    // The plan reads only the pods' events (the kubelets' Killing and Started).
+    // The plan reads only the pods' events (the kubelets' Killing and Started), and no object's managedFields
+    // (most of a pod's bytes; each object sent is copied into the worker).
     const isPodEvent = (e: KubeObject) => (e as any).involvedObject?.kind === podKind.kind;
+    const slim = (items: readonly KubeObject[], keep?: (o: KubeObject) => boolean) =>
+      (keep ? items.filter(keep) : items).map((o) => (o.metadata.managedFields ? { ...o, metadata: { ...o.metadata, managedFields: undefined } } : o));
     const sent = new Map<ForecastList, readonly KubeObject[]>();
     const feed = (list: ForecastList, state: ListState | undefined) => {
       if (!state || state.items === sent.get(list)) return;
       const keep = list === 'events' ? isPodEvent : undefined;
       const c = state.change;
-      if (c && sent.has(list) && c.from === sent.get(list)) post({ type: 'change', list, removed: c.removed.map(uidOf), added: keep ? c.added.filter(keep) : c.added });
-      else post({ type: 'reset', list, items: keep ? state.items.filter(keep) : state.items });
+      if (c && sent.has(list) && c.from === sent.get(list)) post({ type: 'change', list, removed: c.removed.map(uidOf), added: slim(c.added, keep) });
+      else post({ type: 'reset', list, items: slim(state.items, keep) });
       sent.set(list, state.items);
     };
     const byHash = new Map(keys.map(([list, key]) => [hashKey(key), list]));

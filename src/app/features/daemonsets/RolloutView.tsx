@@ -3,15 +3,17 @@
 // left out and why, and a timeline of what happened since the page opened.
 // Everything comes from watches of the DaemonSet, its pods, the nodes and its
 // ControllerRevisions; nothing polls.
-import { memo, useMemo, useRef } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useMemo, useRef, useState, type Ref, type RefObject } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { rolloutStatus } from '../../../lib/rollout.ts';
-import { useList } from '../../api/hooks.ts';
+import { queryKeys, useList } from '../../api/hooks.ts';
+import { useConnection } from '../../api/connection.ts';
+import { useListChanges } from './listchanges.ts';
 import { Badge, Meter, useNow } from '../../components/common.tsx';
+import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
 import { useRolloutTimeline } from './timeline.ts';
@@ -62,6 +64,11 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const nodes = useList(nodeKind);
   const revisions = useList(controllerRevisionKind, ns);
   const events = useList(eventKind, ns);
+  // Every change of these lists, not only the last one before each render: the derived state follows them.
+  const conn = useConnection();
+  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns));
+  const nodeChanges = useListChanges(queryKeys.list(conn, nodeKind));
+  const eventChanges = useListChanges(queryKeys.list(conn, eventKind, ns));
   const opened = useRef(Date.now()).current;
   const tick = useNow();
   const [groupParam, setGroup] = useSearchParam('group');
@@ -86,8 +93,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
         now: Date.now(),
         stallAfterMs: stallSeconds * 1000,
         groupBy,
-        podChange: pods.data?.change,
-        nodeChange: nodes.data?.change,
+        podChanges,
+        nodeChanges,
       });
       return index.current!.model();
     },
@@ -110,7 +117,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   recordedIndex.current ??= new RolloutEvents();
   const recorded = recordedIndex.current;
   const recordedVersion = useMemo(() => {
-    recorded.update(ds, events.items, index.current!.isDaemonPod, events.data?.change);
+    recorded.update(ds, events.items, index.current!.isDaemonPod, eventChanges);
     return recorded.version;
   }, [ds, events.items, recorded]);
   const about = recorded.about();
@@ -313,32 +320,59 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
 
 type TimelineItem = { id: string; at: number; kind: string; revision?: 'new' | 'old'; warning: boolean; recorded: boolean; text: string };
 
-/** Drawn again only when a line comes or goes. */
-const Timeline = memo(function Timeline({ items }: { items: TimelineItem[] }) {
-  return (
-    <section className="panel rollout-live below-fold" aria-label="Timeline">
-      <h2>
-        Timeline <span className="muted">since this page opened</span>
-      </h2>
-      <div className="body timeline">
-        {items.length === 0 ? (
-          <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
-        ) : (
-          <ol>
-            {items.map((e) => (
-              <li key={e.id} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
-                <time>{new Date(e.at).toLocaleTimeString()}</time>
-                {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
-                {e.recorded && <Badge tone={e.warning ? 'bad' : undefined}>{e.warning ? '⚠ event' : 'event'}</Badge>}
-                <span>{e.text}</span>
-              </li>
-            ))}
-          </ol>
-        )}
-      </div>
-    </section>
-  );
-});
+/**
+ * Drawn again only when a line comes or goes, and only while on (or near) the
+ * screen: a 5000-node rollout adds lines many times a second, and making
+ * their elements below the fold was a tenth of the page's main-thread time.
+ */
+function Timeline({ items }: { items: TimelineItem[] }) {
+  const ref = useRef<HTMLElement>(null);
+  const onScreen = useOnScreen(ref);
+  return <TimelinePanel ref={ref} items={items} frozen={!onScreen} />;
+}
+
+/** Whether the element is within a screen's height of the view; true until known. */
+function useOnScreen(ref: RefObject<Element | null>): boolean {
+  const [on, setOn] = useState(true);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver(([e]) => setOn(e.isIntersecting), { rootMargin: '100% 0px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [ref]);
+  return on;
+}
+
+/** `frozen`: keeps what it drew last. */
+const TimelinePanel = memo(
+  function TimelinePanel({ items, ref }: { items: TimelineItem[]; frozen: boolean; ref: Ref<HTMLElement> }) {
+    return (
+      <section ref={ref} className="panel rollout-live below-fold" aria-label="Timeline">
+        <h2>
+          Timeline <span className="muted">since this page opened</span>
+        </h2>
+        <div className="body timeline">
+          {items.length === 0 ? (
+            <p className="muted">Nothing has happened yet. Events appear here as the watches deliver them.</p>
+          ) : (
+            <ol>
+              {items.map((e) => (
+                <li key={e.id} className={`tl-${e.kind}${e.warning ? ' tl-warning' : ''}`}>
+                  <time>{new Date(e.at).toLocaleTimeString()}</time>
+                  {e.revision && <Badge tone={e.revision === 'new' ? 'info' : undefined}>{e.revision}</Badge>}
+                  {e.recorded && <Badge tone={e.warning ? 'bad' : undefined}>{e.warning ? '⚠ event' : 'event'}</Badge>}
+                  <span>{e.text}</span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      </section>
+    );
+  },
+  (before, after) => after.frozen || before.items === after.items,
+);
 
 const stalledOn = (n: number) => `stalled on ${n} node${n === 1 ? '' : 's'}`;
 
@@ -468,12 +502,13 @@ const GroupSummary = memo(function GroupSummary({
 });
 
 const ROW = 38;
+/** The column heads' height (styles.css), above the rows in the same scroller. */
+const HEAD = 32;
 
 type GridItem = { header: true; group: string; count: number } | NodeRow;
 
 /** `version`: the recorded events' version, so rows look up their warning again when it moves. */
 const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents; version: number }) {
-  const parent = useRef<HTMLDivElement>(null);
   const items: GridItem[] = useMemo(() => {
     if (!grouping) return rows;
     const keyOf = grouping === BY_STATE ? (r: NodeRow) => r.state : (r: NodeRow) => r.group;
@@ -492,39 +527,42 @@ const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: No
       .sort(([a], [b]) => order(a, b))
       .flatMap(([group, list]): GridItem[] => [{ header: true, group: grouping === BY_STATE ? stateLabel(group as NodeState) : group, count: list.length }, ...list]);
   }, [rows, grouping]);
-  const virtual = useVirtualizer({ count: items.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
   return (
     <div className="node-grid" role="table" aria-label="Nodes and their daemon pods" aria-rowcount={rows.length}>
-      <div className="node-grid-head" role="row">
-        <span role="columnheader">Node</span>
-        <span role="columnheader">State</span>
-        <span role="columnheader">Pods</span>
-        <span role="columnheader">Available since</span>
-        <span role="columnheader">Restarts</span>
-        <span role="columnheader">Note</span>
-      </div>
-      <div ref={parent} className="node-grid-body" style={{ height: Math.min(440, Math.max(1, items.length) * ROW + 2) }}>
-        {items.length === 0 && (
+      <WindowedRows
+        className="node-grid-body"
+        count={items.length}
+        rowHeight={ROW}
+        style={{ height: HEAD + Math.min(440, Math.max(1, items.length) * ROW + 2) }}
+        header={
+          <div className="node-grid-head" role="row">
+            <span role="columnheader">Node</span>
+            <span role="columnheader">State</span>
+            <span role="columnheader">Pods</span>
+            <span role="columnheader">Available since</span>
+            <span role="columnheader">Restarts</span>
+            <span role="columnheader">Note</span>
+          </div>
+        }
+        empty={
           <p className="muted" style={{ padding: 12 }}>
             No nodes to show.
           </p>
-        )}
-        <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
-          {virtual.getVirtualItems().map((v) => {
-            const item = items[v.index];
-            const style = { transform: `translateY(${v.start}px)`, height: ROW };
-            if ('header' in item)
-              return (
-                <div key={`g-${item.group}`} className="node-grid-group" style={style} role="row">
-                  <span role="cell" aria-colspan={6}>
-                    {item.group || '(no value)'} <span className="muted">{item.count}</span>
-                  </span>
-                </div>
-              );
-            return <NodeGridRow key={item.nodeName} row={item} top={v.start} warning={item.state === 'updated' ? undefined : recorded.warningFor(item)} />;
-          })}
-        </div>
-      </div>
+        }
+        renderRow={(index, top) => {
+          const item = items[index];
+          if ('header' in item)
+            return (
+              <div key={`g-${item.group}`} className="node-grid-group" style={{ transform: `translateY(${top}px)`, height: ROW }} role="row">
+                <span role="cell" aria-colspan={6}>
+                  {item.group || '(no value)'} <span className="muted">{item.count}</span>
+                </span>
+              </div>
+            );
+          // Keyed by node: a row keeps its memo as it moves.
+          return <NodeGridRow key={item.nodeName} row={item} top={top} warning={item.state === 'updated' ? undefined : recorded.warningFor(item)} />;
+        }}
+      />
     </div>
   );
 });

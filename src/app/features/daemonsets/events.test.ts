@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { RolloutEvents } from './events.ts';
+import { ListChanges } from './listchanges.ts';
 import type { NodeRow } from './rollout.ts';
 
 const ds = { metadata: { name: 'd', namespace: 'ns', uid: 'ds-uid' } } as unknown as KubeObject;
@@ -18,7 +19,7 @@ const event = (name: string, kind: string, object: string, type: string, at: str
 const row = (nodeName: string, pods: string[]) => ({ nodeName, pods: pods.map((name) => ({ name })) }) as unknown as NodeRow;
 
 describe('the rollout events, taken in as the watch delivers them', () => {
-  it("gives a node the last warning about it or its pods, and keeps one timeline line per event", () => {
+  it('gives a node the last warning about it or its pods, and keeps one timeline line per event', () => {
     const index = new RolloutEvents();
     const daemonPods = new Set(['d-1', 'd-2']);
     const e1 = event('e1', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:01Z');
@@ -38,18 +39,28 @@ describe('the rollout events, taken in as the watch delivers them', () => {
     expect(index.warningFor(row('n2', ['d-1']))?.message).toBe('e1 x2');
   });
 
-  it('looks only at what the watch added when told how the list changed', () => {
+  it('looks only at what the watch added, over every change since the list taken in last', () => {
     const index = new RolloutEvents();
+    const changes = new ListChanges();
     const e1 = event('e1', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:01Z');
     const e2 = event('e2', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:05Z');
+    const e3 = event('e3', 'Pod', 'd-1', 'Normal', '2026-01-01T00:00:03Z');
     const list = [e1];
-    index.update(ds, list, () => true);
-    // An object the change does not name is not read, even one never seen: the change is the watch's word.
+    changes.record({ items: list, resourceVersion: '1' });
+    index.update(ds, list, () => true, changes);
+    // Two flushes before the next update: both changes are taken. An object no change names is not read,
+    // even one never seen: the changes are the watch's word.
     const unseen = event('e0', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:09Z');
-    expect(index.update(ds, [e1, unseen, e2], () => true, { from: list, removed: [], added: [e2] })).toBe(true);
-    expect(index.about().map((e) => e.name)).toEqual(['e2', 'e1']);
-    // A change from another list than the one taken in last is not trusted: the whole list is read.
-    expect(index.update(ds, [e1, unseen, e2, event('e3', 'Pod', 'd-1', 'Normal', '2026-01-01T00:00:02Z')], () => true, { from: [], removed: [], added: [] })).toBe(true);
+    const second = [e1, unseen, e2];
+    changes.record({ items: second, resourceVersion: '2', change: { from: list, removed: [], added: [e2] } });
+    const third = [...second, e3];
+    changes.record({ items: third, resourceVersion: '3', change: { from: second, removed: [], added: [e3] } });
+    expect(index.update(ds, third, () => true, changes)).toBe(true);
+    expect(index.about().map((e) => e.name)).toEqual(['e2', 'e3', 'e1']);
+    // A list that does not follow from the one taken in (a relist) is read whole.
+    const relisted = [...third];
+    changes.record({ items: relisted, resourceVersion: '9' });
+    expect(index.update(ds, relisted, () => true, changes)).toBe(true);
     expect(index.about().map((e) => e.name)).toEqual(['e0', 'e2', 'e3', 'e1']);
   });
 });

@@ -8,7 +8,7 @@
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import type { NodeRow } from './rollout.ts';
-import type { ListChange } from '../../api/watch.ts';
+import type { ListChanges } from './listchanges.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { nodeKind } from '../../../kinds/node.ts';
@@ -48,13 +48,13 @@ export class RolloutEvents {
   /**
    * Takes in the events as the watch has them now. `isDaemonPod(name)` says
    * whether a pod of that name is (or was) one of the DaemonSet's; an event is
-   * judged when it first arrives. `change`: how `events` differs from the
-   * list given last (ListState.change), so only those are looked at.
+   * judged when it first arrives. `changes`: the watch's changes of the
+   * list, so only those since the list given last are looked at.
    */
-  update(ds: KubeObject, events: readonly KubeObject[], isDaemonPod: (name: string) => boolean, change?: ListChange): boolean {
+  update(ds: KubeObject, events: readonly KubeObject[], isDaemonPod: (name: string) => boolean, changes?: ListChanges): boolean {
     if (events === this.list) return false;
     // What the watch says it added (or replaced) since the list taken in last, else the whole list.
-    const fresh = change?.from === this.list ? change.added : events;
+    const fresh = changes?.take(this.list, events)?.flatMap((c) => c.added) ?? events;
     this.list = events;
     let changed = false;
     for (const e of fresh) {

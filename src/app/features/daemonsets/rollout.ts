@@ -7,6 +7,7 @@
 // DaemonSet's ControllerRevisions.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { uidOf, type ListChange } from '../../api/watch.ts';
+import type { ListChanges } from './listchanges.ts';
 import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import {
@@ -155,9 +156,9 @@ export interface RolloutInput {
   stallAfterMs: number;
   /** Label whose value groups the nodes (e.g. topology.kubernetes.io/zone); '' for none. */
   groupBy: string;
-  /** What changed from the pods (nodes) given last, as the watch says (ListState.change): only that is looked at. */
-  podChange?: ListChange;
-  nodeChange?: ListChange;
+  /** The watch's changes of the pods (nodes) list: those since the list given last are all that is looked at. */
+  podChanges?: ListChanges;
+  nodeChanges?: ListChanges;
 }
 
 /** The model of one moment, from scratch (RolloutIndex keeps it up to date as the watches move). */
@@ -242,7 +243,7 @@ export class RolloutIndex {
   version = 0;
 
   /** Brings the model to these lists and this time; true when it changed. */
-  update({ ds, pods, nodes, revisions, now, stallAfterMs, groupBy, podChange, nodeChange }: RolloutInput): boolean {
+  update({ ds, pods, nodes, revisions, now, stallAfterMs, groupBy, podChanges, nodeChanges }: RolloutInput): boolean {
     const dirty = new Set<string>();
     const spec = ds.spec as any;
     const currentHash = currentHashOf(ds, revisionsOf(ds, revisions));
@@ -283,10 +284,18 @@ export class RolloutIndex {
     // Pods: the DaemonSet's own, by the node they are for. The same list as last time (the view renders
     // for other lists too) is not looked through again; a list the watch says how it changed, only there.
     let podsMoved = false;
-    if (pods !== this.podList) podsMoved = podChange?.from === this.podList ? this.takePodChange(podChange, ds, dirty) : this.takePods(pods, ds, dirty);
+    if (pods !== this.podList) {
+      const changes = podChanges?.take(this.podList, pods);
+      if (changes) for (const c of changes) podsMoved = this.takePodChange(c, ds, dirty) || podsMoved;
+      else podsMoved = this.takePods(pods, ds, dirty);
+    }
     this.podList = pods;
     let nodesMoved = false;
-    if (nodes !== this.nodeList) nodesMoved = nodeChange?.from === this.nodeList ? this.takeNodeChange(nodeChange, dirty) : this.takeNodes(nodes, dirty);
+    if (nodes !== this.nodeList) {
+      const changes = nodeChanges?.take(this.nodeList, nodes);
+      if (changes) for (const c of changes) nodesMoved = this.takeNodeChange(c, dirty) || nodesMoved;
+      else nodesMoved = this.takeNodes(nodes, dirty);
+    }
     this.nodeList = nodes;
 
     // The clock.

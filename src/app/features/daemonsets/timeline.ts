@@ -55,9 +55,11 @@ export function useRolloutTimeline(ds: KubeObject, rows: NodeRow[], updatedAvail
         if (p.state === 'available' && b?.state !== 'available') fresh.push({ id: `t${++seq}`, at: now, kind: 'available', revision: p.revision, text: `${p.name} on ${row.nodeName} is available` });
       }
       for (const b of was.values()) fresh.push({ id: `t${++seq}`, at: now, kind: 'deleted', revision: b.revision, text: `pod on ${row.nodeName} (${b.revision} revision) deleted` });
-      if (row.state === 'stalled' && before?.state !== 'stalled') fresh.push({ id: `t${++seq}`, at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
+      if (row.state === 'stalled' && before?.state !== 'stalled')
+        fresh.push({ id: `t${++seq}`, at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
     }
-    if (!previous) for (const row of rows) if (row.state === 'stalled') fresh.push({ id: `t${++seq}`, at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
+    if (!previous)
+      for (const row of rows) if (row.state === 'stalled') fresh.push({ id: `t${++seq}`, at: now, kind: 'stalled', text: `${row.nodeName} stalled: ${row.stalledMessage ?? 'new pod not available'}` });
     const status = rolloutStatus(ds as never);
     const message = (status.error ?? status.message).trim();
     if (message !== lastMessage.current) {
