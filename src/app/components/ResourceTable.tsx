@@ -2,13 +2,14 @@
 // sorting, windowed rows (WindowedRows) so thousands stay smooth, and a brief highlight
 // on rows whose shown cells a watch event just changed (a node's heartbeat
 // changes its object every few seconds but nothing the row shows).
-import { memo, useMemo, useRef } from 'react';
+import { memo, useMemo, useRef, useState, type CSSProperties } from 'react';
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
 import { icons } from './icons.tsx';
 import { useNow } from './common.tsx';
 import { sortRows, type SortedRows } from './sortedRows.ts';
 import { uidOf, type ListChange } from '../api/watch.ts';
 import { WindowedRows } from './WindowedRows.tsx';
+import './table.css';
 
 export interface Column {
   name: string;
@@ -19,6 +20,7 @@ export interface Column {
   sortValue: (o: KubeObject) => string | number;
 }
 
+/** Every row's height in px (table.css gives .trow the same). */
 const ROW_HEIGHT = 37;
 
 function toColumn(c: PrinterColumn): Column {
@@ -46,6 +48,17 @@ export function columnsFor(kind: KindDefinition, wide: boolean, allNamespaces: b
     cols.unshift({ name: 'Namespace', min: 130, grow: 1, cell: (o) => o.metadata.namespace ?? '', sortValue: (o) => o.metadata.namespace ?? '' });
   }
   return cols;
+}
+
+/**
+ * Each column's width in px for a table `width` px wide: its narrowest width
+ * and its share (grow) of what is left; never narrower than that, so a narrow
+ * table scrolls sideways.
+ */
+export function columnWidths(columns: Column[], width: number): number[] {
+  const spare = Math.max(0, width - columns.reduce((sum, c) => sum + c.min, 0));
+  const grow = columns.reduce((sum, c) => sum + c.grow, 0) || 1;
+  return columns.map((c) => Math.floor(c.min + (spare * c.grow) / grow));
 }
 
 const BAD = /^(NotReady|Unknown|Failed|Error|CrashLoopBackOff|ImagePullBackOff|ErrImagePull|Terminating|false)/;
@@ -127,19 +140,17 @@ function useSortedRows(items: readonly KubeObject[], change: ListChange | undefi
 interface RowProps {
   object: KubeObject;
   cells: Cells;
-  template: string;
   top: number;
   /** When the shown cells last changed, while that is recent; 0 otherwise. */
   flash: number;
   onOpen(o: KubeObject): void;
 }
 
-const Row = memo(function Row({ object, cells, template, top, flash, onOpen }: RowProps) {
+const Row = memo(function Row({ object, cells, top, flash, onOpen }: RowProps) {
   return (
     <div
       className="trow"
-      // Contained (not paint, which would clip the focus ring): rows filled while scrolling lay out nothing else.
-      style={{ gridTemplateColumns: template, transform: `translateY(${top}px)`, height: ROW_HEIGHT, contain: 'size layout style' }}
+      style={{ transform: `translateY(${top}px)` }}
       role="row"
       data-name={object.metadata.name}
       data-namespace={object.metadata.namespace}
@@ -176,20 +187,23 @@ export function ResourceTable(props: {
   const sortCol = columns.find((c) => c.name === sort.replace(/^-/, '')) ?? columns.find((c) => c.name === 'Name') ?? columns[0];
   const sorted = useSortedRows(props.items, props.change, sortCol, desc);
   const rows = sorted.rows;
-  const template = columns.map((c) => `minmax(${c.min}px, ${c.grow}fr)`).join(' ');
-  const minWidth = columns.reduce((sum, c) => sum + c.min, 0);
+  const [width, setWidth] = useState(0);
+  const widths = useMemo(() => columnWidths(columns, width), [columns, width]);
+  const minWidth = widths.reduce((sum, w) => sum + w, 0);
+  const cols = { '--cols': widths.map((w) => `${w}px`).join(' ') } as CSSProperties;
   const recent = now - FLASH_MS;
   const flashes = useFlashes(sorted, columns);
 
   return (
-    <div className="table-wrap" role="table" aria-rowcount={rows.length}>
+    <div className="table-wrap" role="table" aria-rowcount={rows.length} style={cols}>
       <WindowedRows
         className="table-scroll"
         count={rows.length}
         rowHeight={ROW_HEIGHT}
         minWidth={minWidth}
+        onWidth={setWidth}
         header={
-          <div className="thead" role="row" style={{ gridTemplateColumns: template, minWidth }}>
+          <div className="thead" role="row" style={{ minWidth }}>
             {columns.map((c) => {
               const active = c === sortCol;
               return (
@@ -208,7 +222,7 @@ export function ResourceTable(props: {
         renderRow={(i, top, slot) => {
           const o = rows[i];
           const changed = flashes.get(uidOf(o)) ?? 0;
-          return <Row key={slot} object={o} cells={cellsOf(o, columns, now)} template={template} top={top} flash={changed > recent ? changed : 0} onOpen={props.onOpen} />;
+          return <Row key={slot} object={o} cells={cellsOf(o, columns, now)} top={top} flash={changed > recent ? changed : 0} onOpen={props.onOpen} />;
         }}
       />
       {props.footer && <div className="table-foot">{props.footer}</div>}

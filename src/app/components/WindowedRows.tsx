@@ -66,7 +66,9 @@ export function WindowedRows({ count, rowHeight, overscan = 12, renderRow, heade
     if (!el) return;
     let width = -1;
     const update = (sync: boolean) => {
+      // Every size read before drawing: a read after it would lay out the new rows there and then (a forced layout per frame).
       const next = { top: el.scrollTop, height: el.clientHeight };
+      const nextWidth = el.clientWidth;
       // Only a move to other rows draws anything (checked here: a setState of the same state may still render).
       const v = shownView.current;
       if (Math.floor(v.top / rowHeight) !== Math.floor(next.top / rowHeight) || v.height !== next.height) {
@@ -74,7 +76,7 @@ export function WindowedRows({ count, rowHeight, overscan = 12, renderRow, heade
         if (sync) flushSync(() => setView(next));
         else setView(next);
       }
-      if (el.clientWidth !== width) widthCallback.current?.((width = el.clientWidth));
+      if (nextWidth !== width) widthCallback.current?.((width = nextWidth));
     };
     const onScroll = () => update(true);
     el.addEventListener('scroll', onScroll, { passive: true });

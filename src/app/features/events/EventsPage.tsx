@@ -12,6 +12,8 @@ import { ageText, objectText } from './EventsSection.tsx';
 import './events.css';
 
 const ROW = 34;
+/** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
+const EVENTS_MIN_WIDTH = 1124;
 
 export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
   const [ns] = useSearchParam('ns');
@@ -86,6 +88,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
           count={shown.length}
           rowHeight={ROW}
           overscan={15}
+          minWidth={EVENTS_MIN_WIDTH}
           style={{ height: 'calc(100vh - 260px)', minHeight: 200 }}
           header={
             // Inside the scroller (sticky), so it keeps the rows' width when a scrollbar takes some.
