@@ -13,6 +13,8 @@
 //     empty={<p>No rows.</p>}        // optional, shown when count is 0
 //     className="table-scroll" style={{ height: 440 }}  // the scroller: give it a height
 //     minWidth={900}                 // optional: rows' width below which it scrolls sideways
+//     onWidth={setWidth}             // optional: told the scroller's inner width when it changes
+//     ref={handle}                   // optional: handle.current.scrollToIndex(i)
 //     renderRow={(index, top, slot) => <Row key={slot} style={{ transform: `translateY(${top}px)` }} />}
 //   />
 //
@@ -24,7 +26,7 @@
 //     unmounting and mounting a screenful every frame; for tables of text;
 //   - the item's own id: a row keeps its state (focus, memo) as it moves.
 // Rows are drawn in the scroll event itself (flushSync), so a frame never
-// shows the rows of the last position. `ref` takes { scrollToIndex }.
+// shows the rows of the last position.
 import { useImperativeHandle, useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode, type Ref } from 'react';
 import { flushSync } from 'react-dom';
 
