@@ -120,8 +120,9 @@ class Watchers {
 
 /** Events whose value is at least this long are applied a turn later (see receive). */
 const LARGE_EVENT_CHARS = 256 * 1024;
-/** How long the cache applies events in one turn of the event loop (see receive). */
+/** How long the cache applies events in one turn of the event loop, and how far behind it may fall (see receive). */
 const APPLY_SLICE_MS = 5;
+const MAX_APPLY_LAG_MS = 20;
 
 export class WatchCache {
   private readonly buckets = new Map<string, Bucket>();
@@ -210,6 +211,8 @@ export class WatchCache {
   /** Events not applied yet, in order, from `queuedAt` on; see receive(). */
   private queued: StorageEvent[] = [];
   private queuedAt = 0;
+  /** When each receive()d batch arrived, by the index in `queued` after its last event. */
+  private arrivals: { end: number; at: number }[] = [];
   private draining: NodeJS.Immediate | undefined;
 
   /**
@@ -218,36 +221,47 @@ export class WatchCache {
    * most APPLY_SLICE_MS in one turn of the event loop; the rest wait for the
    * next turn, so that requests and other writes are read in between instead of
    * behind one long turn (a 5000-node rollout commits hundreds of writes in a
-   * group, each delivered to 200 watchers). A large event (parsing it takes a
-   * while) is applied on a turn of its own. Order is kept: once anything
-   * waits, later events wait behind it. Readers wait with waitFor() either way.
+   * group, each delivered to 200 watchers). But the cache never falls further
+   * behind than MAX_APPLY_LAG_MS: writes wait for it (read-your-writes, and a
+   * conflicting update retries from it), so when the process is short of CPU
+   * and a turn's slice is not enough, events that waited that long are all
+   * applied in the next turn. A large event (parsing it takes a while) is
+   * applied on a turn of its own. Order is kept: once anything waits, later
+   * events wait behind it. Readers wait with waitFor() either way.
    */
   private receive(events: StorageEvent[]) {
     if (this.reloading) return void this.reloading.push(...events);
     for (const e of events) this.queued.push(e);
+    this.arrivals.push({ end: this.queued.length, at: performance.now() });
     if (!this.draining) this.drain(true);
   }
 
   private drain(inWrite: boolean) {
     this.draining = undefined;
     const q = this.queued;
-    const until = performance.now() + APPLY_SLICE_MS;
+    const now = performance.now();
+    const until = now + APPLY_SLICE_MS;
+    // Everything that arrived before this is applied in this turn, however long it takes.
+    let late = this.queuedAt;
+    for (const a of this.arrivals) if (now - a.at > MAX_APPLY_LAG_MS) late = a.end;
     let i = this.queuedAt;
     for (; i < q.length; i++) {
       // The write that made a large event and its parse are two turns, not one long one.
-      if (q[i].value.length > LARGE_EVENT_CHARS && (inWrite || i > this.queuedAt)) break;
+      if (q[i].value.length > LARGE_EVENT_CHARS && (inWrite || i > this.queuedAt) && i >= late) break;
       this.applyOne(q[i]);
-      if (performance.now() > until) {
+      if (i + 1 >= late && performance.now() > until) {
         i++;
         break;
       }
     }
     if (i < q.length) {
       this.queuedAt = i;
+      while (this.arrivals.length && this.arrivals[0].end <= i) this.arrivals.shift();
       this.draining = setImmediate(() => this.drain(false));
     } else {
       this.queued = [];
       this.queuedAt = 0;
+      this.arrivals = [];
     }
     this.settleWaiting();
   }
