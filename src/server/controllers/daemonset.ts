@@ -428,6 +428,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     timed: Set<string>;
     /** The entries' node names, sorted (the rolling update's order); dropped when a node comes or goes. */
     sorted?: string[];
+    /** Some node was judged again since the rolling update last planned. */
+    changed: boolean;
+    /** The last plan had nothing to do: planning again on the same judgements would not either. */
+    settled: boolean;
   }
   const states = new Map<string, DaemonState>();
   /** Every node's name, sorted as the node list is; rebuilt when a node comes or goes. */
@@ -560,11 +564,12 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const key = `${ds.metadata.generation ?? 0}/${hash}/${stableStringify((ds.spec as any)?.selector)}`;
     let st = states.get(uid);
     if (!st || st.key !== key) {
-      st = { key, entries: new Map(), dirty: new Set(allNodeNames()), totals: zeroCounts(), creates: new Set(), deletes: new Set(), failed: new Set(), timed: new Set() };
+      st = { key, entries: new Map(), dirty: new Set(allNodeNames()), totals: zeroCounts(), creates: new Set(), deletes: new Set(), failed: new Set(), timed: new Set(), changed: true, settled: false };
       for (const node of podsByControllerNode.get(uid)?.keys() ?? []) st.dirty.add(node);
       states.set(uid, st);
     }
     for (const name of st.timed) st.dirty.add(name);
+    if (st.dirty.size) st.changed = true;
     for (const name of st.dirty) {
       const before = st.entries.get(name);
       if (before) for (const k of COUNTS) st.totals[k] -= before.counts[k];
@@ -637,14 +642,21 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (!managed.wrote && strategy === 'RollingUpdate') {
       const now = Date.now();
       const current = refresh(ds, sel, hash, now);
-      const nodes: NodePods<KubeObject>[] = [];
-      for (const name of (current.sorted ??= [...current.entries.keys()].sort())) {
-        const view = current.entries.get(name)!.view;
-        if (view) nodes.push(view);
+      // The plan walks every node: it is made again only once a node's judgement changed (or the clock
+      // moves one: minReadySeconds), or when the last plan acted; otherwise it would come out the same, empty.
+      if (current.changed || !current.settled) {
+        current.changed = false;
+        current.settled = false;
+        const nodes: NodePods<KubeObject>[] = [];
+        for (const name of (current.sorted ??= [...current.entries.keys()].sort())) {
+          const view = current.entries.get(name)!.view;
+          if (view) nodes.push(view);
+        }
+        const plan = planRollingUpdate({ ds: ds as any, nodes, hash, now });
+        const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
+        more ||= r.more;
+        current.settled = !r.wrote && !r.more;
       }
-      const plan = planRollingUpdate({ ds: ds as any, nodes, hash, now });
-      const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
-      more ||= r.more;
     }
 
     await cleanupHistory(ds, sel, old);

@@ -65,7 +65,7 @@ interface TxRunner {
 type Listener = (events: StorageEvent[]) => void;
 
 /** Revisions compacted per transaction (a few ms of work each). */
-const COMPACT_STEP = 2000;
+const COMPACT_STEP = 500;
 
 interface Row {
   id: number;
