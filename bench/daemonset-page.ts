@@ -19,6 +19,7 @@
 // DS_TRACE_SECONDS (default 15) of the rollout, from 5 s into it.
 // Prints numbers and the load average; asserts nothing. Needs the built app
 // (DS_STATIC, default dist: `npx vite build`).
+import { rowShownAt } from './rowshown.ts';
 import { chromium, type Page } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -116,20 +117,6 @@ const stopRecorder = (page: Page) =>
     return { gaps: w.__rec.gaps as number[], long: w.__rec.long as number[] };
   });
 
-/** Date.now() in the page when the row of node `node` shows resourceVersion `rv` or later; -1 after 10 s. */
-const nodeRowShownAt = (page: Page, node: string, rv: number) =>
-  page.evaluate(
-    ({ node, rv }) =>
-      new Promise<number>((resolve) => {
-        const shown = () => Number(document.querySelector(`[role=row][data-node="${node}"]`)?.getAttribute('data-rv') ?? 0) >= rv;
-        if (shown()) return resolve(Date.now());
-        const obs = new MutationObserver(() => shown() && (obs.disconnect(), resolve(Date.now())));
-        obs.observe(document.body, { subtree: true, attributes: true, childList: true });
-        setTimeout(() => (obs.disconnect(), resolve(-1)), 10_000);
-      }),
-    { node, rv },
-  );
-
 /** Writes a label to the pod of a node row on screen and waits for the row to show it, until `until()`; ms each. */
 async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
   const latencies: number[] = [];
@@ -151,7 +138,7 @@ async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
       body: { metadata: { labels: { 'bench-row': String(i) } } },
     }).catch(() => undefined);
     if (!res) continue; // the pod went away meanwhile (replaced by the rollout)
-    const at = await nodeRowShownAt(page, node, Number(res.metadata.resourceVersion));
+    const at = await rowShownAt(page, `[data-node="${node}"]`, Number(res.metadata.resourceVersion));
     if (at > 0) {
       latencies.push(at - t0);
       const arrived = await page.evaluate((i) => (window as any).__arrived[i] as number | undefined, String(i));

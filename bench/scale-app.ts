@@ -184,7 +184,7 @@ async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => stri
       const t0 = Date.now();
       const res = await patch(api, objectPath(0).replace('NAME', name).replace('NS', ns), { metadata: { labels: { 'bench-row': String(i) } } });
       const rv = Number(res.metadata.resourceVersion);
-      const at = await rowShownAt(page, name, rv);
+      const at = await rowShownAt(page, `[data-name="${name}"]`, rv);
       if (at > 0) latencies.push(at - t0);
       await sleep(50);
     }

@@ -99,7 +99,7 @@ async function rowUpdates(page: Page, c: Cluster, until: () => boolean): Promise
     const t0 = Date.now();
     const res = await api(c, `/api/v1/nodes/${name}`, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { labels: { 'bench-row': String(i) } } } });
     const rv = Number(res.metadata.resourceVersion);
-    const at = await rowShownAt(page, name, rv);
+    const at = await rowShownAt(page, `[data-name="${name}"]`, rv);
     if (at > 0) latencies.push(at - t0);
     await sleep(100);
   }
