@@ -1,0 +1,71 @@
+// The watch sink's flush: each watcher's events are taken when a flush begins,
+// so watchers of one feed share one frame even when more events arrive while
+// the flush is written over several turns (those go out in the next flush).
+import { describe, expect, it } from 'vitest';
+import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
+
+/** A wire that records its writes and takes about a millisecond for each, so a flush of many spans turns. */
+function slowWire(framing: Framing, onWrite: () => void) {
+  const writes: Buffer[] = [];
+  const wire: WatchWire = {
+    framing,
+    writable: () => true,
+    write(bytes) {
+      writes.push(bytes);
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      onWrite();
+    },
+    writableLength: () => 0,
+    drained: async () => undefined,
+    destroy() {},
+    end() {},
+    onGone() {},
+  };
+  return { wire, writes };
+}
+
+describe('WatchSink', () => {
+  it('writes each watcher what it held when the flush began, framed once for all of them', async () => {
+    let frames = 0;
+    const framing: Framing = { frame: (events) => (frames++, Buffer.concat(events)) };
+    const a = Buffer.from('{"type":"ADDED"}\n');
+    const b = Buffer.from('{"type":"MODIFIED"}\n');
+    let sentB = false;
+    const sinks: WatchSink[] = [];
+    const wires = Array.from({ length: 40 }, () =>
+      slowWire(framing, () => {
+        // After the first watcher's write, and before the flush's next turn, the next event arrives for all.
+        if (sentB) return;
+        sentB = true;
+        setImmediate(() => sinks.forEach((s) => s.send(b)));
+      }),
+    );
+    for (const { wire } of wires) sinks.push(new WatchSink(wire, 1 << 20));
+    sinks.forEach((s) => s.send(a));
+    await new Promise((r) => setTimeout(r, 500));
+    for (const { writes } of wires) expect(writes.map(String)).toEqual([String(a), String(b)]);
+    expect(frames).toBe(2);
+  });
+
+  it('writes what a flush under way took before what came since when drained', async () => {
+    const framing: Framing = { frame: (events) => Buffer.concat(events) };
+    const events = ['1', '2', '3'].map((n) => Buffer.from(`{"n":${n}}\n`));
+    let last: WatchSink | undefined;
+    const wires = Array.from({ length: 20 }, () =>
+      slowWire(framing, () => {
+        // While the flush is under way, the last watcher gets another event and is drained at once.
+        if (!last || last.buffered() === 0) return;
+        const sink = last;
+        last = undefined;
+        sink.send(events[2]);
+        void sink.drained();
+      }),
+    );
+    const sinks = wires.map(({ wire }) => new WatchSink(wire, 1 << 20));
+    last = sinks[sinks.length - 1];
+    sinks.forEach((s) => (s.send(events[0]), s.send(events[1])));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(wires[wires.length - 1].writes.map(String).join('')).toBe(events.map(String).join(''));
+  });
+});
