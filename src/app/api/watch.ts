@@ -3,12 +3,17 @@
 // list once per animation frame, keyed by uid; it resumes from the last
 // resourceVersion (BOOKMARKs move it on), re-lists on 410 Expired, reconnects
 // with backoff, and stops a little after the last observer leaves.
+// Every watch flushes in the one frame flush below, its cache updates one
+// React Query batch: a page of pods, nodes, events and a DaemonSet hears of a
+// frame's changes together. Alone, each list had its own 50 ms timer in a
+// hidden tab (a render per list), and events that came just before the tab
+// hid waited for a frame that came only when it showed again.
 // A flush costs the events it applies, not the list: the items are an array
 // copied (a memcpy) and changed in place by position, and the new state says
 // what changed, so that views update what they derived instead of deriving it
 // again. At 50,000 pods a flush that rebuilt a Map of every item, and views
 // that went over every item, held the main thread ~25 ms per frame.
-import type { QueryClient, QueryKey } from '@tanstack/react-query';
+import { notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
 import { jsonLines } from '../../lib/ndjson.ts';
@@ -160,11 +165,72 @@ function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, o
   };
 }
 
+/** How often a tab without frames (hidden, or no rAF at all) applies watch events. */
+const UNFRAMED_FLUSH_MS = 50;
+
+/**
+ * The one flush of every watch with events waiting: at the next animation frame, or on a
+ * timer where frames do not come (no rAF; a hidden tab, whose frames stop until it shows
+ * again: its lists still apply their events, so it is current when it shows). The cache
+ * updates of a flush are one React Query batch, so their observers hear of them together.
+ */
+const frameFlush = {
+  due: new Set<ListWatch>(),
+  frame: undefined as number | undefined,
+  timer: undefined as ReturnType<typeof setTimeout> | undefined,
+  watchingVisibility: false,
+
+  add(w: ListWatch) {
+    this.due.add(w);
+    if (this.frame === undefined && this.timer === undefined) this.request();
+  },
+
+  request() {
+    if (typeof document !== 'undefined' && !this.watchingVisibility) {
+      this.watchingVisibility = true;
+      // A tab hidden while a frame was asked for gets no frame (the timer takes over), and one
+      // shown again draws at its next frame rather than at a timer a hidden tab slowed down.
+      document.addEventListener('visibilitychange', () => {
+        if (this.frame === undefined && this.timer === undefined) return;
+        this.cancel();
+        this.request();
+      });
+    }
+    const framed = typeof document !== 'undefined' && !document.hidden && typeof requestAnimationFrame !== 'undefined';
+    if (framed) this.frame = requestAnimationFrame(() => this.run());
+    else this.timer = setTimeout(() => this.run(), UNFRAMED_FLUSH_MS);
+  },
+
+  cancel() {
+    if (this.frame !== undefined) cancelAnimationFrame(this.frame);
+    clearTimeout(this.timer);
+    this.frame = this.timer = undefined;
+  },
+
+  run() {
+    clearTimeout(this.timer);
+    this.frame = this.timer = undefined;
+    const due = [...this.due];
+    this.due.clear();
+    notifyManager.batch(() => {
+      for (const w of due) {
+        try {
+          w.flush();
+        } catch (e) {
+          // One list's failure is reported without keeping the others' events from their views.
+          queueMicrotask(() => {
+            throw e;
+          });
+        }
+      }
+    });
+  },
+};
+
 export class ListWatch {
   private refs = 0;
   private stream: Stream | undefined;
   private pending: WatchEvent[] = [];
-  private flushScheduled = false;
   /** The cached items with their positions, kept across flushes (rebuilt when a list replaced them). */
   private indexed = new IndexedItems();
   private retry = 0;
@@ -309,16 +375,11 @@ export class ListWatch {
     this.retry = 0;
     this.setHealth('live');
     this.pending.push(e);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      if (typeof document !== 'undefined' && !document.hidden && typeof requestAnimationFrame !== 'undefined') requestAnimationFrame(() => this.flush());
-      else setTimeout(() => this.flush(), 50);
-    }
+    frameFlush.add(this);
   }
 
-  /** Applies every pending event in one cache update. */
-  private flush() {
-    this.flushScheduled = false;
+  /** Applies every pending event in one cache update (called by the frame flush, and as a stream ends). */
+  flush() {
     if (!this.pending.length) return;
     const events = this.pending;
     this.pending = [];
