@@ -119,6 +119,9 @@ const LATEST_IN_RANGE = (upper: boolean, columns = 'name, created, deleted, crea
   GROUP BY name
   HAVING deleted = 0`;
 
+/** Bytes the write-ahead log's file is cut back to when the log starts over (twice the checkpoint interval). */
+const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+
 export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly historyRevisions: number;
@@ -151,6 +154,10 @@ export class SqliteStorage implements Storage {
     this.syncWal = opts.syncWal ?? this.defaultSync.sync;
     // Checkpoints off the event loop (checkpointer.ts); should its thread fail, SQLite's own again.
     db.pragma('wal_autocheckpoint = 0');
+    // When the log starts over, its file is cut back to this size: the log may grow past it while
+    // the checkpoint thread starts (loading its module) or falls behind a burst, and SQLite
+    // otherwise keeps a log file at the largest size it ever reached.
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     this.checkpointer = new Checkpointer(file, opts.busyTimeoutMs ?? 5000, () => {
       if (!this.closed) db.pragma('wal_autocheckpoint = 1000');
     });
