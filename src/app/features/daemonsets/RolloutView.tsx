@@ -11,7 +11,7 @@ import { podKind } from '../../../kinds/pod.ts';
 import { rolloutStatus } from '../../../lib/rollout.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import { useConnection } from '../../api/connection.ts';
-import { useListChanges } from './listchanges.ts';
+import { useListChanges } from '../../api/listchanges.ts';
 import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';

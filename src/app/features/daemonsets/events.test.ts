@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { RolloutEvents } from './events.ts';
-import { ListChanges } from './listchanges.ts';
+import { ListChanges } from '../../api/listchanges.ts';
 import type { NodeRow } from './rollout.ts';
 
 const ds = { metadata: { name: 'd', namespace: 'ns', uid: 'ds-uid' } } as unknown as KubeObject;

@@ -8,7 +8,7 @@
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import type { NodeRow } from './rollout.ts';
-import type { ListChanges } from './listchanges.ts';
+import type { ListChanges } from '../../api/listchanges.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { nodeKind } from '../../../kinds/node.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { IndexedItems, uidOf } from '../../api/watch.ts';
-import { ListChanges } from './listchanges.ts';
+import { ListChanges } from '../../api/listchanges.ts';
 import { buildRollout, RolloutIndex, type RolloutModel } from './rollout.ts';
 
 const now = Date.parse('2026-11-23T12:00:00Z');

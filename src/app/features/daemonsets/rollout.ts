@@ -7,7 +7,7 @@
 // DaemonSet's ControllerRevisions.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { uidOf, type ListChange } from '../../api/watch.ts';
-import type { ListChanges } from './listchanges.ts';
+import type { ListChanges } from '../../api/listchanges.ts';
 import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import {

@@ -7,8 +7,8 @@
 // events) on most renders.
 import { useEffect, useRef } from 'react';
 import { hashKey, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import type { KubeObject } from '../../../kinds/kind.ts';
-import type { ListChange, ListState } from '../../api/watch.ts';
+import type { KubeObject } from '../../kinds/kind.ts';
+import type { ListChange, ListState } from './watch.ts';
 
 export class ListChanges {
   /** The items of the last state recorded. */
