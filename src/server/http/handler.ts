@@ -30,7 +30,8 @@ import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
 import { isAppPath } from '../../lib/approutes.ts';
 import { serveHealth, type HealthCheck } from './healthz.ts';
-import { chunkedWatchTransport, prepareWatch, runWatch, type WatchTransport } from './watch.ts';
+import { chunkedWatchSink, prepareWatch, runWatch } from './watch.ts';
+import type { WatchSink } from './watchsink.ts';
 import { LAST_CHANGE_PATH, type AuditRecord, type Auditor } from '../audit/audit.ts';
 import { impersonatorOf } from '../auth/impersonation.ts';
 import { DEFAULT_LIMITS, InflightLimiter, requestDeadlineMs, requestTimedOut, type Limits } from './limits.ts';
@@ -575,24 +576,24 @@ export function createHandler(ctx: HandlerContext) {
   async function serveWatch(kind: KindDefinition, store: Store, info: RequestInfo, req: IncomingMessage, res: ServerResponse, query: URLSearchParams, rep: Representation, upgrade?: Upgrade) {
     // Option errors are HTTP errors; once the stream is open, errors are ERROR events.
     const prepared = prepareWatch(kind, store, info, query, rep);
-    let transport: WatchTransport;
+    let sink: WatchSink;
     if (upgrade && isWebSocketRequest(req)) {
       if (!originAllowed(req, ctx.webSocketOrigins ?? [])) {
         throw new ApiError(403, 'Forbidden', `origin ${req.headers.origin} is not allowed to open a WebSocket`);
       }
       res.detachSocket(upgrade.socket as never);
-      transport = await sockets.accept(req, upgrade.socket, upgrade.head, limits.watchBufferBytes);
+      sink = await sockets.accept(req, upgrade.socket, upgrade.head, limits.watchBufferBytes);
       const record = audits.get(req);
       if (record) {
         record.responseStarted(101);
-        transport.onGone(() => record.responseComplete(101));
+        sink.onGone(() => record.responseComplete(101));
       }
     } else {
       // Chunked over HTTP/1.1 (no length given), DATA frames over HTTP/2.
-      transport = chunkedWatchTransport(res, limits.watchBufferBytes);
+      sink = chunkedWatchSink(res, limits.watchBufferBytes);
       audits.get(req)?.responseStarted(200);
     }
-    await runWatch(prepared, transport, ctx.onClose, limits.minRequestTimeoutSeconds);
+    await runWatch(prepared, sink, ctx.onClose, limits.minRequestTimeoutSeconds);
   }
 }
 

@@ -1,8 +1,8 @@
 // Serving a watch. kube-apiserver offers two transports for the same stream
 // (AS/pkg/endpoints/handlers/watch.go: HandleHTTP and HandleWS): a chunked
 // response of newline-delimited JSON events, and a WebSocket carrying one
-// event per message. Both share the event encoder here and the same timeout
-// and bookmark policy; only the transport differs.
+// event per message. Both share the event encoder here, the same timeout and
+// bookmark policy and the one sink (watchsink.ts); only the wire differs.
 import type { ServerResponse } from 'node:http';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
@@ -16,25 +16,6 @@ import type { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
 import { watchTimeoutSeconds } from './limits.ts';
 import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
-
-/** Where encoded events go: a chunked HTTP response or a WebSocket. */
-export interface WatchTransport {
-  /**
-   * One encoded event: a JSON document and the newline upstream's encoder
-   * writes after it. The same bytes may go to many watchers; never modified.
-   */
-  send(event: Buffer): void;
-  /** Bytes written but not yet taken by the client. */
-  buffered(): number;
-  /** Resolves once what is buffered has gone out, or the client is gone. */
-  drained(): Promise<void>;
-  /** Live events past this many bytes waiting for the client end the watch (a slow watcher). */
-  readonly bufferLimit: number;
-  /** Ends the stream cleanly (timeout, ERROR event sent, server shutdown). */
-  end(): void;
-  /** Calls `fn` when the client goes away first. */
-  onGone(fn: () => void): void;
-}
 
 /** Newline-delimited events: a run of them is their concatenation, one HTTP chunk. */
 const lines: Framing = { frame: (events) => (events.length === 1 ? events[0] : Buffer.concat(events)) };
@@ -59,7 +40,7 @@ function chunkedWire(res: ServerResponse): WatchWire {
 }
 
 /** Starts a watch's chunked response; its events go out through the shared sink (watchsink.ts). */
-export function chunkedWatchTransport(res: ServerResponse, bufferLimit: number): WatchTransport {
+export function chunkedWatchSink(res: ServerResponse, bufferLimit: number): WatchSink {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   return new WatchSink(chunkedWire(res), bufferLimit);
@@ -125,12 +106,12 @@ const BOOKMARK_INTERVAL_MS = 60_000;
 const PRE_TIMEOUT_BOOKMARK_MS = 2_000;
 
 /**
- * Runs a prepared watch over a transport until the timeout (timeoutSeconds, or
+ * Runs a prepared watch into a sink until the timeout (timeoutSeconds, or
  * a random one between --min-request-timeout and twice that), an ERROR, the client leaving or the
  * server closing. `onServerClose` registers the shutdown hook and returns its
  * removal, so that finished watches leave nothing behind.
  */
-export async function runWatch(w: PreparedWatch, transport: WatchTransport, onServerClose: (fn: () => void) => () => void, minRequestTimeoutSeconds = 1800): Promise<void> {
+export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose: (fn: () => void) => () => void, minRequestTimeoutSeconds = 1800): Promise<void> {
   const { store, q, encoder } = w;
   let open = true;
   let stop = () => {};
@@ -142,14 +123,14 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
     stop();
     forget();
     for (const t of timers) clearTimeout(t);
-    transport.end();
+    sink.end();
   };
   // Initial events (the snapshot of a list-then-watch or sendInitialEvents, or
   // the history replayed from a resourceVersion) are written as the client
   // takes them, as kube-apiserver's cacheWatcher writes its snapshot before
   // its input channel: they wait here as references to cached objects, not as
   // bytes in the socket, so a large snapshot is no slow client. Live events
-  // arriving meanwhile queue behind them and do count: past the transport's
+  // arriving meanwhile queue behind them and do count: past the sink's
   // bound of them the watch ends, as one whose buffer filled.
   let queue: { event: Buffer | (() => Buffer); live: number }[] | undefined = [];
   let queuedLive = 0;
@@ -157,19 +138,19 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
   const toBytes = (event: Buffer | (() => Buffer)) => (typeof event === 'function' ? event() : event);
   const send = (event: Buffer | (() => Buffer), size = 0) => {
     if (!open) return;
-    if (!queue) return transport.send(toBytes(event));
+    if (!queue) return sink.send(toBytes(event));
     queue.push({ event, live: live ? size : 0 });
-    if (live && (queuedLive += size) > transport.bufferLimit) end();
+    if (live && (queuedLive += size) > sink.bufferLimit) end();
   };
-  /** Writes the queue with backpressure; live events go straight to the transport once it is empty. */
+  /** Writes the queue with backpressure; live events go straight to the sink once it is empty. */
   const flush = async (backpressure: boolean) => {
-    const highWater = Math.min(1024 * 1024, transport.bufferLimit / 4);
+    const highWater = Math.min(1024 * 1024, sink.bufferLimit / 4);
     for (let i = 0; open && queue && i < queue.length; i++) {
       const item = queue[i];
-      queue[i] = undefined as never; // sent: its bytes are the transport's now
+      queue[i] = undefined as never; // sent: its bytes are the sink's now
       queuedLive -= item.live;
-      transport.send(toBytes(item.event));
-      if (backpressure && transport.buffered() > highWater) await transport.drained();
+      sink.send(toBytes(item.event));
+      if (backpressure && sink.buffered() > highWater) await sink.drained();
     }
     queue = undefined;
   };
@@ -184,7 +165,7 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
       return Buffer.alloc(0);
     }
   };
-  transport.onGone(end);
+  sink.onGone(end);
   stop = await store.watch(w.namespace, q, {
     event: (type, c) => {
       if (c.revision > lastRevision) lastRevision = c.revision;
@@ -194,7 +175,7 @@ export async function runWatch(w: PreparedWatch, transport: WatchTransport, onSe
       // Live events are encoded now, in the turn the cache delivers them to every watcher, so the frame made
       // for the first is the one the rest get (encodings.ts); no closure is made per event per watcher.
       const frame = encode(type, c);
-      if (!queue) transport.send(frame);
+      if (!queue) sink.send(frame);
       else send(frame, frame.length);
     },
     bookmark: (rv, initialEnd) => {

@@ -4,7 +4,6 @@
 // on their wire. A chunked response writes it as one HTTP chunk of
 // newline-delimited events; a WebSocket as several text messages (one event
 // each, as kube-apiserver sends and clients decode them) in one socket write.
-import type { WatchTransport } from './watch.ts';
 
 /** How a run of encoded events becomes the bytes of one write on a wire. */
 export interface Framing {
@@ -118,7 +117,7 @@ function framed(framing: Framing, events: Buffer[], joined: Joined | undefined):
 }
 
 /** A watch's transport over a wire: events batched as described at WATCH_FLUSH_MS. */
-export class WatchSink implements WatchTransport {
+export class WatchSink {
   private events: Buffer[] = [];
   private bytes = 0;
   /** The events the flush under way took, not yet written. */
@@ -126,9 +125,14 @@ export class WatchSink implements WatchTransport {
   private takenBytes = 0;
   constructor(
     private readonly wire: WatchWire,
+    /** Live events past this many bytes waiting for the client end the watch (a slow watcher). */
     readonly bufferLimit: number,
   ) {}
 
+  /**
+   * One encoded event: a JSON document and the newline upstream's encoder
+   * writes after it. The same bytes may go to many watchers; never modified.
+   */
   send(event: Buffer) {
     if (!this.wire.writable()) return;
     // A client that does not read is dropped, with what waits for it, rather than buffered for without bound
@@ -174,20 +178,24 @@ export class WatchSink implements WatchTransport {
     this.writeTaken();
   }
 
+  /** Bytes written but not yet taken by the client, and those waiting here. */
   buffered() {
     return this.wire.writableLength() + this.takenBytes + this.bytes;
   }
 
+  /** Writes what waits; resolves once it has gone out, or the client is gone. */
   drained() {
     this.flush();
     return this.wire.drained();
   }
 
+  /** Ends the stream cleanly after what waits (timeout, ERROR event sent, server shutdown). */
   end() {
     this.flush();
     this.wire.end();
   }
 
+  /** Calls `fn` when the client goes away first. */
   onGone(fn: () => void) {
     this.wire.onGone(fn);
   }

@@ -6,7 +6,6 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import type { WatchTransport } from './watch.ts';
 import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
 import { originMatches } from './cors.ts';
 
@@ -89,7 +88,7 @@ export class WatchSockets {
    * sink (watchsink.ts), each as one text message, and the connection is
    * dropped when more than `bufferLimit` bytes wait for the client.
    */
-  accept(req: IncomingMessage, socket: Duplex, head: Buffer, bufferLimit: number): Promise<WatchTransport> {
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, bufferLimit: number): Promise<WatchSink> {
     return new Promise((resolve) => {
       this.wss.handleUpgrade(req, socket, head, (ws) => {
         // Errors (a protocol violation, a reset) are followed by 'close', which ends the watch.
