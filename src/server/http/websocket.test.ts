@@ -105,6 +105,20 @@ describe('watch over WebSocket', () => {
     w.ws.close();
   });
 
+  it('frames events with 16-bit and 64-bit payload lengths as whole messages', async () => {
+    // A Node's event is over 125 bytes (16-bit length); one with a 70 KB annotation is over 65535 (64-bit length).
+    const w = await openWatch(wsUrl('/api/v1/nodes?watch=1&labelSelector=wl%3D1'));
+    await post('/api/v1/nodes', node('ws-l1', { wl: '1' }));
+    const big = node('ws-l2', { wl: '1' }) as any;
+    big.metadata.annotations = { big: 'x'.repeat(70_000) };
+    await post('/api/v1/nodes', big);
+    await post('/api/v1/nodes', node('ws-l3', { wl: '1' }));
+    const events = await w.waitFor((ev) => ev.length >= 3);
+    expect(events.map((e) => e.object.metadata.name)).toEqual(['ws-l1', 'ws-l2', 'ws-l3']);
+    expect(events[1].object.metadata.annotations.big).toHaveLength(70_000);
+    w.ws.close();
+  });
+
   it('resumes from a resourceVersion', async () => {
     const created = await post('/api/v1/nodes', node('ws-r', { wr: '1' }));
     const rv = created.body.metadata.resourceVersion;

@@ -5,7 +5,7 @@
 // token may travel as a subprotocol (AS/pkg/authentication/request/websocket).
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, WebSocket } from 'ws';
+import { Sender, WebSocketServer, WebSocket, type SenderFrameOptions } from 'ws';
 import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
 import { originMatches } from './cors.ts';
 
@@ -101,32 +101,18 @@ export class WatchSockets {
 }
 
 /**
- * The header of an unmasked, final text frame of `length` bytes (RFC 6455
- * 5.2): what a server puts before each message it sends.
- */
-export function textFrameHeader(length: number): Buffer {
-  if (length < 126) return Buffer.from([0x81, length]);
-  if (length < 65536) return Buffer.from([0x81, 126, length >> 8, length & 255]);
-  const h = Buffer.alloc(10);
-  h[0] = 0x81;
-  h[1] = 127;
-  h.writeBigUInt64BE(BigInt(length), 2);
-  return h;
-}
-
-/**
  * One text message per event, the newline upstream's JSON encoder writes
  * included: a run of events is their messages back to back, written to the
  * socket at once (one system call for many messages, each still decoded
- * alone by any WebSocket client).
+ * alone by any WebSocket client). ws frames each (`Sender.frame`, public for
+ * broadcasts that frame once; a server's frames are final and unmasked, and
+ * `readOnly` leaves the shared event bytes as they are).
  */
+const TEXT: SenderFrameOptions = { fin: true, opcode: 1, mask: false, readOnly: true, rsv1: false };
 const textMessages: Framing = {
   frame(events) {
-    const parts: Buffer[] = new Array(events.length * 2);
-    for (let i = 0; i < events.length; i++) {
-      parts[2 * i] = textFrameHeader(events[i].length);
-      parts[2 * i + 1] = events[i];
-    }
+    const parts: Buffer[] = [];
+    for (const event of events) for (const part of Sender.frame(event, TEXT)) parts.push(part);
     return Buffer.concat(parts);
   },
 };
