@@ -68,4 +68,20 @@ describe('WatchSink', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(wires[wires.length - 1].writes.map(String).join('')).toBe(events.map(String).join(''));
   });
+
+  it('frames each distinct run of events once, and watchers whose events differ get their own', async () => {
+    const framed: string[] = [];
+    const framing: Framing = { frame: (events) => (framed.push(events.map(String).join('')), Buffer.concat(events)) };
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => Buffer.from(`{"n":"${n}"}\n`));
+    const wires = Array.from({ length: 6 }, () => slowWire(framing, () => {}));
+    const sinks = wires.map(({ wire }) => new WatchSink(wire, 1 << 20));
+    // Two selectors' watchers: [a, b] and [a, c] share their first event; one watcher got a and b as equal bytes in other Buffers.
+    sinks.forEach((s, i) => (s.send(a), s.send(i % 2 ? c : b)));
+    const copies = [Buffer.from(a), Buffer.from(b)];
+    const other = new WatchSink(slowWire(framing, () => {}).wire, 1 << 20);
+    copies.forEach((e) => other.send(e));
+    await new Promise((r) => setTimeout(r, 100));
+    wires.forEach(({ writes }, i) => expect(writes.map(String)).toEqual([String(a) + String(i % 2 ? c : b)]));
+    expect(framed.sort()).toEqual([a + '' + b, a + '' + b, a + '' + c].sort());
+  });
 });

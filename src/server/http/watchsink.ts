@@ -58,7 +58,7 @@ let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
  * flush). Framed per sink at its turn, a busy rollout's runs differed by then
  * and each watcher's were joined afresh: a sixth of the server's time in copies.
  */
-let flushing: { sinks: WatchSink[]; at: number; joined: Joined; cost: number } | undefined;
+let flushing: { sinks: WatchSink[]; at: number; cost: number } | undefined;
 
 function scheduleFlush() {
   if (flushTimer || flushing) return;
@@ -66,24 +66,63 @@ function scheduleFlush() {
   flushTimer = wait > 0 ? setTimeout(flushWaiting, wait) : setImmediate(flushWaiting);
 }
 
-/** Runs of events already framed in this flush, by framing and first event: each is made once for every watcher that waits for it. */
-type Joined = Map<Framing, Map<Buffer, { events: Buffer[]; bytes: Buffer }[]>>;
+/**
+ * A run of events waiting, as one step from the run before it. Every sink
+ * that received the same event Buffers in the same order since the last
+ * flush holds the very same Run (the step is looked up, not made again), so
+ * the run is framed once and its bytes shared: watchers of one resource
+ * without a selector get the same frames from the watch cache (encodings.ts).
+ */
+class Run {
+  private next: Map<Buffer, Run> | undefined;
+  private frames: Map<Framing, Buffer> | undefined;
+  readonly length: number;
+  constructor(
+    private readonly before?: Run,
+    private readonly event?: Buffer,
+  ) {
+    this.length = before ? before.length + 1 : 0;
+  }
+
+  then(event: Buffer): Run {
+    const next = (this.next ??= new Map());
+    let run = next.get(event);
+    if (!run) next.set(event, (run = new Run(this, event)));
+    return run;
+  }
+
+  events(): Buffer[] {
+    const events = new Array<Buffer>(this.length);
+    for (let r: Run = this, i = this.length - 1; i >= 0; r = r.before!, i--) events[i] = r.event!;
+    return events;
+  }
+
+  framed(framing: Framing): Buffer {
+    const frames = (this.frames ??= new Map());
+    let bytes = frames.get(framing);
+    if (!bytes) frames.set(framing, (bytes = framing.frame(this.events())));
+    return bytes;
+  }
+}
+
+/** Where every sink's run starts until the next flush begins. */
+let runStart = new Run();
 
 function flushWaiting() {
   flushTimer = undefined;
-  // Watchers of the same resource without a selector wait for the same events
-  // in the same order: those are framed once and the one buffer written to each.
   if (!flushing) {
     const sinks = [...waiting];
     waiting.clear();
     for (const sink of sinks) sink.take();
-    flushing = { sinks, at: 0, joined: new Map(), cost: 0 };
+    // Runs begun from now on are the next flush's: they start afresh, and what this one took is let go once written.
+    runStart = new Run();
+    flushing = { sinks, at: 0, cost: 0 };
   }
   const f = flushing;
   const start = performance.now();
   const until = start + FLUSH_SLICE_MS;
   while (f.at < f.sinks.length) {
-    f.sinks[f.at++].writeTaken(f.joined);
+    f.sinks[f.at++].writeTaken();
     if (performance.now() > until) break;
   }
   const now = performance.now();
@@ -97,31 +136,13 @@ function flushWaiting() {
   if (waiting.size) scheduleFlush();
 }
 
-const sameEvents = (a: readonly Buffer[], b: readonly Buffer[]) => {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-};
-
-function framed(framing: Framing, events: Buffer[], joined: Joined | undefined): Buffer {
-  if (!joined) return framing.frame(events);
-  let byFirst = joined.get(framing);
-  if (!byFirst) joined.set(framing, (byFirst = new Map()));
-  const same = byFirst.get(events[0]);
-  const hit = same?.find((j) => sameEvents(j.events, events));
-  if (hit) return hit.bytes;
-  const bytes = framing.frame(events);
-  if (same) same.push({ events, bytes });
-  else byFirst.set(events[0], [{ events, bytes }]);
-  return bytes;
-}
-
 /** A watch's transport over a wire: events batched as described at WATCH_FLUSH_MS. */
 export class WatchSink {
-  private events: Buffer[] = [];
+  /** What waits for the next flush (undefined when nothing does) and its size. */
+  private run: Run | undefined;
   private bytes = 0;
-  /** The events the flush under way took, not yet written. */
-  private taken: Buffer[] | undefined;
+  /** What the flush under way took, not yet written. */
+  private taken: Run | undefined;
   private takenBytes = 0;
   constructor(
     private readonly wire: WatchWire,
@@ -138,36 +159,35 @@ export class WatchSink {
     // A client that does not read is dropped, with what waits for it, rather than buffered for without bound
     // (kube-apiserver's cacheWatcher is closed when its input channel stays full).
     if (this.buffered() > this.bufferLimit) {
-      this.events = [];
-      this.bytes = 0;
-      this.taken = undefined;
-      this.takenBytes = 0;
+      this.run = this.taken = undefined;
+      this.bytes = this.takenBytes = 0;
       waiting.delete(this);
       return this.wire.destroy();
     }
-    this.events.push(event);
-    this.bytes += event.length;
-    if (this.events.length === 1) {
+    if (!this.run) {
+      this.run = runStart;
       waiting.add(this);
       scheduleFlush();
     }
+    this.run = this.run.then(event);
+    this.bytes += event.length;
   }
 
   /** The flush under way takes what waits (written at this sink's turn by writeTaken). */
   take() {
-    this.taken = this.events;
+    this.taken = this.run;
     this.takenBytes = this.bytes;
-    this.events = [];
+    this.run = undefined;
     this.bytes = 0;
   }
 
   /** Writes what the flush took in one write, framed once for the watchers that took the same events. */
-  writeTaken(joined?: Joined) {
-    const events = this.taken;
-    if (!events) return;
+  writeTaken() {
+    const run = this.taken;
+    if (!run) return;
     this.taken = undefined;
     this.takenBytes = 0;
-    if (events.length && this.wire.writable()) this.wire.write(framed(this.wire.framing, events, joined));
+    if (run.length && this.wire.writable()) this.wire.write(run.framed(this.wire.framing));
   }
 
   /** Writes everything that waits, in order: what a flush under way took, then what came since. */
