@@ -192,36 +192,41 @@ describe('SqliteStorage: events and compaction', () => {
     expect(got).toHaveLength(5);
     expect(batches.every((n) => n === 1)).toBe(true);
   });
+});
 
-  it('batch writes in one transaction and delivers the events in order', async () => {
+describe('SqliteStorage: the writer thread', () => {
+  it('fails the writes of a writer thread that dies with Unavailable, delivers what it committed, and starts a new one', async () => {
     const s = open();
     const got: number[] = [];
     s.subscribe((events) => got.push(...events.map((e) => e.revision)));
-    const revs = await s.batch((w) => {
-      const a = w.create('/a', v(1));
-      const b = w.create('/b', v(1));
-      let conflict: unknown;
-      try {
-        w.update('/a', v(2), a + 100);
-      } catch (err) {
-        conflict = err;
-      }
-      expect((conflict as StorageError).code).toBe('Conflict');
-      return [a, b, w.update('/a', v(2), a)];
-    });
-    expect(revs).toEqual([1, 2, 3]);
-    expect(got).toEqual([1, 2, 3]);
-    // A batch whose function throws writes nothing.
-    await expectCode(
-      s.batch((w) => {
-        w.create('/c', v(1));
-        w.create('/a', v(1));
-      }),
-      'AlreadyExists',
-    );
-    expect(await s.get('/c')).toBeUndefined();
-    expect(await s.currentRevision()).toBe(3);
-    expect(got).toEqual([1, 2, 3]);
+    const first = await s.create('/a', v(1));
+    s.crashWriterForTest();
+    // The thread commits this group, then dies before it answers: the writers cannot know whether it happened.
+    const writes = [s.create('/b', v(1)), s.update('/a', v(2), first)];
+    for (const w of writes) await expectCode(w, 'Unavailable');
+    // A new thread takes the next write; the events of the group that was committed all the same come first.
+    const next = await s.create('/c', v(1));
+    expect(next).toBe(first + 3);
+    expect(got).toEqual([first, first + 1, first + 2, first + 3]);
+    expect((await s.list('/')).items.map((o) => o.key)).toEqual(['/a', '/b', '/c']);
+  });
+
+  it('refuses alone, as a StorageError, a write the database fails in the middle of a group', async () => {
+    const s = open();
+    const got: number[] = [];
+    s.subscribe((events) => got.push(...events.map((e) => e.revision)));
+    const db = new Database(file);
+    db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON kine WHEN NEW.name = '/bad' BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END`);
+    db.close();
+    const results = await Promise.allSettled([s.create('/a', v(1)), s.create('/bad', v(1)), s.create('/c', v(1))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const err = (results[1] as PromiseRejectedResult).reason as StorageError;
+    expect(err).toBeInstanceOf(StorageError);
+    expect(err.code).toBe('Unavailable');
+    expect(err.message).toContain('refused by a trigger');
+    expect(got).toEqual([1, 2]);
+    expect(await s.get('/bad')).toBeUndefined();
+    expect((await s.get('/c'))?.modRevision).toBe(2);
   });
 });
 

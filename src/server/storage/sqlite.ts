@@ -17,12 +17,14 @@
 // key, the row that was current at that revision; the compacted revision is
 // remembered in `kine_meta`. Reads and event streams older than it are Expired.
 //
-// better-sqlite3 is synchronous; the async methods only wrap it to satisfy the
-// Storage interface (the etcd backend is genuinely async).
+// Writes run on a thread of their own (writer.ts, writerworker.ts: the one
+// write connection, group commits, compaction, WAL checkpoints); reads run on
+// this connection, synchronously (better-sqlite3), beside it: WAL lets readers
+// go on while the writer appends.
 
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
-import { Checkpointer } from './checkpointer.ts';
+import { Writer, type WriteOp, type WriteOutcome } from './writer.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
@@ -49,23 +51,7 @@ export interface SqliteStorageOptions {
   busyTimeoutMs?: number;
 }
 
-/** Synchronous writes for `batch()`: each returns the new revision or throws a StorageError. */
-export interface BatchWriter {
-  create(key: string, value: string): number;
-  update(key: string, value: string, expectedModRevision: number): number;
-  delete(key: string, expectedModRevision: number): number;
-}
-
-/** better-sqlite3's transaction wrapper, typed for any function's result. */
-interface TxRunner {
-  <T>(fn: () => T): T;
-  immediate<T>(fn: () => T): T;
-}
-
 type Listener = (events: StorageEvent[]) => void;
-
-/** Revisions compacted per transaction (a few ms of work each). */
-const COMPACT_STEP = 500;
 
 interface Row {
   id: number;
@@ -119,23 +105,19 @@ const LATEST_IN_RANGE = (upper: boolean, columns = 'name, created, deleted, crea
   GROUP BY name
   HAVING deleted = 0`;
 
-/** Bytes the write-ahead log's file is cut back to when the log starts over (twice the checkpoint interval). */
-const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
-
 export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly historyRevisions: number;
-  private readonly maxValueBytes: number;
   private readonly pollIntervalMs: number;
   private readonly walFile: string;
   private readonly syncWal: (walFile: string) => Promise<void>;
-  private readonly checkpointer: Checkpointer;
   private readonly defaultSync = walSyncer();
+  /** The writer thread: every write statement runs there. */
+  private readonly writer: Writer;
 
   private readonly stmt: ReturnType<SqliteStorage['prepare']>;
-  /** Runs a function in a transaction: `.immediate(fn)` for writes, `(fn)` (deferred) for snapshot reads. */
-  private readonly tx: TxRunner;
-  private readonly writer: BatchWriter;
+  /** Runs a function in a (deferred) transaction: everything in it reads one snapshot. */
+  private readonly tx: <T>(fn: () => T) => T;
 
   /** Listeners, each with the revision it was subscribed at (it only gets later events). */
   private readonly listeners = new Map<Listener, number>();
@@ -144,33 +126,21 @@ export class SqliteStorage implements Storage {
   private readonly queue: StorageEvent[][] = [];
   private delivering = false;
   private poller: ReturnType<typeof setInterval> | undefined;
-  /** Events of the write transaction in progress; delivered after it commits. */
-  private txEvents: StorageEvent[] | undefined;
   private closed = false;
 
   private constructor(db: Database.Database, file: string, opts: SqliteStorageOptions) {
     this.db = db;
     this.walFile = `${file}-wal`;
     this.syncWal = opts.syncWal ?? this.defaultSync.sync;
-    // Checkpoints off the event loop (checkpointer.ts); should its thread fail, SQLite's own again.
-    db.pragma('wal_autocheckpoint = 0');
-    // When the log starts over, its file is cut back to this size: the log may grow past it while
-    // the checkpoint thread starts (loading its module) or falls behind a burst, and SQLite
-    // otherwise keeps a log file at the largest size it ever reached.
-    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
-    this.checkpointer = new Checkpointer(file, opts.busyTimeoutMs ?? 5000, () => {
-      if (!this.closed) db.pragma('wal_autocheckpoint = 1000');
+    this.writer = new Writer({
+      file,
+      busyTimeoutMs: opts.busyTimeoutMs ?? 5000,
+      maxValueBytes: opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES,
     });
     this.historyRevisions = opts.historyRevisions ?? 10000;
-    this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
     this.pollIntervalMs = opts.pollIntervalMs ?? 100;
     this.stmt = this.prepare();
-    this.tx = db.transaction((fn: () => unknown) => fn()) as unknown as TxRunner;
-    this.writer = {
-      create: (key, value) => this.doCreate(key, value),
-      update: (key, value, expected) => this.doUpdate(key, value, expected),
-      delete: (key, expected) => this.doDelete(key, expected),
-    };
+    this.tx = db.transaction((fn: () => unknown) => fn()) as unknown as <T>(fn: () => T) => T;
   }
 
   /** Opens (creating if needed) the store in `file`. The directory must exist. */
@@ -184,6 +154,8 @@ export class SqliteStorage implements Storage {
       // loss while the event loop goes on meanwhile. Checkpoints sync as before.
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = OFF');
+      // This connection only reads (after the schema below); the writer thread checkpoints.
+      db.pragma('wal_autocheckpoint = 0');
       db.transaction(() => {
         const version = db.pragma('user_version', { simple: true }) as number;
         if (version > SCHEMA_VERSION) {
@@ -207,12 +179,7 @@ export class SqliteStorage implements Storage {
       compactRevision: db.prepare<[], { rev: number }>(
         `SELECT value AS rev FROM kine_meta WHERE name = 'compact_revision'`,
       ),
-      setCompactRevision: db.prepare<[number]>(`UPDATE kine_meta SET value = ? WHERE name = 'compact_revision'`),
       latest: db.prepare<[string], Row>(`SELECT * FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
-      insert: db.prepare<[string, number, number, number, number, string]>(
-        `INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)`,
-      ),
-      setCreateRevision: db.prepare<[number]>(`UPDATE kine SET create_revision = id WHERE id = ?`),
       listBounded: db.prepare<{ lo: string; hi: string; rev: number; limit: number }, Row>(
         `${LATEST_IN_RANGE(true)} ORDER BY name LIMIT @limit`,
       ),
@@ -229,17 +196,6 @@ export class SqliteStorage implements Storage {
         `SELECT k.id, k.name, k.created, k.deleted, k.value, p.value AS prev_value
          FROM kine AS k LEFT JOIN kine AS p ON p.id = k.prev_revision
          WHERE k.id > ? AND k.id <= ? ORDER BY k.id`,
-      ),
-      // Rows at or below @rev superseded by a newer row at or below @rev. Only rows
-      // written after the previous compaction (@old) can newly supersede something.
-      compactSuperseded: db.prepare<{ old: number; rev: number }>(
-        `DELETE FROM kine WHERE id IN (
-           SELECT older.id FROM kine AS newer
-           JOIN kine AS older ON older.name = newer.name AND older.id < newer.id
-           WHERE newer.id > @old AND newer.id <= @rev)`,
-      ),
-      compactTombstones: db.prepare<{ old: number; rev: number }>(
-        `DELETE FROM kine WHERE deleted = 1 AND id > @old AND id <= @rev`,
       ),
     };
   }
@@ -305,53 +261,40 @@ export class SqliteStorage implements Storage {
   // ---- writes ----
 
   async create(key: string, value: string): Promise<number> {
-    return this.write(() => this.doCreate(key, value));
+    return this.write({ type: 'create', key, value });
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<number> {
-    return this.write(() => this.doUpdate(key, value, expectedModRevision));
+    return this.write({ type: 'update', key, value, expected: expectedModRevision });
   }
 
   async delete(key: string, expectedModRevision: number): Promise<number> {
-    return this.write(() => this.doDelete(key, expectedModRevision));
-  }
-
-  /**
-   * Runs several writes in one transaction: one fsync for all of them (group
-   * commit). `fn` gets synchronous writers that return the new revision or
-   * throw a StorageError; catch inside `fn` to let the other writes proceed.
-   * If `fn` throws, nothing is written. Subscribers see the events after commit.
-   */
-  async batch<T>(fn: (w: BatchWriter) => T): Promise<T> {
-    return this.write(() => fn(this.writer));
+    return this.write({ type: 'delete', key, expected: expectedModRevision });
   }
 
   /** Writes waiting for the next group commit. */
-  private pending: { fn: () => unknown; resolve: (v: any) => void; reject: (e: unknown) => void }[] = [];
+  private pending: { op: WriteOp; resolve: (rev: number) => void; reject: (e: unknown) => void }[] = [];
   private commitScheduled = false;
-  /** The commit loop in progress (it picks up writes asked for while it waits on an fsync). */
+  /** The commit loop in progress (it picks up writes asked for while it waits on the writer or an fsync). */
   private committing: Promise<void> | undefined;
-  /** While a commit waits on its fsync: the last revision before it, the newest that readers see. */
+  /** While a group is written and synced: the last revision before it, the newest that readers see. */
   private durableCap: number | undefined;
 
   /**
    * Group commit, as etcd batches its raft entries: the writes asked for
    * within one turn of the event loop share one transaction and so one
    * fsync, each in its own savepoint so that one refused (a conflict) leaves
-   * the others. The fsync runs off the event loop; writes asked for while it
-   * runs make up the next group. Each write resolves once its transaction is
+   * the others. The transaction runs on the writer thread and the fsync on
+   * libuv's thread pool, so the event loop goes on meanwhile; writes asked for
+   * then make up the next group. Each write resolves once its transaction is
    * durable and its events were delivered; writes that listeners make
    * meanwhile commit before any of them resolves. Many small writes at once
-   * (5000 nodes renewing their Leases) then cost a few fsyncs a turn, not one each.
+   * (a controller creating pods on 5000 nodes) cost one transaction.
    */
-  private write<T>(fn: () => T): Promise<T> {
-    if (this.txEvents) {
-      // A write inside `batch`'s own fn is not fine (a listener writing from inside delivery is).
-      throw new Error('SqliteStorage: nested write transaction');
-    }
+  private write(op: WriteOp): Promise<number> {
     if (this.closed) return Promise.reject(new Error('SqliteStorage: closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, resolve, reject });
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ op, resolve, reject });
       this.scheduleCommit();
     });
   }
@@ -376,52 +319,37 @@ export class SqliteStorage implements Storage {
     let held: (() => void)[] = [];
     while (this.pending.length && !this.closed) {
       // Writes asked for meanwhile join this group.
-      if (this.checkpointer.behind) await this.checkpointer.catchUp();
-      if (this.closed) break;
       const ops = this.pending.splice(0);
-      const events: StorageEvent[] = [];
-      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
-      this.txEvents = events;
+      let outcomes: WriteOutcome[] | undefined;
       let txFailed: unknown;
+      const events: StorageEvent[] = [];
+      // Until the group is written and its log synced, readers (the poller, a
+      // new subscriber, a list) see the store as it was before it.
       try {
-        this.tx.immediate(() => {
-          for (const op of ops) {
-            const mark = events.length;
-            try {
-              outcomes.push({ ok: true, value: this.tx(op.fn) }); // nested: a savepoint
-            } catch (error) {
-              events.length = mark;
-              outcomes.push({ ok: false, error });
-            }
-          }
-        });
+        this.durableCap = this.stmt.currentRevision.get()!.rev;
+        outcomes = await this.writer.commit(ops.map((o) => o.op));
+        for (let i = 0; i < ops.length; i++) {
+          const o = outcomes[i];
+          if ('rev' in o) events.push(toWriteEvent(ops[i].op, o.rev, o.prev));
+        }
       } catch (error) {
-        // The transaction itself failed (busy, disk): none of its writes happened.
-        txFailed = error ?? new Error('SqliteStorage: transaction failed');
-      } finally {
-        this.txEvents = undefined;
+        // The transaction failed (busy, disk, the writer thread died): none of its writes happened, or not known to.
+        txFailed = error ?? new StorageError('Unavailable', 'SqliteStorage: transaction failed');
       }
       let syncFailed: unknown;
       if (txFailed === undefined && events.length) {
-        let bytes = 0;
-        for (const e of events) bytes += e.value.length + e.key.length;
-        this.checkpointer.wrote(bytes);
-        // Until the log is synced, readers (the poller, a new subscriber, a list)
-        // see the store as it was before this transaction.
-        this.durableCap = events[0].revision - 1;
         try {
           await this.syncWal(this.walFile);
         } catch (error) {
           // Written but not known to be durable: refused, as etcd fails a write
           // whose WAL sync failed. It is in the log all the same, so it is delivered.
           syncFailed = error ?? new Error('SqliteStorage: fsync failed');
-        } finally {
-          this.durableCap = undefined;
         }
       }
+      this.durableCap = undefined;
       const settled = held;
       held = [];
-      if (txFailed !== undefined) {
+      if (txFailed !== undefined || !outcomes) {
         for (const op of ops) settled.push(() => op.reject(txFailed));
       } else {
         const before = this.pending.length;
@@ -434,7 +362,7 @@ export class SqliteStorage implements Storage {
         const mine = ops.map((op, i) => {
           const o = outcomes[i];
           if (syncFailed !== undefined) return () => op.reject(syncFailed);
-          return o.ok ? () => op.resolve(o.value) : () => op.reject(o.error);
+          return 'rev' in o ? () => op.resolve(o.rev) : () => op.reject(refused(o.error));
         });
         // Listeners wrote while handling these events: those commit first.
         if (this.pending.length > before) held = mine;
@@ -446,75 +374,14 @@ export class SqliteStorage implements Storage {
     for (const op of this.pending.splice(0)) op.reject(new Error('SqliteStorage: closed'));
   }
 
-  private doCreate(key: string, value: string): number {
-    this.checkSize(key, value);
-    const latest = this.stmt.latest.get(key);
-    if (latest && !latest.deleted) {
-      throw new StorageError('AlreadyExists', `${key} already exists`, toObject(latest));
-    }
-    const rev = this.append(key, 1, 0, 0, latest?.id ?? 0, value);
-    this.stmt.setCreateRevision.run(rev);
-    this.txEvents?.push({ type: 'create', key, value, revision: rev });
-    return rev;
-  }
-
-  private doUpdate(key: string, value: string, expected: number): number {
-    this.checkSize(key, value);
-    const latest = this.current(key, expected);
-    const rev = this.append(key, 0, 0, latest.create_revision, latest.id, value);
-    this.txEvents?.push({ type: 'update', key, value, prevValue: latest.value, revision: rev });
-    return rev;
-  }
-
-  private doDelete(key: string, expected: number): number {
-    const latest = this.current(key, expected);
-    const rev = this.append(key, 0, 1, latest.create_revision, latest.id, latest.value);
-    this.txEvents?.push({ type: 'delete', key, value: latest.value, prevValue: latest.value, revision: rev });
-    return rev;
-  }
-
-  /** The key's live latest row, which must be at `expected`. */
-  private current(key: string, expected: number): Row {
-    const latest = this.stmt.latest.get(key);
-    if (!latest || latest.deleted) throw new StorageError('NotFound', `${key} not found`);
-    if (latest.id !== expected) {
-      throw new StorageError(
-        'Conflict',
-        `${key} has been modified: expected revision ${expected}, current ${latest.id}`,
-        toObject(latest),
-      );
-    }
-    return latest;
-  }
-
-  private append(key: string, created: number, deleted: number, createRev: number, prevRev: number, value: string): number {
-    try {
-      return Number(this.stmt.insert.run(key, created, deleted, createRev, prevRev, value).lastInsertRowid);
-    } catch (err) {
-      // Unreachable while every writer checks inside an IMMEDIATE transaction; the
-      // index is the backstop against a writer that does not.
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        const latest = this.stmt.latest.get(key);
-        throw new StorageError(
-          'Conflict',
-          `${key} has been modified concurrently`,
-          latest && !latest.deleted ? toObject(latest) : undefined,
-        );
-      }
-      throw err;
-    }
-  }
-
-  private checkSize(key: string, value: string): void {
-    const size = Buffer.byteLength(value) + Buffer.byteLength(key);
-    if (size > this.maxValueBytes) {
-      throw new StorageError('TooLarge', `object is ${size} bytes, the limit is ${this.maxValueBytes}`);
-    }
-  }
-
   /** An online copy of the store into `file` (SQLite's backup API: reads and writes go on meanwhile). */
   async backup(file: string): Promise<void> {
     await this.db.backup(file);
+  }
+
+  /** The writer thread dies after its next commit, before answering: tests of what writers get then. */
+  crashWriterForTest(): void {
+    this.writer.crashAfterNextCommit();
   }
 
   // ---- compaction ----
@@ -532,28 +399,20 @@ export class SqliteStorage implements Storage {
   }
 
   /**
-   * Compaction in steps of COMPACT_STEP revisions, each its own transaction
-   * with a turn of the event loop between: a minute of a busy cluster's
-   * writes (tens of thousands of revisions) compacted in one transaction held
-   * the event loop, and every request and watch behind it, for over half a
-   * second. Compacting (old, m] then (m, rev] deletes the same rows as
-   * (old, rev] at once: a row is superseded by a newer row in one of the steps.
+   * Compaction runs on the writer thread in steps of a few hundred revisions,
+   * each its own transaction, with commits asked for meanwhile between them: a
+   * minute of a busy cluster's writes compacted in one transaction held every
+   * write behind it for over half a second. Compacting (old, m] then (m, rev]
+   * deletes the same rows as (old, rev] at once.
    */
   private async compactTo(revision: number): Promise<number> {
-    for (;;) {
-      const { rev, done } = this.tx.immediate(() => {
-        const old = this.compactRev();
-        const target = Math.min(revision, this.currentRev());
-        if (target <= old) return { rev: old, done: true };
-        const rev = Math.min(target, old + COMPACT_STEP);
-        this.stmt.compactSuperseded.run({ old, rev });
-        this.stmt.compactTombstones.run({ old, rev });
-        this.stmt.setCompactRevision.run(rev);
-        return { rev, done: rev >= target };
-      });
-      if (done || this.closed) return rev;
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.closed) return rev;
+    if (this.closed) return 0;
+    try {
+      return await this.writer.compact(revision);
+    } catch (err) {
+      // Closed meanwhile: the thread stopped between steps; what it compacted stays compacted.
+      if (this.closed) return 0;
+      throw err;
     }
   }
 
@@ -652,7 +511,7 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     // A commit waiting on its fsync finishes first (its writes are in the log already).
     await this.committing;
-    await this.checkpointer.close();
+    await this.writer.close();
     this.defaultSync.close();
     if (this.poller) clearInterval(this.poller);
     this.poller = undefined;
@@ -699,6 +558,18 @@ function walSyncer(): { sync: (file: string) => Promise<void>; close: () => void
       fd = undefined;
     },
   };
+}
+
+/** The event of a write the writer thread accepted: `prev` is the value it replaced. */
+function toWriteEvent(op: WriteOp, revision: number, prev: string | undefined): StorageEvent {
+  if (op.type === 'create') return { type: 'create', key: op.key, value: op.value, revision };
+  if (op.type === 'update') return { type: 'update', key: op.key, value: op.value, prevValue: prev, revision };
+  return { type: 'delete', key: op.key, value: prev!, prevValue: prev, revision };
+}
+
+/** A refused write's reason as the writer thread gave it: a StorageError whatever went wrong. */
+function refused(e: { code?: StorageError['code']; message: string; current?: StoredObject }): StorageError {
+  return new StorageError(e.code ?? 'Unavailable', e.code ? e.message : `SqliteStorage: ${e.message}`, e.current);
 }
 
 function toObject(row: Row): StoredObject {
