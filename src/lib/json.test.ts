@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, jsonDuplicateKeys } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -46,5 +46,22 @@ describe('jsonDuplicateKeys', () => {
   it('stops at the limit', () => {
     const body = `{${Array.from({ length: 300 }, (_, i) => `"k${i}":1,"k${i}":2`).join(',')}}`;
     expect(jsonDuplicateKeys(body)).toHaveLength(100);
+  });
+});
+
+describe('freezeAsJSON', () => {
+  it('leaves what parsing the JSON would give, frozen all the way down', () => {
+    const v: any = { a: { b: [1, { c: 'x' }, undefined] }, gone: undefined };
+    expect(freezeAsJSON(v)).toBe(v);
+    expect(v).toStrictEqual(JSON.parse(JSON.stringify(v)));
+    expect(Object.keys(v)).toEqual(['a']);
+    expect(Object.isFrozen(v.a.b[1])).toBe(true);
+    expect(() => (v.a.b[1].c = 'y')).toThrow(TypeError);
+  });
+
+  it('stops at a value frozen already', () => {
+    const shared = Object.freeze({ inner: { n: 1 } });
+    freezeAsJSON({ shared });
+    expect(Object.isFrozen(shared.inner)).toBe(false);
   });
 });

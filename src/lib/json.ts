@@ -22,6 +22,30 @@ export function clone<T>(v: T): T {
 }
 
 /**
+ * Makes a value what parsing its JSON gives back, as far as a value built in
+ * code differs (members that are undefined are dropped, array elements that
+ * are undefined become null), and freezes it and everything in it: a value
+ * many share cannot then be changed by one of them (in strict code, a change
+ * throws). Stops at values already frozen (their insides were frozen with them).
+ */
+export function freezeAsJSON<T>(v: T): T {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (v[i] === undefined) v[i] = null;
+      else freezeAsJSON(v[i]);
+    }
+  } else {
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (o[k] === undefined) delete o[k];
+      else freezeAsJSON(o[k]);
+    }
+  }
+  return Object.freeze(v);
+}
+
+/**
  * Whether JSON text nests arrays and objects deeper than `max`, found by
  * scanning the text (strings skipped) before anything recursive touches it:
  * every later step (decoding, patching, copying) recurses once per level.

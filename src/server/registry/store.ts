@@ -429,11 +429,9 @@ export class Store {
         const value = JSON.stringify(stored);
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
-        const revision = await this.storage.create(this.keyFor(meta.namespace, stored.metadata.name!), value);
-        await this.cache.waitFor(revision);
+        await this.stored(this.keyFor(meta.namespace, stored.metadata.name!), value, stored, (k) => this.storage.create(k, value));
         // The cache parsed it in this turn; the caller's answer (serialising it again) gets the next.
         if (large) await yieldToEventLoop();
-        stored.metadata.resourceVersion = String(revision);
         return stored;
       } catch (e) {
         if (!(e instanceof StorageError) || e.code !== 'AlreadyExists') throw fromStorage(e);
@@ -505,10 +503,11 @@ export class Store {
         const value = finishing ? '' : JSON.stringify(body);
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
-        const revision = finishing ? await this.storage.delete(key, current.revision) : await this.storage.update(key, value, current.revision);
-        await this.cache.waitFor(revision);
+        const revision = finishing
+          ? await this.storage.delete(key, current.revision).then(async (r) => (await this.cache.waitFor(r), r))
+          : await this.stored(key, value, body, (k) => this.storage.update(k, value, current.revision));
         if (large) await yieldToEventLoop();
-        body.metadata.resourceVersion = String(revision);
+        if (finishing) body.metadata.resourceVersion = String(revision);
         return body;
       } catch (e) {
         if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
@@ -518,6 +517,26 @@ export class Store {
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(this.kind, name);
         throw fromStorage(e);
       }
+    }
+  }
+
+  /**
+   * Stores `value`, the JSON of `object`, with `write` and waits for the
+   * cache to apply it. The cache takes `object` itself rather than parsing
+   * `value` (WatchCache.expect), so the object returned to the writer is the
+   * cached one, frozen, as every reader of the cache shares it.
+   */
+  private async stored(key: string, value: string, object: KubeObject, write: (key: string) => Promise<number>): Promise<number> {
+    this.cache.expect(key, value, object);
+    try {
+      const revision = await write(key);
+      // Not applied in time: the cache parses the event when it comes, and the writer keeps its object.
+      if (!(await this.cache.waitFor(revision))) this.cache.forget(key, object);
+      if (!Object.isFrozen(object)) object.metadata.resourceVersion = String(revision);
+      return revision;
+    } catch (e) {
+      this.cache.forget(key, object);
+      throw e;
     }
   }
 
@@ -669,9 +688,8 @@ export class Store {
         if (ctx.dryRun) return { object: next, deleted: false };
         const body = withoutResourceVersion(canonicalOrder(next));
         try {
-          const revision = await this.storage.update(key, JSON.stringify(body), current.revision);
-          await this.cache.waitFor(revision);
-          body.metadata.resourceVersion = String(revision);
+          const value = JSON.stringify(body);
+          await this.stored(key, value, body, (k) => this.storage.update(k, value, current.revision));
           return { object: body, deleted: false };
         } catch (e) {
           if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;

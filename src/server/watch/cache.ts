@@ -4,6 +4,7 @@
 // subscription (kube-apiserver's cacher).
 import type { KubeObject } from '../../kinds/kind.ts';
 import { StorageError, type Storage, type StorageEvent } from '../storage/storage.ts';
+import { freezeAsJSON } from '../../lib/json.ts';
 
 export interface CachedObject {
   key: string;
@@ -55,6 +56,12 @@ export function toCached(key: string, value: string, revision: number): CachedOb
   const object = JSON.parse(value) as KubeObject;
   object.metadata.resourceVersion = String(revision);
   return { key, object, revision };
+}
+
+/** An object a write of this server made, with the JSON it stored (see WatchCache.expect). */
+interface Written {
+  value: string;
+  object: KubeObject;
 }
 
 export { jsonOf } from './encodings.ts';
@@ -129,6 +136,8 @@ export class WatchCache {
   private readonly history: CacheEvent[] = [];
   private readonly watchers = new Watchers();
   private readonly waiting: { revision: number; resolve: () => void }[] = [];
+  /** Objects this server's writes are storing, by key, until their events come (see expect). */
+  private readonly written = new Map<string, Written>();
   private unsubscribe: (() => void) | undefined;
   /** The newest revision applied. */
   revision = 0;
@@ -271,11 +280,38 @@ export class WatchCache {
     this.settleWaiting();
   }
 
+  /**
+   * A write of this server is storing `value`, the JSON of `object`: when the
+   * event storing that JSON comes, the cache takes `object` (frozen: every
+   * reader shares it, the writer included) instead of parsing the JSON again
+   * (a tenth of the server's time in a rollout was parsing its own writes).
+   * Only an event whose value is this JSON takes it, so a write that failed or
+   * lost a race, or a value the storage changed, is parsed as ever.
+   */
+  expect(key: string, value: string, object: KubeObject) {
+    this.written.set(key, { value, object });
+  }
+
+  /** Forgets what expect() was told for `key` (the write failed). */
+  forget(key: string, object: KubeObject) {
+    if (this.written.get(key)?.object === object) this.written.delete(key);
+  }
+
+  private cachedOf(e: StorageEvent): CachedObject {
+    const written = this.written.get(e.key);
+    if (written === undefined) return toCached(e.key, e.value, e.revision);
+    this.written.delete(e.key);
+    if (written.value !== e.value) return toCached(e.key, e.value, e.revision);
+    const object = written.object;
+    object.metadata.resourceVersion = String(e.revision);
+    return { key: e.key, object: freezeAsJSON(object), revision: e.revision };
+  }
+
   private applyOne(e: StorageEvent) {
     if (e.revision <= this.revision) return;
     const bucket = this.bucket(e.key);
     const previous = bucket.objects.get(e.key)?.object;
-    const object = toCached(e.key, e.value, e.revision);
+    const object = e.type === 'delete' ? toCached(e.key, e.value, e.revision) : this.cachedOf(e);
     let type: EventType;
     if (e.type === 'delete') {
       bucket.delete(e.key);
