@@ -5,7 +5,7 @@
 // `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase;
 // `loop-reset` starts the event-loop delay histogram over (its p50/p99/max are in STATS).
 import { writeFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -27,9 +27,18 @@ let profiler: Session | undefined;
 // How late the server's event loop ran timers: a write, an event's delivery, all wait behind the turn in progress.
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
+// Garbage collection pauses since `loop-reset`: the major ones (mark-compact of a heap of hundreds of MB) are the event loop's longest stalls candidates.
+let gc = { minor: [] as number[], major: [] as number[] };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+    (kind === constants.NODE_PERFORMANCE_GC_MAJOR ? gc.major : gc.minor).push(e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+const gcSummary = (ds: number[]) => ({ count: ds.length, totalMs: ds.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...ds), over50: ds.filter((d) => d > 50).length });
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
-  if (line === 'loop-reset') loop.reset();
+  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }));
   if (line === 'profile-start') {
     profiler = new Session();
     profiler.connect();
@@ -49,7 +58,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) } })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

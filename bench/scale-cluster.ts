@@ -198,7 +198,8 @@ export async function benchCluster5000() {
     await benchDaemonSetDone(c, NODES, generation);
     const wall = (performance.now() - t2) / 1000;
     const serverCores = (cpuSeconds(pid) - cpuRoll0) / wall;
-    const { loopDelay } = (await c.stats()) as unknown as { loopDelay: { p50: number; p99: number; max: number } };
+    type GcSummary = { count: number; totalMs: number; maxMs: number; over50: number };
+    const { loopDelay, gc } = (await c.stats()) as unknown as { loopDelay: { p50: number; p99: number; max: number }; gc?: { minor: GcSummary; major: GcSummary } };
     const bench = process.cpuUsage(benchCpu0);
     if (process.env.SCALE_PROFILE) c.send(`profile-stop ${process.env.SCALE_PROFILE}`);
     rolling = false;
@@ -245,6 +246,10 @@ export async function benchCluster5000() {
     }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
     console.log(`    the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
+    if (gc) {
+      const g = (s: GcSummary) => `${s.count} pauses, ${f(s.totalMs, 0)} ms in all (${f((100 * s.totalMs) / 1000 / wall, 1)}% of the rollout), longest ${f(s.maxMs)} ms, ${s.over50} over 50 ms`;
+      console.log(`    server garbage collection during the rollout: major ${g(gc.major)}; minor ${g(gc.minor)}`);
+    }
     if (!page) return;
     console.log(`  app, Nodes list during the rollout: write -> row in the DOM p50 ${f(pct(rows, 0.5), 0)} ms, p95 ${f(pct(rows, 0.95), 0)} ms over ${rows.length} writes (aim: p95 under 100 ms)`);
     const heap = await (await page.context().newCDPSession(page)).send('Runtime.getHeapUsage');
