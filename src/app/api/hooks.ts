@@ -11,7 +11,9 @@ import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
 
 export const queryKeys = {
-  list: (conn: Connection, kind: KindDefinition, namespace?: string) => ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? ''] as const,
+  /** `labelSelector`: only the objects it selects (a list of its own, e.g. one DaemonSet's pods). */
+  list: (conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string) =>
+    (labelSelector ? ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? '', labelSelector] : ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? '']) as readonly string[],
   object: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string) => ['object', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name] as const,
   discovery: (conn: Connection) => ['discovery', connectionKey(conn)] as const,
   version: (conn: Connection) => ['version', connectionKey(conn)] as const,
@@ -26,14 +28,16 @@ export const FIRST_PAGE = 100;
 const NEXT_PAGES = 2_000;
 
 /** The address of a list's first page (also sent early, see routes/readahead.ts). */
-export const firstPagePath = (kind: KindDefinition, namespace?: string) => `${kindPath(kind, namespace)}?limit=${FIRST_PAGE}`;
+export const firstPagePath = (kind: KindDefinition, namespace?: string, labelSelector?: string) =>
+  `${kindPath(kind, namespace)}?${new URLSearchParams({ limit: String(FIRST_PAGE), ...(labelSelector ? { labelSelector } : {}) })}`;
+const selecting = (labelSelector?: string): Record<string, string> => (labelSelector ? { labelSelector } : {});
 
-async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
+async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, labelSelector?: string): Promise<ListState> {
   // Paged as kubectl lists (limit and continue, one consistent revision for all
   // pages): a first page draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
   const items: KubeObject[] = [];
-  let page = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace));
+  let page = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, labelSelector));
   const resourceVersion = page.metadata.resourceVersion ?? '';
   let shown: readonly KubeObject[] = [];
   for (;;) {
@@ -45,11 +49,11 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added: page.items } });
     shown = now;
     try {
-      page = await api.list(conn, kind, namespace, new URLSearchParams({ limit: String(NEXT_PAGES), continue: token }).toString());
+      page = await api.list(conn, kind, namespace, new URLSearchParams({ limit: String(NEXT_PAGES), continue: token, ...selecting(labelSelector) }).toString());
     } catch (e) {
       // 410: the revision was compacted between pages; one unpaged list from the watch cache instead.
       if ((e as { code?: number }).code !== 410) throw e;
-      return fetchAll(conn, kind, namespace);
+      return fetchAll(conn, kind, namespace, labelSelector);
     }
   }
   // The complete list adds the last page to the parts shown (views that saw them go on from there).
@@ -57,8 +61,8 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */
-async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string): Promise<ListState> {
-  const page: KubeList = await api.list(conn, kind, namespace, 'resourceVersion=0');
+async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string): Promise<ListState> {
+  const page: KubeList = await api.list(conn, kind, namespace, new URLSearchParams({ resourceVersion: '0', ...selecting(labelSelector) }).toString());
   return { items: page.items, resourceVersion: page.metadata.resourceVersion ?? '' };
 }
 
@@ -71,14 +75,14 @@ const healthListeners = new Set<() => void>();
 let lastListError = false;
 const notifyHealth = () => healthListeners.forEach((l) => l());
 
-function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string): ListWatch {
-  const key = queryKeys.list(conn, kind, namespace);
+function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string): ListWatch {
+  const key = queryKeys.list(conn, kind, namespace, labelSelector);
   const id = JSON.stringify(key);
   let byKey = watchesByClient.get(qc);
   if (!byKey) watchesByClient.set(qc, (byKey = new Map()));
   let w = byKey.get(id);
   if (!w) {
-    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace, showPages(qc, key)), notifyHealth);
+    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace, showPages(qc, key), labelSelector), notifyHealth, labelSelector);
     byKey.set(id, w);
     watches.add(w);
   }
@@ -92,9 +96,9 @@ const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
 };
 
 /** Lists, and tells the connection indicator whether the server answered. */
-async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void): Promise<ListState> {
+async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, labelSelector?: string): Promise<ListState> {
   try {
-    const s = await fetchList(conn, kind, namespace, onPage);
+    const s = await fetchList(conn, kind, namespace, onPage, labelSelector);
     if (lastListError) ((lastListError = false), notifyHealth());
     return s;
   } catch (e) {
@@ -132,14 +136,18 @@ export function stopAllWatches(qc?: QueryClient) {
 
 const NO_ITEMS: readonly KubeObject[] = [];
 
-/** The live list of a kind, in one namespace or all (namespace undefined). `data.change` says what the last update changed. */
-export function useList(kind: KindDefinition, namespace?: string) {
+/**
+ * The live list of a kind, in one namespace or all (namespace undefined); with `labelSelector`, of
+ * the objects it selects only (listed and watched so: the others' events never arrive). `data.change`
+ * says what the last update changed.
+ */
+export function useList(kind: KindDefinition, namespace?: string, labelSelector?: string) {
   const conn = useConnection();
   const qc = useQueryClient();
   const ns = kind.scope === 'Namespaced' ? namespace : undefined;
   const options = {
-    queryKey: queryKeys.list(conn, kind, ns),
-    queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKeys.list(conn, kind, ns))),
+    queryKey: queryKeys.list(conn, kind, ns, labelSelector),
+    queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKeys.list(conn, kind, ns, labelSelector)), labelSelector),
     staleTime: Infinity,
     gcTime: 60_000,
     // A list's state is new (or not) by identity: structural sharing would compare 50,000 objects deeply per update.
@@ -153,10 +161,10 @@ export function useList(kind: KindDefinition, namespace?: string) {
   if (!qc.getQueryState(options.queryKey)) void qc.prefetchQuery(options);
   const query = useQuery(options);
   useEffect(() => {
-    const w = watchFor(qc, conn, kind, ns);
+    const w = watchFor(qc, conn, kind, ns, labelSelector);
     w.acquire();
     return () => w.release();
-  }, [qc, conn, kind, ns]);
+  }, [qc, conn, kind, ns, labelSelector]);
   // The cache's own array (typed mutable for the views that pass it on as KubeObject[]): never changed in place.
   const items = (query.data?.items ?? NO_ITEMS) as KubeObject[];
   /** Later pages of the first list are still being read. */

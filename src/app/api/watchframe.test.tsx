@@ -132,7 +132,7 @@ async function bothWritten(node: string, namespace: string) {
       expect(after[0]).toEqual(expect.arrayContaining(both));
       return after.length;
     };
-    return { runFrame, rendersShowingBoth, done };
+    return { runFrame, rendersShowingBoth, done, seen };
   } catch (e) {
     done();
     throw e;
@@ -145,6 +145,18 @@ describe('the watches of all lists flush together', () => {
     try {
       runFrame();
       expect(await rendersShowingBoth()).toBe(1);
+    } finally {
+      done();
+    }
+  });
+
+  it("a frame's events are in the view within that frame: it renders before any timer runs", async () => {
+    const { runFrame, done, seen } = await bothWritten('now-node', 'now-ns');
+    try {
+      runFrame();
+      // Microtasks only (React renders in one after the frame callback): no timer can run meanwhile.
+      for (let i = 0; i < 5; i++) await new Promise<void>((r) => queueMicrotask(r));
+      expect(seen.at(-1)).toEqual(expect.arrayContaining(['node/now-node', 'namespace/now-ns']));
     } finally {
       done();
     }

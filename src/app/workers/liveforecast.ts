@@ -2,7 +2,7 @@
 // plan of a 5000-node rollout runs the whole rollout twenty times and took
 // the main thread up to 1.5 s, during which no watch update reached the DOM.
 // The worker keeps its own copy of the lists the plan reads (nodes, the
-// namespace's pods, revisions and DaemonSets, and the pod events), taken in
+// DaemonSet's pods, the namespace's revisions, DaemonSets and pod events), taken in
 // as the watches change them: a change sends only the objects it added and
 // the uids it removed, so nothing re-sends or re-parses a 5000-node list.
 // The page asks for a plan (at most every few seconds) and gets the forecast

@@ -22,7 +22,7 @@ import { ForecastMirror, type ForecastAnswer, type ForecastList, type ForecastRe
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
-import { isOwnedBy } from './rollout.ts';
+import { isOwnedBy, podSelectorOf } from './rollout.ts';
 import { NodeNamesCell } from './RolloutPlanView.tsx';
 
 export interface LiveForecast {
@@ -61,13 +61,15 @@ const REPLAN_MS = 3000;
  * a list whose last change was not seen is sent whole. Where there are no
  * workers (tests), the same mirror answers on this thread.
  */
-function useForecastWorker(namespace: string | undefined, onAnswer: (a: ForecastAnswer) => void) {
+function useForecastWorker(namespace: string | undefined, podSelector: string | undefined, onAnswer: (a: ForecastAnswer) => void) {
   const qc = useQueryClient();
   const conn = useConnection();
   const answer = useRef(onAnswer);
   answer.current = onAnswer;
   const port = useRef<{ post(m: ForecastRequest): void } | null>(null);
   // The other lists are the page's own; the namespace's DaemonSets (their pace, when this one has none) are kept live here.
+  // The pods are the DaemonSet's own (the page's list, by its selector), not the namespace's: the other DaemonSets'
+  // old pods' stop still comes from the events, their pods' start-up no longer (this one's last rollout gives it).
   useList(daemonSetKind, namespace);
   useEffect(() => {
     let post: (m: ForecastRequest) => void;
@@ -86,7 +88,7 @@ function useForecastWorker(namespace: string | undefined, onAnswer: (a: Forecast
     }
     const keys: [ForecastList, QueryKey][] = [
       ['nodes', queryKeys.list(conn, nodeKind)],
-      ['pods', queryKeys.list(conn, podKind, namespace)],
+      ['pods', queryKeys.list(conn, podKind, namespace, podSelector)],
       ['revisions', queryKeys.list(conn, controllerRevisionKind, namespace)],
       ['daemonSets', queryKeys.list(conn, daemonSetKind, namespace)],
       ['events', queryKeys.list(conn, eventKind, namespace)],
@@ -117,7 +119,7 @@ function useForecastWorker(namespace: string | undefined, onAnswer: (a: Forecast
       stop();
       port.current = null;
     };
-  }, [qc, conn, namespace]);
+  }, [qc, conn, namespace, podSelector]);
   return port;
 }
 
@@ -147,7 +149,7 @@ export function useLiveForecast(
   latest.current = { ds, template };
   const asked = useRef<{ id: number; at: number; key: string; planKey: string }>(undefined);
   const [planned, setPlanned] = useState<{ planKey: string; result: LiveForecast }>();
-  const worker = useForecastWorker(ds.metadata.namespace, (a) => {
+  const worker = useForecastWorker(ds.metadata.namespace, podSelectorOf(ds), (a) => {
     const ask = asked.current;
     if (!ask || a.id !== ask.id || a.error || !a.forecast || a.start === undefined) return;
     const { ds, template } = latest.current;

@@ -15,7 +15,7 @@ import { useListChanges } from '../../api/listchanges.ts';
 import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
-import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
+import { NODE_STATES, RolloutIndex, formatDuration, podSelectorOf, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
 import { useRolloutTimeline } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
@@ -60,13 +60,14 @@ function searchFilter(q: string): ((r: NodeRow) => boolean) | undefined {
 
 export function RolloutView({ ds }: { ds: KubeObject }) {
   const ns = ds.metadata.namespace;
-  const pods = useList(podKind, ns);
+  const selector = podSelectorOf(ds);
+  const pods = useList(podKind, ns, selector);
   const nodes = useList(nodeKind);
   const revisions = useList(controllerRevisionKind, ns);
   const events = useList(eventKind, ns);
   // Every change of these lists, not only the last one before each render: the derived state follows them.
   const conn = useConnection();
-  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns));
+  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns, selector));
   const nodeChanges = useListChanges(queryKeys.list(conn, nodeKind));
   const eventChanges = useListChanges(queryKeys.list(conn, eventKind, ns));
   const opened = useRef(Date.now()).current;

@@ -10,6 +10,7 @@ import { uidOf, type ListChange } from '../../api/watch.ts';
 import type { ListChanges } from '../../api/listchanges.ts';
 import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
+import { formatLabelSelector } from '../../../lib/labels.ts';
 import {
   ControllerRevisionHashLabel,
   TemplateGenerationAnnotation,
@@ -86,6 +87,16 @@ export interface RolloutModel {
   version: number;
 }
 
+/**
+ * The DaemonSet's pod selector as a `labelSelector`, so the page lists and watches its own pods
+ * only, not the namespace's (ten DaemonSets on 5000 nodes are 50,000 pods, and the others' events
+ * would each be parsed and looked at to be thrown away); undefined when it selects everything.
+ */
+export function podSelectorOf(ds: KubeObject): string | undefined {
+  const s = formatLabelSelector((ds.spec as any)?.selector);
+  return s === '<none>' || s === '<error>' ? undefined : s;
+}
+
 export const isOwnedBy = (o: KubeObject, owner: KubeObject) => (o.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
 
 const stripPatch = (template: unknown) => {
@@ -147,7 +158,7 @@ function podCell(pod: KubeObject, updated: boolean, minReadySeconds: number, now
 
 export interface RolloutInput {
   ds: KubeObject;
-  /** The namespace's pods. */
+  /** The namespace's pods (or those of the DaemonSet's selector: only its own are looked at). */
   pods: readonly KubeObject[];
   nodes: readonly KubeObject[];
   revisions: KubeObject[];
