@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, jsonEqual } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -63,5 +63,17 @@ describe('freezeAsJSON', () => {
     const shared = Object.freeze({ inner: { n: 1 } });
     freezeAsJSON({ shared });
     expect(Object.isFrozen(shared.inner)).toBe(false);
+  });
+});
+
+describe('jsonEqual', () => {
+  it('compares a value as its JSON would be parsed, undefined members left out', () => {
+    const a = { x: 1, gone: undefined, list: [{ y: 'z', no: undefined }, undefined] };
+    expect(jsonEqual(a, { list: [{ y: 'z' }, null], x: 1 })).toBe(true);
+    expect(jsonEqual(a, JSON.parse(JSON.stringify(a)))).toBe(true);
+    expect(jsonEqual(a, { x: 1, list: [{ y: 'z' }, null], more: 2 })).toBe(false);
+    expect(jsonEqual(a, { x: 2, list: [{ y: 'z' }, null] })).toBe(false);
+    expect(jsonEqual({ x: undefined }, {})).toBe(true);
+    expect(jsonEqual({}, { x: null })).toBe(false);
   });
 });

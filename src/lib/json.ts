@@ -16,6 +16,30 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return keys.every((k) => Object.hasOwn(bo, k) && deepEqual(ao[k], bo[k]));
 }
 
+/**
+ * Whether `a` serialises to the same JSON as `b` (a value as parsed), key
+ * order aside: deepEqual with `a`'s undefined members left out, as
+ * deepEqual(clone(a), b) says without the copy.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => (x === undefined ? bb[i] === null : jsonEqual(x, bb[i])));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let n = 0;
+  for (const k of Object.keys(ao)) {
+    if (ao[k] === undefined) continue;
+    n++;
+    if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+  }
+  return n === Object.keys(bo).length;
+}
+
 /** A deep copy with JSON semantics (undefined members dropped). */
 export function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);

@@ -107,12 +107,13 @@ const withoutResourceVersion = (o: KubeObject) => {
 function getPath(o: any, path: string): unknown {
   return path.split('.').reduce((v, k) => (v == null ? undefined : v[k]), o);
 }
+/** Sets the value at `path` to a copy of `value`; to `value` itself when it is frozen (a cached object's, which nobody changes). */
 function setPath(o: any, path: string, value: unknown) {
   const parts = path.split('.');
   let cur = o;
   for (const p of parts.slice(0, -1)) cur = cur[p] ??= {};
   if (value === undefined) delete cur[parts.at(-1)!];
-  else cur[parts.at(-1)!] = clone(value);
+  else cur[parts.at(-1)!] = Object.isFrozen(value) ? value : clone(value);
 }
 
 const ORPHAN_FINALIZER = 'orphan';
