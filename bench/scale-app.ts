@@ -12,17 +12,30 @@
 //                   change at a rollout's pace, against the same writes with
 //                   the list standing still
 //   JS heap
+// SCALE_APP_FIGURES picks figures; SCALE_APP_BASELINE=<an older build's dist>
+// adds scrolling side by side, this build against that one.
 // The page is left alone while it loads: a marker script put in before the
 // app reports the first row on the console, so that no Playwright script runs
 // in the page (evaluating one took 130 ms of main thread on a loaded machine).
 import os from 'node:os';
-import { chromium, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { median } from './load.ts';
 import type { Proc } from './processes.ts';
 import { rowShownAt } from './rowshown.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const RUNS = 5;
+const SIDE_ROUNDS = Number(process.env.SCALE_APP_ROUNDS ?? 3);
+/** Older builds of the app (their dist directories, comma-separated): scrolling is then measured side by side, this build against each. */
+const BASELINE = process.env.SCALE_APP_BASELINE;
+/** The build measured against them (default dist, which bench/scale.ts builds). */
+const BUILD = process.env.SCALE_APP_BUILD ?? 'dist';
+/** Which figures to take (all by default): first,scroll,filter,watch,heap. */
+/** Set: each side-by-side page also takes a trace of one scroll, and the renderer's time per frame by task is printed. */
+const TRACE = Boolean(process.env.SCALE_APP_TRACE);
+const FIGURES = new Set((process.env.SCALE_APP_FIGURES ?? 'first,scroll,filter,watch,heap').split(','));
 const f = (n: number, d = 0) => n.toFixed(d);
 const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
@@ -75,21 +88,40 @@ async function firstRows(page: Page, api: Proc, route: string, path: string, cou
   return { app, plain };
 }
 
-/** Scrolls the list a screen per frame for 3 s: frames per second and the p95 frame time. */
-function scroll(page: Page): Promise<{ fps: number; p95: number }> {
-  return page.evaluate(
-    () =>
+interface ScrollFigure {
+  /** requestAnimationFrame callbacks per second (frames the page's main thread ran). */
+  fps: number;
+  /** p95 of the time between them, ms. */
+  p95: number;
+  /** Frames per second the compositor presented with the page's update in them (Chrome's trace; see presentedFps). */
+  shown: number;
+}
+
+/**
+ * Scrolls the list a screen per frame for `seconds`: rAF frames per second,
+ * their p95 gap, and the frames actually presented. A rAF count alone can
+ * flatter: the main thread may run a frame whose commit the compositor then
+ * drops or draws without (a "partial" frame shows the old scroll position),
+ * so the trace's frame reporter is asked which frames reached the screen.
+ */
+async function scroll(page: Page, seconds = 3, traced?: (events: TraceEvent[], frames: number) => void): Promise<ScrollFigure> {
+  const browser = page.context().browser()!;
+  await browser.startTracing(page, { categories: ['benchmark', 'blink.user_timing', ...(traced ? ['devtools.timeline', 'disabled-by-default-devtools.timeline'] : [])] });
+  const raf = await page.evaluate(
+    (ms) =>
       new Promise<{ fps: number; p95: number }>((resolve) => {
         const el = document.querySelector('.table-scroll')!;
         const gaps: number[] = [];
         const t0 = performance.now();
+        performance.mark('bench-scroll-start');
         let last = t0;
         const tick = (t: number) => {
           gaps.push(t - last);
           last = t;
           el.scrollTop = el.scrollTop + 800 >= el.scrollHeight - el.clientHeight ? 0 : el.scrollTop + 800;
-          if (t - t0 < 3000) requestAnimationFrame(tick);
+          if (t - t0 < ms) requestAnimationFrame(tick);
           else {
+            performance.mark('bench-scroll-end');
             gaps.sort((a, b) => a - b);
             el.scrollTop = 0;
             resolve({ fps: (gaps.length * 1000) / (t - t0), p95: gaps[Math.floor(gaps.length * 0.95)] });
@@ -97,7 +129,56 @@ function scroll(page: Page): Promise<{ fps: number; p95: number }> {
         };
         requestAnimationFrame(tick);
       }),
+    seconds * 1000,
   );
+  const events: TraceEvent[] = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
+  traced?.(events, raf.fps * seconds);
+  return { ...raf, shown: presentedFps(events) };
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  args?: any;
+}
+
+/** The renderer's time by task (complete events at the top of their thread), ms per rAF frame, between the scroll marks. */
+function timePerFrame(events: TraceEvent[], frames: number): string {
+  const renderers = new Set(events.filter((e) => e.name === 'process_name' && e.args?.name === 'Renderer').map((e) => e.pid));
+  const threads = new Map(events.filter((e) => e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args?.name as string]));
+  const start = events.find((e) => e.name === 'bench-scroll-start')?.ts ?? 0;
+  const end = events.find((e) => e.name === 'bench-scroll-end')?.ts ?? Infinity;
+  const by = new Map<string, number>();
+  for (const e of events) {
+    if (e.ph !== 'X' || !renderers.has(e.pid) || e.ts < start || e.ts > end) continue;
+    if (!['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'FunctionCall', 'RasterTask', 'EventDispatch', 'MajorGC', 'MinorGC', 'ParseHTML'].includes(e.name)) continue;
+    const key = `${threads.get(`${e.pid}:${e.tid}`) ?? e.tid}/${e.name}`;
+    by.set(key, (by.get(key) ?? 0) + (e.dur ?? 0) / 1000);
+  }
+  return [...by].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, ms]) => `${k} ${f(ms / frames, 2)}`).join(', ');
+}
+
+/**
+ * Frames per second between the page's bench-scroll-start and -end marks
+ * that the renderer's compositor presented with the main thread's update
+ * (PipelineReporter state STATE_PRESENTED_ALL; a frame sequence counted once).
+ */
+function presentedFps(events: { name: string; ph: string; pid: number; ts: number; args?: any }[]): number {
+  const renderers = new Set(events.filter((e) => e.name === 'process_name' && e.args?.name === 'Renderer').map((e) => e.pid));
+  const start = events.find((e) => e.name === 'bench-scroll-start')?.ts;
+  const end = events.find((e) => e.name === 'bench-scroll-end')?.ts;
+  if (start === undefined || end === undefined) return NaN;
+  const shown = new Set<string>();
+  for (const e of events) {
+    if (e.name !== 'PipelineReporter' || e.ph !== 'b' || e.ts < start || e.ts > end || !renderers.has(e.pid)) continue;
+    const r = e.args?.frame_reporter;
+    if (r?.state === 'STATE_PRESENTED_ALL') shown.add(`${e.pid}:${r.layer_tree_host_id}:${r.frame_sequence}`);
+  }
+  return (shown.size * 1e6) / (end - start);
 }
 
 /** Sets the name filter (as typing does) and waits for the row count to change; ms. */
@@ -195,6 +276,68 @@ async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => stri
   return { latencies, perSecond: (churned * 1000) / (performance.now() - started) };
 }
 
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.ttf': 'font/ttf', '.woff2': 'font/woff2', '.html': 'text/html' };
+
+/**
+ * Serves the app from the build in `dir` to this context's pages, the API
+ * still from the server: two builds run against the same server and data.
+ * Both sides are served this way, so neither gets the server's compression.
+ */
+async function serveBuild(ctx: BrowserContext, api: Proc, dir: string, routes: string[]) {
+  const index = readFileSync(join(dir, 'index.html'), 'utf8').replace(/<head>/i, '<head><base href="/">');
+  await ctx.route(`${api.url}/**`, (route) => {
+    const path = new URL(route.request().url()).pathname;
+    if (routes.includes(path)) return route.fulfill({ contentType: TYPES['.html'], body: index });
+    if (path.startsWith('/assets/') || path === '/favicon.svg') return route.fulfill({ contentType: TYPES[extname(path)] ?? 'application/octet-stream', body: readFileSync(join(dir, path)) });
+    return route.fallback();
+  });
+}
+
+/**
+ * Scrolling, this build (dist) against BASELINE, in turns (each side first
+ * in every other round, a fresh page each time): while the list still loads
+ * (from its first row on, as pages of 2,000 arrive) and once it has loaded.
+ */
+async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string; count: number }, token: string, rounds = SIDE_ROUNDS) {
+  const sides = [{ name: 'this build', dir: BUILD }, ...BASELINE!.split(',').map((dir) => ({ name: `baseline ${dir}`, dir }))].map((s) => ({
+    ...s,
+    loading: [] as ScrollFigure[],
+    loaded: [] as ScrollFigure[],
+  }));
+  for (let r = 0; r < rounds; r++) {
+    // Each side first in turn.
+    for (const side of [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)]) {
+      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      try {
+        await serveBuild(ctx, api, side.dir, [l.route]);
+        const page = await ctx.newPage();
+        await page.addInitScript(FIRST_ROW_MARKER);
+        await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
+        side.loading.push(await scroll(page));
+        await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+        side.loaded.push(await scroll(page));
+        if (TRACE && r === 0) {
+          await scroll(page, 2, (events, frames) => console.log(`    ${side.name}, ms per frame while scrolling (traced): ${timePerFrame(events, frames)}`));
+        }
+      } finally {
+        await ctx.close();
+      }
+    }
+  }
+  const med = (xs: ScrollFigure[], k: keyof ScrollFigure) => median(xs.map((x) => x[k]));
+  const line = (xs: ScrollFigure[]) => `${f(med(xs, 'fps'))} frames/s (${f(med(xs, 'shown'))} presented), p95 frame ${f(med(xs, 'p95'), 1)} ms`;
+  const [mine, ...bases] = sides;
+  for (const when of ['loaded', 'loading'] as const) {
+    console.log(`    scroll side by side, ${when === 'loaded' ? 'list loaded' : 'while the list loads'} (median of ${rounds} each, in turns; ${machine()}):`);
+    console.log(`      this build: ${line(mine[when])}`);
+    for (const base of bases) {
+      console.log(
+        `      ${base.name}: ${line(base[when])}; this build = ${f(med(mine[when], 'fps') / med(base[when], 'fps'), 2)}x its frames/s, ${f(med(mine[when], 'shown') / med(base[when], 'shown'), 2)}x presented`,
+      );
+    }
+  }
+}
+
 export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
   console.log(`\n== App at ${nodes} nodes and ${nodes * podsPerNode} pods in Chromium (${machine()})`);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -205,31 +348,47 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
       { route: '/nodes', path: '/api/v1/nodes', count: nodes, object: '/api/v1/nodes/NAME', churn: (i: number) => `/api/v1/nodes/node-${String(i % nodes).padStart(5, '0')}` },
       { route: '/pods', path: '/api/v1/pods', count: nodes * podsPerNode, object: '/api/v1/namespaces/NS/pods/NAME', churn: (i: number) => `/api/v1/namespaces/bench-${i % 10 % 3}/pods/agent-${i % 10}-node-${String(Math.floor(i / 10) % nodes).padStart(5, '0')}` },
     ];
+    const token = api.headers.Authorization.slice('Bearer '.length);
     for (const l of lists) {
-      const { app, plain } = await firstRows(page, api, l.route, l.path, l.count);
-      console.log(
-        `  ${l.route}: first rows ${f(median(app))} ms from navigation (median of ${RUNS}: ${app.map((t) => f(t)).join(', ')}; aim 500 ms) = ${f(median(app) / median(plain), 2)}x ` +
-          `a plain page drawing the first page of the same list (${f(median(plain))} ms: ${plain.map((t) => f(t)).join(', ')}) (${machine()})`,
-      );
-      const s = await scroll(page);
-      console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s, p95 frame ${f(s.p95, 1)} ms (aim 60 frames/s, 16.7 ms)`);
-      const filters: number[] = [];
-      const sorts: number[] = [];
-      for (let r = 0; r < 3; r++) filters.push(await filterMs(page, '0042'), await filterMs(page, ''));
-      for (let r = 0; r < 3; r++) sorts.push(await sortMs(page, 'Name'), await sortMs(page, 'Name'));
-      console.log(`    filter by name: median ${f(median(filters))} ms (max ${f(Math.max(...filters))}); sort by name: median ${f(median(sorts))} ms (max ${f(Math.max(...sorts))}) (aim 100 ms)`);
-      const still = await watchToDom(page, api, () => l.object, l.churn, 0, 20);
-      const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
-      const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms`;
-      console.log(
-        `    write -> row in the DOM while ${f(busy.perSecond)} other objects/s change: ${ms(busy.latencies)} over ${busy.latencies.length} writes (aim p95 100 ms); ` +
-          `with the list still: ${ms(still.latencies)}`,
-      );
-      const cdp = await page.context().newCDPSession(page);
-      const used = (await cdp.send('Runtime.getHeapUsage')).usedSize;
-      await cdp.send('HeapProfiler.collectGarbage');
-      const kept = (await cdp.send('Runtime.getHeapUsage')).usedSize;
-      console.log(`    JS heap: ${f(kept / 1e6)} MB after a collection, ${f(used / 1e6)} MB before (aim: under 400 MB)`);
+      console.log(`  ${l.route}:`);
+      if (FIGURES.has('first')) {
+        const { app, plain } = await firstRows(page, api, l.route, l.path, l.count);
+        console.log(
+          `    first rows ${f(median(app))} ms from navigation (median of ${RUNS}: ${app.map((t) => f(t)).join(', ')}; aim 500 ms) = ${f(median(app) / median(plain), 2)}x ` +
+            `a plain page drawing the first page of the same list (${f(median(plain))} ms: ${plain.map((t) => f(t)).join(', ')}) (${machine()})`,
+        );
+      } else {
+        await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
+        await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+      }
+      if (FIGURES.has('scroll')) {
+        const s = await scroll(page);
+        console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s (${f(s.shown)} presented with the new rows), p95 frame ${f(s.p95, 1)} ms (aim 60 frames/s, 16.7 ms)`);
+        if (BASELINE) await scrollSideBySide(browser, api, l, token);
+      }
+      if (FIGURES.has('filter')) {
+        const filters: number[] = [];
+        const sorts: number[] = [];
+        for (let r = 0; r < 3; r++) filters.push(await filterMs(page, '0042'), await filterMs(page, ''));
+        for (let r = 0; r < 3; r++) sorts.push(await sortMs(page, 'Name'), await sortMs(page, 'Name'));
+        console.log(`    filter by name: median ${f(median(filters))} ms (max ${f(Math.max(...filters))}); sort by name: median ${f(median(sorts))} ms (max ${f(Math.max(...sorts))}) (aim 100 ms)`);
+      }
+      if (FIGURES.has('watch')) {
+        const still = await watchToDom(page, api, () => l.object, l.churn, 0, 20);
+        const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
+        const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms`;
+        console.log(
+          `    write -> row in the DOM while ${f(busy.perSecond)} other objects/s change: ${ms(busy.latencies)} over ${busy.latencies.length} writes (aim p95 100 ms); ` +
+            `with the list still: ${ms(still.latencies)}`,
+        );
+      }
+      if (FIGURES.has('heap')) {
+        const cdp = await page.context().newCDPSession(page);
+        const used = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+        await cdp.send('HeapProfiler.collectGarbage');
+        const kept = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+        console.log(`    JS heap: ${f(kept / 1e6)} MB after a collection, ${f(used / 1e6)} MB before (aim: under 400 MB)`);
+      }
     }
   } finally {
     await browser.close();

@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
 // The table's columns have pixel widths taken from the table's width: each
-// column its narrowest width and its share of the rest, the header and every
-// row laid out on the one template (--cols), and a narrow table keeps the
-// narrowest widths (it scrolls sideways). Clicking a header sorts by it.
+// column its narrowest width and its share of the rest, the header laid out on
+// that template (--cols) and every row's cells placed at the same offsets as
+// blocks (no grid per row), and a narrow table keeps the narrowest widths (it
+// scrolls sideways). Clicking a header sorts by it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/react';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { nodeKind } from '../../kinds/node.ts';
-import { columnsFor, columnWidths, ResourceTable } from './ResourceTable.tsx';
+import { columnsFor, columnWidths, placementOf, ResourceTable } from './ResourceTable.tsx';
 
 let width = 1000;
 const saved: Record<string, PropertyDescriptor | undefined> = {};
@@ -61,9 +62,25 @@ describe('ResourceTable', () => {
     const total = cols.split(' ').reduce((s, w) => s + parseInt(w), 0);
     expect(total).toBeGreaterThan(1000 - t.columns.length);
     expect(total).toBeLessThanOrEqual(1000);
-    // No row or header sets a template of its own: they all take the table's.
+    // No row or header sets a template of its own: the header takes the table's.
     for (const row of t.container.querySelectorAll<HTMLElement>('[role=row]')) expect(row.style.gridTemplateColumns).toBe('');
-    expect(t.container.querySelectorAll('[role=row][data-name]').length).toBeGreaterThan(5);
+    const rows = [...t.container.querySelectorAll<HTMLElement>('[role=row][data-name]')];
+    expect(rows.length).toBeGreaterThan(5);
+    // Every row's cells sit at the header's column edges, each as wide as its column.
+    const widths = columnWidths(t.columns, 1000);
+    const edges = widths.map((_, i) => widths.slice(0, i).reduce((s, w) => s + w, 0));
+    for (const row of rows) {
+      const cells = [...row.querySelectorAll<HTMLElement>('[role=cell]')];
+      expect(cells.map((c) => [parseInt(c.style.left), parseInt(c.style.width)])).toEqual(widths.map((w, i) => [edges[i], w]));
+    }
+  });
+
+  it('places columns edge to edge from the left', () => {
+    expect(placementOf([100, 250, 80])).toEqual([
+      { left: 0, width: 100 },
+      { left: 100, width: 250 },
+      { left: 350, width: 80 },
+    ]);
   });
 
   it('keeps the narrowest widths in a narrow table, and its rows as wide as their columns', () => {
@@ -74,6 +91,17 @@ describe('ResourceTable', () => {
     const min = `${widths.reduce((s, w) => s + w, 0)}px`;
     expect(t.container.querySelector<HTMLElement>('.thead')!.style.minWidth).toBe(min);
     expect((t.container.querySelector('.table-scroll')!.lastElementChild as HTMLElement).style.minWidth).toBe(min);
+  });
+
+  it("opens a row with the page's latest onOpen", () => {
+    width = 1000;
+    const opened: string[] = [];
+    const items = Array.from({ length: 50 }, (_, i) => node(i));
+    const columns = columnsFor(nodeKind, false, false);
+    const t = render(<ResourceTable items={items} columns={columns} sort="Name" onSort={() => {}} onOpen={(o) => opened.push(`first ${o.metadata.name}`)} empty="none" />);
+    t.rerender(<ResourceTable items={items} columns={columns} sort="Name" onSort={() => {}} onOpen={(o) => opened.push(`second ${o.metadata.name}`)} empty="none" />);
+    fireEvent.click(t.container.querySelector('[role=row][data-name="node-001"]')!);
+    expect(opened).toEqual(['second node-001']);
   });
 
   it('sorts by a header: ascending first, then descending', () => {

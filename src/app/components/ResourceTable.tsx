@@ -2,7 +2,7 @@
 // sorting, windowed rows (WindowedRows) so thousands stay smooth, and a brief highlight
 // on rows whose shown cells a watch event just changed (a node's heartbeat
 // changes its object every few seconds but nothing the row shows).
-import { memo, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { memo, useCallback, useMemo, useRef, useState, type CSSProperties } from 'react';
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
 import { icons } from './icons.tsx';
 import { useNow } from './common.tsx';
@@ -137,16 +137,34 @@ function useSortedRows(items: readonly KubeObject[], change: ListChange | undefi
   return useMemo(() => (state.current = sortRows(state.current, items, sortCol.sortValue, desc, change)), [items, change, sortCol, desc]);
 }
 
+/**
+ * Each column's left edge and width in px, from the same widths as the
+ * header's template: a row's cells are blocks at fixed offsets, so a row
+ * coming into view lays out no grid (a grid per row was most of the layout
+ * of each scrolled frame).
+ */
+type Placement = readonly CSSProperties[];
+export function placementOf(widths: readonly number[]): Placement {
+  const placement: CSSProperties[] = [];
+  let left = 0;
+  for (const width of widths) {
+    placement.push({ left, width });
+    left += width;
+  }
+  return placement;
+}
+
 interface RowProps {
   object: KubeObject;
   cells: Cells;
+  placement: Placement;
   top: number;
   /** When the shown cells last changed, while that is recent; 0 otherwise. */
   flash: number;
   onOpen(o: KubeObject): void;
 }
 
-const Row = memo(function Row({ object, cells, top, flash, onOpen }: RowProps) {
+const Row = memo(function Row({ object, cells, placement, top, flash, onOpen }: RowProps) {
   return (
     <div
       className="trow"
@@ -162,7 +180,7 @@ const Row = memo(function Row({ object, cells, top, flash, onOpen }: RowProps) {
       {/* Remounted per change, so each visible change replays the highlight. */}
       {flash > 0 && <span className="row-flash" key={flash} aria-hidden="true" />}
       {cells.text.map((v, i) => (
-        <div className={i === 0 || cells.columns[i].name === 'Name' ? 'cell name' : 'cell'} role="cell" key={cells.columns[i].name}>
+        <div className={i === 0 || cells.columns[i].name === 'Name' ? 'cell name' : 'cell'} role="cell" key={cells.columns[i].name} style={placement[i]}>
           {cells.tones[i] ? <span className={`badge ${cells.tones[i]}`}>{v}</span> : v}
         </div>
       ))}
@@ -190,6 +208,11 @@ export function ResourceTable(props: {
   const [width, setWidth] = useState(0);
   const widths = useMemo(() => columnWidths(columns, width), [columns, width]);
   const minWidth = widths.reduce((sum, w) => sum + w, 0);
+  const placement = useMemo(() => placementOf(widths), [widths]);
+  // One callback for the table's life: a new one from each render of the page (every page of a loading list) would render every row again.
+  const onOpenNow = useRef(props.onOpen);
+  onOpenNow.current = props.onOpen;
+  const onOpen = useCallback((o: KubeObject) => onOpenNow.current(o), []);
   const cols = { '--cols': widths.map((w) => `${w}px`).join(' ') } as CSSProperties;
   const recent = now - FLASH_MS;
   const flashes = useFlashes(sorted, columns);
@@ -200,6 +223,8 @@ export function ResourceTable(props: {
         className="table-scroll"
         count={rows.length}
         rowHeight={ROW_HEIGHT}
+        // Few rows beyond the view: a fast scroll replaces every row drawn each frame, so rows drawn out of view were a third more work.
+        overscan={4}
         minWidth={minWidth}
         onWidth={setWidth}
         header={
@@ -222,7 +247,7 @@ export function ResourceTable(props: {
         renderRow={(i, top, slot) => {
           const o = rows[i];
           const changed = flashes.get(uidOf(o)) ?? 0;
-          return <Row key={slot} object={o} cells={cellsOf(o, columns, now)} top={top} flash={changed > recent ? changed : 0} onOpen={props.onOpen} />;
+          return <Row key={slot} object={o} cells={cellsOf(o, columns, now)} placement={placement} top={top} flash={changed > recent ? changed : 0} onOpen={onOpen} />;
         }}
       />
       {props.footer && <div className="table-foot">{props.footer}</div>}

@@ -117,7 +117,8 @@ export function WindowedRows({ count, rowHeight, overscan = 12, renderRow, heade
   return (
     <div ref={scroller} className={className} style={{ overflow: 'auto', ...style }}>
       {header}
-      {count === 0 ? empty : <div style={{ height: count * rowHeight, position: 'relative', minWidth }}>{rows}</div>}
+      {/* Contained: rows filled while scrolling lay out and paint nothing outside this box. */}
+      {count === 0 ? empty : <div style={{ height: count * rowHeight, position: 'relative', minWidth, contain: 'strict' }}>{rows}</div>}
     </div>
   );
 }
