@@ -54,7 +54,15 @@ function contextFor(kind: KindDefinition, subresource: string | undefined): Fiel
   if (!byEndpoint) contexts.set(kind, (byEndpoint = new Map()));
   let c = byEndpoint.get(subresource ?? '');
   if (!c) byEndpoint.set(subresource ?? '', (c = { schema: patchMetaFor(kind), ignored: ignoredFields(kind, subresource) }));
-  return { ...c, now: rfc3339(new Date()) };
+  return { ...c, now: nowSeconds() };
+}
+
+/** The time now to the second, as managedFields record it; made once a second, not once a write. */
+let second = { at: -1, text: '' };
+function nowSeconds(): string {
+  const at = Math.floor(Date.now() / 1000);
+  if (at !== second.at) second = { at, text: rfc3339(new Date(at * 1000)) };
+  return second.text;
 }
 
 /** The object without its managedFields: what field sets and comparisons look at. */
