@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { paceFor, planRollout } from '../../lib/rolloutplan.ts';
 import { IndexedItems } from '../api/watch.ts';
-import { ForecastMirror, runsFor } from './liveforecast.ts';
+import { ForecastFeed, ForecastMirror, runsFor } from './liveforecast.ts';
 
 const t0 = Date.parse('2026-11-24T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -72,5 +72,42 @@ describe('the live forecast off the main thread', () => {
     expect(mirror.handle({ type: 'plan', id: 8, ds, now, withPlan: false })!.plan).toBeUndefined();
     const other = { ...ds, spec: { ...(ds.spec as any), template: { ...template, spec: { containers: [{ name: 'c', image: 'v3' }] } } } } as KubeObject;
     expect(mirror.handle({ type: 'plan', id: 9, ds: other, now, withPlan: false })).toEqual({ id: 9, hash: undefined, done: 0 });
+  });
+});
+
+describe('the changes sent to the forecast worker', () => {
+  it('are gathered between sends: an object changed several times is sent once, in its last state; a list that did not follow is sent whole', () => {
+    const t = t0 - 600_000;
+    const pods = new IndexedItems();
+    pods.reset([pod('a', 'n0', 'old1', t, t + 1000), pod('b', 'n1', 'old1', t, t + 1000)]);
+    const feed = new ForecastFeed();
+    const mirror = new ForecastMirror();
+    const state = (change?: ReturnType<IndexedItems['apply']>) => ({ items: pods.items, change });
+    expect(feed.take('pods', state())).toBe(true);
+    const first = feed.drain();
+    expect(first).toEqual([{ type: 'reset', list: 'pods', items: pods.items }]);
+    first.forEach((m) => mirror.take(m));
+    expect(feed.take('pods', state())).toBe(false);
+    // b goes, c comes and changes twice, a changes once: one change with c's last state.
+    const c3 = pod('c', 'n1', 'new2', t0, t0 + 3000);
+    for (const updates of [
+      [['b', undefined], ['c', pod('c', 'n1', 'new2', t0)]],
+      [['c', pod('c', 'n1', 'new2', t0, t0 + 2000)], ['a', pod('a', 'n0', 'old1', t, t + 5000)]],
+      [['c', c3]],
+    ] as [string, KubeObject | undefined][][])
+      expect(feed.take('pods', state(pods.apply(new Map(updates))))).toBe(true);
+    const [change, ...rest] = feed.drain();
+    expect(rest).toEqual([]);
+    expect(change).toMatchObject({ type: 'change', list: 'pods', removed: ['b'] });
+    expect((change as { added: KubeObject[] }).added.map((p) => p.metadata.name).sort()).toEqual(['a', 'c']);
+    expect((change as { added: KubeObject[] }).added).toContain(c3);
+    mirror.take(change);
+    expect(mirror.view().pods).toEqual(expect.arrayContaining([...pods.items]));
+    expect(mirror.view().pods).toHaveLength(pods.items.length);
+    // A state that does not follow the last one taken in (a relist): the list goes whole.
+    const relisted = [pod('d', 'n0', 'new2', t0)];
+    feed.take('pods', { items: relisted, change: { from: [], removed: [], added: relisted } });
+    expect(feed.drain()).toEqual([{ type: 'reset', list: 'pods', items: relisted }]);
+    expect(feed.drain()).toEqual([]);
   });
 });

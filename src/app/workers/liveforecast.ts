@@ -42,6 +42,50 @@ export const runsFor = (nodes: number) => Math.max(20, Math.min(100, Math.round(
 const uidOf = (o: KubeObject) => o.metadata.uid ?? `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 const isOwnedBy = (o: KubeObject, owner: KubeObject) => (o.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
 
+/**
+ * The lists' changes on their way to the worker, gathered between sends: per
+ * list, the objects changed by uid (the last state of each; undefined when
+ * removed), or the whole list when a state did not follow the one taken in
+ * last. `drain` gives the requests that bring the worker's copy up to date.
+ */
+export class ForecastFeed {
+  /** The items each list had when last taken in. */
+  private seen = new Map<ForecastList, readonly KubeObject[]>();
+  private due = new Map<ForecastList, Map<string, KubeObject | undefined> | 'reset'>();
+
+  /** Takes in a state of a list; true when there is something new to send. */
+  take(list: ForecastList, state: { items: readonly KubeObject[]; change?: { from: readonly KubeObject[]; removed: readonly KubeObject[]; added: readonly KubeObject[] } }): boolean {
+    if (state.items === this.seen.get(list)) return false;
+    const c = state.change;
+    const d = this.due.get(list);
+    if (d !== 'reset' && c && this.seen.has(list) && c.from === this.seen.get(list)) {
+      const changed = d ?? new Map<string, KubeObject | undefined>();
+      this.due.set(list, changed);
+      for (const o of c.removed) changed.set(uidOf(o), undefined);
+      for (const o of c.added) changed.set(uidOf(o), o);
+    } else this.due.set(list, 'reset');
+    this.seen.set(list, state.items);
+    return true;
+  }
+
+  drain(): Exclude<ForecastRequest, { type: 'plan' }>[] {
+    const out: Exclude<ForecastRequest, { type: 'plan' }>[] = [];
+    for (const [list, d] of this.due) {
+      if (d === 'reset') {
+        out.push({ type: 'reset', list, items: this.seen.get(list)! });
+        continue;
+      }
+      const removed: string[] = [];
+      const added: KubeObject[] = [];
+      for (const [uid, o] of d) if (o) added.push(o);
+      else removed.push(uid);
+      out.push({ type: 'change', list, removed, added });
+    }
+    this.due.clear();
+    return out;
+  }
+}
+
 export class ForecastMirror {
   private lists = new Map<ForecastList, Map<string, KubeObject>>(FORECAST_LISTS.map((l) => [l, new Map()]));
 

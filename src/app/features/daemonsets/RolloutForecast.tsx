@@ -17,8 +17,8 @@ import { ControllerRevisionHashLabel, rolloutStatus } from '../../../lib/rollout
 import { hashOfTemplate, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
 import { useConnection } from '../../api/connection.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
-import { uidOf, type ListState } from '../../api/watch.ts';
-import { ForecastMirror, type ForecastAnswer, type ForecastList, type ForecastRequest } from '../../workers/liveforecast.ts';
+import type { ListState } from '../../api/watch.ts';
+import { ForecastFeed, ForecastMirror, type ForecastAnswer, type ForecastList, type ForecastRequest } from '../../workers/liveforecast.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
@@ -53,6 +53,8 @@ export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, star
 }
 
 const REPLAN_MS = 3000;
+/** How often the lists' changes are sent to the forecast's worker. */
+const FEED_MS = 500;
 
 /**
  * The forecast's worker (src/app/workers), fed the lists a plan reads as the
@@ -98,14 +100,21 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
     const isPodEvent = (e: KubeObject) => (e as any).involvedObject?.kind === podKind.kind;
     const slim = (items: readonly KubeObject[], keep?: (o: KubeObject) => boolean) =>
       (keep ? items.filter(keep) : items).map((o) => (o.metadata.managedFields ? { ...o, metadata: { ...o.metadata, managedFields: undefined } } : o));
-    const sent = new Map<ForecastList, readonly KubeObject[]>();
+    // Changes are gathered and sent every FEED_MS, not as the watch flushes: the copy into the worker
+    // left the frame flush (it delayed the render of every update), and an object that changed several
+    // times meanwhile (a pod goes through five states in a few seconds) is copied once.
+    const batch = new ForecastFeed();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const send = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      for (const m of batch.drain()) {
+        const keep = m.list === 'events' ? isPodEvent : undefined;
+        post(m.type === 'reset' ? { ...m, items: slim(m.items, keep) } : { ...m, added: slim(m.added, keep) });
+      }
+    };
     const feed = (list: ForecastList, state: ListState | undefined) => {
-      if (!state || state.items === sent.get(list)) return;
-      const keep = list === 'events' ? isPodEvent : undefined;
-      const c = state.change;
-      if (c && sent.has(list) && c.from === sent.get(list)) post({ type: 'change', list, removed: c.removed.map(uidOf), added: slim(c.added, keep) });
-      else post({ type: 'reset', list, items: slim(state.items, keep) });
-      sent.set(list, state.items);
+      if (state && batch.take(list, state)) timer ??= setTimeout(send, FEED_MS);
     };
     const byHash = new Map(keys.map(([list, key]) => [hashKey(key), list]));
     for (const [list, key] of keys) feed(list, qc.getQueryData<ListState>(key));
@@ -113,9 +122,11 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
       const list = e.type === 'updated' ? byHash.get(e.query.queryHash) : undefined;
       if (list) feed(list, e.query.state.data as ListState | undefined);
     });
-    port.current = { post };
+    // A plan reads the lists as they are now.
+    port.current = { post: (m) => (m.type === 'plan' && send(), post(m)) };
     return () => {
       unsubscribe();
+      clearTimeout(timer);
       stop();
       port.current = null;
     };
