@@ -95,6 +95,8 @@ interface ScrollFigure {
   p95: number;
   /** Frames per second the compositor presented with the page's update in them (Chrome's trace; see presentedFps). */
   shown: number;
+  /** The renderer main thread's CPU time per rAF frame, ms (thread time of its tasks: other processes on the shared cores do not add to it). */
+  cpu: number;
 }
 
 /**
@@ -106,7 +108,7 @@ interface ScrollFigure {
  */
 async function scroll(page: Page, seconds = 3, traced?: (events: TraceEvent[], frames: number) => void): Promise<ScrollFigure> {
   const browser = page.context().browser()!;
-  await browser.startTracing(page, { categories: ['benchmark', 'blink.user_timing', ...(traced ? ['devtools.timeline', 'disabled-by-default-devtools.timeline'] : [])] });
+  await browser.startTracing(page, { categories: ['benchmark', 'blink.user_timing', 'toplevel', ...(traced ? ['devtools.timeline', 'disabled-by-default-devtools.timeline'] : [])] });
   const raf = await page.evaluate(
     (ms) =>
       new Promise<{ fps: number; p95: number }>((resolve) => {
@@ -133,7 +135,19 @@ async function scroll(page: Page, seconds = 3, traced?: (events: TraceEvent[], f
   );
   const events: TraceEvent[] = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
   traced?.(events, raf.fps * seconds);
-  return { ...raf, shown: presentedFps(events) };
+  return { ...raf, shown: presentedFps(events), cpu: mainThreadMs(events) / (raf.fps * seconds) };
+}
+
+/** CPU ms of the renderer main thread's top-level tasks between the scroll marks. */
+function mainThreadMs(events: TraceEvent[]): number {
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const start = events.find((e) => e.name === 'bench-scroll-start')?.ts ?? 0;
+  const end = events.find((e) => e.name === 'bench-scroll-end')?.ts ?? Infinity;
+  let ms = 0;
+  for (const e of events) {
+    if (e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && e.ts >= start && e.ts <= end && main.has(`${e.pid}:${e.tid}`)) ms += (e.tdur ?? e.dur ?? 0) / 1000;
+  }
+  return ms;
 }
 
 interface TraceEvent {
@@ -143,6 +157,7 @@ interface TraceEvent {
   tid: number;
   ts: number;
   dur?: number;
+  tdur?: number;
   args?: any;
 }
 
@@ -325,14 +340,14 @@ async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string;
     }
   }
   const med = (xs: ScrollFigure[], k: keyof ScrollFigure) => median(xs.map((x) => x[k]));
-  const line = (xs: ScrollFigure[]) => `${f(med(xs, 'fps'))} frames/s (${f(med(xs, 'shown'))} presented), p95 frame ${f(med(xs, 'p95'), 1)} ms`;
+  const line = (xs: ScrollFigure[]) => `${f(med(xs, 'fps'))} frames/s (${f(med(xs, 'shown'))} presented), p95 frame ${f(med(xs, 'p95'), 1)} ms, main thread ${f(med(xs, 'cpu'), 1)} ms CPU per frame`;
   const [mine, ...bases] = sides;
   for (const when of ['loaded', 'loading'] as const) {
     console.log(`    scroll side by side, ${when === 'loaded' ? 'list loaded' : 'while the list loads'} (median of ${rounds} each, in turns; ${machine()}):`);
     console.log(`      this build: ${line(mine[when])}`);
     for (const base of bases) {
       console.log(
-        `      ${base.name}: ${line(base[when])}; this build = ${f(med(mine[when], 'fps') / med(base[when], 'fps'), 2)}x its frames/s, ${f(med(mine[when], 'shown') / med(base[when], 'shown'), 2)}x presented`,
+        `      ${base.name}: ${line(base[when])}; this build = ${f(med(mine[when], 'fps') / med(base[when], 'fps'), 2)}x its frames/s, ${f(med(mine[when], 'shown') / med(base[when], 'shown'), 2)}x presented, ${f(med(mine[when], 'cpu') / med(base[when], 'cpu'), 2)}x CPU per frame`,
       );
     }
   }
@@ -363,7 +378,7 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
       }
       if (FIGURES.has('scroll')) {
         const s = await scroll(page);
-        console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s (${f(s.shown)} presented with the new rows), p95 frame ${f(s.p95, 1)} ms (aim 60 frames/s, 16.7 ms)`);
+        console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s (${f(s.shown)} presented with the new rows), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms)`);
         if (BASELINE) await scrollSideBySide(browser, api, l, token);
       }
       if (FIGURES.has('filter')) {
