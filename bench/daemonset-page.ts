@@ -9,19 +9,33 @@
 //                   new image, so they stall)
 //   watch -> DOM -> a label written to the daemon pod of a node row on
 //                   screen until the row shows the write's resourceVersion
-//                   (p50/p95), during the rollout; split at the moment its
-//                   watch event reaches the page (the server's and the
-//                   transport's part, then the app's)
+//                   (p50/p95), during the rollout. Split in two at the moment
+//                   the write's watch event reaches a reference watcher: a
+//                   separate, idle process watching the same pods the page
+//                   watches (same path and selector, over a WebSocket too).
+//                   Write -> reference is the server's and the transport's
+//                   part; reference -> DOM is the page's own share: the wait
+//                   before its socket's message task runs (behind the page's
+//                   other work), the parse, the frame flush, the render. The
+//                   moment the page's handler got the message is printed too
+//                   (before this session, the page's share was counted from
+//                   there, leaving out its queue wait). The DOM moment is when
+//                   a MutationObserver, set on the row before the write, saw
+//                   data-rv reach the write's resourceVersion.
 //   stalled-node search -> choosing "stalled" (then a name) until the rows
 //                   answer; ms
 //   JS heap      -> after the rollout, before and after a collection
+// DS_OTHERS=<n>: n more DaemonSets on every node in the same namespace,
+// created before the page opens and quiet during the rollout (the issue's
+// ten DaemonSets: DS_OTHERS=9); default 0.
 // DS_TRACE=<file.json>: a Chromium trace (DevTools timeline + JS samples) of
 // DS_TRACE_SECONDS (default 15) of the rollout, from 5 s into it.
 // Prints numbers and the load average; asserts nothing. Needs the built app
 // (DS_STATIC, default dist: `npx vite build`).
-import { rowShownAt } from './rowshown.ts';
 import { chromium, type Page } from '@playwright/test';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { benchDaemonSetDone, clusterApi, createBenchDaemonSet, DAEMONSETS, machine, rollBenchDaemonSet, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 import { median } from './load.ts';
@@ -32,6 +46,7 @@ const RUNS = Number(process.env.DS_RUNS ?? 3);
 const STATIC = resolve(process.env.DS_STATIC ?? 'dist');
 /** One node in this many cannot pull the new image, so its node stalls. */
 const FAULTY_EVERY = 100;
+const OTHERS = Number(process.env.DS_OTHERS ?? 0);
 const TRACE = process.env.DS_TRACE;
 const TRACE_SECONDS = Number(process.env.DS_TRACE_SECONDS ?? 15);
 const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
@@ -117,12 +132,84 @@ const stopRecorder = (page: Page) =>
     return { gaps: w.__rec.gaps as number[], long: w.__rec.long as number[] };
   });
 
+/**
+ * The reference watcher: a process of its own (so neither this process's
+ * Playwright traffic nor the page's main thread delays it) that watches `url`
+ * over a WebSocket and prints when each probe's event (its pod labelled
+ * bench-row=<i>) first arrives: Date.now(), the same clock as the page's.
+ */
+function referenceWatcher(url: string, auth: string) {
+  const script = `
+    const WebSocket = require('ws');
+    const seen = new Set();
+    const ws = new WebSocket(process.argv[1], { headers: { Authorization: process.argv[2] } });
+    ws.on('open', () => console.log('open'));
+    ws.on('message', (data) => {
+      const re = /"bench-row":"(\\d+)"/.exec(data.toString());
+      if (re && !seen.has(re[1])) (seen.add(re[1]), console.log('arrived ' + re[1] + ' ' + Date.now()));
+    });
+    ws.on('close', () => process.exit(0));
+    ws.on('error', (e) => (console.error('reference watcher: ' + e.message), process.exit(1)));`;
+  const child = spawn(process.execPath, ['-e', script, url, auth], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const arrived = new Map<string, number>();
+  let onOpen: () => void;
+  const opened = new Promise<void>((r) => (onOpen = r));
+  createInterface({ input: child.stdout! }).on('line', (l) => {
+    if (l === 'open') onOpen();
+    const [word, i, at] = l.split(' ');
+    if (word === 'arrived') arrived.set(i, Number(at));
+  });
+  return { opened, arrived, stop: () => child.kill() };
+}
+
+/**
+ * In the page: from now on, each moment the row of `node` shows another
+ * resourceVersion (data-rv), with Date.now(); `until(rv)` then answers the
+ * first moment it showed `rv` or later, waiting up to 10 s (-1 after). Set
+ * before the write, so a row that shows it before the bench looks is timed
+ * when it did, not when the bench looked.
+ */
+const armRow = (page: Page, node: string) =>
+  page.evaluate((node) => {
+    const w = window as any;
+    w.__probe?.obs.disconnect();
+    const rvNow = () => Number(document.querySelector(`[role=row][data-node="${node}"]`)?.getAttribute('data-rv') ?? 0);
+    const probe = { log: [] as [number, number][], last: rvNow(), waiters: [] as (() => void)[], obs: undefined as unknown as MutationObserver };
+    probe.obs = new MutationObserver(() => {
+      const rv = rvNow();
+      if (rv === probe.last) return;
+      probe.last = rv;
+      probe.log.push([rv, Date.now()]);
+      probe.waiters.forEach((f) => f());
+    });
+    probe.obs.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-rv'] });
+    w.__probe = probe;
+  }, node);
+const rowShownSince = (page: Page, rv: number) =>
+  page.evaluate(
+    (rv) =>
+      new Promise<number>((resolve) => {
+        const probe = (window as any).__probe;
+        const look = () => probe.log.find(([v]: [number, number]) => v >= rv)?.[1];
+        const at = look();
+        if (at !== undefined) return resolve(at);
+        const timer = setTimeout(() => resolve(-1), 10_000);
+        probe.waiters.push(() => {
+          const at = look();
+          if (at !== undefined) (clearTimeout(timer), resolve(at));
+        });
+      }),
+    rv,
+  );
+
 /** Writes a label to the pod of a node row on screen and waits for the row to show it, until `until()`; ms each. */
-async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
+async function watchToDom(page: Page, c: Cluster, reference: Map<string, number>, until: () => boolean) {
   const latencies: number[] = [];
-  /** Of each: the write until its event reached the page (server and transport), and from there to the DOM (the page). */
+  /** Of each: the write until its event reached the reference watcher (server and transport), and from there to the DOM (the page's own share). */
   const arrive: number[] = [];
   const shown: number[] = [];
+  /** The page's share, from when the page's own socket handler got the event (its wait in the page's task queue left out). */
+  const handled: number[] = [];
   let missed = 0;
   for (let i = 0; !until(); i++) {
     const rows = await page.$$eval('[role=row][data-node][data-pod]', (rs) => rs.slice(0, 8).map((r) => ({ node: r.getAttribute('data-node')!, pod: r.getAttribute('data-pod')! })));
@@ -131,6 +218,7 @@ async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
       continue;
     }
     const { node, pod } = rows[i % rows.length];
+    await armRow(page, node);
     const t0 = Date.now();
     const res = await clusterApi(c, `/api/v1/namespaces/default/pods/${pod}`, {
       method: 'PATCH',
@@ -138,15 +226,19 @@ async function watchToDom(page: Page, c: Cluster, until: () => boolean) {
       body: { metadata: { labels: { 'bench-row': String(i) } } },
     }).catch(() => undefined);
     if (!res) continue; // the pod went away meanwhile (replaced by the rollout)
-    const at = await rowShownAt(page, `[data-node="${node}"]`, Number(res.metadata.resourceVersion));
+    const at = await rowShownSince(page, Number(res.metadata.resourceVersion));
     if (at > 0) {
       latencies.push(at - t0);
-      const arrived = await page.evaluate((i) => (window as any).__arrived[i] as number | undefined, String(i));
-      if (arrived) (arrive.push(arrived - t0), shown.push(at - arrived));
+      // The reference's line may still be on its way through the pipe (the DOM can be first).
+      let ref = reference.get(String(i));
+      for (let k = 0; ref === undefined && k < 40; k++) (await sleep(50), (ref = reference.get(String(i))));
+      if (ref) (arrive.push(ref - t0), shown.push(at - ref));
+      const inPage = await page.evaluate((i) => (window as any).__arrived[i] as number | undefined, String(i));
+      if (inPage) handled.push(at - inPage);
     } else missed++;
     await sleep(100);
   }
-  return { latencies, arrive, shown, missed };
+  return { latencies, arrive, shown, handled, missed };
 }
 
 /** Sets a <select> or <input> (as the user does) and waits until `[data-nodes-shown]` changes; ms, -1 when absent. */
@@ -182,6 +274,12 @@ async function benchSize(nodes: number) {
     await waitReady(c, nodes, 'daemonset page bench');
     await createBenchDaemonSet(c);
     await benchDaemonSetDone(c, nodes);
+    if (OTHERS) {
+      const t1 = performance.now();
+      for (let k = 1; k <= OTHERS; k++) await createOtherDaemonSet(c, `other-${k}`);
+      for (let k = 1; k <= OTHERS; k++) await daemonSetAvailable(c, `other-${k}`, nodes);
+      console.log(`  ${OTHERS} more DaemonSets in the namespace (${OTHERS * nodes} more pods) available in ${f((performance.now() - t1) / 1000)} s`);
+    }
     // Every FAULTY_EVERY-th node cannot pull images: its new pod waits in ImagePullBackOff and the node stalls.
     const faulty: string[] = [];
     for (let i = FAULTY_EVERY; i <= nodes; i += FAULTY_EVERY) faulty.push(`sim-node-${String(i).padStart(5, '0')}`);
@@ -190,6 +288,12 @@ async function benchSize(nodes: number) {
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.addInitScript(marker(nodes));
+    /** The address of the page's watch of pods (the reference watcher watches the same). */
+    let podWatch: URL | undefined;
+    page.on('websocket', (ws) => {
+      const u = new URL(ws.url());
+      if (u.pathname === '/api/v1/namespaces/default/pods' && u.searchParams.get('watch')) podWatch = u;
+    });
     const token = c.headers.Authorization.slice('Bearer '.length);
     await page.route(`${c.url}/plain`, (r) => r.fulfill({ contentType: 'text/html', body: plainPage(c.headers.Authorization) }));
     const dsPath = `/daemonsets/default/bench?stall=15`;
@@ -206,6 +310,16 @@ async function benchSize(nodes: number) {
         `a plain page drawing the same nodes' group rows (${f(median(plain))} ms: ${plain.map((t) => f(t)).join(', ')}) (${machine()})`,
     );
     await page.screenshot({ path: `/tmp/ds-page-${nodes}-before-rollout.png`, fullPage: false });
+
+    // The watch opens once the page's list of pods is complete, about when the page shows every node.
+    for (let k = 0; !podWatch && k < 200; k++) await sleep(50);
+    if (!podWatch) throw new Error('the page opened no WebSocket watch of the pods');
+    // The reference watches from now (the page's watch started from its list's revision, a while ago).
+    const list = await clusterApi(c, `${podWatch.pathname}?${new URLSearchParams({ limit: '1', ...(podWatch.searchParams.has('labelSelector') ? { labelSelector: podWatch.searchParams.get('labelSelector')! } : {}) })}`);
+    podWatch.searchParams.set('resourceVersion', list.metadata.resourceVersion);
+    const reference = referenceWatcher(podWatch.href, c.headers.Authorization);
+    await reference.opened;
+    console.log(`    the page watches ${podWatch.pathname}?${podWatch.searchParams.has('labelSelector') ? `labelSelector=${podWatch.searchParams.get('labelSelector')}` : '(no selector)'}; so does the reference watcher`);
 
     await startRecorder(page);
     const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
@@ -233,7 +347,7 @@ async function benchSize(nodes: number) {
           console.log(`    trace of ${TRACE_SECONDS} s of the rollout: ${TRACE} (${f(trace.length / 1e6, 1)} MB)`);
         })()
       : undefined;
-    const probes = watchToDom(page, c, () => {
+    const probes = watchToDom(page, c, reference.arrived, () => {
       if (!shot && performance.now() - t0 > 5000) {
         shot = true;
         void page.screenshot({ path: `/tmp/ds-page-${nodes}-during-rollout.png` }).catch(() => {});
@@ -250,7 +364,10 @@ async function benchSize(nodes: number) {
       `    rollout (${f(wall, 1)} s): frame gaps ${ms(rec.gaps)} over ${rec.gaps.length} frames; long tasks ${rec.long.length}, ${f(rec.long.reduce((a, b) => a + b, 0))} ms in all, max ${f(Math.max(0, ...rec.long))} ms`,
     );
     console.log(`    write -> node row in the DOM during the rollout: ${ms(w.latencies)} over ${w.latencies.length} writes, ${w.missed} not shown within 10 s (aim p95 100 ms)`);
-    console.log(`      of which write -> its watch event in the page (server, transport): ${ms(w.arrive)}; event in the page -> row in the DOM (the app): ${ms(w.shown)} over ${w.shown.length}`);
+    reference.stop();
+    console.log(`      of which write -> its watch event at the reference watcher (server, transport): ${ms(w.arrive)}`);
+    console.log(`      and from there -> row in the DOM (the page's own share): ${ms(w.shown)} over ${w.shown.length}`);
+    console.log(`      (from the page's socket handler getting it -> row in the DOM, its wait to be handled left out: ${ms(w.handled)})`);
 
     // The faulty nodes stall 15 s after their new pods were made.
     await sleep(16_000);
@@ -275,6 +392,27 @@ async function benchSize(nodes: number) {
   } finally {
     await browser.close();
     c.stop();
+  }
+}
+
+/** Another DaemonSet on every node, in the bench's namespace. */
+const createOtherDaemonSet = (c: Cluster, name: string) =>
+  clusterApi(c, DAEMONSETS, {
+    method: 'POST',
+    body: {
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
+      },
+    },
+  });
+
+async function daemonSetAvailable(c: Cluster, name: string, nodes: number) {
+  for (;;) {
+    const st = (await clusterApi(c, `${DAEMONSETS}/${name}`)).status ?? {};
+    if (st.numberAvailable === nodes) return;
+    await sleep(500);
   }
 }
 
