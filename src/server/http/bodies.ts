@@ -4,9 +4,7 @@
 // proportional to the body: small bodies are decoded in place, large ones in
 // a worker thread (bodyworker.ts runs these same functions), so that one 3 MiB
 // body cannot stall every other request on the event loop.
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { isScalar, LineCounter, visit } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
@@ -22,6 +20,7 @@ import { decodeKubeProtobuf, ProtobufError, PROTOBUF_MEDIA_TYPE } from './protob
 import { ApiError, errors } from './status.ts';
 import { MAX_OBJECT_BYTES } from '../storage/storage.ts';
 import { yieldToEventLoop } from '../registry/turns.ts';
+import { startTsxWorker } from '../tsxworker.ts';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** How deeply a body may nest, checked before anything recursive touches it (yamldepth.ts says why 200). */
@@ -334,12 +333,7 @@ export class BodyDecoder {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const entry = new URL('./bodyworker.ts', import.meta.url).href;
-    // The worker runs TypeScript like this process: register tsx's loader first, then load the entry.
-    // tsx is found from this file, not from the working directory the server was started in.
-    // (require.resolve gives the CommonJS build; the loader API is its ES module twin beside it.)
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-    const w = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
+    const w = startTsxWorker(import.meta.url, './bodyworker.ts');
     w.unref();
     w.on('message', (m: { id: number; answer?: WorkerAnswer; error?: SerializedError; failure?: string }) => {
       const p = this.pending.get(m.id);

@@ -2,9 +2,8 @@
 // sends a group commit's writes, or a compaction, and answers each with what
 // the thread did. Should the thread die, the writes waiting on it fail with
 // Unavailable (never wait for ever) and the next request starts a new thread.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startTsxWorker } from '../tsxworker.ts';
 import { StorageError, type StorageErrorCode, type StoredObject } from './storage.ts';
 
 /** What the thread is started with. */
@@ -71,13 +70,7 @@ export class Writer {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    // The worker runs TypeScript like this process (as the body decoder's, bodies.ts): tsx's loader first, then the entry.
-    const entry = new URL('./writerworker.ts', import.meta.url).href;
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-    const w = new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`, {
-      eval: true,
-      workerData: this.data,
-    });
+    const w = startTsxWorker(import.meta.url, './writerworker.ts', { workerData: this.data });
     w.unref();
     w.on('message', (m: WriterAnswer & { id: number }) => {
       const waiter = this.waiting.get(m.id);
