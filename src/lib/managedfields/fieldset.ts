@@ -66,7 +66,7 @@ export class FieldSet {
     for (const m of o.members) out.members.add(m);
     for (const [pe, c] of this.children) out.children.set(pe, c.union(o.children.get(pe) ?? EMPTY));
     for (const [pe, c] of o.children) if (!this.children.has(pe)) out.children.set(pe, c.union(EMPTY));
-    return out.shallowPruned().sameOr(this);
+    return out.shallowPruned();
   }
 
   intersection(o: FieldSet): FieldSet {
@@ -87,20 +87,7 @@ export class FieldSet {
     const out = new FieldSet();
     for (const m of this.members) if (!o.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) out.children.set(pe, c.difference(o.children.get(pe) ?? EMPTY));
-    return out.shallowPruned().sameOr(this);
-  }
-
-  /**
-   * `was` when this set, built from it, holds the same members and the very
-   * same subsets: an operation that changes nothing gives back its operand,
-   * so that a manager's unchanged set keeps its identity (and its encoding,
-   * see managers.ts) from one write to the next.
-   */
-  private sameOr(was: FieldSet): FieldSet {
-    if (this.members.size !== was.members.size || this.children.size !== was.children.size) return this;
-    for (const m of this.members) if (!was.members.has(m)) return this;
-    for (const [pe, c] of this.children) if (was.children.get(pe) !== c) return this;
-    return was;
+    return out.shallowPruned();
   }
 
   /** Paths of this set not in `o` nor below a member of `o`. */
@@ -145,19 +132,7 @@ export class FieldSet {
   }
 
   equals(o: FieldSet): boolean {
-    if (this === o) return true;
-    if (this.members.size !== o.members.size) return false;
-    for (const m of this.members) if (!o.members.has(m)) return false;
-    // Operations prune empty subsets, but sets read from FieldsV1 or built by walks may hold some.
-    let children = 0;
-    for (const [pe, c] of this.children) {
-      if (c.empty()) continue;
-      children++;
-      const oc = o.children.get(pe);
-      if (!oc || !c.equals(oc)) return false;
-    }
-    for (const c of o.children.values()) if (!c.empty()) children--;
-    return children === 0;
+    return JSON.stringify(this.toFieldsV1()) === JSON.stringify(o.toFieldsV1());
   }
 
   /** Drops empty subsets of this level (set operations build each level from pruned ones). */

@@ -2,7 +2,7 @@
 // it, after kube-apiserver's field manager (the structured-merge-diff
 // Updater wrapped by apiserver's managers: strip meta, before-first-apply,
 // last-applied for kubectl). Pure: the caller gives the time.
-import { clone, deepEqual, freezeAsJSON } from '../json.ts';
+import { clone, deepEqual } from '../json.ts';
 import { FieldSet, FieldsV1Error, pathString, type FieldPath } from './fieldset.ts';
 import { compare, merge, removeItems, toFieldSet, type ApplySchema } from './typed.ts';
 
@@ -42,37 +42,6 @@ export const BEFORE_FIRST_APPLY = 'before-first-apply';
 export const KUBECTL_MANAGER = 'kubectl';
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/**
- * Each field set's FieldsV1 and back, kept for as long as either lives: a
- * manager whose fields a write does not change keeps its set (the set
- * operations give back an operand they do not change), so its encoding is not
- * made again, and an object stored since (frozen by the watch cache) hands the
- * same encoding back, which is not read again. Most writes of a rollout (a
- * kubelet's status updates) change no manager's fields. The encodings are
- * frozen: shared, they must not change.
- */
-const encodings = new WeakMap<FieldSet, Record<string, unknown>>();
-const decodings = new WeakMap<object, FieldSet>();
-
-function fieldsV1Of(fields: FieldSet): Record<string, unknown> {
-  let v = encodings.get(fields);
-  if (!v) {
-    v = freezeAsJSON(fields.toFieldsV1());
-    encodings.set(fields, v);
-    decodings.set(v, fields);
-  }
-  return v;
-}
-
-function fieldSetOf(v: unknown): FieldSet {
-  // Only a frozen value is known not to have changed since it was read.
-  const known = typeof v === 'object' && v !== null && Object.isFrozen(v) ? decodings.get(v) : undefined;
-  if (known) return known;
-  const fields = FieldSet.fromFieldsV1(v);
-  if (typeof v === 'object' && v !== null && Object.isFrozen(v)) decodings.set(v, fields);
-  return fields;
-}
-
 /** Reads managedFields; throws FieldsV1Error for entries that are not valid. */
 export function decodeManaged(entries: readonly ManagedFieldsEntry[] | undefined): Managed {
   const out: Managed = new Map();
@@ -83,7 +52,7 @@ export function decodeManaged(entries: readonly ManagedFieldsEntry[] | undefined
       manager: e.manager ?? '',
       operation: e.operation,
       apiVersion: e.apiVersion ?? '',
-      fields: fieldSetOf(e.fieldsV1 ?? {}),
+      fields: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
       ...(e.subresource ? { subresource: e.subresource } : {}),
       ...(e.time ? { time: e.time } : {}),
     };
@@ -109,7 +78,7 @@ export function encodeManaged(managed: Managed): ManagedFieldsEntry[] {
     apiVersion: m.apiVersion,
     ...(m.time ? { time: m.time } : {}),
     fieldsType: 'FieldsV1',
-    fieldsV1: fieldsV1Of(m.fields),
+    fieldsV1: m.fields.toFieldsV1(),
     ...(m.subresource ? { subresource: m.subresource } : {}),
   }));
 }
@@ -222,17 +191,13 @@ function takeChanged(live: JSONMap, next: JSONMap, managed: Managed, self: strin
  */
 export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed: Managed, writer: Writer, ctx: FieldManagerContext): Managed {
   if (live !== undefined && managed.size === 0) return managed;
-  const id = managerId({ ...writer, operation: 'Update' });
-  const had = managed.get(id)?.fields;
   const out = copyManaged(managed);
   const { changed, comparison } = takeChanged(live ?? zeroOf(next, ctx.schema), next, out, '', true, ctx);
   const mine = changed.difference(comparison.removed).difference(STRIPPED);
+  const id = managerId({ ...writer, operation: 'Update' });
   if (!mine.empty()) {
     const prev = out.get(id);
-    let fields = prev ? prev.fields.union(mine) : mine;
-    // The writer wrote fields it owned already (a kubelet's status): its set as it was, encoding and all.
-    if (had && fields !== had && fields.equals(had)) fields = had;
-    out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields });
+    out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
   }
   return capUpdateManagers(withoutStripped(out));
 }
