@@ -99,8 +99,8 @@ describe('the changes sent to the forecast worker', () => {
     const [change, ...rest] = feed.drain();
     expect(rest).toEqual([]);
     expect(change).toMatchObject({ type: 'change', list: 'pods', removed: ['b'] });
-    expect((change as { added: KubeObject[] }).added.map((p) => p.metadata.name).sort()).toEqual(['a', 'c']);
-    expect((change as { added: KubeObject[] }).added).toContain(c3);
+    expect((change as { added: readonly KubeObject[] }).added.map((p) => p.metadata.name).sort()).toEqual(['a', 'c']);
+    expect((change as { added: readonly KubeObject[] }).added).toContain(c3);
     mirror.take(change);
     expect(mirror.view().pods).toEqual(expect.arrayContaining([...pods.items]));
     expect(mirror.view().pods).toHaveLength(pods.items.length);
