@@ -2,13 +2,6 @@
 // and synced by one worker at a time (a key that changes while it syncs is
 // synced again after), delayed adds, and a failed sync retried with
 // per-key exponential back-off (5 ms doubling, as the default rate limiter).
-//
-// Syncs start in turns of their own, START_SLICE_MS of them per turn for all
-// queues together, never inside the add() that queued them: kube-apiserver's
-// controllers are other processes, and ours share the server's event loop.
-// Started inside the watch cache's delivery, a burst of 250 pod creations
-// started hundreds of scheduler and kubelet syncs in one turn (100-550 ms),
-// and every watcher's events, request and flush waited behind them.
 
 export interface WorkQueueOptions {
   concurrency?: number;
@@ -16,32 +9,6 @@ export interface WorkQueueOptions {
 
 const BASE_DELAY_MS = 5;
 const MAX_DELAY_MS = 1_000_000;
-/** How long one turn of the event loop starts syncs for (their code up to the first await), all queues together. */
-const START_SLICE_MS = 5;
-
-/** Queues with keys to start, served round-robin a turn at a time. */
-const ready = new Set<WorkQueue>();
-let startTurn: NodeJS.Immediate | undefined;
-
-function scheduleStarts(q: WorkQueue) {
-  ready.add(q);
-  startTurn ??= setImmediate(startSyncs);
-}
-
-function startSyncs() {
-  startTurn = undefined;
-  const until = performance.now() + START_SLICE_MS;
-  // One sync per queue in turn, so that a queue with thousands of keys does not starve the others.
-  while (ready.size) {
-    for (const q of ready) {
-      if (!q.startOne()) ready.delete(q);
-      if (performance.now() > until) {
-        if (ready.size) startTurn = setImmediate(startSyncs);
-        return;
-      }
-    }
-  }
-}
 
 export class WorkQueue {
   private readonly queued = new Set<string>();
@@ -68,7 +35,7 @@ export class WorkQueue {
       return;
     }
     this.queued.add(key);
-    scheduleStarts(this);
+    this.pump();
   }
 
   /** Adds `key` after `ms`; an earlier pending add of the same key wins. */
@@ -92,25 +59,24 @@ export class WorkQueue {
     this.after(key, Math.min(BASE_DELAY_MS * 2 ** n, MAX_DELAY_MS));
   }
 
-  /** Starts the next queued key's sync if a worker is free; false when it cannot (nothing queued, all busy, stopped). */
-  startOne(): boolean {
-    if (this.stopped || this.running >= this.concurrency || !this.queued.size) return false;
-    const key = this.queued.values().next().value!;
-    this.queued.delete(key);
-    this.active.add(key);
-    this.running++;
-    void this.sync(key)
-      .then(
-        () => this.failures.delete(key),
-        () => this.retry(key),
-      )
-      .finally(() => {
-        this.running--;
-        this.active.delete(key);
-        if (this.dirty.delete(key)) this.queued.add(key);
-        if (this.queued.size) scheduleStarts(this);
-      });
-    return true;
+  private pump() {
+    while (!this.stopped && this.running < this.concurrency && this.queued.size) {
+      const key = this.queued.values().next().value!;
+      this.queued.delete(key);
+      this.active.add(key);
+      this.running++;
+      void this.sync(key)
+        .then(
+          () => this.failures.delete(key),
+          () => this.retry(key),
+        )
+        .finally(() => {
+          this.running--;
+          this.active.delete(key);
+          if (this.dirty.delete(key)) this.add(key);
+          this.pump();
+        });
+    }
   }
 
   stop() {
@@ -118,6 +84,5 @@ export class WorkQueue {
     for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
     this.queued.clear();
-    ready.delete(this);
   }
 }
