@@ -2,13 +2,13 @@
 // A large list against the real server: the first page (FIRST_PAGE) is shown before
 // the rest is read, the complete list then replaces it, and the watch starts
 // from the list's revision only once the list is complete.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
-import { startTestServer, type TestServer } from '../../server/testing.ts';
-import { setConnection } from './connection.ts';
-import { FIRST_PAGE, stopAllWatches, useList } from './hooks.ts';
+import type { TestServer } from '../../server/testing.ts';
+import { connectToTestServer } from './testserver.ts';
+import { FIRST_PAGE, useList } from './hooks.ts';
 
 const NODES = 620;
 let s: TestServer;
@@ -20,17 +20,12 @@ function NodeCount() {
   return <p data-testid="count">{`${items.length}${partial ? ' partial' : ''}`}</p>;
 }
 
+connectToTestServer({ controllers: false }, (started) => (s = started));
 beforeAll(async () => {
-  s = await startTestServer({ controllers: false });
   for (let i = 0; i < NODES; i += 40) {
     await Promise.all(Array.from({ length: Math.min(40, NODES - i) }, (_, j) => s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${String(i + j).padStart(4, '0')}` } } })));
   }
-  setConnection({ baseUrl: s.url, token: s.adminToken });
 }, 120_000);
-afterAll(async () => {
-  stopAllWatches();
-  await s.stop();
-});
 
 describe('a list of more than one page', () => {
   it('shows the first page, then the whole list, then what the watch brings', async () => {

@@ -4,26 +4,19 @@
 // per list, and still applies events while the tab is hidden (no frames).
 // The tests hold the browser's frame clock (frames run when they say) and
 // record what the watch streams received from the real server.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useRef } from 'react';
 import { render, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import { namespaceKind } from '../../kinds/namespace.ts';
-import { startTestServer, type TestServer } from '../../server/testing.ts';
-import { setConnection } from './connection.ts';
+import type { TestServer } from '../../server/testing.ts';
+import { connectToTestServer } from './testserver.ts';
 import { stopAllWatches, useList } from './hooks.ts';
 
 let s: TestServer;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  setConnection({ baseUrl: s.url, token: s.adminToken });
-});
-afterAll(async () => {
-  stopAllWatches();
-  await s.stop();
-});
+connectToTestServer({}, (started) => (s = started));
 
 /** Frames run only when the test runs one; all callbacks asked for by then run in it, as in a browser. */
 function holdFrames() {

@@ -4,26 +4,19 @@
 // other pods (ten DaemonSets on 5000 nodes are 50,000 pods) never reach the
 // browser. Against the real server; the watch stream's text is recorded as
 // it arrives.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { render, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { podKind } from '../../../kinds/pod.ts';
-import { startTestServer, type TestServer } from '../../../server/testing.ts';
-import { setConnection } from '../../api/connection.ts';
+import type { TestServer } from '../../../server/testing.ts';
+import { connectToTestServer } from '../../api/testserver.ts';
 import { stopAllWatches, useList } from '../../api/hooks.ts';
 import { podSelectorOf } from './rollout.ts';
 
 let s: TestServer;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  setConnection({ baseUrl: s.url, token: s.adminToken });
-});
-afterAll(async () => {
-  stopAllWatches();
-  await s.stop();
-});
+connectToTestServer({}, (started) => (s = started));
 
 const NS = 'agents';
 const ds = {
