@@ -28,7 +28,8 @@ export interface Cluster {
 /** A server process (cluster-server.ts) with `nodes` simulated nodes; `staticDir` serves the web app too. */
 export async function startCluster(nodes: number, opts: { staticDir?: string } = {}): Promise<Cluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kw-cluster-'));
-  const args = ['--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)];
+  // Young-generation space as `npm start` gives the server (README, Size).
+  const args = ['--max-semi-space-size=64', '--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)];
   if (opts.staticDir) args.push(opts.staticDir);
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
