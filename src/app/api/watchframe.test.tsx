@@ -11,7 +11,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import { namespaceKind } from '../../kinds/namespace.ts';
 import type { TestServer } from '../../server/testing.ts';
-import { connectToTestServer } from './testserver.ts';
+import { connectToTestServer, recordWatches } from './testserver.ts';
 import { stopAllWatches, useList } from './hooks.ts';
 
 let s: TestServer;
@@ -31,31 +31,6 @@ function holdFrames() {
     for (const cb of callbacks) cb(now);
     return callbacks.length;
   };
-}
-
-/**
- * Every watch stream (over fetch: jsdom's WebSocket cannot reach the server), passed on
- * untouched: which have begun, and the text each received so far, by path.
- */
-function recordWatches() {
-  const received = new Map<string, string>();
-  const native = globalThis.fetch;
-  vi.stubGlobal('WebSocket', undefined);
-  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    const res = await native(input, init);
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!url.searchParams.has('watch') || !res.ok || !res.body) return res;
-    received.set(url.pathname, '');
-    const decoder = new TextDecoder();
-    const seen = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        received.set(url.pathname, received.get(url.pathname) + decoder.decode(chunk, { stream: true }));
-        out.enqueue(chunk);
-      },
-    });
-    return new Response(res.body.pipeThrough(seen), { status: res.status, statusText: res.statusText, headers: res.headers });
-  });
-  return received;
 }
 
 /** Puts the tab in the background (or back), as the browser tells a page. */

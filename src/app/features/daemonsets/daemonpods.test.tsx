@@ -10,7 +10,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import type { TestServer } from '../../../server/testing.ts';
-import { connectToTestServer } from '../../api/testserver.ts';
+import { connectToTestServer, recordWatches } from '../../api/testserver.ts';
 import { stopAllWatches, useList } from '../../api/hooks.ts';
 import { podSelectorOf } from './rollout.ts';
 
@@ -27,29 +27,6 @@ const ds = {
 } as unknown as KubeObject;
 const pod = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NS, labels }, spec: { containers: [{ name: 'c', image: 'agent:1' }] } });
 
-/** Every watch stream (over fetch: jsdom's WebSocket cannot reach the server), passed on untouched: its address and the text received so far. */
-function recordWatches() {
-  const received = new Map<string, string>();
-  const native = globalThis.fetch;
-  vi.stubGlobal('WebSocket', undefined);
-  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    const res = await native(input, init);
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!url.searchParams.has('watch') || !res.ok || !res.body) return res;
-    const key = `${url.pathname}?labelSelector=${url.searchParams.get('labelSelector') ?? ''}`;
-    received.set(key, '');
-    const decoder = new TextDecoder();
-    const seen = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        received.set(key, received.get(key) + decoder.decode(chunk, { stream: true }));
-        out.enqueue(chunk);
-      },
-    });
-    return new Response(res.body.pipeThrough(seen), { status: res.status, statusText: res.statusText, headers: res.headers });
-  });
-  return received;
-}
-
 describe("the DaemonSet page's pods", () => {
   it("are the DaemonSet's selector as a labelSelector; one that selects everything reads the namespace", () => {
     expect(podSelectorOf(ds)).toBe('app=agent,tier in (edge,node)');
@@ -65,7 +42,7 @@ describe("the DaemonSet page's pods", () => {
       ['agent-web', { app: 'agent', tier: 'web' }],
     ] as const)
       await s.api(`/api/v1/namespaces/${NS}/pods`, { method: 'POST', body: pod(name, labels) });
-    const watches = recordWatches();
+    const watches = recordWatches((url) => `${url.pathname}?labelSelector=${url.searchParams.get('labelSelector') ?? ''}`);
     const seen: string[][] = [];
     function Pods() {
       const { items } = useList(podKind, NS, podSelectorOf(ds));
