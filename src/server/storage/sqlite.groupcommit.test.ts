@@ -68,6 +68,7 @@ it('acknowledges and delivers a write only once the log is synced, which runs of
     expect(delivered).toEqual([]);
     // Readers see the store as of before the unsynced transaction.
     expect(await held.currentRevision()).toBe(0);
+    expect(await held.get('/k/a')).toBeUndefined();
     // Writes asked for while the sync runs wait for it, then commit as the next group.
     const second = held.create('/k/b', '{"v":2}');
     const third = held.create('/k/c', '{"v":3}');
@@ -75,6 +76,7 @@ it('acknowledges and delivers a write only once the log is synced, which runs of
     expect(syncs).toHaveLength(1);
     syncs[0].done();
     const rev = await first;
+    expect((await held.get('/k/a'))?.value).toBe('{"v":1}');
     expect(delivered).toEqual([rev]);
     while (syncs.length < 2) await new Promise((r) => setTimeout(r, 10));
     expect(syncs).toHaveLength(2);

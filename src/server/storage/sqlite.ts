@@ -180,6 +180,7 @@ export class SqliteStorage implements Storage {
         `SELECT value AS rev FROM kine_meta WHERE name = 'compact_revision'`,
       ),
       latest: db.prepare<[string], Row>(`SELECT * FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
+      latestAt: db.prepare<[string, number], Row>(`SELECT * FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
       listBounded: db.prepare<{ lo: string; hi: string; rev: number; limit: number }, Row>(
         `${LATEST_IN_RANGE(true)} ORDER BY name LIMIT @limit`,
       ),
@@ -211,7 +212,8 @@ export class SqliteStorage implements Storage {
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
-    const row = this.stmt.latest.get(key);
+    // While a group is written but not yet synced, a read sees the store as before it, as lists and watches do.
+    const row = this.durableCap === undefined ? this.stmt.latest.get(key) : this.stmt.latestAt.get(key, this.durableCap);
     return row && !row.deleted ? toObject(row) : undefined;
   }
 
