@@ -938,7 +938,7 @@ export const podKind: KindDefinition = {
   strategy: {
     mainResetsFields: ['status'],
     statusResetsFields: ['spec'],
-    statusResetsMetadata: [],
+    statusResetsMetadata: ['ownerReferences'],
     statusOnCreate: 'reset',
     generation: false,
     allowUnconditionalUpdate: true,

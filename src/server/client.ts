@@ -8,7 +8,7 @@ import type { DeleteOptions, ListQuery } from './registry/options.ts';
 import { ADMIN, type UserInfo } from './auth/authn.ts';
 import { allowAll, forbiddenMessage, type Attributes, type Authorizer } from './auth/authz.ts';
 import { errors } from './http/status.ts';
-import type { CachedObject } from './watch/cache.ts';
+import { jsonOf, type CachedObject } from './watch/cache.ts';
 
 export class Client {
   constructor(
@@ -36,8 +36,8 @@ export class Client {
    * Decoding copies what it is given (the caller keeps `obj` untouched); `owned`: the object is a
    * private copy already (an update's), so its nulls are dropped in place rather than in one more copy.
    */
-  private decode(kind: KindDefinition, obj: unknown, owned = false): KubeObject {
-    return decodeObject(kind, obj, { fieldValidation: 'Ignore', warnings: [], owned });
+  private decode(kind: KindDefinition, obj: unknown, owned = false, statusOf?: KubeObject): KubeObject {
+    return decodeObject(kind, obj, { fieldValidation: 'Ignore', warnings: [], owned, statusOf });
   }
 
   // Writes are async so that a refusal is a rejected promise (callers `.catch` them), never a synchronous throw.
@@ -70,15 +70,18 @@ export class Client {
   /** Read-modify-write with retries on conflict; `mutate` edits a private copy. */
   async update(kind: KindDefinition, namespace: string | undefined, name: string, mutate: (o: KubeObject) => void, subresource?: string) {
     this.authorize(kind, { verb: 'update', namespace, name, subresource });
-    return this.store(kind).guaranteedUpdate(
+    return this.store(kind).guaranteedUpdateFrom(
       namespace,
       name,
-      (current) => {
-        // `current` is the cached object the store is about to compare against, so
-        // keeping its resourceVersion costs nothing and satisfies kinds that
-        // reject unconditional updates (VolumeAttachment).
+      async (cached) => {
+        // A private copy of the cached object the store is about to compare against
+        // (parsed from the serialisation its watchers share), so keeping its
+        // resourceVersion costs nothing and satisfies kinds that reject
+        // unconditional updates (VolumeAttachment).
+        const current = JSON.parse(jsonOf(cached)) as KubeObject;
         mutate(current);
-        return this.decode(kind, current, true);
+        // A status write keeps the stored spec: decoding the copy's again would be thrown away.
+        return this.decode(kind, current, true, subresource === 'status' ? cached.object : undefined);
       },
       { dryRun: false, warnings: [], user: this.user },
       subresource,

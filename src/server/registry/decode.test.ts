@@ -3,7 +3,10 @@
 // comes out as another one.
 import { describe, expect, it } from 'vitest';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
-import { volumeSources } from '../../kinds/pod.ts';
+import { podKind, volumeSources } from '../../kinds/pod.ts';
+import { nodeKind } from '../../kinds/node.ts';
+import { volumeAttachmentKind } from '../../kinds/volumeattachment.ts';
+import { freezeAsJSON } from '../../lib/json.ts';
 import { decodeObject, type FieldValidation } from './decode.ts';
 
 const ds = (volumes: unknown[], container: Record<string, unknown> = {}) => ({
@@ -63,5 +66,62 @@ describe('decoding an object the caller gives away (an in-process update)', () =
     expect(Object.hasOwn(owned.metadata.labels!, '__proto__')).toBe(true);
     expect((owned.spec as any).minReadySeconds).toBe(undefined);
     expect('minReadySeconds' in given.spec).toBe(false); // dropped in place, not copied
+  });
+});
+
+describe('decoding an in-process status write (statusOf: the stored object)', () => {
+  const stored = (kind: any, raw: unknown) => freezeAsJSON(JSON.parse(JSON.stringify(decodeObject(kind, raw, { fieldValidation: 'Ignore', warnings: [] }))));
+  const pod = () => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default', labels: { app: 'a' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'u', controller: true }] },
+    spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } }] },
+    status: { phase: 'Pending' },
+  });
+  const node = () => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1' },
+    spec: { podCIDR: '10.0.0.0/24', taints: [{ key: 'k', effect: 'NoSchedule' }] },
+    status: { capacity: { cpu: '2', memory: '1Gi' }, conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const daemonSet = () => ({ ...ds([{ name: 'v', emptyDir: {} }]), status: { desiredNumberScheduled: 1, currentNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 } });
+  const cases: [string, any, () => any, (o: any) => void][] = [
+    ['Pod', podKind, pod, (o) => Object.assign(o.status, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.5' })],
+    ['Node', nodeKind, node, (o) => (o.status.conditions[0].lastHeartbeatTime = '2026-01-01T00:00:00Z')],
+    ['DaemonSet', daemonSetKind, daemonSet, (o) => Object.assign(o.status, { numberReady: 1, observedGeneration: 1 })],
+    ['VolumeAttachment', volumeAttachmentKind, () => ({ apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: 'va' }, spec: { attacher: 'csi', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } }), (o) => (o.status = { attached: true, attachmentMetadata: { a: 'b' } })],
+  ];
+
+  it.each(cases)('%s: the same object as a whole decode with the stored spec put back, the spec itself shared', (_, kind, make, change) => {
+    const old = stored(kind, make());
+    const body = () => {
+      const o = JSON.parse(JSON.stringify(old));
+      change(o);
+      o.metadata.labels = { ...o.metadata.labels, extra: 'x' };
+      o.spec.bogus = 'left out by either'; // the request's spec is discarded by the status strategy
+      return o;
+    };
+    const whole: any = decodeObject(kind, body(), { fieldValidation: 'Ignore', warnings: [], owned: true });
+    whole.spec = old.spec;
+    const kept: any = decodeObject(kind, body(), { fieldValidation: 'Ignore', warnings: [], owned: true, statusOf: old });
+    expect(JSON.stringify(kept)).toBe(JSON.stringify(whole));
+    expect(kept.spec).toBe(old.spec);
+  });
+
+  it('reports a wrong type in status at the same path as a whole decode, and does not look at the discarded spec', () => {
+    const old = stored(podKind, pod());
+    const body = (): any => ({ ...JSON.parse(JSON.stringify(old)), status: { phase: 'Running', conditions: 'no' } });
+    const error = (statusOf?: any) => {
+      try {
+        decodeObject(podKind, body(), { fieldValidation: 'Ignore', warnings: [], owned: true, statusOf });
+      } catch (e: any) {
+        return e.message;
+      }
+    };
+    expect(error(old)).toMatch(/cannot unmarshal string into Go struct field Pod\.status\.conditions of type array/);
+    expect(error(old)).toBe(error());
+    const badSpec = { ...JSON.parse(JSON.stringify(old)), spec: { containers: 'no' } };
+    expect((decodeObject(podKind, badSpec, { fieldValidation: 'Ignore', warnings: [], owned: true, statusOf: old }) as any).spec).toBe(old.spec);
   });
 });

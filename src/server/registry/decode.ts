@@ -22,6 +22,30 @@ export interface DecodeOptions {
    * nulls are dropped in place instead of in a copy (the schema's parse copies it anyway).
    */
   owned?: boolean;
+  /**
+   * The stored object a status write changes: the top-level fields the
+   * endpoint resets from it (the strategy's statusResetsFields, e.g. `spec`)
+   * are taken from it as they are (decoded, defaulted and frozen when it was
+   * stored) rather than decoded again from `raw`, whose copies of them the
+   * write discards anyway (PrepareForUpdate). Only for bodies made in this
+   * process: a client's body is decoded whole, as Go decodes it.
+   */
+  statusOf?: KubeObject;
+}
+
+/** Each kind's schema without the fields a status write keeps, by the fields' names; built once. */
+const statusSchemas = new WeakMap<KindDefinition, { fields: string[]; schema: KindDefinition['schema'] } | null>();
+function statusSchemaOf(kind: KindDefinition) {
+  let s = statusSchemas.get(kind);
+  if (s === undefined) {
+    const fields = kind.strategy.statusResetsFields;
+    const schema = kind.schema as KindDefinition['schema'] & { omit?: (mask: Record<string, true>) => KindDefinition['schema'] };
+    // Only top-level fields of an object schema can be left out of it.
+    const usable = fields.length > 0 && fields.every((f) => !f.includes('.')) && typeof schema.omit === 'function';
+    s = usable ? { fields, schema: schema.omit!(Object.fromEntries(fields.map((f) => [f, true]))) } : null;
+    statusSchemas.set(kind, s);
+  }
+  return s;
 }
 
 /** stripNulls without the copy: object members that are null are deleted (array elements stay, as there). */
@@ -101,7 +125,14 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
     if (strict.length && opts.fieldValidation === 'Strict') throw fail(`strict decoding error: ${strict.join(', ')}`);
     for (const f of unknown) opts.warnings.push(`unknown field "${f}"`);
   }
-  const parsed = kind.schema.safeParse(body);
+  // A status write's kept fields are not decoded (see DecodeOptions.statusOf); a `__proto__` key anywhere takes the whole path.
+  const status = opts.statusOf && !seen.protoKey ? statusSchemaOf(kind) : null;
+  let parsed;
+  if (status) {
+    const rest: Record<string, unknown> = {};
+    for (const k of Object.keys(body)) if (!status.fields.includes(k)) rest[k] = body[k];
+    parsed = status.schema.safeParse(rest);
+  } else parsed = kind.schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // A kind's own decoding check (a []byte field that is not base64) says what Go's decoder says.
@@ -117,7 +148,15 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   obj.apiVersion = apiVersion;
   obj.kind = kind.kind;
   obj.metadata ??= {};
+  // Defaults see the kept fields absent; theirs were applied when they were stored.
   kind.defaults(obj);
+  if (status) {
+    for (const f of status.fields) {
+      const kept = opts.statusOf![f];
+      if (kept === undefined) delete obj[f];
+      else obj[f] = kept;
+    }
+  }
   const reset = Array.isArray(obj.metadata.managedFields) && obj.metadata.managedFields.length === 0;
   const out = canonicalOrder(obj);
   // An empty list is how a client resets managedFields (isResetManagedFields); the field manager, not this omitempty, decides what is stored.
