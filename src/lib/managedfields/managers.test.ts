@@ -316,3 +316,45 @@ describe('apply', () => {
     expect(() => decodeManaged([{ manager: 'x', operation: 'Bogus', fieldsType: 'FieldsV1', fieldsV1: {} }])).toThrow();
   });
 });
+
+describe('managers a write does not touch keep their FieldsV1 (not decoded or encoded again)', () => {
+  type Step = { manager: string; subresource?: string; change: (o: any) => void };
+  const steps: Step[] = [
+    { manager: 'creator', change: (o) => Object.assign(o, { metadata: { name: 'a', labels: { app: 'x' }, finalizers: ['f1'] }, spec: { selector: { app: 'x' }, cidrs: ['10.0.0.0/24'], containers: [{ name: 'c', image: 'i:1', ports: [{ containerPort: 80 }] }] } }) },
+    { manager: 'kubelet', subresource: 'status', change: (o) => (o.status = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] }) },
+    { manager: 'kubelet', subresource: 'status', change: (o) => (o.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], podIP: '10.0.0.5' }) },
+    { manager: 'kubelet', subresource: 'status', change: (o) => (o.status.podIP = '10.0.0.6') },
+    { manager: 'editor', change: (o) => ((o.spec.containers[0].image = 'i:2'), (o.metadata.labels.tier = 'web')) },
+    { manager: 'editor', change: (o) => (o.spec.cidrs = [...o.spec.cidrs, '10.0.1.0/24']) },
+    { manager: 'controller', subresource: 'status', change: (o) => delete o.status.podIP },
+    { manager: 'gc', change: (o) => ((o.metadata.finalizers = []), (o.metadata.ownerReferences = [{ uid: 'u1', name: 'owner' }])) },
+    { manager: 'creator', change: (o) => ((o.spec.containers = [{ name: 'c', image: 'i:3', ports: [{ containerPort: 80 }, { containerPort: 443, protocol: 'TCP' }] }]), delete o.spec.selector) },
+    { manager: 'kubelet', subresource: 'status', change: (o) => (o.status.conditions = [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }]) },
+    { manager: 'kubelet', subresource: 'status', change: (o) => (o.status.conditions = [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }]) },
+  ];
+  const copy = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+  const ignoredBy = (subresource?: string) => (subresource === 'status' ? FieldSet.of(['f:spec']) : FieldSet.of(['f:status']));
+
+  it('records byte for byte what decoding and encoding every manager afresh records, reusing the untouched ones', () => {
+    let live: any;
+    let reused = 0;
+    for (const [i, step] of steps.entries()) {
+      const next: any = copy(live ?? base);
+      step.change(next);
+      delete next.metadata.managedFields;
+      const writer = { manager: step.manager, apiVersion: 'v1', subresource: step.subresource };
+      const now = `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`;
+      const c = { schema, ignored: ignoredBy(step.subresource), now };
+      const strip = (o: any) => o && { ...o, metadata: { ...o.metadata, managedFields: undefined } };
+      // This write as the store makes it: the live object's own FieldsV1 values (the cached object's).
+      const cheap = encodeManaged(updateManaged(strip(live), next, decodeManaged(live?.metadata.managedFields), writer, c));
+      // And from copies of everything, which nothing has seen before.
+      const fresh = encodeManaged(updateManaged(copy(strip(live)), copy(next), decodeManaged(copy(live?.metadata.managedFields)), writer, c));
+      expect(JSON.stringify(cheap)).toBe(JSON.stringify(fresh));
+      for (const e of cheap) if (live?.metadata.managedFields?.some((p: any) => p.fieldsV1 === e.fieldsV1)) reused++;
+      live = { ...next, metadata: { ...next.metadata, managedFields: cheap } };
+    }
+    // The status writes left the creator's and editor's sets alone, and repeated ones the kubelet's own.
+    expect(reused).toBeGreaterThanOrEqual(8);
+  });
+});
