@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, jsonEqual } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -66,14 +66,18 @@ describe('freezeAsJSON', () => {
   });
 });
 
-describe('jsonEqual', () => {
+describe('deepEqual asJSON', () => {
   it('compares a value as its JSON would be parsed, undefined members left out', () => {
     const a = { x: 1, gone: undefined, list: [{ y: 'z', no: undefined }, undefined] };
-    expect(jsonEqual(a, { list: [{ y: 'z' }, null], x: 1 })).toBe(true);
-    expect(jsonEqual(a, JSON.parse(JSON.stringify(a)))).toBe(true);
-    expect(jsonEqual(a, { x: 1, list: [{ y: 'z' }, null], more: 2 })).toBe(false);
-    expect(jsonEqual(a, { x: 2, list: [{ y: 'z' }, null] })).toBe(false);
-    expect(jsonEqual({ x: undefined }, {})).toBe(true);
-    expect(jsonEqual({}, { x: null })).toBe(false);
+    expect(deepEqual(a, { list: [{ y: 'z' }, null], x: 1 }, true)).toBe(true);
+    expect(deepEqual(a, JSON.parse(JSON.stringify(a)), true)).toBe(true);
+    expect(deepEqual(a, { x: 1, list: [{ y: 'z' }, null], more: 2 }, true)).toBe(false);
+    expect(deepEqual(a, { x: 2, list: [{ y: 'z' }, null] }, true)).toBe(false);
+    expect(deepEqual({ x: undefined }, {}, true)).toBe(true);
+    expect(deepEqual({}, { x: null }, true)).toBe(false);
+    // Without asJSON an undefined member is a member, as ever.
+    expect(deepEqual(a, { list: [{ y: 'z' }, null], x: 1 })).toBe(false);
+    expect(deepEqual({ x: undefined }, {})).toBe(false);
+    expect(deepEqual([undefined], [null])).toBe(false);
   });
 });

@@ -1,41 +1,31 @@
 // Small helpers for JSON values (objects as parsed from request bodies).
 
-/** Structural equality of JSON values; key order does not matter, array order does. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = Object.keys(ao);
-  if (keys.length !== Object.keys(bo).length) return false;
-  return keys.every((k) => Object.hasOwn(bo, k) && deepEqual(ao[k], bo[k]));
-}
-
 /**
- * Whether `a` serialises to the same JSON as `b` (a value as parsed), key
- * order aside: deepEqual with `a`'s undefined members left out, as
- * deepEqual(clone(a), b) says without the copy.
+ * Structural equality of JSON values; key order does not matter, array order
+ * does. An undefined member is a member (`{a: undefined}` is not `{}`)
+ * unless `asJSON`: then `a` is compared as its JSON would be, undefined
+ * members left out and undefined array elements null, with `b` a value as
+ * parsed (deepEqual(clone(a), b) without the copy).
  */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+export function deepEqual(a: unknown, b: unknown, asJSON = false): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => (x === undefined ? bb[i] === null : jsonEqual(x, bb[i])));
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (asJSON && a[i] === undefined ? b[i] !== null : !deepEqual(a[i], b[i], asJSON)) return false;
+    }
+    return true;
   }
+  if (Array.isArray(b)) return false;
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
   let n = 0;
   for (const k of Object.keys(ao)) {
-    if (ao[k] === undefined) continue;
+    const v = ao[k];
+    if (asJSON && v === undefined) continue;
     n++;
-    if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+    if (!Object.hasOwn(bo, k) || !deepEqual(v, bo[k], asJSON)) return false;
   }
   return n === Object.keys(bo).length;
 }

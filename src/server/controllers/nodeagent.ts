@@ -18,7 +18,7 @@ import { leaseKind } from '../../kinds/coordination.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { parseSelector, matchesRequirements } from '../../lib/labels.ts';
 import { parseCIDR } from '../../lib/cidr.ts';
-import { clone, deepEqual, jsonEqual } from '../../lib/json.ts';
+import { clone, deepEqual } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
@@ -294,7 +294,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     st.imagesDirty = false;
     st.wakeAt = wakeAt;
     if (wakeAt !== undefined) nodeQueue.after(name, wakeAt - now);
-    if (!report && jsonEqual(status, node.status ?? {})) return;
+    if (!report && deepEqual(status, node.status ?? {}, true)) return;
     const written = await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true, images).status), 'status');
     st.nextReport = now + reportMs;
     // The kubelet's node events name the node by name as its uid, as upstream's nodeRef does.
@@ -454,7 +454,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     };
     const { status, wakeAt } = kubeletPodStatus(pod, memo, podCtx);
     if (wakeAt !== undefined) podQueue.after(key, wakeAt - now);
-    if (jsonEqual(status, pod.status ?? {})) return;
+    if (deepEqual(status, pod.status ?? {}, true)) return;
     const written = await client.update(podKind, ns, name, (o) => {
       if (o.metadata.uid !== uid) return;
       // Unchanged since computed: reuse it (recomputing would see the memo already advanced).
