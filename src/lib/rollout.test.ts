@@ -7,7 +7,10 @@ import {
   podNotAvailableReason,
   rolloutEstimate,
   isPodUpdated,
+  findUpdatedPodsOnNode,
   planRollingUpdate,
+  RollingUpdateTally,
+  rollingUpdateNode,
   rollingUpdateLimits,
   rolloutBudget,
   budgetFromUse,
@@ -314,5 +317,114 @@ describe('the time-left estimate', () => {
   });
   it('promises no finish time while a node is stalled', () => {
     expect(rolloutEstimate(samples, 6, 1)).toEqual({ pace: 0.2, stalled: 1 });
+  });
+});
+
+/** upstream's rollingUpdate loop written out node by node (update.go), as reference for the kept tally. */
+function upstreamRollingUpdate(d: DaemonSetLike, nodes: NodePods[]) {
+  const updated = (p: PodLike) => isPodUpdated(p, HASH, 2);
+  const available = (p: PodLike) => available_(p, 0, NOW);
+  const desired = nodes.filter((n) => n.shouldRun).length;
+  const { maxSurge, maxUnavailable } = rollingUpdateLimits(d, desired);
+  const plan = { desiredNumberScheduled: desired, maxSurge, maxUnavailable, numUnavailable: 0, numSurge: 0, podsToDelete: [] as string[], nodesToCreate: [] as string[] };
+  if (maxSurge === 0) {
+    const replacements: string[] = [];
+    const candidates: string[] = [];
+    for (const n of nodes) {
+      const { newPod, oldPod, ok } = findUpdatedPodsOnNode(n.pods, updated);
+      if (!ok) plan.numUnavailable++;
+      else if ((!oldPod && !newPod) || (oldPod && newPod)) plan.numUnavailable++;
+      else if (newPod) {
+        if (!available(newPod)) plan.numUnavailable++;
+      } else if (!available(oldPod!)) {
+        replacements.push(oldPod!.metadata!.name!);
+        plan.numUnavailable++;
+      } else if (plan.numUnavailable < maxUnavailable) candidates.push(oldPod!.metadata!.name!);
+    }
+    plan.podsToDelete = [...replacements, ...candidates.slice(0, Math.min(candidates.length, Math.max(0, maxUnavailable - plan.numUnavailable)))];
+    return plan;
+  }
+  const allowed: string[] = [];
+  const candidates: string[] = [];
+  const shouldNotRun: string[] = [];
+  let numAvailable = 0;
+  for (const n of nodes) {
+    const { newPod, oldPod, ok } = findUpdatedPodsOnNode(n.pods, updated);
+    if (!ok) {
+      plan.numSurge++;
+      continue;
+    }
+    if (oldPod ? available(oldPod) : newPod && available(newPod)) numAvailable++;
+    if (!oldPod) continue;
+    if (!newPod) {
+      if (!available(oldPod)) {
+        if (!n.shouldRun) plan.podsToDelete.push(oldPod.metadata!.name!);
+        else allowed.push(n.nodeName);
+      } else if (!n.shouldRun) shouldNotRun.push(oldPod.metadata!.name!);
+      else if (plan.numSurge < maxSurge) candidates.push(n.nodeName);
+      continue;
+    }
+    if (!available(newPod)) plan.numSurge++;
+    else plan.podsToDelete.push(oldPod.metadata!.name!);
+  }
+  plan.podsToDelete.push(...shouldNotRun.slice(0, Math.max(0, Math.min(numAvailable - desired, shouldNotRun.length))));
+  plan.nodesToCreate = [...allowed, ...candidates.slice(0, Math.min(candidates.length, Math.max(0, maxSurge - plan.numSurge)))];
+  return plan;
+}
+
+describe('the rolling update kept per node (RollingUpdateTally)', () => {
+  it('plans as planRollingUpdate over every node, as nodes change one at a time, with and without surge', () => {
+    // A small deterministic generator, so a failure can be replayed.
+    let s = 42;
+    const rand = (n: number) => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) % n);
+    const podsOf = (name: string, k: number): PodLike[] => {
+      const kinds: (() => PodLike[])[] = [
+        () => [],
+        () => [pod(false, { name: `${name}-old` })],
+        () => [pod(false, { name: `${name}-old`, ready: false })],
+        () => [pod(true)],
+        () => [pod(true, { ready: false })],
+        () => [pod(false, { name: `${name}-old` }), pod(true, { ready: false })],
+        () => [pod(false, { name: `${name}-old` }), pod(true)],
+        () => [pod(false, { name: `${name}-old`, ready: false }), pod(true, { ready: false })],
+        () => [pod(true), pod(true)],
+        () => [pod(false, { name: `${name}-a` }), pod(false, { name: `${name}-b` })],
+        () => [pod(false, { name: `${name}-old`, terminating: true }), pod(true, { ready: false })],
+      ];
+      return kinds[k]();
+    };
+    const strategies = [ds({ maxUnavailable: 2 }), ds({ maxUnavailable: '30%' }), ds({ maxSurge: 2, maxUnavailable: 0 }), ds({ maxSurge: '20%', maxUnavailable: 0 }), ds({ maxSurge: 1, maxUnavailable: 1 })];
+    const updated = (p: PodLike) => isPodUpdated(p, HASH, 2);
+    const available = (p: PodLike) => available_(p, 0, NOW);
+    for (const strategy of strategies) {
+      const tally = new RollingUpdateTally();
+      const nodes = new Map<string, NodePods>();
+      const names = Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+      for (let step = 0; step < 200; step++) {
+        const name = names[rand(names.length)];
+        const pods = podsOf(name, rand(11));
+        const shouldRun = rand(5) !== 0;
+        if (!shouldRun && !pods.length) {
+          nodes.delete(name);
+          tally.set(name, undefined);
+        } else {
+          const n = node(name, pods, shouldRun);
+          nodes.set(name, n);
+          tally.set(name, rollingUpdateNode(n, updated, available));
+        }
+        const order = [...nodes.keys()].sort();
+        const reference = upstreamRollingUpdate(strategy, order.map((k) => nodes.get(k)!));
+        expect(tally.plan(strategy, order)).toEqual(reference);
+        expect(planRollingUpdate({ ds: strategy, nodes: order.map((k) => nodes.get(k)!), hash: HASH, now: NOW })).toEqual(reference);
+      }
+    }
+  });
+
+  it('visits nodes in the order given and takes the first candidates within the budget', () => {
+    const tally = new RollingUpdateTally();
+    const nodes = oldNodes(5);
+    for (const n of nodes) tally.set(n.nodeName, rollingUpdateNode(n, (p) => isPodUpdated(p, HASH, 2), (p) => available_(p, 0, NOW)));
+    expect(tally.plan(ds({ maxUnavailable: 2 }), ['n4', 'n3', 'n2', 'n1', 'n0']).podsToDelete).toEqual(['old-4', 'old-3']);
+    expect(tally.plan(ds({ maxSurge: 1, maxUnavailable: 0 }), ['n2', 'n0', 'n1', 'n3', 'n4']).nodesToCreate).toEqual(['n2']);
   });
 });

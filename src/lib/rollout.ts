@@ -212,6 +212,151 @@ export interface RollingUpdatePlan {
 }
 
 /**
+ * What planRollingUpdate needs of one node, judged once: its pods reduced to
+ * findUpdatedPodsOnNode's one new and one old pod and whether each is
+ * available. A controller keeps these per node and judges again only the
+ * nodes that changed (RollingUpdateTally), so a plan does not walk every pod.
+ */
+export interface RollingUpdateNode {
+  shouldRun: boolean;
+  /** Two new or two old pods (findUpdatedPodsOnNode not ok): manage cleans up first. */
+  excess: boolean;
+  /** The new pod, if any (terminating ones ignored). */
+  newPod?: { available: boolean };
+  /** The old pod, if any (terminating ones ignored). */
+  oldPod?: { name: string; available: boolean };
+}
+
+export function rollingUpdateNode<P extends PodLike>(node: NodePods<P>, updated: (p: P) => boolean, available: (p: P) => boolean): RollingUpdateNode {
+  const { newPod, oldPod, ok } = findUpdatedPodsOnNode(node.pods, updated);
+  if (!ok) return { shouldRun: node.shouldRun, excess: true };
+  const out: RollingUpdateNode = { shouldRun: node.shouldRun, excess: false };
+  if (newPod) out.newPod = { available: available(newPod) };
+  if (oldPod) out.oldPod = { name: oldPod.metadata?.name ?? '', available: available(oldPod) };
+  return out;
+}
+
+/** maxSurge = 0: the node counts against maxUnavailable (no pod, two pods, an unavailable pod). */
+const countsUnavailable = (n: RollingUpdateNode) =>
+  n.excess || (!n.oldPod && !n.newPod) || (!!n.oldPod && !!n.newPod) || (n.newPod ? !n.newPod.available : !n.oldPod!.available);
+/** Surge: the node counts against maxSurge (excess pods, or a new pod not yet available beside an old one). */
+const countsSurging = (n: RollingUpdateNode) => n.excess || (!!n.oldPod && !!n.newPod && !n.newPod.available);
+/** Surge: the node has an available pod (the old one while it has one). */
+const countsAvailable = (n: RollingUpdateNode) => !n.excess && (n.oldPod ? n.oldPod.available : !!n.newPod?.available);
+
+/**
+ * Every node's RollingUpdateNode and the sums the plan needs, kept as nodes
+ * change (set), so that planning costs what the plan does, not a walk of
+ * every node's pods. The plan is upstream's rollingUpdate step, exactly:
+ * planRollingUpdate is this tally filled from scratch.
+ */
+export class RollingUpdateTally {
+  private readonly nodes = new Map<string, RollingUpdateNode>();
+  private desired = 0;
+  private unavailable = 0;
+  private surging = 0;
+  private available = 0;
+  /** Nodes whose only (non-terminating) pod is an old one that is not available. */
+  private readonly oldUnavailable = new Set<string>();
+  /** Nodes whose only pod is an old, available one: candidates within the budget. */
+  private readonly oldAvailable = new Set<string>();
+  /** Nodes with an old pod beside an available new one. */
+  private readonly newReady = new Set<string>();
+
+  get size() {
+    return this.nodes.size;
+  }
+
+  /** The node as judged now; undefined takes it out (neither should run nor has pods). */
+  set(name: string, node: RollingUpdateNode | undefined) {
+    const before = this.nodes.get(name);
+    if (before) this.count(name, before, -1);
+    if (node) {
+      this.nodes.set(name, node);
+      this.count(name, node, 1);
+    } else this.nodes.delete(name);
+  }
+
+  private count(name: string, n: RollingUpdateNode, sign: 1 | -1) {
+    if (n.shouldRun) this.desired += sign;
+    if (countsUnavailable(n)) this.unavailable += sign;
+    if (countsSurging(n)) this.surging += sign;
+    if (countsAvailable(n)) this.available += sign;
+    const mark = (set: Set<string>, on: boolean) => on && (sign > 0 ? set.add(name) : set.delete(name));
+    const onlyOld = !n.excess && !!n.oldPod && !n.newPod;
+    mark(this.oldUnavailable, onlyOld && !n.oldPod!.available);
+    mark(this.oldAvailable, onlyOld && n.oldPod!.available);
+    mark(this.newReady, !n.excess && !!n.oldPod && !!n.newPod?.available);
+  }
+
+  /**
+   * One step of upstream's rollingUpdate on the nodes as last set, visiting
+   * them in `order` (every node set, in the order the controller would visit
+   * them). Walks `order` only as far as the plan takes nodes from it.
+   */
+  plan(ds: DaemonSetLike, order: readonly string[]): RollingUpdatePlan {
+    const desired = this.desired;
+    const { maxSurge, maxUnavailable } = rollingUpdateLimits(ds, desired);
+    const plan: RollingUpdatePlan = { desiredNumberScheduled: desired, maxSurge, maxUnavailable, numUnavailable: 0, numSurge: 0, podsToDelete: [], nodesToCreate: [] };
+    const oldName = (name: string) => this.nodes.get(name)!.oldPod!.name;
+    const shouldRun = (name: string) => this.nodes.get(name)!.shouldRun;
+
+    if (maxSurge === 0) {
+      // Delete old pods while fewer than maxUnavailable nodes are without an
+      // available pod; old pods that are unavailable anyway go at once.
+      plan.numUnavailable = this.unavailable;
+      const take = Math.min(this.oldAvailable.size, Math.max(0, maxUnavailable - this.unavailable));
+      const replacements: string[] = [];
+      const candidates: string[] = [];
+      for (let i = 0; i < order.length && (replacements.length < this.oldUnavailable.size || candidates.length < take); i++) {
+        const name = order[i];
+        if (this.oldUnavailable.has(name)) replacements.push(oldName(name));
+        else if (candidates.length < take && this.oldAvailable.has(name)) candidates.push(oldName(name));
+      }
+      plan.podsToDelete = [...replacements, ...candidates];
+      return plan;
+    }
+
+    // Surge: a new pod goes up beside an available old one on at most maxSurge
+    // nodes at a time; an unavailable old pod is replaced at once; an old pod
+    // goes once the new one on its node is available. Pods on nodes that left
+    // the desired set go only while more are available than desired.
+    plan.numSurge = this.surging;
+    let shouldNotRun = 0;
+    let allowed = 0;
+    let deleteNow = this.newReady.size;
+    for (const name of this.oldAvailable) if (!shouldRun(name)) shouldNotRun++;
+    for (const name of this.oldUnavailable) if (shouldRun(name)) allowed++;
+    deleteNow += this.oldUnavailable.size - allowed;
+    const takeCreate = Math.min(this.oldAvailable.size - shouldNotRun, Math.max(0, maxSurge - this.surging));
+    const takeDelete = Math.max(0, Math.min(this.available - desired, shouldNotRun));
+    const allowedNewNodes: string[] = [];
+    const candidateNewNodes: string[] = [];
+    const deletes: string[] = [];
+    const shouldNotRunDeletes: string[] = [];
+    for (
+      let i = 0;
+      i < order.length && (allowedNewNodes.length < allowed || deletes.length < deleteNow || candidateNewNodes.length < takeCreate || shouldNotRunDeletes.length < takeDelete);
+      i++
+    ) {
+      const name = order[i];
+      if (this.newReady.has(name)) deletes.push(oldName(name));
+      else if (this.oldUnavailable.has(name)) {
+        if (shouldRun(name)) allowedNewNodes.push(name);
+        else deletes.push(oldName(name));
+      } else if (this.oldAvailable.has(name)) {
+        if (!shouldRun(name)) {
+          if (shouldNotRunDeletes.length < takeDelete) shouldNotRunDeletes.push(oldName(name));
+        } else if (candidateNewNodes.length < takeCreate) candidateNewNodes.push(name);
+      }
+    }
+    plan.podsToDelete = [...deletes, ...shouldNotRunDeletes];
+    plan.nodesToCreate = [...allowedNewNodes, ...candidateNewNodes];
+    return plan;
+  }
+}
+
+/**
  * One step of upstream's rollingUpdate, on a consistent snapshot. Nodes are
  * visited in the given order (upstream's is Go map order, i.e. random).
  */
@@ -221,78 +366,9 @@ export function planRollingUpdate<P extends PodLike>(input: RollingUpdateInput<P
   const generation = templateGenerationOf(ds);
   const updated = (p: P) => isPodUpdated(p, hash, generation);
   const available = (p: P) => isPodAvailable(p, minReady, now);
-  const desired = nodes.filter((n) => n.shouldRun).length;
-  const { maxSurge, maxUnavailable } = rollingUpdateLimits(ds, desired);
-  const plan: RollingUpdatePlan = { desiredNumberScheduled: desired, maxSurge, maxUnavailable, numUnavailable: 0, numSurge: 0, podsToDelete: [], nodesToCreate: [] };
-
-  if (maxSurge === 0) {
-    // Delete old pods while fewer than maxUnavailable nodes are without an
-    // available pod; old pods that are unavailable anyway go at once.
-    const replacements: string[] = [];
-    const candidates: string[] = [];
-    for (const node of nodes) {
-      const { newPod, oldPod, ok } = findUpdatedPodsOnNode(node.pods, updated);
-      if (!ok) {
-        plan.numUnavailable++;
-        continue;
-      }
-      if ((!oldPod && !newPod) || (oldPod && newPod)) plan.numUnavailable++;
-      else if (newPod) {
-        if (!available(newPod)) plan.numUnavailable++;
-      } else if (oldPod) {
-        if (!available(oldPod)) {
-          replacements.push(oldPod.metadata?.name ?? '');
-          plan.numUnavailable++;
-        } else if (plan.numUnavailable < maxUnavailable) {
-          candidates.push(oldPod.metadata?.name ?? '');
-        }
-      }
-    }
-    const remaining = Math.min(candidates.length, Math.max(0, maxUnavailable - plan.numUnavailable));
-    plan.podsToDelete = [...replacements, ...candidates.slice(0, remaining)];
-    return plan;
-  }
-
-  // Surge: a new pod goes up beside an available old one on at most maxSurge
-  // nodes at a time; an unavailable old pod is replaced at once; an old pod
-  // goes once the new one on its node is available.
-  const allowedNewNodes: string[] = [];
-  const candidateNewNodes: string[] = [];
-  const shouldNotRunPodsToDelete: P[] = [];
-  let numAvailable = 0;
-  for (const node of nodes) {
-    const { newPod, oldPod, ok } = findUpdatedPodsOnNode(node.pods, updated);
-    if (!ok) {
-      plan.numSurge++;
-      continue;
-    }
-    if (oldPod) {
-      if (available(oldPod)) numAvailable++;
-    } else if (newPod && available(newPod)) numAvailable++;
-    if (!oldPod) continue; // nothing to replace; manage creates where needed
-    if (!newPod) {
-      if (!available(oldPod)) {
-        if (!node.shouldRun) plan.podsToDelete.push(oldPod.metadata?.name ?? '');
-        else allowedNewNodes.push(node.nodeName);
-      } else if (!node.shouldRun) {
-        shouldNotRunPodsToDelete.push(oldPod);
-      } else if (plan.numSurge < maxSurge) {
-        candidateNewNodes.push(node.nodeName);
-      }
-      continue;
-    }
-    if (!available(newPod)) {
-      plan.numSurge++;
-      continue;
-    }
-    plan.podsToDelete.push(oldPod.metadata?.name ?? '');
-  }
-  // Pods on nodes that left the desired set go only while more are available than desired.
-  const deletable = Math.min(numAvailable - desired, shouldNotRunPodsToDelete.length);
-  for (const pod of shouldNotRunPodsToDelete.slice(0, Math.max(0, deletable))) plan.podsToDelete.push(pod.metadata?.name ?? '');
-  const remaining = Math.min(candidateNewNodes.length, Math.max(0, maxSurge - plan.numSurge));
-  plan.nodesToCreate = [...allowedNewNodes, ...candidateNewNodes.slice(0, remaining)];
-  return plan;
+  const tally = new RollingUpdateTally();
+  for (const node of nodes) tally.set(node.nodeName, rollingUpdateNode(node, updated, available));
+  return tally.plan(ds, nodes.map((n) => n.nodeName));
 }
 
 export interface RolloutBudget extends RollingUpdateLimits {
@@ -332,11 +408,8 @@ export function rolloutBudget<P extends PodLike>(input: RollingUpdateInput<P>): 
  * every node.
  */
 export function nodeBudgetUse<P extends PodLike>(pods: P[], updated: (p: P) => boolean, available: (p: P) => boolean): { unavailable: 0 | 1; surge: 0 | 1 } {
-  const { newPod, oldPod, ok } = findUpdatedPodsOnNode(pods, updated);
-  if (!ok) return { unavailable: 1, surge: 1 };
-  const unavailable = (!oldPod && !newPod) || (oldPod && newPod) ? 1 : newPod ? (available(newPod) ? 0 : 1) : available(oldPod!) ? 0 : 1;
-  const surge = oldPod && newPod && !available(newPod) ? 1 : 0;
-  return { unavailable, surge };
+  const n = rollingUpdateNode({ nodeName: '', shouldRun: true, pods }, updated, available);
+  return { unavailable: countsUnavailable(n) ? 1 : 0, surge: countsSurging(n) ? 1 : 0 };
 }
 
 /** rolloutBudget from the per-node uses (nodeBudgetUse) summed over the nodes, `desired` of them should run the daemon. */

@@ -25,10 +25,12 @@ import {
   isPodAvailable,
   isPodReady,
   isPodUpdated,
-  planRollingUpdate,
   podAvailableAt,
+  rollingUpdateNode,
+  RollingUpdateTally,
   templateGenerationOf,
   type NodePods,
+  type RollingUpdateNode,
 } from '../../lib/rollout.ts';
 import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod as placementOf, type DaemonPlacement as Placement } from '../../lib/daemonnodes.ts';
 import type { Client } from '../client.ts';
@@ -398,6 +400,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     pods: KubeObject[];
     /** What the rolling update's plan sees of this node (undefined: the plan leaves it out). */
     view?: NodePods<KubeObject>;
+    /** The view reduced to what the plan needs, judged now (kept in the DaemonState's tally). */
+    roll?: RollingUpdateNode;
     /** manage: the node needs a pod. */
     create: boolean;
     /** manage: the pods that must go. */
@@ -426,6 +430,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     failed: Set<string>;
     /** Nodes whose judgement changes with the clock (a pod turning available). */
     timed: Set<string>;
+    /** Every node's part in the rolling update, so that a plan does not walk every node's pods. */
+    tally: RollingUpdateTally;
     /** The entries' node names, sorted (the rolling update's order); dropped when a node comes or goes. */
     sorted?: string[];
     /** Some node was judged again since the rolling update last planned. */
@@ -535,7 +541,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       // getUnscheduledPodsWithoutNode: pods still waiting for a node that is gone.
       const deletes = pods.filter((p) => !(p.spec as any)?.nodeName && !p.metadata.deletionTimestamp).map((p) => p.metadata.name!);
       const view = pods.length ? { nodeName: name, shouldRun: false, pods } : undefined;
-      return { exists: false, pods, view, create: false, deletes, failed: false, availableAt, counts };
+      return { exists: false, pods, view, roll: rollOf(ds, view, hash, now), create: false, deletes, failed: false, availableAt, counts };
     }
     const placement = placementOf(ds, node);
     const { create, deletes } = manageNode(ds, name, placement, pods, hash, now);
@@ -555,7 +561,14 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         if (isPodUpdated(pod, hash, templateGenerationOf(ds as any))) counts.updated = 1;
       }
     }
-    return { exists: true, placement, pods, view, create, deletes, failed, availableAt, counts };
+    return { exists: true, placement, pods, view, roll: rollOf(ds, view, hash, now), create, deletes, failed, availableAt, counts };
+  }
+
+  function rollOf(ds: KubeObject, view: NodePods<KubeObject> | undefined, hash: string, now: number): RollingUpdateNode | undefined {
+    if (!view) return undefined;
+    const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
+    const generation = templateGenerationOf(ds as any);
+    return rollingUpdateNode(view, (p) => isPodUpdated(p, hash, generation), (p) => isPodAvailable(p, minReady, now));
   }
 
   /** The DaemonSet's state, judged again where its nodes or pods changed (everywhere for a new template). */
@@ -564,7 +577,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const key = `${ds.metadata.generation ?? 0}/${hash}/${stableStringify((ds.spec as any)?.selector)}`;
     let st = states.get(uid);
     if (!st || st.key !== key) {
-      st = { key, entries: new Map(), dirty: new Set(allNodeNames()), totals: zeroCounts(), creates: new Set(), deletes: new Set(), failed: new Set(), timed: new Set(), changed: true, settled: false };
+      st = { key, entries: new Map(), dirty: new Set(allNodeNames()), totals: zeroCounts(), creates: new Set(), deletes: new Set(), failed: new Set(), timed: new Set(), tally: new RollingUpdateTally(), changed: true, settled: false };
       for (const node of podsByControllerNode.get(uid)?.keys() ?? []) st.dirty.add(node);
       states.set(uid, st);
     }
@@ -580,6 +593,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         if (!before) st.sorted = undefined;
         st.entries.set(name, e);
       }
+      st.tally.set(name, e.roll);
       for (const k of COUNTS) st.totals[k] += e.counts[k];
       const mark = (set: Set<string>, on: boolean) => (on ? set.add(name) : set.delete(name));
       mark(st.creates, e.create);
@@ -642,17 +656,14 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (!managed.wrote && strategy === 'RollingUpdate') {
       const now = Date.now();
       const current = refresh(ds, sel, hash, now);
-      // The plan walks every node: it is made again only once a node's judgement changed (or the clock
-      // moves one: minReadySeconds), or when the last plan acted; otherwise it would come out the same, empty.
+      // The plan is made again only once a node's judgement changed (or the clock moves one:
+      // minReadySeconds), or when the last plan acted; otherwise it would come out the same, empty.
+      // The tally keeps every node's part, so planning walks the nodes (in name order) only as far as
+      // the plan takes nodes, not every node's pods.
       if (current.changed || !current.settled) {
         current.changed = false;
         current.settled = false;
-        const nodes: NodePods<KubeObject>[] = [];
-        for (const name of (current.sorted ??= [...current.entries.keys()].sort())) {
-          const view = current.entries.get(name)!.view;
-          if (view) nodes.push(view);
-        }
-        const plan = planRollingUpdate({ ds: ds as any, nodes, hash, now });
+        const plan = current.tally.plan(ds as any, (current.sorted ??= [...current.entries.keys()].sort()));
         const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
         more ||= r.more;
         current.settled = !r.wrote && !r.more;
