@@ -43,3 +43,12 @@ it('an in-process status write shares the stored spec and reports a bad status a
   expect(bad.code).toBe(400);
   expect(bad.message).toMatch(/Go struct field Node\.status\.conditions of type array/);
 });
+
+it('a subresource that writes a few paths (pods/binding) changes those and shares the rest of the stored object', async () => {
+  const before = await server.client.create(podKind, { metadata: { name: 'b', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i:1' }] } });
+  const after = await server.client.update(podKind, 'default', 'b', (o: any) => ((o.spec.nodeName = 'n1'), (o.spec.containers[0].image = 'ignored'), (o.metadata.labels = { ignored: 'yes' })), 'binding');
+  expect((after.spec as any).nodeName).toBe('n1');
+  expect((after.spec as any).containers).toBe((before.spec as any).containers);
+  expect(after.metadata.labels).toBe(undefined);
+  expect((before.spec as any).nodeName).toBe(undefined); // the stored object before the write is as it was
+});

@@ -107,11 +107,14 @@ const withoutResourceVersion = (o: KubeObject) => {
 function getPath(o: any, path: string): unknown {
   return path.split('.').reduce((v, k) => (v == null ? undefined : v[k]), o);
 }
-/** Sets the value at `path` to a copy of `value`; to `value` itself when it is frozen (a cached object's, which nobody changes). */
-function setPath(o: any, path: string, value: unknown) {
+/**
+ * Sets the value at `path` to a copy of `value`; to `value` itself when it is frozen (a cached object's, which nobody changes).
+ * `copyPath`: the objects on the way are shared with another object, so each is copied before it is changed.
+ */
+function setPath(o: any, path: string, value: unknown, copyPath = false) {
   const parts = path.split('.');
   let cur = o;
-  for (const p of parts.slice(0, -1)) cur = cur[p] ??= {};
+  for (const p of parts.slice(0, -1)) cur = copyPath ? (cur[p] = { ...cur[p] }) : (cur[p] ??= {});
   if (value === undefined) delete cur[parts.at(-1)!];
   else cur[parts.at(-1)!] = Object.isFrozen(value) ? value : clone(value);
 }
@@ -576,8 +579,9 @@ export class Store {
       for (const f of s.statusResetsMetadata) setPath(next.metadata, f, getPath(old.metadata, f));
       s.prepareForStatusUpdate?.(next, old);
     } else if (subresource) {
-      next = clone(old);
-      for (const f of s.subresourceWrites?.[subresource] ?? []) setPath(next, f, getPath(desired, f));
+      // The stored object with only the written paths changed: copied along those paths, the rest shared (nobody changes a cached object).
+      next = { ...old, metadata: { ...old.metadata } };
+      for (const f of s.subresourceWrites?.[subresource] ?? []) setPath(next, f, getPath(desired, f), true);
     } else {
       for (const f of s.mainResetsFields) setPath(next, f, getPath(old, f));
     }
