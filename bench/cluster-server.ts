@@ -3,14 +3,16 @@
 // `STATS {…}` line: Lease renewal latencies as the agents measured them
 // in-process, and how many nodes report Ready; `reset` clears the latencies;
 // `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase;
-// `loop-reset` starts the event-loop delay histogram over (its p50/p99/max are in STATS).
-import { writeFileSync } from 'node:fs';
+// `loop-reset` starts the event-loop delay histogram and the list of long turns over (both are in STATS).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer } from '../src/server/server.ts';
 import { heartbeatStats, resetHeartbeatStats } from '../src/server/controllers/nodeagent.ts';
+// A namespace import: a clone of an older commit without these runs the same bench (A/B).
+import * as watchSink from '../src/server/http/watchsink.ts';
 
 const [dataDir, nodes, heartbeatSeconds, staticDir] = process.argv.slice(2);
 const server = await startServer({
@@ -35,10 +37,36 @@ new PerformanceObserver((list) => {
     (kind === constants.NODE_PERFORMANCE_GC_MAJOR ? gc.major : gc.minor).push(e.duration);
   }
 }).observe({ entryTypes: ['gc'] });
+// The event loop's long turns since `loop-reset`: a 5 ms interval timer that fired late, how long it waited, and how
+// much of that the main thread ran (its CPU) or waited for a core (runnable, not running), from the kernel's schedstat
+// (ns on CPU, ns on a run queue). A long turn is our code when its CPU is most of it, the machine's load when its wait is.
+// With a CPU profile (profile-stop), the turns go beside it (<file>.turns.json), their times on the profile's clock.
+const LONG_TURN_MS = 50;
+const schedstatPath = `/proc/self/task/${process.pid}/schedstat`;
+const schedstat = () => {
+  const [run, wait] = readFileSync(schedstatPath, 'utf8').split(' ').map(Number);
+  return { run, wait };
+};
+let longTurns: { startUs: number; ms: number; cpuMs: number; waitMs: number }[] = [];
+let lastTick = process.hrtime.bigint();
+let lastSched = schedstat();
+setInterval(() => {
+  const now = process.hrtime.bigint();
+  const sched = schedstat();
+  const ms = Number(now - lastTick) / 1e6;
+  if (ms > LONG_TURN_MS) longTurns.push({ startUs: Number(lastTick / 1000n), ms, cpuMs: (sched.run - lastSched.run) / 1e6, waitMs: (sched.wait - lastSched.wait) / 1e6 });
+  lastTick = now;
+  lastSched = sched;
+}, 5).unref();
+const turnSummary = () => {
+  const byLength = [...longTurns].sort((a, b) => b.ms - a.ms);
+  const sum = (f: (t: (typeof longTurns)[number]) => number) => longTurns.reduce((a, t) => a + f(t), 0);
+  return { count: longTurns.length, ms: sum((t) => t.ms), cpuMs: sum((t) => t.cpuMs), waitMs: sum((t) => t.waitMs), longest: byLength.slice(0, 5).map((t) => ({ ms: t.ms, cpuMs: t.cpuMs, waitMs: t.waitMs })) };
+};
 const gcSummary = (ds: number[]) => ({ count: ds.length, totalMs: ds.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...ds), over50: ds.filter((d) => d > 50).length });
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
-  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }));
+  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.());
   if (line === 'profile-start') {
     profiler = new Session();
     profiler.connect();
@@ -48,6 +76,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line.startsWith('profile-stop ') && profiler) {
     const { profile } = await profiler.post('Profiler.stop');
     writeFileSync(line.slice('profile-stop '.length), JSON.stringify(profile));
+    writeFileSync(line.slice('profile-stop '.length) + '.turns.json', JSON.stringify(longTurns));
     profiler.disconnect();
     profiler = undefined;
   }
@@ -58,7 +87,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) } })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.() })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -66,6 +66,11 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** Write system calls (write, writev, pwrite...) a process has made so far: each watcher's flush is one. */
+export function writeCalls(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/io`, 'utf8').match(/syscw:\s+(\d+)/)?.[1] ?? NaN);
+}
+
 export const rssMB = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1] ?? NaN) / 1024;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;

@@ -22,6 +22,7 @@ import {
   sleep,
   startCluster,
   waitReady,
+  writeCalls,
   type Cluster,
 } from './cluster.ts';
 
@@ -176,6 +177,7 @@ export async function benchCluster5000() {
     const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
     const t2 = performance.now();
     const cpuRoll0 = cpuSeconds(pid);
+    const writes0 = writeCalls(pid);
     const benchCpu0 = process.cpuUsage();
     let rolling = true;
     const sent = new Map<number, number>();
@@ -197,9 +199,17 @@ export async function benchCluster5000() {
     const rowsDuring = page ? rowUpdates(page, c, () => !rolling) : Promise.resolve([]);
     await benchDaemonSetDone(c, NODES, generation);
     const wall = (performance.now() - t2) / 1000;
-    const serverCores = (cpuSeconds(pid) - cpuRoll0) / wall;
+    const serverCpu = cpuSeconds(pid) - cpuRoll0;
+    const serverCores = serverCpu / wall;
+    const writesPerS = (writeCalls(pid) - writes0) / wall;
     type GcSummary = { count: number; totalMs: number; maxMs: number; over50: number };
-    const { loopDelay, gc } = (await c.stats()) as unknown as { loopDelay: { p50: number; p99: number; max: number }; gc?: { minor: GcSummary; major: GcSummary } };
+    type Turn = { ms: number; cpuMs: number; waitMs: number };
+    const { loopDelay, gc, longTurns, watchFlush } = (await c.stats()) as unknown as {
+      watchFlush?: { flushes: number; slices: number; writes: number; bytes: number; wait: { p50: number; p99: number; max: number } };
+      loopDelay: { p50: number; p99: number; max: number };
+      gc?: { minor: GcSummary; major: GcSummary };
+      longTurns?: Turn & { count: number; longest: Turn[] };
+    };
     const bench = process.cpuUsage(benchCpu0);
     if (process.env.SCALE_PROFILE) c.send(`profile-stop ${process.env.SCALE_PROFILE}`);
     rolling = false;
@@ -208,7 +218,7 @@ export async function benchCluster5000() {
     await sleep(2000);
     const floor = rolloutFloorSeconds(NODES);
     console.log(`  rollout across ${NODES} nodes (maxUnavailable 10%): ${f(wall)} s = ${f(wall / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x; ${machine()})`);
-    console.log(`  during the rollout: server ${f(serverCores, 2)} cores, this bench (watchers, markers) ${f((bench.user + bench.system) / 1e6 / wall, 2)} cores; server RSS after it ${f(rssMB(pid), 0)} MB`);
+    console.log(`  during the rollout: server ${f(serverCores, 2)} cores (${f(serverCpu)} CPU-s), ${f(writesPerS, 0)} write system calls/s, this bench (watchers, markers) ${f((bench.user + bench.system) / 1e6 / wall, 2)} cores; server RSS after it ${f(rssMB(pid), 0)} MB`);
 
     const results = await watchers.stop();
     watchers = undefined;
@@ -246,6 +256,14 @@ export async function benchCluster5000() {
     }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
     console.log(`    the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
+    if (watchFlush) {
+      const w = watchFlush;
+      console.log(`    watch flushes: ${f(w.flushes / wall, 0)}/s over ${f(w.slices / w.flushes, 2)} turns each, ${f(w.writes / wall, 0)} socket writes/s of ${f(w.bytes / w.writes / 1024)} KiB; events waited in the sinks p50 ${w.wait.p50} ms, p99 ${w.wait.p99} ms, max ${w.wait.max} ms`);
+    }
+    if (longTurns) {
+      const t = (x: Turn) => `${f(x.ms, 0)} (cpu ${f(x.cpuMs, 0)}, waiting for a core ${f(x.waitMs, 0)})`;
+      console.log(`    server turns over 50 ms: ${longTurns.count}, ${t(longTurns)} ms in all; longest ${longTurns.longest.map(t).join(', ')} ms`);
+    }
     if (gc) {
       const g = (s: GcSummary) => `${s.count} pauses, ${f(s.totalMs, 0)} ms in all (${f((100 * s.totalMs) / 1000 / wall, 1)}% of the rollout), longest ${f(s.maxMs)} ms, ${s.over50} over 50 ms`;
       console.log(`    server garbage collection during the rollout: major ${g(gc.major)}; minor ${g(gc.minor)}`);

@@ -17,14 +17,51 @@ import type { RequestInfo } from './request.ts';
 import { watchTimeoutSeconds } from './limits.ts';
 import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
 
-/** Newline-delimited events: a run of them is their concatenation, one HTTP chunk. */
+/** Newline-delimited events: a run of them is their concatenation, one HTTP chunk (or HTTP/2 DATA frame). */
 const lines: Framing = { frame: (events) => (events.length === 1 ? events[0] : Buffer.concat(events)) };
+
+const CRLF = Buffer.from('\r\n');
+/**
+ * The same run as one whole HTTP/1.1 chunk (size line, data, CRLF), written
+ * to the socket as it is: made once for every chunked watcher of those events.
+ * Through res.write each watcher's write built its own size line and corked
+ * the socket until the next tick, to write the three parts with writev: a
+ * tenth of a 5000-node rollout's server time was those deferred writes.
+ */
+const chunks: Framing = {
+  frame(events) {
+    let length = 0;
+    for (const e of events) length += e.length;
+    return Buffer.concat([Buffer.from(length.toString(16) + '\r\n'), ...events, CRLF]);
+  },
+};
 
 /** A chunked HTTP/1.1 response (DATA frames over HTTP/2) as a watch's wire. */
 function chunkedWire(res: ServerResponse): WatchWire {
+  const gone = () => res.destroyed || res.writableEnded;
+  // HTTP/1.1 with chunked encoding: whole chunks go straight to the socket, in order with what res writes there
+  // (the headers, flushed, and the last chunk from res.end()). HTTP/2 (no chunkedEncoding) writes through res.
+  const socket = res.chunkedEncoding === true ? res.socket : null;
+  if (socket) {
+    return {
+      framing: chunks,
+      writable: () => !gone() && !socket.destroyed,
+      write: (bytes) => void socket.write(bytes),
+      writableLength: () => socket.writableLength + res.writableLength,
+      drained: () =>
+        new Promise<void>((resolve) => {
+          if (socket.writableLength === 0 || socket.destroyed) return resolve();
+          const done = () => (socket.off('drain', done), socket.off('close', done), resolve());
+          socket.on('drain', done).on('close', done);
+        }),
+      destroy: () => void res.destroy(),
+      end: () => void res.end(),
+      onGone: (fn) => void res.on('close', fn),
+    };
+  }
   return {
     framing: lines,
-    writable: () => !res.destroyed && !res.writableEnded,
+    writable: () => !gone(),
     write: (bytes) => void res.write(bytes),
     writableLength: () => res.writableLength,
     drained: () =>

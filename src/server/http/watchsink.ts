@@ -58,7 +58,34 @@ let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
  * flush). Framed per sink at its turn, a busy rollout's runs differed by then
  * and each watcher's were joined afresh: a sixth of the server's time in copies.
  */
-let flushing: { sinks: WatchSink[]; at: number; cost: number } | undefined;
+let flushing: { sinks: WatchSink[]; at: number; cost: number; since: number } | undefined;
+
+/**
+ * What the flushes did since the last reset (the benches print it): how many,
+ * how many turns they took, the socket writes and bytes, and how long events
+ * waited in the sinks, from the first event of a flush's window to the last
+ * write of that flush, in 1 ms buckets (constant memory however long it runs).
+ */
+const WAIT_BUCKETS = 2000;
+let flushStats = { flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Uint32Array(WAIT_BUCKETS + 1) };
+/** When the first event of the window now gathering arrived (0: none waits). */
+let windowStart = 0;
+
+export function resetWatchFlushStats() {
+  flushStats = { flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Uint32Array(WAIT_BUCKETS + 1) };
+}
+
+export function watchFlushStats() {
+  const { waits, ...counts } = flushStats;
+  const n = waits.reduce((a, b) => a + b, 0);
+  const pct = (p: number) => {
+    for (let i = 0, seen = 0; i <= WAIT_BUCKETS; i++) if ((seen += waits[i]) > n * p) return i;
+    return WAIT_BUCKETS;
+  };
+  let max = 0;
+  for (let i = 0; i <= WAIT_BUCKETS; i++) if (waits[i]) max = i;
+  return { ...counts, wait: { p50: pct(0.5), p99: pct(0.99), max } };
+}
 
 function scheduleFlush() {
   if (flushTimer || flushing) return;
@@ -116,10 +143,13 @@ function flushWaiting() {
     for (const sink of sinks) sink.take();
     // Runs begun from now on are the next flush's: they start afresh, and what this one took is let go once written.
     runStart = new Run();
-    flushing = { sinks, at: 0, cost: 0 };
+    flushing = { sinks, at: 0, cost: 0, since: windowStart };
+    windowStart = 0;
+    flushStats.flushes++;
   }
   const f = flushing;
   const start = performance.now();
+  flushStats.slices++;
   const until = start + FLUSH_SLICE_MS;
   while (f.at < f.sinks.length) {
     f.sinks[f.at++].writeTaken();
@@ -132,6 +162,7 @@ function flushWaiting() {
     return;
   }
   flushing = undefined;
+  if (f.since) flushStats.waits[Math.min(WAIT_BUCKETS, Math.round(now - f.since))]++;
   flushAt = now + Math.min(MAX_FLUSH_MS, Math.max(WATCH_FLUSH_MS, f.cost / FLUSH_SHARE));
   if (waiting.size) scheduleFlush();
 }
@@ -166,6 +197,7 @@ export class WatchSink {
     }
     if (!this.run) {
       this.run = runStart;
+      if (!windowStart) windowStart = performance.now();
       waiting.add(this);
       scheduleFlush();
     }
@@ -187,7 +219,11 @@ export class WatchSink {
     if (!run) return;
     this.taken = undefined;
     this.takenBytes = 0;
-    if (run.length && this.wire.writable()) this.wire.write(run.framed(this.wire.framing));
+    if (!run.length || !this.wire.writable()) return;
+    const bytes = run.framed(this.wire.framing);
+    flushStats.writes++;
+    flushStats.bytes += bytes.length;
+    this.wire.write(bytes);
   }
 
   /** Writes everything that waits, in order: what a flush under way took, then what came since. */
