@@ -18,6 +18,25 @@ export interface PodMemo {
   crashedAt: Map<string, number>;
   /** The IP allocated for the pod, so that computing a status twice allocates once. */
   podIP?: string;
+  /** What the last status was computed from (statusHolds). */
+  computed?: { pod?: string; node?: string; until: number };
+}
+
+/**
+ * Whether the status last computed for a pod still holds: computed from the
+ * same pod and node (by resourceVersion) and its next delay not yet run out.
+ * The status depends on nothing else (the memo changes only as it is
+ * computed), so the kubelet need not compute it again for every event of
+ * the pod: its own status write comes back as one, as do the writes of others.
+ */
+export function statusHolds(memo: PodMemo, pod: any, node: any, now: number): boolean {
+  const c = memo.computed;
+  return !!c && c.pod !== undefined && c.pod === pod.metadata?.resourceVersion && c.node === node.metadata?.resourceVersion && now < c.until;
+}
+
+/** Notes what the status just computed (or written: `pod` is then the stored object) came from, and until when it holds. */
+export function statusComputed(memo: PodMemo, pod: any, node: any, wakeAt: number | undefined) {
+  memo.computed = { pod: pod.metadata?.resourceVersion, node: node.metadata?.resourceVersion, until: wakeAt ?? Infinity };
 }
 
 export interface PodSyncContext {

@@ -29,7 +29,7 @@ import { WorkQueue } from './workqueue.ts';
 import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';
 import { killingEvents, kubeletNodeEvents, kubeletPodEvents, type KubeletEvent } from '../events/kubelet.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
-import { kubeletPodStatus, type PodMemo } from './kubeletpods.ts';
+import { kubeletPodStatus, statusComputed, statusHolds, type PodMemo } from './kubeletpods.ts';
 import { leaseTiming, NODE_LEASE_NAMESPACE, NodeHealth, nodeLease, renewNodeLease } from './nodelease.ts';
 import { conditionOf } from '../../lib/conditions.ts';
 import { clashingHostPorts, hostPortsOf, NodePortsUnfitReason } from '../../lib/nodeports.ts';
@@ -442,6 +442,12 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
       }
       memos.set(uid, (memo = { seenAt: now, startedAt: new Map(), crashedAt: new Map() }));
     }
+    // Nothing it derives from moved since the last computation (most often this is our own write coming
+    // back). A timer may fire a little before the clock reaches its delay: it is set again for the rest.
+    if (statusHolds(memo, pod, node, now)) {
+      if (memo.computed!.until !== Infinity) podQueue.after(key, memo.computed!.until - now);
+      return;
+    }
     const hostIP = internalIPOf(st, node);
     const podCtx = {
       now,
@@ -454,12 +460,22 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     };
     const { status, wakeAt } = kubeletPodStatus(pod, memo, podCtx);
     if (wakeAt !== undefined) podQueue.after(key, wakeAt - now);
+    statusComputed(memo, pod, node, wakeAt);
     if (deepEqual(status, pod.status ?? {}, true)) return;
+    memo.computed = undefined; // until the write is done
+    let recomputed = false;
     const written = await client.update(podKind, ns, name, (o) => {
       if (o.metadata.uid !== uid) return;
       // Unchanged since computed: reuse it (recomputing would see the memo already advanced).
-      o.status = deepEqual(o.status ?? {}, pod.status ?? {}) ? status : kubeletPodStatus(o, memo, podCtx).status;
+      if (deepEqual(o.status ?? {}, pod.status ?? {})) o.status = status;
+      else {
+        recomputed = true;
+        o.status = kubeletPodStatus(o, memo, podCtx).status;
+      }
     }, 'status');
+    // The stored pod holds what we computed: its own event need not be computed again. (A status
+    // computed from another version of the pod is not known to hold: the next event computes it.)
+    if (!recomputed && written.metadata.uid === uid) statusComputed(memo, written, node, wakeAt);
     record(st, referenceTo(podKind, pod), kubeletPodEvents(pod, pod.status, written.status));
   }
 
