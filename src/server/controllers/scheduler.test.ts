@@ -80,5 +80,9 @@ describe('the scheduler', () => {
       "0/3 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 2 node is filtered out by the prefilter result. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
     );
     expect(fitErrorMessage(0, [])).toBe('no nodes available to schedule pods');
+    // The nodes a PreFilter left out are counted, not listed: a daemon pod names one node of thousands.
+    expect(fitErrorMessage(5000, [{ reason: "node(s) didn't have free ports for the requested pod ports", resolvable: true }], 4999)).toBe(
+      "0/5000 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 4999 node is filtered out by the prefilter result. preemption: 0/5000 nodes are available: 1 No preemption victims found for incoming pod, 4999 Preemption is not helpful for scheduling.",
+    );
   });
 });

@@ -41,19 +41,28 @@ function wantsScheduling(p: KubeObject): boolean {
   return !(spec?.schedulingGates ?? []).length;
 }
 
+export const PreFilteredOut = 'node is filtered out by the prefilter result';
+
 /**
  * The scheduler's FitError message: how many nodes failed for each reason
  * (sorted, as upstream sorts the histogram), then what preemption found.
+ * `filteredOut` nodes the PreFilter left out count as one reason, given as a
+ * number: a daemon pod names one node of thousands.
  */
-export function fitErrorMessage(allNodes: number, unfit: Unfit[]): string {
+export function fitErrorMessage(allNodes: number, unfit: Unfit[], filteredOut = 0): string {
   if (allNodes === 0) return 'no nodes available to schedule pods';
-  const histogram = (reasons: string[]) => {
+  const histogram = (reasons: string[], extra: [string, number] | undefined) => {
     const counts = new Map<string, number>();
+    if (extra && extra[1] > 0) counts.set(extra[0], extra[1]);
     for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
     return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
   };
-  const preemption = unfit.map((u) => (u.resolvable ? 'No preemption victims found for incoming pod' : 'Preemption is not helpful for scheduling'));
-  return `0/${allNodes} nodes are available: ${histogram(unfit.map((u) => u.reason))}. preemption: 0/${allNodes} nodes are available: ${histogram(preemption)}.`;
+  const notHelpful = 'Preemption is not helpful for scheduling';
+  const preemption = unfit.map((u) => (u.resolvable ? 'No preemption victims found for incoming pod' : notHelpful));
+  return `0/${allNodes} nodes are available: ${histogram(
+    unfit.map((u) => u.reason),
+    [PreFilteredOut, filteredOut],
+  )}. preemption: 0/${allNodes} nodes are available: ${histogram(preemption, [notHelpful, filteredOut])}.`;
 }
 
 /** Required node affinity terms that each name nodes by metadata.name (NodeAffinity PreFilter): only those nodes are candidates. */
@@ -154,8 +163,6 @@ export function startScheduler(ctx: ControllerContext): () => void {
     const only = preFilterNodeNames(pod);
     const candidates = [...(only ?? nodeNames)].map(getNode).filter((n): n is KubeObject => !!n);
     const unfit: Unfit[] = [];
-    // Nodes the PreFilter left out count too, as upstream words it.
-    for (let i = candidates.length; i < nodeNames.size; i++) unfit.push({ reason: 'node is filtered out by the prefilter result' });
     let best: KubeObject | undefined;
     let bestLoad = Infinity;
     for (const node of candidates) {
@@ -173,7 +180,8 @@ export function startScheduler(ctx: ControllerContext): () => void {
     }
     if (!best) {
       park(key, only?.size === 1 ? [...only][0] : '');
-      await markUnschedulable(pod, fitErrorMessage(nodeNames.size, unfit));
+      // Nodes the PreFilter left out count too, as upstream words it.
+      await markUnschedulable(pod, fitErrorMessage(nodeNames.size, unfit, Math.max(0, nodeNames.size - candidates.length)));
       return;
     }
     unpark(key);
