@@ -14,6 +14,7 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { resourcePrefixOf, type CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
+import { deepEqual } from '../../lib/json.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import type { PropagationPolicy } from '../registry/options.ts';
 
@@ -214,8 +215,13 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
   function onEvent(e: CacheEvent) {
     const obj = e.type === 'DELETED' ? undefined : e.object.object;
     const before = e.type === 'DELETED' ? e.object.object : e.previous;
-    index(e.key, obj, before);
-    if (obj && refsOf(obj).length) queue.add(`dep:${e.key}`);
+    // An update that leaves the owner references as they were (a status write, most events of a
+    // rollout) changes nothing the graph holds or a dependent's judgement reads: upstream's graph
+    // builder queues a dependent only when its references change. What its owners do comes
+    // through their own events.
+    const sameRefs = !!obj && !!before && obj.metadata.uid === before.metadata.uid && deepEqual(obj.metadata.ownerReferences, before.metadata.ownerReferences);
+    if (!sameRefs) index(e.key, obj, before);
+    if (obj && refsOf(obj).length && !sameRefs) queue.add(`dep:${e.key}`);
     if (obj && isOwnerPending(obj)) queue.add(`owner:${obj.metadata.uid}`);
     if (before) {
       for (const r of refsOf(before)) {
