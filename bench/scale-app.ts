@@ -5,7 +5,9 @@
 //                   same list's first page (kubectl's chunk of 500) and draws
 //                   a table of its first screen
 //   scrolling    -> frames per second and the p95 frame time while a script
-//                   scrolls the list a screen per frame
+//                   scrolls the list a screen per frame, once loaded, and
+//                   while it loads (from the first row until the list is
+//                   complete), with the main thread's CPU time per frame
 //   filter, sort -> input to changed rows (median of runs)
 //   watch -> DOM -> a write to a row on screen until the row shows its
 //                   resourceVersion (p50/p95), while other objects of the list
@@ -32,10 +34,12 @@ const SIDE_ROUNDS = Number(process.env.SCALE_APP_ROUNDS ?? 3);
 const BASELINE = process.env.SCALE_APP_BASELINE;
 /** The build measured against them (default dist, which bench/scale.ts builds). */
 const BUILD = process.env.SCALE_APP_BUILD ?? 'dist';
-/** Which figures to take (all by default): first,scroll,filter,watch,heap. */
+/** Which figures to take (all by default): first,loading,scroll,filter,watch,heap. */
 /** Set: each side-by-side page also takes a trace of one scroll, and the renderer's time per frame by task is printed. */
 const TRACE = Boolean(process.env.SCALE_APP_TRACE);
-const FIGURES = new Set((process.env.SCALE_APP_FIGURES ?? 'first,scroll,filter,watch,heap').split(','));
+const FIGURES = new Set((process.env.SCALE_APP_FIGURES ?? 'first,loading,scroll,filter,watch,heap').split(','));
+/** Scrolling while a list loads stops when it is complete, or after this many seconds. */
+const LOADING_MAX_S = 60;
 const f = (n: number, d = 0) => n.toFixed(d);
 const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
@@ -97,6 +101,8 @@ interface ScrollFigure {
   shown: number;
   /** The renderer main thread's CPU time per rAF frame, ms (thread time of its tasks: other processes on the shared cores do not add to it). */
   cpu: number;
+  /** How long it scrolled, ms (while loading: from the first row until the list was complete). */
+  ms: number;
 }
 
 /**
@@ -106,36 +112,38 @@ interface ScrollFigure {
  * drops or draws without (a "partial" frame shows the old scroll position),
  * so the trace's frame reporter is asked which frames reached the screen.
  */
-async function scroll(page: Page, seconds = 3, traced?: (events: TraceEvent[], frames: number) => void): Promise<ScrollFigure> {
+async function scroll(page: Page, seconds = 3, traced?: (events: TraceEvent[], frames: number) => void, untilRows?: number): Promise<ScrollFigure> {
   const browser = page.context().browser()!;
   await browser.startTracing(page, { categories: ['benchmark', 'blink.user_timing', 'toplevel', ...(traced ? ['devtools.timeline', 'disabled-by-default-devtools.timeline'] : [])] });
   const raf = await page.evaluate(
-    (ms) =>
-      new Promise<{ fps: number; p95: number }>((resolve) => {
+    ({ ms, untilRows }) =>
+      new Promise<{ fps: number; p95: number; frames: number; ms: number }>((resolve) => {
         const el = document.querySelector('.table-scroll')!;
         const gaps: number[] = [];
         const t0 = performance.now();
         performance.mark('bench-scroll-start');
         let last = t0;
+        // With untilRows: until the table has that many rows (the list complete), at most `ms`.
+        const done = (t: number) => (untilRows ? document.querySelector('[role=table]')?.getAttribute('aria-rowcount') === String(untilRows) : false) || t - t0 >= ms;
         const tick = (t: number) => {
           gaps.push(t - last);
           last = t;
           el.scrollTop = el.scrollTop + 800 >= el.scrollHeight - el.clientHeight ? 0 : el.scrollTop + 800;
-          if (t - t0 < ms) requestAnimationFrame(tick);
+          if (!done(t)) requestAnimationFrame(tick);
           else {
             performance.mark('bench-scroll-end');
             gaps.sort((a, b) => a - b);
             el.scrollTop = 0;
-            resolve({ fps: (gaps.length * 1000) / (t - t0), p95: gaps[Math.floor(gaps.length * 0.95)] });
+            resolve({ fps: (gaps.length * 1000) / (t - t0), p95: gaps[Math.floor(gaps.length * 0.95)], frames: gaps.length, ms: t - t0 });
           }
         };
         requestAnimationFrame(tick);
       }),
-    seconds * 1000,
+    { ms: seconds * 1000, untilRows },
   );
   const events: TraceEvent[] = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
-  traced?.(events, raf.fps * seconds);
-  return { ...raf, shown: presentedFps(events), cpu: mainThreadMs(events) / (raf.fps * seconds) };
+  traced?.(events, raf.frames);
+  return { fps: raf.fps, p95: raf.p95, ms: raf.ms, shown: presentedFps(events), cpu: mainThreadMs(events) / raf.frames };
 }
 
 /** CPU ms of the renderer main thread's top-level tasks between the scroll marks. */
@@ -328,7 +336,8 @@ async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string;
         const page = await ctx.newPage();
         await page.addInitScript(FIRST_ROW_MARKER);
         await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
-        side.loading.push(await scroll(page));
+        const tracing = TRACE && r === 0 ? (events: TraceEvent[], frames: number) => console.log(`    ${side.name}, ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}`) : undefined;
+        side.loading.push(await scroll(page, LOADING_MAX_S, tracing, l.count));
         await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
         side.loaded.push(await scroll(page));
         if (TRACE && r === 0) {
@@ -339,9 +348,9 @@ async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string;
       }
     }
   }
-  const med = (xs: ScrollFigure[], k: keyof ScrollFigure) => median(xs.map((x) => x[k]));
-  const line = (xs: ScrollFigure[]) => `${f(med(xs, 'fps'))} frames/s (${f(med(xs, 'shown'))} presented), p95 frame ${f(med(xs, 'p95'), 1)} ms, main thread ${f(med(xs, 'cpu'), 1)} ms CPU per frame`;
   const [mine, ...bases] = sides;
+  const med = (xs: ScrollFigure[], k: keyof ScrollFigure) => median(xs.map((x) => x[k]));
+  const line = (xs: ScrollFigure[]) => `${xs === mine.loading || bases.some((b) => xs === b.loading) ? `for ${f(med(xs, 'ms'))} ms, ` : ''}${f(med(xs, 'fps'))} frames/s (${f(med(xs, 'shown'))} presented), p95 frame ${f(med(xs, 'p95'), 1)} ms, main thread ${f(med(xs, 'cpu'), 1)} ms CPU per frame`;
   for (const when of ['loaded', 'loading'] as const) {
     console.log(`    scroll side by side, ${when === 'loaded' ? 'list loaded' : 'while the list loads'} (median of ${rounds} each, in turns; ${machine()}):`);
     console.log(`      this build: ${line(mine[when])}`);
@@ -375,6 +384,16 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
       } else {
         await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
         await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+      }
+      if (FIGURES.has('loading')) {
+        // A fresh load, scrolled a screen per frame from its first row until its last page is in.
+        await page.goto(`${api.url}/version`);
+        await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
+        const s = await scroll(page, LOADING_MAX_S, TRACE ? (events, frames) => console.log(`    ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}`) : undefined, l.count);
+        await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+        console.log(
+          `    scroll while the list loads (first row to complete, ${f(s.ms)} ms): ${f(s.fps)} frames/s (${f(s.shown)} presented), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms) (${machine()})`,
+        );
       }
       if (FIGURES.has('scroll')) {
         const s = await scroll(page);
