@@ -73,7 +73,7 @@ export function onRefusal(l: RefusalListener) {
   return () => void refusalListeners.delete(l);
 }
 
-function requestHeaders(conn: Connection, init: RequestInit): Headers {
+export function requestHeaders(conn: Connection, init: RequestInit = {}): Headers {
   const headers = new Headers(init.headers);
   if (!headers.has('Accept')) headers.set('Accept', 'application/json');
   for (const [k, v] of Object.entries(authHeaders(conn))) headers.set(k, v);
@@ -93,19 +93,26 @@ export async function kubeAnswer<T>(conn: Connection, path: string, response: Pr
   try {
     res = await response;
   } catch (e) {
-    throw new KubeError(0, undefined, `cannot reach ${apiBase(conn)}: ${(e as Error).message}`);
+    throw unreachable(conn, e);
   }
-  const text = await res.text();
+  return answerOf<T>(conn, path, res.status, res.statusText, await res.text());
+}
+
+/** An answer's parsed body, or its Status thrown as a KubeError (401 and 403 also told to the refusal listeners). */
+export function answerOf<T>(conn: Connection, path: string, status: number, statusText: string, text: string): T {
   let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {
     body = undefined;
   }
-  if (res.status === 401 || res.status === 403) refusalListeners.forEach((l) => l(res.status as 401 | 403, conn, path));
-  if (!res.ok) throw new KubeError(res.status, body?.kind === 'Status' ? body : undefined, text.trim() || res.statusText);
+  if (status === 401 || status === 403) refusalListeners.forEach((l) => l(status as 401 | 403, conn, path));
+  if (status < 200 || status > 299) throw new KubeError(status, body?.kind === 'Status' ? body : undefined, text.trim() || statusText);
   return body as T;
 }
+
+/** The error of a request that got no answer. */
+export const unreachable = (conn: Connection, e: unknown) => new KubeError(0, undefined, `cannot reach ${apiBase(conn)}: ${(e as Error).message ?? e}`);
 
 /** Typed verbs over kubeFetch for one kind. */
 export const api = {

@@ -9,6 +9,7 @@ import { api, kindPath, kubeFetch, type Connection, type KubeList } from './clie
 import { connectionKey, useConnection } from './connection.ts';
 import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
+import { readListPage, type ListPage } from './wire.ts';
 
 export const queryKeys = {
   /** `labelSelector`: only the objects it selects (a list of its own, e.g. one DaemonSet's pods). */
@@ -25,39 +26,75 @@ export const queryKeys = {
  * at 50,000 pods (158 MB with 2,000, the same 131 MB after it; bench/scale-app.ts).
  */
 export const FIRST_PAGE = 100;
-const NEXT_PAGES = 2_000;
+/** The size of the later pages (a setting, so that tests read a list of a few hundred in many pages). */
+export const listPaging = { next: 2_000 };
 
 /** The address of a list's first page (also sent early, see routes/readahead.ts). */
 export const firstPagePath = (kind: KindDefinition, namespace?: string, labelSelector?: string) =>
   `${kindPath(kind, namespace)}?${new URLSearchParams({ limit: String(FIRST_PAGE), ...(labelSelector ? { labelSelector } : {}) })}`;
 const selecting = (labelSelector?: string): Record<string, string> => (labelSelector ? { labelSelector } : {});
 
+/** A list's items are shown again once this share of them is new since they were last shown (and when complete). */
+const SHOW_GROWTH = 1 / 8;
+/** The main thread parses a page's runs of items for at most this long before it lets a frame in. */
+const SLICE_MS = 8;
+
+/** Lets the browser draw a frame (and handle input) before the caller goes on. */
+const yieldToFrame = (): Promise<void> => {
+  const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  return s?.yield ? s.yield() : new Promise((r) => setTimeout(r, 0));
+};
+
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, labelSelector?: string): Promise<ListState> {
   // Paged as kubectl lists (limit and continue, one consistent revision for all
   // pages): a first page draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
-  const items: KubeObject[] = [];
-  let page = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, labelSelector));
-  const resourceVersion = page.metadata.resourceVersion ?? '';
+  // Later pages are read and cut into runs of items in the wire worker
+  // (wire.ts), the next one while this one is parsed; the main thread parses
+  // a run at a time and lets frames in between, so a list scrolled while it
+  // loads keeps its frames. Items go into one growing array; the views are
+  // shown a copy of it only when it has grown by a share (SHOW_GROWTH), so the
+  // copies of a list of n items add up to a few n, not n per page.
+  const first = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, labelSelector));
+  const resourceVersion = first.metadata.resourceVersion ?? '';
+  const items: KubeObject[] = first.items.slice();
   let shown: readonly KubeObject[] = [];
-  for (;;) {
-    for (const o of page.items) items.push(o);
-    const token = page.metadata.continue;
-    if (!token) break;
-    // Each page shown as an addition to the last, so views add it to what they derived.
+  let added: KubeObject[] = items.slice();
+  const pagePath = (token: string) => `${kindPath(kind, namespace)}?${new URLSearchParams({ limit: String(listPaging.next), continue: token, ...selecting(labelSelector) })}`;
+  let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue)) : undefined;
+  const maybeShow = () => {
+    if (!added.length || added.length < items.length * SHOW_GROWTH) return;
+    // Each part shown as an addition to the last, so views add it to what they derived.
     const now = items.slice();
-    onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added: page.items } });
+    onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added } });
     shown = now;
+    added = [];
+  };
+  while (next) {
+    maybeShow();
+    let page: ListPage;
     try {
-      page = await api.list(conn, kind, namespace, new URLSearchParams({ limit: String(NEXT_PAGES), continue: token, ...selecting(labelSelector) }).toString());
+      page = await next;
     } catch (e) {
       // 410: the revision was compacted between pages; one unpaged list from the watch cache instead.
       if ((e as { code?: number }).code !== 410) throw e;
       return fetchAll(conn, kind, namespace, labelSelector);
     }
+    const token = page.metadata.continue;
+    next = token ? readListPage(conn, pagePath(token)) : undefined;
+    // A failure of the page read ahead is taken when it is awaited, not reported as unhandled meanwhile.
+    next?.catch(() => undefined);
+    let slice = performance.now();
+    for (const run of page.runs) {
+      for (const o of run()) items.push(o), added.push(o);
+      if (performance.now() - slice < SLICE_MS) continue;
+      if (next) maybeShow();
+      await yieldToFrame();
+      slice = performance.now();
+    }
   }
-  // The complete list adds the last page to the parts shown (views that saw them go on from there).
-  return { items, resourceVersion, change: { from: shown, removed: [], added: page.items } };
+  // The complete list adds what was read since the last part shown (views that saw them go on from there).
+  return { items, resourceVersion, change: { from: shown, removed: [], added } };
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */

@@ -8,7 +8,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import type { TestServer } from '../../server/testing.ts';
 import { connectToTestServer } from './testserver.ts';
-import { FIRST_PAGE, useList } from './hooks.ts';
+import type { ListState } from './watch.ts';
+import { FIRST_PAGE, listPaging, queryKeys, useList } from './hooks.ts';
+import { getConnection } from './connection.ts';
 
 const NODES = 620;
 let s: TestServer;
@@ -42,5 +44,45 @@ describe('a list of more than one page', () => {
     // The watch runs from the list's revision: a node made now appears.
     await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-late' } } });
     await waitFor(() => expect(screen.getByTestId('count').textContent).toBe(String(NODES + 1)), { timeout: 20_000 });
+  }, 60_000);
+
+  it('shows a list of many pages in parts, each an addition to the last, as it grows by an eighth, and the whole in order', async () => {
+    listPaging.next = 50;
+    try {
+      const qc = new QueryClient();
+      const states: ListState[] = [];
+      const key = queryKeys.list(getConnection(), nodeKind);
+      qc.getQueryCache().subscribe((e) => {
+        const data = e.query.state.data as ListState | undefined;
+        if (e.type === 'updated' && e.query.queryKey.join() === key.join() && data && data !== states.at(-1)) states.push(data);
+      });
+      render(
+        <QueryClientProvider client={qc}>
+          <NodeCount />
+        </QueryClientProvider>,
+      );
+      await waitFor(() => expect(states.some((st) => !st.partial)).toBe(true), { timeout: 20_000 });
+      const complete = states.find((st) => !st.partial)!;
+      const parts = states.slice(0, states.indexOf(complete));
+      const direct = (await s.api('/api/v1/nodes')).body.items.map((o: { metadata: { name: string } }) => o.metadata.name);
+      // The whole list, each node once, in the server's order.
+      expect(complete.items.map((o) => o.metadata.name)).toEqual(direct.slice(0, complete.items.length));
+      expect(complete.items.length).toBeGreaterThanOrEqual(NODES);
+      // Each state adds to the one before it: its items are those and what it says it added.
+      let before = parts[0].change!.from;
+      expect(before).toEqual([]);
+      for (const st of [...parts, complete]) {
+        expect(st.change!.from).toBe(before);
+        expect(st.items).toEqual([...before, ...st.change!.added]);
+        before = st.items;
+      }
+      // Shown first at the first page, then only as it grew by an eighth: fewer parts than pages.
+      expect(parts[0].items.length).toBe(FIRST_PAGE);
+      for (const p of parts.slice(1)) expect(p.change!.added.length).toBeGreaterThanOrEqual(p.items.length / 8);
+      const pages = 1 + Math.ceil((complete.items.length - FIRST_PAGE) / 50);
+      expect(parts.length).toBeLessThan(pages - 1);
+    } finally {
+      listPaging.next = 2_000;
+    }
   }, 60_000);
 });

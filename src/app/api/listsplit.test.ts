@@ -1,0 +1,39 @@
+// The list cut into runs of items must give back exactly the list: every item
+// in order, whole, and the list's metadata, whatever the items' text holds.
+import { describe, expect, it } from 'vitest';
+import { splitList } from './listsplit.ts';
+
+const rejoin = (text: string, per: number) => {
+  const { head, runs } = splitList(text, per);
+  return { head: JSON.parse(head), items: runs.flatMap((r) => JSON.parse(r)), sizes: runs.map((r) => JSON.parse(r).length) };
+};
+
+describe('splitList', () => {
+  const items = Array.from({ length: 7 }, (_, i) => ({
+    metadata: { name: `pod-${i}`, labels: { a: '[{,}]', 'b"': 'quote " and \\ backslash \\' } },
+    spec: { containers: [{ name: 'c', args: ['"items":[1,2]', '\\"'] }] },
+  }));
+  const list = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '42', continue: 'tok"en,' }, items };
+
+  it('gives back every item in order, in runs of the size asked, and the metadata', () => {
+    for (const per of [1, 2, 3, 7, 10]) {
+      const out = rejoin(JSON.stringify(list), per);
+      expect(out.items).toEqual(items);
+      expect(out.sizes).toEqual(Array.from({ length: Math.ceil(7 / per) }, (_, i) => Math.min(per, 7 - i * per)));
+      expect(out.head).toEqual({ ...list, items: [] });
+    }
+  });
+
+  it('reads items wherever they stand among the keys, with whitespace', () => {
+    const text = `{ "items" : [ ${items.map((o) => JSON.stringify(o, null, 2)).join(' ,\n ')} ] , "kind": "items", "metadata": {"continue": ""} }`;
+    const out = rejoin(text, 3);
+    expect(out.items).toEqual(items);
+    expect(out.head).toEqual({ kind: 'items', metadata: { continue: '' }, items: [] });
+  });
+
+  it('an empty list has no runs; a Status has no items', () => {
+    expect(splitList('{"kind":"PodList","metadata":{},"items":[]}', 5)).toEqual({ head: '{"kind":"PodList","metadata":{},"items":[]}', runs: [] });
+    const status = '{"kind":"Status","code":410,"reason":"Expired","details":{"items":[1]}}';
+    expect(splitList(status, 5)).toEqual({ head: status, runs: [] });
+  });
+});

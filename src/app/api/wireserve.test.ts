@@ -1,0 +1,112 @@
+// The wire worker's work, run here on the test's thread against the real
+// server: a page of a list read and cut into runs that give back the list,
+// refusals passed on as answers, and a watch socket's messages handed over in
+// batches that keep every event, in order, whole.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from '../../server/testing.ts';
+import { BATCH_MS, serveWire, type WireAnswer } from './wireserve.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ controllers: false });
+  for (let i = 0; i < 25; i++) expect((await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${String(i).padStart(2, '0')}`, annotations: { note: 'a "quoted", [bracketed] {value}' } } } })).status).toBe(201);
+}, 60_000);
+afterAll(() => s.stop());
+
+/** The worker's answers, as it posts them, and a way to wait for one. */
+function served(WS: unknown = WebSocket) {
+  const answers: WireAnswer[] = [];
+  const serve = serveWire((a) => answers.push(a), WS as typeof globalThis.WebSocket);
+  const until = async (ok: () => boolean) => {
+    for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(ok()).toBe(true);
+  };
+  return { answers, serve, until };
+}
+
+describe('the wire worker', () => {
+  it('reads a page of a list as runs of items that give back the page, and its continue token', async () => {
+    const { answers, serve, until } = served();
+    serve({ op: 'page', id: 1, url: `${s.url}/api/v1/nodes?limit=20`, headers: s.adminHeaders, per: 6 });
+    await until(() => answers.length === 1);
+    const a = answers[0] as Extract<WireAnswer, { op: 'page' }>;
+    const direct = (await s.api('/api/v1/nodes?limit=20')).body;
+    expect(a.status).toBe(200);
+    expect(a.runs!.map((r) => JSON.parse(r).length)).toEqual([6, 6, 6, 2]);
+    expect(a.runs!.flatMap((r) => JSON.parse(r))).toEqual(direct.items);
+    expect(JSON.parse(a.head!)).toEqual({ ...direct, items: [] });
+    expect(JSON.parse(a.head!).metadata.continue).toBeTruthy();
+  });
+
+  it('passes a refusal on with its Status, and a server that does not answer as status 0', async () => {
+    const { answers, serve, until } = served();
+    serve({ op: 'page', id: 2, url: `${s.url}/api/v1/nodes?limit=20`, headers: { Authorization: 'Bearer wrong' }, per: 6 });
+    serve({ op: 'page', id: 3, url: 'http://127.0.0.1:1/api/v1/nodes', headers: {}, per: 6 });
+    await until(() => answers.length === 2);
+    const byId = new Map(answers.map((a) => [a.id, a as Extract<WireAnswer, { op: 'page' }>]));
+    expect(byId.get(2)!.status).toBe(401);
+    expect(JSON.parse(byId.get(2)!.text!).kind).toBe('Status');
+    expect(byId.get(2)!.runs).toBeUndefined();
+    expect(byId.get(3)!.status).toBe(0);
+  });
+
+  it("hands a watch socket's messages over in batches: every event, in order, as the server sent them", async () => {
+    const { answers, serve, until } = served();
+    const rv = (await s.api('/api/v1/nodes')).body.metadata.resourceVersion;
+    const token = s.adminHeaders.Authorization.slice('Bearer '.length);
+    const url = `${s.url.replace('http', 'ws')}/api/v1/nodes?watch=1&resourceVersion=${rv}`;
+    serve({ op: 'watch', id: 7, url, protocols: ['watch.json.k8s.io', `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`] });
+    await until(() => answers.some((a) => a.op === 'open'));
+    // A burst of writes, then more one at a time.
+    const names = Array.from({ length: 30 }, (_, i) => `w-${String(i).padStart(2, '0')}`);
+    await Promise.all(names.slice(0, 20).map((name) => s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } })));
+    for (const name of names.slice(20)) await s.api(`/api/v1/nodes`, { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } });
+    await s.api('/api/v1/nodes/w-03', { method: 'DELETE' });
+    const events = () => answers.flatMap((a) => (a.op === 'messages' ? (JSON.parse(a.batch) as { type: string; object: { metadata: { name: string; resourceVersion: string } } }[]) : []));
+    await until(() => events().length === 31);
+    const got = events();
+    // Each event whole, in the server's order (resourceVersions rising), the delete last.
+    expect(got.slice(0, 30).map((e) => e.type)).toEqual(Array(30).fill('ADDED'));
+    expect(new Set(got.slice(0, 30).map((e) => e.object.metadata.name))).toEqual(new Set(names));
+    expect(got.slice(20, 30).map((e) => e.object.metadata.name)).toEqual(names.slice(20));
+    expect(got[30]).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'w-03' } } });
+    const rvs = got.map((e) => Number(e.object.metadata.resourceVersion));
+    expect(rvs).toEqual([...rvs].sort((a, b) => a - b));
+    serve({ op: 'close', id: 7 });
+  });
+
+  it('sends a message after a quiet spell at once, those within the window together, and the rest before it reports the close', () => {
+    vi.useFakeTimers();
+    try {
+      let socket!: { onopen: () => void; onmessage: (m: { data: unknown }) => void; onclose: () => void };
+      class TestSocket {
+        constructor() {
+          socket = this as never;
+        }
+        close() {}
+      }
+      const { answers, serve } = served(TestSocket);
+      serve({ op: 'watch', id: 1, url: 'ws://x', protocols: [] });
+      socket.onopen();
+      const say = (n: number) => socket.onmessage({ data: JSON.stringify({ type: 'MODIFIED', object: { n } }) });
+      const batches = () => answers.filter((a) => a.op === 'messages').map((a) => JSON.parse((a as { batch: string }).batch).map((e: { object: { n: number } }) => e.object.n));
+      say(1);
+      expect(batches()).toEqual([[1]]);
+      say(2);
+      say(3);
+      socket.onmessage({ data: new ArrayBuffer(2) }); // not text: not an event
+      say(4);
+      expect(batches()).toEqual([[1]]);
+      vi.advanceTimersByTime(BATCH_MS);
+      expect(batches()).toEqual([[1], [2, 3, 4]]);
+      say(5);
+      socket.onclose();
+      expect(batches()).toEqual([[1], [2, 3, 4], [5]]);
+      expect(answers.map((a) => a.op)).toEqual(['open', 'messages', 'messages', 'messages', 'closed']);
+      expect(answers.at(-1)).toEqual({ id: 1, op: 'closed', opened: true });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
