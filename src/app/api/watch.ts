@@ -16,7 +16,8 @@
 import { defaultScheduler, notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
-import { jsonLines } from '../../lib/ndjson.ts';
+import { eventBatches } from './watchlines.ts';
+import { openSocket } from './wire.ts';
 
 export interface ListState {
   /** The objects, in no particular order (one per uid). A new array each time the list changes, so React sees the change. */
@@ -95,10 +96,10 @@ interface WatchEvent {
   object: KubeObject & Partial<KubeStatus>;
 }
 
-/** Where the transport ends up: an event, or the end of the stream (with the reason). */
+/** Where the transport ends up: events (a batch at a time, in order), or the end of the stream (with the reason). */
 interface StreamHandlers {
   onOpen(): void;
-  onEvent(e: WatchEvent): void;
+  onEvents(events: WatchEvent[]): void;
   onClose(error?: unknown): void;
 }
 
@@ -124,7 +125,7 @@ function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stre
     const res = await fetch(apiBase(conn) + url, { headers: { Accept: 'application/json', ...authHeaders(conn) }, signal: ac.signal });
     if (!res.ok || !res.body) throw Object.assign(new Error(`watch failed: HTTP ${res.status}`), { code: res.status });
     h.onOpen();
-    for await (const event of jsonLines(res.body)) h.onEvent(event);
+    for await (const events of eventBatches(res.body)) h.onEvents(events);
   })().then(
     () => h.onClose(),
     (e) => h.onClose(ac.signal.aborted ? undefined : e),
@@ -139,30 +140,19 @@ function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, o
   // apiserver never echoes that one back and refuses it alone ("missing additional subprotocol"),
   // so a second, plain protocol is offered for it to choose; watch events are JSON text either way.
   const protocols = conn.token ? [WATCH_PROTOCOL, `base64url.bearer.authorization.k8s.io.${base64url(conn.token)}`] : [];
-  let opened = false;
-  let closed = false;
-  const ws = new WebSocket(wsUrl, protocols);
-  ws.onopen = () => {
-    opened = true;
-    wsSupport.set(apiBase(conn), true);
-    h.onOpen();
-  };
-  ws.onmessage = (m) => {
-    if (typeof m.data === 'string') h.onEvent(JSON.parse(m.data));
-  };
-  ws.onclose = () => {
-    if (closed) return;
-    closed = true;
-    if (!opened && !wsSupport.get(apiBase(conn))) onUnsupported();
-    // A socket refused before it opened (401, 403, the server gone) is a failure, retried with back-off.
-    else h.onClose(opened ? undefined : new Error('watch refused'));
-  };
-  return {
-    close: () => {
-      closed = true;
-      ws.close();
+  // In the wire worker where there is one: its messages come a batch per task (wireserve.ts).
+  return openSocket(wsUrl, protocols, {
+    onOpen: () => {
+      wsSupport.set(apiBase(conn), true);
+      h.onOpen();
     },
-  };
+    onMessages: (events) => h.onEvents(events as WatchEvent[]),
+    onClose: (opened) => {
+      if (!opened && !wsSupport.get(apiBase(conn))) onUnsupported();
+      // A socket refused before it opened (401, 403, the server gone) is a failure, retried with back-off.
+      else h.onClose(opened ? undefined : new Error('watch refused'));
+    },
+  });
 }
 
 const runNow = (f: () => void) => f();
@@ -341,7 +331,10 @@ export class ListWatch {
         this.retry = 0;
         this.setHealth('live');
       },
-      onEvent: (e) => current() && this.receive(e),
+      onEvents: (events) => {
+        // An ERROR drops the stream: the events after it in the batch are not of this stream any more.
+        for (const e of events) if (current()) this.receive(e);
+      },
       onClose: (error) => {
         if (!current()) return;
         this.stream = undefined;
