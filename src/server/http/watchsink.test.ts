@@ -69,6 +69,36 @@ describe('WatchSink', () => {
     expect(wires[wires.length - 1].writes.map(String).join('')).toBe(events.map(String).join(''));
   });
 
+  it('writes a flush in one turn when its writes took wall time but little CPU (the thread waited, as for a core)', async () => {
+    const framing: Framing = { frame: (events) => Buffer.concat(events) };
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    let turnsSeen = 0;
+    let firstWrite = true;
+    const written: number[] = [];
+    const wires = Array.from({ length: 40 }, () => {
+      const wire: WatchWire = {
+        framing,
+        writable: () => true,
+        write() {
+          // The turn the flush began in ends when this immediate runs: each write notes which turn it was in.
+          if (firstWrite) (firstWrite = false), setImmediate(() => turnsSeen++);
+          written.push(turnsSeen);
+          Atomics.wait(pause, 0, 0, 1); // 1 ms asleep: wall time without CPU
+        },
+        writableLength: () => 0,
+        drained: async () => undefined,
+        destroy() {},
+        end() {},
+        onGone() {},
+      };
+      return wire;
+    });
+    const sinks = wires.map((wire) => new WatchSink(wire, 1 << 20));
+    sinks.forEach((s) => s.send(Buffer.from('{"type":"ADDED"}\n')));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(written).toEqual(new Array(40).fill(0));
+  });
+
   it('frames each distinct run of events once, and watchers whose events differ get their own', async () => {
     const framed: string[] = [];
     const framing: Framing = { frame: (events) => (framed.push(events.map(String).join('')), Buffer.concat(events)) };
