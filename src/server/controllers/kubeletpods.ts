@@ -64,12 +64,17 @@ function setCondition(conds: any[], type: string, status: string, now: string, r
   else conds.push(next);
 }
 
-/** The image as the runtime reports it (fully qualified) and a stable fake digest. */
+/** The image as the runtime reports it (fully qualified) and a stable fake digest (a hash: kept per image, as thousands of pods run the same few). */
+const imageRefs = new Map<string, { full: string; id: string }>();
 function imageRef(image: string) {
+  let ref = imageRefs.get(image);
+  if (ref) return ref;
   const first = image.split('/')[0];
   const full = !image.includes('/') ? `docker.io/library/${image}` : first.includes('.') || first.includes(':') || first === 'localhost' ? image : `docker.io/${image}`;
   const repo = full.split('@')[0].replace(/:[^/:]+$/, '');
-  return { full, id: `${repo}@sha256:${hex(image)}` };
+  if (imageRefs.size > 10_000) imageRefs.clear();
+  imageRefs.set(image, (ref = { full, id: `${repo}@sha256:${hex(image)}` }));
+  return ref;
 }
 
 /**

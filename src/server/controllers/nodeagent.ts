@@ -47,6 +47,17 @@ const BASE_IMAGES = ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v
 /** The kubelet reports at most this many images (nodeStatusMaxImages). */
 const MAX_IMAGES = 50;
 
+/** A simulated image's size, stable per name (a hash of it; kept, as every node reports the same few images on each status compare). */
+const imageSizes = new Map<string, number>();
+const imageSize = (name: string) => {
+  let size = imageSizes.get(name);
+  if (size === undefined) {
+    if (imageSizes.size > 10_000) imageSizes.clear();
+    imageSizes.set(name, (size = 5_000_000 + (parseInt(hex(name, 6), 16) % 200_000_000)));
+  }
+  return size;
+};
+
 /** Heartbeat (Lease renewal) write latencies (ms) of every agent in this process, for the bench. */
 const heartbeatLatencies: number[] = [];
 export function heartbeatStats() {
@@ -194,7 +205,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const names = new Set([...BASE_IMAGES, ...pulled]);
     return [...names]
       .slice(0, MAX_IMAGES)
-      .map((n) => ({ names: [n], sizeBytes: 5_000_000 + (parseInt(hex(n, 6), 16) % 200_000_000) }));
+      .map((n) => ({ names: [n], sizeBytes: imageSize(n) }));
   }
 
   /** The status the kubelet posts; `heartbeat` refreshes lastHeartbeatTime, `images` the image list. */
