@@ -147,6 +147,30 @@ describe('the rollout index, kept up to date as the watches move', () => {
     expect(index.model().orphans.map((p) => p.name)).toEqual(['p7']);
   });
 
+  it("derives again only the nodes a new revision or strategy changes: a rollout's start is not every node twice", () => {
+    const pods = nodes.map((n, i) => withRv(pod(`p${i}`, n.metadata.name!, 'old111', true, 900), String(100 + i)));
+    pods[5] = withRv(pod('q5', 'n05', 'new222', false, 5), '200');
+    // The page has the new template before the revision holding it: the new pod is not known as new yet.
+    const index = new RolloutIndex();
+    index.update({ ...input(pods, nodes), revisions: [revisions[0]] });
+    const before = index.model();
+    expect(before.currentHash).toBeUndefined();
+    expect(before.rows[5].state).toBe('old');
+    // The revision arrives: only n05's pod turns new.
+    expect(index.update(input(pods, nodes))).toBe(true);
+    const after = index.model();
+    expect(after.rows.filter((r, i) => r !== before.rows[i]).map((r) => r.nodeName)).toEqual(['n05']);
+    expect(after.rows[5].state).toBe('progressing');
+    expect({ ...after, version: 0 }).toEqual({ ...buildRollout(input(pods, nodes)), version: 0 });
+    // Another maxUnavailable: the budget moves, no row is derived again.
+    const wider = { ...ds, spec: { ...(ds.spec as object), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 3, maxSurge: 0 } } } } as KubeObject;
+    expect(index.update({ ...input(pods, nodes), ds: wider })).toBe(true);
+    const widened = index.model();
+    expect(widened.rows.every((r, i) => r === after.rows[i])).toBe(true);
+    expect(widened.budget).toMatchObject({ maxUnavailable: 3, inUse: 1, remaining: 2 });
+    expect({ ...widened, version: 0 }).toEqual({ ...buildRollout({ ...input(pods, nodes), ds: wider }), version: 0 });
+  });
+
   it('moves a node on as time passes alone: stalled once stallAfterMs is over', () => {
     const pods = [pod('p0', 'n00', 'new222', false, 30)];
     const index = new RolloutIndex();
