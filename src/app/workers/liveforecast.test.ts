@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { paceFor, planRollout } from '../../lib/rolloutplan.ts';
 import { IndexedItems } from '../api/watch.ts';
-import { ForecastFeed, ForecastMirror, runsFor } from './liveforecast.ts';
+import { FEED_MS, ForecastFeed, ForecastMirror, ForecastSender, runsFor } from './liveforecast.ts';
 
 const t0 = Date.parse('2026-11-24T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -109,5 +109,44 @@ describe('the changes sent to the forecast worker', () => {
     feed.take('pods', { items: relisted, change: { from: [], removed: [], added: relisted } });
     expect(feed.drain()).toEqual([{ type: 'reset', list: 'pods', items: relisted }]);
     expect(feed.drain()).toEqual([]);
+  });
+
+  it('sends nothing to the worker while no forecast is wanted (a page loading its lists), then what was held, once', () => {
+    vi.useFakeTimers();
+    try {
+      const sent: unknown[] = [];
+      const sender = new ForecastSender((m) => sent.push(m));
+      const nodes = Array.from({ length: 3 }, (_, i) => node(i));
+      const pods = new IndexedItems();
+      pods.reset([pod('a', 'n0', 'old1', t0)]);
+      sender.take('nodes', { items: nodes });
+      sender.take('pods', { items: pods.items });
+      const added = pods.apply(new Map([['b', pod('b', 'n1', 'old1', t0)]]));
+      sender.take('pods', { items: pods.items, change: added });
+      vi.advanceTimersByTime(10 * FEED_MS);
+      expect(sent).toEqual([]);
+      // A rollout starts: the lists as they are now, each whole (the worker had none).
+      sender.setActive(true);
+      expect(sent).toEqual([
+        { type: 'reset', list: 'nodes', items: nodes },
+        { type: 'reset', list: 'pods', items: pods.items },
+      ]);
+      // While it runs, changes go every FEED_MS.
+      const was = pods.items;
+      const change = pods.apply(new Map([['a', undefined]]))!;
+      sender.take('pods', { items: pods.items, change });
+      expect(change.from).toBe(was);
+      expect(sent).toHaveLength(2);
+      vi.advanceTimersByTime(FEED_MS);
+      expect(sent).toHaveLength(3);
+      expect(sent[2]).toMatchObject({ type: 'change', list: 'pods', removed: ['a'], added: [] });
+      // Done: held again.
+      sender.setActive(false);
+      sender.take('nodes', { items: nodes.slice(1) });
+      vi.advanceTimersByTime(10 * FEED_MS);
+      expect(sent).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

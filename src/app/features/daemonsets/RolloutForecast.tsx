@@ -18,7 +18,7 @@ import { hashOfTemplate, podAvailableTime, revisionsOfDaemonSet, type ClusterVie
 import { useConnection } from '../../api/connection.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import type { ListState } from '../../api/watch.ts';
-import { ForecastFeed, ForecastMirror, type ForecastAnswer, type ForecastList, type ForecastRequest } from '../../workers/liveforecast.ts';
+import { ForecastMirror, ForecastSender, type ForecastAnswer, type ForecastList, type ForecastRequest } from '../../workers/liveforecast.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
@@ -53,22 +53,24 @@ export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, star
 }
 
 const REPLAN_MS = 3000;
-/** How often the lists' changes are sent to the forecast's worker. */
-const FEED_MS = 500;
 
 /**
  * The forecast's worker (src/app/workers), fed the lists a plan reads as the
  * watches change them: each change of the cached list (every one, from the
  * query cache, not only those a render sees) sends what it added and removed;
- * a list whose last change was not seen is sent whole. Where there are no
- * workers (tests), the same mirror answers on this thread.
+ * a list whose last change was not seen is sent whole; held while no forecast
+ * is `wanted` (ForecastSender). Where there are no workers (tests), the same
+ * mirror answers on this thread.
  */
-function useForecastWorker(namespace: string | undefined, podSelector: string | undefined, onAnswer: (a: ForecastAnswer) => void) {
+function useForecastWorker(namespace: string | undefined, podSelector: string | undefined, wanted: boolean, onAnswer: (a: ForecastAnswer) => void) {
   const qc = useQueryClient();
   const conn = useConnection();
   const answer = useRef(onAnswer);
   answer.current = onAnswer;
   const port = useRef<{ post(m: ForecastRequest): void } | null>(null);
+  const sender = useRef<ForecastSender | null>(null);
+  const isWanted = useRef(wanted);
+  isWanted.current = wanted;
   // The other lists are the page's own; the namespace's DaemonSets (their pace, when this one has none) are kept live here.
   // The pods are the DaemonSet's own (the page's list, by its selector), not the namespace's: the other DaemonSets'
   // old pods' stop still comes from the events, their pods' start-up no longer (this one's last rollout gives it).
@@ -103,18 +105,13 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
     // Changes are gathered and sent every FEED_MS, not as the watch flushes: the copy into the worker
     // left the frame flush (it delayed the render of every update), and an object that changed several
     // times meanwhile (a pod goes through five states in a few seconds) is copied once.
-    const batch = new ForecastFeed();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const send = () => {
-      clearTimeout(timer);
-      timer = undefined;
-      for (const m of batch.drain()) {
-        const keep = m.list === 'events' ? isPodEvent : undefined;
-        post(m.type === 'reset' ? { ...m, items: slim(m.items, keep) } : { ...m, added: slim(m.added, keep) });
-      }
-    };
+    const batch = new ForecastSender((m) => {
+      const keep = m.list === 'events' ? isPodEvent : undefined;
+      post(m.type === 'reset' ? { ...m, items: slim(m.items, keep) } : { ...m, added: slim(m.added, keep) });
+    });
+    sender.current = batch;
     const feed = (list: ForecastList, state: ListState | undefined) => {
-      if (state && batch.take(list, state)) timer ??= setTimeout(send, FEED_MS);
+      if (state) batch.take(list, state);
     };
     const byHash = new Map(keys.map(([list, key]) => [hashKey(key), list]));
     for (const [list, key] of keys) feed(list, qc.getQueryData<ListState>(key));
@@ -123,14 +120,17 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
       if (list) feed(list, e.query.state.data as ListState | undefined);
     });
     // A plan reads the lists as they are now.
-    port.current = { post: (m) => (m.type === 'plan' && send(), post(m)) };
+    port.current = { post: (m) => (m.type === 'plan' && batch.send(), post(m)) };
+    batch.setActive(isWanted.current);
     return () => {
       unsubscribe();
-      clearTimeout(timer);
+      batch.stop();
       stop();
       port.current = null;
+      sender.current = null;
     };
   }, [qc, conn, namespace, podSelector]);
+  useEffect(() => sender.current?.setActive(wanted), [wanted]);
   return port;
 }
 
@@ -160,7 +160,7 @@ export function useLiveForecast(
   latest.current = { ds, template };
   const asked = useRef<{ id: number; at: number; key: string; planKey: string }>(undefined);
   const [planned, setPlanned] = useState<{ planKey: string; result: LiveForecast }>();
-  const worker = useForecastWorker(ds.metadata.namespace, podSelectorOf(ds), (a) => {
+  const worker = useForecastWorker(ds.metadata.namespace, podSelectorOf(ds), running, (a) => {
     const ask = asked.current;
     if (!ask || a.id !== ask.id || a.error || !a.forecast || a.start === undefined) return;
     const { ds, template } = latest.current;
