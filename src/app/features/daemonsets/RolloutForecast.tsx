@@ -351,48 +351,53 @@ const PlanRecordView = memo(function PlanRecordView({ record, outcome, revision 
       </table>
       {record.waves.length > 30 && <p className="muted">and {record.waves.length - 30} more waves</p>}
       <PerNode>
-        <table className="simple">
-          <thead>
-            <tr>
-              <th>Node</th>
-              <th>Wave</th>
-              <th>Planned done after</th>
-              <th>Done after</th>
-            </tr>
-          </thead>
-          <tbody>
-            {record.waves
-              .flatMap((w, k) => w.nodes.map((n) => ({ n, k })))
-              .slice(0, 300)
-              .map(({ n, k }) => {
-                const a = actualOf(n);
-                const p = record.nodeFinish[n];
-                return (
-                  <tr key={n} data-plan-node={n}>
-                    <td className="mono">{n}</td>
-                    <td>{k + 1}</td>
-                    <td>{p !== undefined ? formatDuration(p) : 'stalls'}</td>
-                    <td>
-                      {a !== undefined ? formatDuration(a) : '—'}
-                      {a !== undefined && p ? <span className="muted"> ({pct((a - p) / p)})</span> : null}
-                    </td>
-                  </tr>
-                );
-              })}
-          </tbody>
-        </table>
+        {() => (
+          <table className="simple">
+            <thead>
+              <tr>
+                <th>Node</th>
+                <th>Wave</th>
+                <th>Planned done after</th>
+                <th>Done after</th>
+              </tr>
+            </thead>
+            <tbody>
+              {record.waves
+                .flatMap((w, k) => w.nodes.map((n) => ({ n, k })))
+                .slice(0, 300)
+                .map(({ n, k }) => {
+                  const a = actualOf(n);
+                  const p = record.nodeFinish[n];
+                  return (
+                    <tr key={n} data-plan-node={n}>
+                      <td className="mono">{n}</td>
+                      <td>{k + 1}</td>
+                      <td>{p !== undefined ? formatDuration(p) : 'stalls'}</td>
+                      <td>
+                        {a !== undefined ? formatDuration(a) : '—'}
+                        {a !== undefined && p ? <span className="muted"> ({pct((a - p) / p)})</span> : null}
+                      </td>
+                    </tr>
+                  );
+                })}
+            </tbody>
+          </table>
+        )}
       </PerNode>
     </details>
   );
 });
 
-/** The per-node table, made only once opened: up to 300 rows a large rollout would otherwise redraw unseen. */
-function PerNode({ children }: { children: ReactNode }) {
+/**
+ * The per-node table, made only once opened: up to 300 rows a large rollout would otherwise redraw unseen.
+ * A function, so that while closed its rows are not made at all (they were, on each outcome, and dropped).
+ */
+function PerNode({ children }: { children: () => ReactNode }) {
   const [open, setOpen] = useState(false);
   return (
     <details onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Per node</summary>
-      {open && children}
+      {open && children()}
     </details>
   );
 }
