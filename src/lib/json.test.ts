@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, settleAsJSON } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -63,6 +63,29 @@ describe('freezeAsJSON', () => {
     const shared = Object.freeze({ inner: { n: 1 } });
     freezeAsJSON({ shared });
     expect(Object.isFrozen(shared.inner)).toBe(false);
+  });
+});
+
+describe('settleAsJSON', () => {
+  it('without freezing, leaves what parsing the JSON would give, changeable', () => {
+    const v: any = { a: { b: [1, { c: 'x', d: undefined }, undefined] }, gone: undefined };
+    settleAsJSON(v, undefined, false);
+    expect(v).toStrictEqual({ a: { b: [1, { c: 'x' }, null] } });
+    expect(Object.isFrozen(v.a)).toBe(false);
+  });
+
+  it("skips the parts that are the previous object's own at the same place (settled before), and only those", () => {
+    const shared: any = { kept: 1, trap: undefined }; // were it walked, `trap` would go
+    const previous = { spec: shared, list: [shared] };
+    const next: any = { spec: shared, list: [shared, { x: undefined }], status: { y: undefined } };
+    settleAsJSON(next, previous, false);
+    expect(Object.keys(shared)).toEqual(['kept', 'trap']);
+    expect(next.list[1]).toStrictEqual({});
+    expect(next.status).toStrictEqual({});
+    // Elsewhere it is walked like anything new.
+    const moved: any = { other: shared };
+    settleAsJSON(moved, previous, false);
+    expect(Object.keys(shared)).toEqual(['kept']);
   });
 });
 

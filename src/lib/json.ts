@@ -38,26 +38,34 @@ export function clone<T>(v: T): T {
 /**
  * Makes a value what parsing its JSON gives back, as far as a value built in
  * code differs (members that are undefined are dropped, array elements that
- * are undefined become null), and freezes it and everything in it: a value
- * many share cannot then be changed by one of them (in strict code, a change
- * throws). Stops at values already frozen (their insides were frozen with them).
+ * are undefined become null), in place; with `freeze`, also freezes it and
+ * everything in it, so that a change by one of the many sharing it throws (in
+ * strict code). Parts that are `previous`'s own, at the same place (a write
+ * shares what it did not change with the object it replaces, which went
+ * through this before), and frozen parts are as parsed already and skipped.
  */
-export function freezeAsJSON<T>(v: T): T {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+export function settleAsJSON<T>(v: T, previous: unknown, freeze: boolean): T {
+  if (v === null || typeof v !== 'object' || v === previous || Object.isFrozen(v)) return v;
+  const p = previous !== null && typeof previous === 'object' ? (previous as Record<string, unknown>) : undefined;
   if (Array.isArray(v)) {
+    const pa = Array.isArray(p) ? p : undefined;
     for (let i = 0; i < v.length; i++) {
       if (v[i] === undefined) v[i] = null;
-      else freezeAsJSON(v[i]);
+      else settleAsJSON(v[i], pa?.[i], freeze);
     }
   } else {
     const o = v as Record<string, unknown>;
+    const po = p && !Array.isArray(p) ? p : undefined;
     for (const k of Object.keys(o)) {
       if (o[k] === undefined) delete o[k];
-      else freezeAsJSON(o[k]);
+      else settleAsJSON(o[k], po?.[k], freeze);
     }
   }
-  return Object.freeze(v);
+  return freeze ? Object.freeze(v) : v;
 }
+
+/** settleAsJSON with nothing to share, frozen. */
+export const freezeAsJSON = <T>(v: T): T => settleAsJSON(v, undefined, true);
 
 /**
  * Whether JSON text nests arrays and objects deeper than `max`, found by

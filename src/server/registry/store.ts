@@ -108,7 +108,7 @@ function getPath(o: any, path: string): unknown {
   return path.split('.').reduce((v, k) => (v == null ? undefined : v[k]), o);
 }
 /**
- * Sets the value at `path` to a copy of `value`; to `value` itself when it is frozen (a cached object's, which nobody changes).
+ * Sets the value at `path` to `value` itself: a cached object's (which nobody changes) or the write's own private copy's.
  * `copyPath`: the objects on the way are shared with another object, so each is copied before it is changed.
  */
 function setPath(o: any, path: string, value: unknown, copyPath = false) {
@@ -116,7 +116,7 @@ function setPath(o: any, path: string, value: unknown, copyPath = false) {
   let cur = o;
   for (const p of parts.slice(0, -1)) cur = copyPath ? (cur[p] = { ...cur[p] }) : (cur[p] ??= {});
   if (value === undefined) delete cur[parts.at(-1)!];
-  else cur[parts.at(-1)!] = Object.isFrozen(value) ? value : clone(value);
+  else cur[parts.at(-1)!] = value;
 }
 
 const ORPHAN_FINALIZER = 'orphan';
