@@ -538,6 +538,9 @@ const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: No
         className="node-grid-body"
         count={items.length}
         rowHeight={ROW}
+        // 4 rows beyond each edge, as the list tables: with the default 12, three times the ~11 rows in view were
+        // drawn, and redrawn as a rollout replaced them (and mounted anew when "show stalled" changed the rows).
+        overscan={4}
         style={{ height: HEAD + Math.min(440, Math.max(1, items.length) * ROW + 2) }}
         header={
           <div className="node-grid-head" role="row">
