@@ -38,8 +38,8 @@ const BUILD = process.env.SCALE_APP_BUILD ?? 'dist';
 /** Set: each side-by-side page also takes a trace of one scroll, and the renderer's time per frame by task is printed. */
 const TRACE = Boolean(process.env.SCALE_APP_TRACE);
 const FIGURES = new Set((process.env.SCALE_APP_FIGURES ?? 'first,loading,scroll,filter,watch,heap').split(','));
-/** Scrolling while a list loads stops when it is complete, or after this many seconds. */
-const LOADING_MAX_S = 60;
+/** Scrolling while a list loads stops when it is complete, or after this many seconds (SCALE_APP_LOADING_S). */
+const LOADING_MAX_S = Number(process.env.SCALE_APP_LOADING_S ?? 60);
 const f = (n: number, d = 0) => n.toFixed(d);
 const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
