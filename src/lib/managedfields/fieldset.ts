@@ -147,6 +147,18 @@ export class FieldSet {
     return out;
   }
 
+  /** The same members and the same subsets, level by level (then toFieldsV1 of both is the same too). */
+  sameAs(o: FieldSet): boolean {
+    if (this === o) return true;
+    if (this.members.size !== o.members.size || this.children.size !== o.children.size) return false;
+    for (const m of this.members) if (!o.members.has(m)) return false;
+    for (const [pe, c] of this.children) {
+      const oc = o.children.get(pe);
+      if (!oc || !c.sameAs(oc)) return false;
+    }
+    return true;
+  }
+
   equals(o: FieldSet): boolean {
     return JSON.stringify(this.toFieldsV1()) === JSON.stringify(o.toFieldsV1());
   }

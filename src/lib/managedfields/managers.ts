@@ -231,7 +231,20 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
     const prev = out.get(id);
     out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
   }
-  return capUpdateManagers(withoutStripped(out));
+  return keepingUnchanged(capUpdateManagers(withoutStripped(out)), managed);
+}
+
+/**
+ * A manager whose fields came out as they were keeps its set itself (whose
+ * FieldsV1 is known): the writer's own set is taken apart and put together
+ * again on every write, mostly to the same fields (a kubelet's status).
+ */
+function keepingUnchanged(after: Managed, before: Managed): Managed {
+  for (const [id, m] of after) {
+    const b = before.get(id);
+    if (b && m.fields !== b.fields && m.fields.sameAs(b.fields)) m.fields = b.fields;
+  }
+  return after;
 }
 
 /** At most this many Update entries are kept (DefaultMaxUpdateManagers). */
