@@ -30,7 +30,7 @@
 // ten DaemonSets: DS_OTHERS=9); default 0.
 // DS_REQUESTS=1: the requests the app made before it showed the counts, with their times.
 // DS_TRACE=<file.json>: a Chromium trace (DevTools timeline + JS samples) of
-// DS_TRACE_SECONDS (default 15) of the rollout, from 5 s into it.
+// DS_TRACE_SECONDS (default 15) of the rollout, from DS_TRACE_FROM (default 5) s into it.
 // Prints numbers and the load average; asserts nothing. Needs the built app
 // (DS_STATIC, default dist: `npx vite build`).
 import { chromium, type Page } from '@playwright/test';
@@ -50,6 +50,7 @@ const FAULTY_EVERY = 100;
 const OTHERS = Number(process.env.DS_OTHERS ?? 0);
 const TRACE = process.env.DS_TRACE;
 const TRACE_SECONDS = Number(process.env.DS_TRACE_SECONDS ?? 15);
+const TRACE_FROM = Number(process.env.DS_TRACE_FROM ?? 5);
 const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 
@@ -116,7 +117,7 @@ async function navigate(page: Page, url: string): Promise<number> {
 const startRecorder = (page: Page) =>
   page.evaluate(() => {
     const w = window as any;
-    w.__rec = { gaps: [] as number[], long: [] as number[], on: true };
+    w.__rec = { gaps: [] as number[], long: [] as number[], longAt: [] as number[], t0: performance.now(), on: true };
     let last = performance.now();
     const tick = (t: number) => {
       w.__rec.gaps.push(t - last);
@@ -124,7 +125,7 @@ const startRecorder = (page: Page) =>
       if (w.__rec.on) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
-    w.__rec.obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__rec.long.push(e.duration)));
+    w.__rec.obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => (w.__rec.long.push(e.duration), w.__rec.longAt.push(e.startTime - w.__rec.t0))));
     w.__rec.obs.observe({ entryTypes: ['longtask'] });
   });
 const stopRecorder = (page: Page) =>
@@ -132,7 +133,7 @@ const stopRecorder = (page: Page) =>
     const w = window as any;
     w.__rec.on = false;
     w.__rec.obs.disconnect();
-    return { gaps: w.__rec.gaps as number[], long: w.__rec.long as number[] };
+    return { gaps: w.__rec.gaps as number[], long: w.__rec.long as number[], longAt: w.__rec.longAt as number[] };
   });
 
 /**
@@ -347,7 +348,7 @@ async function benchSize(nodes: number) {
     let shot = false;
     const traced = TRACE
       ? (async () => {
-          await sleep(5000);
+          await sleep(TRACE_FROM * 1000);
           await browser.startTracing(page, {
             categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'disabled-by-default-v8.cpu_profiler', 'blink.user_timing'],
           });
@@ -373,6 +374,9 @@ async function benchSize(nodes: number) {
     console.log(
       `    rollout (${f(wall, 1)} s): frame gaps ${ms(rec.gaps)} over ${rec.gaps.length} frames; long tasks ${rec.long.length}, ${f(rec.long.reduce((a, b) => a + b, 0))} ms in all, max ${f(Math.max(0, ...rec.long))} ms`,
     );
+    // When the longest happened: at the rollout's start, its end, or throughout.
+    const longest = rec.long.map((d, i) => [d, rec.longAt[i]]).sort((a, b) => b[0] - a[0]).slice(0, 8);
+    console.log(`      longest: ${longest.map(([d, at]) => `${f(d)} ms at +${f(at / 1000, 1)} s`).join(', ')}`);
     console.log(`    write -> node row in the DOM during the rollout: ${ms(w.latencies)} over ${w.latencies.length} writes, ${w.missed} not shown within 10 s (aim p95 100 ms)`);
     reference.stop();
     console.log(`      of which write -> its watch event at the reference watcher (server, transport): ${ms(w.arrive)}`);
