@@ -27,7 +27,7 @@ describe('the kubelet pod status', () => {
   });
 
   it('comes out the same when computed again before its next delay, at every stage (what holding relies on)', () => {
-    for (const annotations of [undefined, { 'sim.k8s.io/crash': 'true' }, { 'sim.k8s.io/fail-readiness': 'true' }]) {
+    for (const annotations of [undefined, { 'sim.k8s.io/crash': 'true' }, { 'sim.k8s.io/fail-readiness': 'true' }] as (Record<string, string> | undefined)[]) {
       const memo: PodMemo = { seenAt: T0, startedAt: new Map(), crashedAt: new Map() };
       let status: any = undefined;
       for (let t = T0; t < T0 + 60_000; ) {
