@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { paceFor, planRollout } from '../../lib/rolloutplan.ts';
 import { IndexedItems } from '../api/watch.ts';
-import { FEED_MS, ForecastFeed, ForecastMirror, ForecastSender, runsFor } from './liveforecast.ts';
+import { FEED_MS, FEED_SLICE, ForecastFeed, ForecastMirror, ForecastSender, runsFor } from './liveforecast.ts';
 
 const t0 = Date.parse('2026-11-24T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -145,6 +145,40 @@ describe('the changes sent to the forecast worker', () => {
       sender.take('nodes', { items: nodes.slice(1) });
       vi.advanceTimersByTime(10 * FEED_MS);
       expect(sent).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends a list whole in slices, a task each, and a plan only after them: the worker ends with the whole list', () => {
+    vi.useFakeTimers();
+    try {
+      const mirror = new ForecastMirror();
+      const sent: { type: string; n: number }[] = [];
+      const sender = new ForecastSender((m) => {
+        sent.push({ type: m.type, n: m.type === 'reset' ? m.items.length : m.added.length });
+        mirror.take(m);
+      });
+      const nodes = Array.from({ length: 2 * FEED_SLICE + 200 }, (_, i) => node(i));
+      sender.take('nodes', { items: nodes });
+      sender.take('revisions', { items: [revision('old1', 1, 'v1')] });
+      sender.setActive(true);
+      const planned: number[] = [];
+      sender.then(() => planned.push(mirror.view().nodes.length));
+      // The first slice in this task, no more.
+      expect(sent).toEqual([{ type: 'reset', n: FEED_SLICE }]);
+      expect(planned).toEqual([]);
+      vi.advanceTimersByTime(0);
+      expect(sent).toHaveLength(2);
+      vi.runAllTimers();
+      expect(sent).toEqual([
+        { type: 'reset', n: FEED_SLICE },
+        { type: 'change', n: FEED_SLICE },
+        { type: 'change', n: 200 },
+        { type: 'reset', n: 1 },
+      ]);
+      expect(planned).toEqual([nodes.length]);
+      expect(mirror.view().nodes).toEqual(nodes);
     } finally {
       vi.useRealTimers();
     }

@@ -120,7 +120,7 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
       if (list) feed(list, e.query.state.data as ListState | undefined);
     });
     // A plan reads the lists as they are now.
-    port.current = { post: (m) => (m.type === 'plan' && batch.send(), post(m)) };
+    port.current = { post: (m) => (m.type === 'plan' ? (batch.send(), batch.then(() => post(m))) : post(m)) };
     batch.setActive(isWanted.current);
     return () => {
       unsubscribe();
