@@ -404,12 +404,16 @@ export const occurrences = (e: any) => eventTimes(e.apiVersion === 'events.k8s.i
  * events name it by name as their uid, so uids are not compared).
  */
 export function eventsAbout(events: readonly any[], about: { kind: string; name: string; namespace?: string }): any[] {
+  // Each event's time read once, not in every comparison: a DaemonSet on 5000 nodes has ~13,000 events
+  // about it, and parsing two dates per comparison took ~200 ms per call, on every events update.
   return events
     .filter((e) => {
       const io = involvedOf(e);
       return io.kind === about.kind && io.name === about.name && (io.namespace || '') === (about.namespace || '');
     })
-    .sort((a, b) => lastSeenMs(b) - lastSeenMs(a));
+    .map((e) => ({ e, at: lastSeenMs(e) }))
+    .sort((a, b) => b.at - a.at)
+    .map((x) => x.e);
 }
 
 /** The source of an event as `kubectl describe` prints it under From: `kubelet`, or the reporting controller. */
