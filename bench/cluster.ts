@@ -25,11 +25,21 @@ export interface Cluster {
   stop(): void;
 }
 
+/**
+ * The node flags `npm start` runs the server with (its young-generation size; README, Size), read
+ * from package.json's start script so that they are written in one place.
+ */
+function serverNodeFlags(): string[] {
+  const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
+  const flags = /\btsx((?: --[\w-]+(?:=\S+)?)*) src\/server\/main\.ts/.exec(start);
+  if (!flags) throw new Error(`package.json's start script does not run src/server/main.ts with tsx: ${start}`);
+  return flags[1].trim().split(' ').filter(Boolean);
+}
+
 /** A server process (cluster-server.ts) with `nodes` simulated nodes; `staticDir` serves the web app too. */
 export async function startCluster(nodes: number, opts: { staticDir?: string } = {}): Promise<Cluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kw-cluster-'));
-  // Young-generation space as `npm start` gives the server (README, Size).
-  const args = ['--max-semi-space-size=64', '--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)];
+  const args = [...serverNodeFlags(), '--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)];
   if (opts.staticDir) args.push(opts.staticDir);
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
