@@ -58,23 +58,15 @@ export class FieldSet {
   }
 
   // Operations may return one of their operands: sets are not changed once built.
-  // A result equal to `this` is `this` itself (union and difference), so that a
-  // manager's set a write did not touch stays the same object, whose FieldsV1
-  // is then not encoded again (managers.ts).
   union(o: FieldSet): FieldSet {
     if (o.bare()) return this;
     if (this.bare()) return o;
     const out = new FieldSet();
-    let same = true;
     for (const m of this.members) out.members.add(m);
-    for (const m of o.members) if (!this.members.has(m)) (same = false), out.members.add(m);
-    for (const [pe, c] of this.children) {
-      const u = c.union(o.children.get(pe) ?? EMPTY);
-      if (u !== c) same = false;
-      out.children.set(pe, u);
-    }
-    for (const [pe, c] of o.children) if (!this.children.has(pe)) (same = false), out.children.set(pe, c.union(EMPTY));
-    return same ? this : out.shallowPruned();
+    for (const m of o.members) out.members.add(m);
+    for (const [pe, c] of this.children) out.children.set(pe, c.union(o.children.get(pe) ?? EMPTY));
+    for (const [pe, c] of o.children) if (!this.children.has(pe)) out.children.set(pe, c.union(EMPTY));
+    return out.shallowPruned();
   }
 
   intersection(o: FieldSet): FieldSet {
@@ -93,17 +85,9 @@ export class FieldSet {
   difference(o: FieldSet): FieldSet {
     if (o.bare() || this.bare()) return this;
     const out = new FieldSet();
-    let same = true;
-    for (const m of this.members) {
-      if (!o.members.has(m)) out.members.add(m);
-      else same = false;
-    }
-    for (const [pe, c] of this.children) {
-      const d = c.difference(o.children.get(pe) ?? EMPTY);
-      if (d !== c) same = false;
-      out.children.set(pe, d);
-    }
-    return same ? this : out.shallowPruned();
+    for (const m of this.members) if (!o.members.has(m)) out.members.add(m);
+    for (const [pe, c] of this.children) out.children.set(pe, c.difference(o.children.get(pe) ?? EMPTY));
+    return out.shallowPruned();
   }
 
   /** Paths of this set not in `o` nor below a member of `o`. */
@@ -145,18 +129,6 @@ export class FieldSet {
       if (c) out.push(...c.paths([...prefix, pe]));
     }
     return out;
-  }
-
-  /** The same members and the same subsets, level by level (then toFieldsV1 of both is the same too). */
-  sameAs(o: FieldSet): boolean {
-    if (this === o) return true;
-    if (this.members.size !== o.members.size || this.children.size !== o.children.size) return false;
-    for (const m of this.members) if (!o.members.has(m)) return false;
-    for (const [pe, c] of this.children) {
-      const oc = o.children.get(pe);
-      if (!oc || !c.sameAs(oc)) return false;
-    }
-    return true;
   }
 
   equals(o: FieldSet): boolean {

@@ -42,38 +42,6 @@ export const BEFORE_FIRST_APPLY = 'before-first-apply';
 export const KUBECTL_MANAGER = 'kubectl';
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/*
- * Most writes change a few of an object's fields and leave most managers'
- * sets as they were (a kubelet's status write: everyone's spec fields), so
- * the FieldsV1 values of a stored object and the sets they are map to each
- * other here, in both directions, and neither is decoded or encoded again:
- * FieldsV1 -> set for every value decoded or encoded, set -> FieldsV1 only
- * for a value that is exactly the set's encoding (a decoded value may be in
- * another key order). Both are unchanged once made: sets by their
- * operations' contract (fieldset.ts), FieldsV1 values as parts of stored
- * objects, which nobody changes (WatchCache.expect).
- */
-const setOfFieldsV1 = new WeakMap<object, FieldSet>();
-const fieldsV1OfSet = new WeakMap<FieldSet, Record<string, unknown>>();
-
-function fieldSetOf(v: unknown): FieldSet {
-  const known = typeof v === 'object' && v !== null ? setOfFieldsV1.get(v) : undefined;
-  if (known) return known;
-  const s = FieldSet.fromFieldsV1(v);
-  setOfFieldsV1.set(v as object, s);
-  return s;
-}
-
-function fieldsV1Of(s: FieldSet): Record<string, unknown> {
-  let v = fieldsV1OfSet.get(s);
-  if (!v) {
-    v = s.toFieldsV1();
-    fieldsV1OfSet.set(s, v);
-    setOfFieldsV1.set(v, s);
-  }
-  return v;
-}
-
 /** Reads managedFields; throws FieldsV1Error for entries that are not valid. */
 export function decodeManaged(entries: readonly ManagedFieldsEntry[] | undefined): Managed {
   const out: Managed = new Map();
@@ -84,7 +52,7 @@ export function decodeManaged(entries: readonly ManagedFieldsEntry[] | undefined
       manager: e.manager ?? '',
       operation: e.operation,
       apiVersion: e.apiVersion ?? '',
-      fields: fieldSetOf(e.fieldsV1 ?? {}),
+      fields: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
       ...(e.subresource ? { subresource: e.subresource } : {}),
       ...(e.time ? { time: e.time } : {}),
     };
@@ -110,7 +78,7 @@ export function encodeManaged(managed: Managed): ManagedFieldsEntry[] {
     apiVersion: m.apiVersion,
     ...(m.time ? { time: m.time } : {}),
     fieldsType: 'FieldsV1',
-    fieldsV1: fieldsV1Of(m.fields),
+    fieldsV1: m.fields.toFieldsV1(),
     ...(m.subresource ? { subresource: m.subresource } : {}),
   }));
 }
@@ -231,20 +199,7 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
     const prev = out.get(id);
     out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
   }
-  return keepingUnchanged(capUpdateManagers(withoutStripped(out)), managed);
-}
-
-/**
- * A manager whose fields came out as they were keeps its set itself (whose
- * FieldsV1 is known): the writer's own set is taken apart and put together
- * again on every write, mostly to the same fields (a kubelet's status).
- */
-function keepingUnchanged(after: Managed, before: Managed): Managed {
-  for (const [id, m] of after) {
-    const b = before.get(id);
-    if (b && m.fields !== b.fields && m.fields.sameAs(b.fields)) m.fields = b.fields;
-  }
-  return after;
+  return capUpdateManagers(withoutStripped(out));
 }
 
 /** At most this many Update entries are kept (DefaultMaxUpdateManagers). */

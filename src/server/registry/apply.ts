@@ -8,7 +8,6 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
 import { rfc3339 } from '../../lib/duration.ts';
-import { deepEqual } from '../../lib/json.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import {
   applyManaged,
@@ -143,9 +142,7 @@ function* recording(kind: KindDefinition, live: KubeObject | undefined, next: Ku
   const sent = subresource ? undefined : next.metadata.managedFields;
   // `[]` or `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked, a new one is tracked from its creation.
   const reset = sent?.length === 0 || (sent?.length === 1 && !Object.keys(sent[0] ?? {}).length);
-  // Sent back as stored (every read-modify-write does so): the stored entries are decoded, whose sets are known already (managers.ts).
-  const stored = live?.metadata.managedFields;
-  let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent !== stored && deepEqual(sent, stored) ? stored : sent) : undefined;
+  let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
   yield;
   const writer = { manager, apiVersion: apiVersionOf(kind), subresource };

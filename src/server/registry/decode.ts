@@ -109,16 +109,8 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
     throw fail(`json: cannot unmarshal ${typeName(raw)} into Go value of type ${kind.group || 'core'}.${kind.kind}`);
   }
   const seen = { protoKey: false };
-  // A status write's kept fields are not decoded at all (see DecodeOptions.statusOf).
-  const status = opts.statusOf ? statusSchemaOf(kind) : null;
   let body: Record<string, unknown>;
-  if (status) {
-    body = {};
-    // (A top-level `__proto__` is no field of any kind; assigning it would set body's prototype.)
-    for (const k of Object.keys(raw)) if (k !== '__proto__' && !status.fields.includes(k)) body[k] = (raw as Record<string, unknown>)[k];
-    if (opts.owned) dropNulls(body, seen);
-    else body = stripNulls(body, seen);
-  } else if (opts.owned) dropNulls((body = raw as Record<string, unknown>), seen);
+  if (opts.owned) dropNulls((body = raw as Record<string, unknown>), seen);
   else body = stripNulls(raw as Record<string, unknown>, seen);
   const apiVersion = apiVersionOf(kind);
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
@@ -133,7 +125,14 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
     if (strict.length && opts.fieldValidation === 'Strict') throw fail(`strict decoding error: ${strict.join(', ')}`);
     for (const f of unknown) opts.warnings.push(`unknown field "${f}"`);
   }
-  const parsed = (status ? status.schema : kind.schema).safeParse(body);
+  // A status write's kept fields are not decoded (see DecodeOptions.statusOf); a `__proto__` key anywhere takes the whole path.
+  const status = opts.statusOf && !seen.protoKey ? statusSchemaOf(kind) : null;
+  let parsed;
+  if (status) {
+    const rest: Record<string, unknown> = {};
+    for (const k of Object.keys(body)) if (!status.fields.includes(k)) rest[k] = body[k];
+    parsed = status.schema.safeParse(rest);
+  } else parsed = kind.schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // A kind's own decoding check (a []byte field that is not base64) says what Go's decoder says.
