@@ -16,7 +16,7 @@
 import { defaultScheduler, notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
-import { eventBatches } from './watchlines.ts';
+import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
 
 export interface ListState {
@@ -125,7 +125,7 @@ function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stre
     const res = await fetch(apiBase(conn) + url, { headers: { Accept: 'application/json', ...authHeaders(conn) }, signal: ac.signal });
     if (!res.ok || !res.body) throw Object.assign(new Error(`watch failed: HTTP ${res.status}`), { code: res.status });
     h.onOpen();
-    for await (const events of eventBatches(res.body)) h.onEvents(events);
+    for await (const events of jsonBatches(res.body)) h.onEvents(events);
   })().then(
     () => h.onClose(),
     (e) => h.onClose(ac.signal.aborted ? undefined : e),
