@@ -15,7 +15,7 @@ import type { Representation } from './negotiate.ts';
 import type { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
 import { watchTimeoutSeconds } from './limits.ts';
-import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
+import { WatchSink, untilDrained, type Framing, type WatchWire } from './watchsink.ts';
 
 /** Newline-delimited events: a run of them is their concatenation, one HTTP chunk (or HTTP/2 DATA frame). */
 const lines: Framing = { frame: (events) => (events.length === 1 ? events[0] : Buffer.concat(events)) };
@@ -48,12 +48,7 @@ function chunkedWire(res: ServerResponse): WatchWire {
       writable: () => !gone() && !socket.destroyed,
       write: (bytes) => void socket.write(bytes),
       writableLength: () => socket.writableLength + res.writableLength,
-      drained: () =>
-        new Promise<void>((resolve) => {
-          if (socket.writableLength === 0 || socket.destroyed) return resolve();
-          const done = () => (socket.off('drain', done), socket.off('close', done), resolve());
-          socket.on('drain', done).on('close', done);
-        }),
+      drained: () => untilDrained(socket),
       destroy: () => void res.destroy(),
       end: () => void res.end(),
       onGone: (fn) => void res.on('close', fn),
@@ -64,12 +59,7 @@ function chunkedWire(res: ServerResponse): WatchWire {
     writable: () => !gone(),
     write: (bytes) => void res.write(bytes),
     writableLength: () => res.writableLength,
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (res.writableLength === 0 || res.destroyed) return resolve();
-        const done = () => (res.off('drain', done), res.off('close', done), resolve());
-        res.on('drain', done).on('close', done);
-      }),
+    drained: () => untilDrained(res),
     destroy: () => void res.destroy(),
     end: () => void res.end(),
     onGone: (fn) => void res.on('close', fn),

@@ -28,6 +28,15 @@ export interface WatchWire {
   onGone(fn: () => void): void;
 }
 
+/** Resolves once `stream` has written out what it holds ('drain'), or closed; at once when it holds nothing or is gone. */
+export function untilDrained(stream: NodeJS.EventEmitter & { writableLength: number; destroyed: boolean }): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (stream.writableLength === 0 || stream.destroyed) return resolve();
+    const done = () => (stream.off('drain', done), stream.off('close', done), resolve());
+    stream.on('drain', done).on('close', done);
+  });
+}
+
 /**
  * How long events may wait to go out together, at least. Each write to a
  * socket costs a system call and, on loopback, the reader's side of TCP too:

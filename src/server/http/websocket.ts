@@ -6,7 +6,7 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Sender, WebSocketServer, WebSocket, type SenderFrameOptions } from 'ws';
-import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
+import { WatchSink, untilDrained, type Framing, type WatchWire } from './watchsink.ts';
 import { originMatches } from './cors.ts';
 
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
@@ -129,12 +129,7 @@ function webSocketWire(ws: WebSocket, socket: Duplex): WatchWire {
     writable: () => ws.readyState === WebSocket.OPEN,
     write: (bytes) => void socket.write(bytes),
     writableLength: () => ws.bufferedAmount,
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (ws.readyState !== WebSocket.OPEN || socket.writableLength === 0) return resolve();
-        const done = () => (socket.off('drain', done), socket.off('close', done), resolve());
-        socket.on('drain', done).on('close', done);
-      }),
+    drained: () => (ws.readyState === WebSocket.OPEN ? untilDrained(socket) : Promise.resolve()),
     destroy: () => ws.terminate(),
     end() {
       if (ws.readyState !== WebSocket.OPEN) return;
