@@ -51,6 +51,24 @@ describe('the wire worker', () => {
     expect(byId.get(3)!.status).toBe(0);
   });
 
+  it('answers a page whose body is cut off mid-read as status 0, never leaving it unanswered', async () => {
+    const { createServer } = await import('node:http');
+    const cut = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000' });
+      res.write('{"kind":"NodeList","items":[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((r) => cut.listen(0, '127.0.0.1', r));
+    try {
+      const { answers, serve, until } = served();
+      serve({ op: 'page', id: 4, url: `http://127.0.0.1:${(cut.address() as { port: number }).port}/api/v1/nodes`, headers: {}, per: 6 });
+      await until(() => answers.length === 1);
+      expect(answers[0]).toMatchObject({ id: 4, op: 'page', status: 0 });
+    } finally {
+      cut.close();
+    }
+  });
+
   it("hands a watch socket's messages over in batches: every event, in order, as the server sent them", async () => {
     const { answers, serve, until } = served();
     const rv = (await s.api('/api/v1/nodes')).body.metadata.resourceVersion;

@@ -52,12 +52,14 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
 
   async function page(req: Extract<WireRequest, { op: 'page' }>) {
     let res: Response;
+    let text: string;
     try {
       res = await fetch(req.url, { headers: req.headers });
+      // (A body cut off mid-read fails here: answered as no answer, never left unanswered.)
+      text = await res.text();
     } catch (e) {
       return post({ id: req.id, op: 'page', status: 0, statusText: '', error: (e as Error).message ?? String(e) });
     }
-    const text = await res.text();
     if (!res.ok) return post({ id: req.id, op: 'page', status: res.status, statusText: res.statusText, text });
     const { head, runs } = splitList(text, req.per);
     post({ id: req.id, op: 'page', status: res.status, statusText: res.statusText, head, runs });
