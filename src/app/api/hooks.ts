@@ -17,7 +17,6 @@ export const queryKeys = {
     (labelSelector ? ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? '', labelSelector] : ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? '']) as readonly string[],
   object: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string) => ['object', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name] as const,
   discovery: (conn: Connection) => ['discovery', connectionKey(conn)] as const,
-  version: (conn: Connection) => ['version', connectionKey(conn)] as const,
 };
 
 /**
@@ -265,16 +264,6 @@ export function useDiscovery() {
       );
       return { resources };
     },
-    staleTime: 5 * 60_000,
-    retry: 1,
-  });
-}
-
-export function useVersion() {
-  const conn = useConnection();
-  return useQuery({
-    queryKey: queryKeys.version(conn),
-    queryFn: () => kubeFetch<{ gitVersion: string; platform?: string }>(conn, '/version'),
     staleTime: 5 * 60_000,
     retry: 1,
   });
