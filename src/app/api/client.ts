@@ -61,7 +61,7 @@ export function kindPath(kind: KindDefinition, namespace?: string, name?: string
   return p;
 }
 
-export function authHeaders(conn: Connection): Record<string, string> {
+function authHeaders(conn: Connection): Record<string, string> {
   return conn.token ? { Authorization: `Bearer ${conn.token}` } : {};
 }
 

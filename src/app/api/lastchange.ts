@@ -4,7 +4,7 @@
 // no permission for the path) means there is nothing to show.
 import { useQuery } from '@tanstack/react-query';
 import type { KindDefinition } from '../../kinds/kind.ts';
-import { apiBase, authHeaders } from './client.ts';
+import { send } from './client.ts';
 import { connectionKey } from './connection.ts';
 import type { Connection } from './client.ts';
 
@@ -20,7 +20,7 @@ export interface LastChange {
 async function fetchLastChange(conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string): Promise<LastChange | null> {
   const q = new URLSearchParams({ group: kind.group, resource: kind.plural, name });
   if (namespace) q.set('namespace', namespace);
-  const res = await fetch(`${apiBase(conn)}/debug/audit/last-change?${q}`, { headers: { Accept: 'application/json', ...authHeaders(conn) } }).catch(() => undefined);
+  const res = await send(conn, `/debug/audit/last-change?${q}`).catch(() => undefined);
   if (!res?.ok) return null;
   const body = (await res.json().catch(() => undefined)) as (LastChange & { kind?: string }) | undefined;
   return body?.kind === 'LastChange' ? body : null;

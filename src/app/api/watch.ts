@@ -15,7 +15,7 @@
 // that went over every item, held the main thread ~25 ms per frame.
 import { defaultScheduler, notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { apiBase, authHeaders, kindPath, type Connection, type KubeStatus } from './client.ts';
+import { apiBase, kindPath, send, type Connection, type KubeStatus } from './client.ts';
 import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
 
@@ -122,7 +122,7 @@ function base64url(text: string): string {
 function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stream {
   const ac = new AbortController();
   (async () => {
-    const res = await fetch(apiBase(conn) + url, { headers: { Accept: 'application/json', ...authHeaders(conn) }, signal: ac.signal });
+    const res = await send(conn, url, { signal: ac.signal });
     if (!res.ok || !res.body) throw Object.assign(new Error(`watch failed: HTTP ${res.status}`), { code: res.status });
     h.onOpen();
     for await (const events of jsonBatches(res.body)) h.onEvents(events);
