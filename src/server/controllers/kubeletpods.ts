@@ -6,7 +6,7 @@
 // ContainersReady, Ready and PodScheduled, one containerStatus per container.
 import { clone } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
-import { Annotations, hex, isTrue } from './simulation.ts';
+import { Annotations, hex, isTrue, memoByName } from './simulation.ts';
 
 /** What the kubelet remembers about a pod between syncs (lost on restart; times then come from the status). */
 export interface PodMemo {
@@ -64,18 +64,13 @@ function setCondition(conds: any[], type: string, status: string, now: string, r
   else conds.push(next);
 }
 
-/** The image as the runtime reports it (fully qualified) and a stable fake digest (a hash: kept per image, as thousands of pods run the same few). */
-const imageRefs = new Map<string, { full: string; id: string }>();
-function imageRef(image: string) {
-  let ref = imageRefs.get(image);
-  if (ref) return ref;
+/** The image as the runtime reports it (fully qualified) and a stable fake digest. */
+const imageRef = memoByName((image) => {
   const first = image.split('/')[0];
   const full = !image.includes('/') ? `docker.io/library/${image}` : first.includes('.') || first.includes(':') || first === 'localhost' ? image : `docker.io/${image}`;
   const repo = full.split('@')[0].replace(/:[^/:]+$/, '');
-  if (imageRefs.size > 10_000) imageRefs.clear();
-  imageRefs.set(image, (ref = { full, id: `${repo}@sha256:${hex(image)}` }));
-  return ref;
-}
+  return { full, id: `${repo}@sha256:${hex(image)}` };
+});
 
 /**
  * The status the kubelet would post now, and when it next has something to

@@ -24,7 +24,7 @@ import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
-import { Annotations, hex, isTrue, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
+import { Annotations, hex, isTrue, memoByName, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
 import { WorkQueue } from './workqueue.ts';
 import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';
 import { killingEvents, kubeletNodeEvents, kubeletPodEvents, type KubeletEvent } from '../events/kubelet.ts';
@@ -47,16 +47,8 @@ const BASE_IMAGES = ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v
 /** The kubelet reports at most this many images (nodeStatusMaxImages). */
 const MAX_IMAGES = 50;
 
-/** A simulated image's size, stable per name (a hash of it; kept, as every node reports the same few images on each status compare). */
-const imageSizes = new Map<string, number>();
-const imageSize = (name: string) => {
-  let size = imageSizes.get(name);
-  if (size === undefined) {
-    if (imageSizes.size > 10_000) imageSizes.clear();
-    imageSizes.set(name, (size = 5_000_000 + (parseInt(hex(name, 6), 16) % 200_000_000)));
-  }
-  return size;
-};
+/** A simulated image's size, stable per name. */
+const imageSize = memoByName((name) => 5_000_000 + (parseInt(hex(name, 6), 16) % 200_000_000));
 
 /** Heartbeat (Lease renewal) write latencies (ms) of every agent in this process, for the bench. */
 const heartbeatLatencies: number[] = [];

@@ -60,3 +60,19 @@ export const isTrue = (annotations: Record<string, string> | undefined, key: str
 
 export const hex = (s: string, len = 64) => createHash('sha256').update(s).digest('hex').slice(0, len);
 
+/**
+ * `make` kept per name: simulated image references and sizes are hashes of the
+ * image's name, asked for on every pod and node status, for the same few images
+ * on thousands of nodes. Bounded: emptied past 10,000 names.
+ */
+export function memoByName<T>(make: (name: string) => T): (name: string) => T {
+  const made = new Map<string, T>();
+  return (name) => {
+    let v = made.get(name);
+    if (v === undefined) {
+      if (made.size >= 10_000) made.clear();
+      made.set(name, (v = make(name)));
+    }
+    return v;
+  };
+}
