@@ -31,7 +31,7 @@ import { FormStoreProvider, useDraftForm, type ShownError } from '../../editors/
 import { draftResolver, formKey, pathSegments, resolveErrors, serverErrors, type DraftError } from '../../editors/form/validation.ts';
 import { rolloutImpact } from './impact.ts';
 import { takeProposedDraft } from './proposed.ts';
-import { rebase, threeWay } from './threeway.ts';
+import { rebase, threeWay, userFields, writePastStatusMoves } from './threeway.ts';
 import { LazyDiffEditor, LazyYamlEditor, jsonSchemaFor, schemaUriFor } from '../../editors/monaco/index.ts';
 import { navigate, setNavigationGuard, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from '../resources/types.ts';
@@ -64,12 +64,6 @@ const forDiff = (o: KubeObject | undefined) => {
 };
 
 /** An object without what only the system writes: status and the bookkeeping of every write. */
-const userFields = (o: KubeObject) => {
-  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata;
-  const { status: _status, ...rest } = o;
-  return { ...rest, metadata };
-};
-
 const takeoverCount = (t: Takeover[]) => {
   const n = t.reduce((sum, x) => sum + x.fields.length, 0);
   return n === 1 ? 'one field' : `${n} fields`;
@@ -264,10 +258,9 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   };
 
   /**
-   * Creates, or replaces carrying the resourceVersion the edit began from. A
-   * 409 caused only by writes to what the user does not edit (status, by
-   * controllers and node agents) is not a conflict: the edit moves onto the
-   * server's version and is sent once more. Any other change is shown.
+   * Creates, applies, or replaces carrying the resourceVersion the edit began
+   * from; a 409 from status writes alone moves the edit onto the server's
+   * version (writePastStatusMoves), any other change is shown.
    */
   const send = async (dryRun: boolean, force = false): Promise<KubeObject> => {
     const draft = store.draft;
@@ -279,15 +272,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     }
     if (creating) return api.create(conn, kind, draft, dryRun);
     const attempt = (resourceVersion?: string) => api.replace(conn, kind, { ...draft, metadata: { ...draft.metadata, resourceVersion } }, undefined, dryRun);
-    try {
-      return await attempt(base!.metadata.resourceVersion);
-    } catch (e) {
-      if (!(e instanceof KubeError && e.code === 409)) throw e;
-      const theirs = await api.get(conn, kind, draft.metadata.namespace, draft.metadata.name!);
-      if (!deepEqual(userFields(base!), userFields(theirs))) throw e;
-      setBase(theirs);
-      return attempt(theirs.metadata.resourceVersion);
-    }
+    return writePastStatusMoves(base!, attempt, () => api.get(conn, kind, draft.metadata.namespace, draft.metadata.name!), setBase);
   };
 
   const exists = async (o: KubeObject) => {

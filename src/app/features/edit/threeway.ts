@@ -4,6 +4,7 @@
 // is a conflict the user settles, field by field, before the edit is rebased.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { deepEqual } from '../../../lib/json.ts';
+import { KubeError } from '../../api/client.ts';
 import { getIn, k8sPath, setIn, type Segment } from '../../editors/form/draft.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -84,4 +85,41 @@ export function rebase(base: KubeObject, theirs: KubeObject, mine: KubeObject, c
     out = setIn(out, conflict.path, getIn(m, conflict.path));
   }
   return out;
+}
+
+/** What a user edits of an object: all but its status and the server's bookkeeping. */
+export function userFields(o: KubeObject) {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata;
+  const { status: _status, ...rest } = o;
+  return { ...rest, metadata };
+}
+
+/**
+ * Sends a write carrying the resourceVersion the edit began from. A 409
+ * caused only by writes to what the user does not edit (status, by
+ * controllers and node agents) is not a conflict: the write is sent again on
+ * the server's version (`moved` is told of it). Controllers may write status
+ * several times in a row (a DaemonSet's pods coming up one by one), so this
+ * goes on for up to `tries` sends; any other change is the caller's conflict.
+ */
+export async function writePastStatusMoves<T>(
+  base: KubeObject,
+  write: (resourceVersion: string | undefined) => Promise<T>,
+  read: () => Promise<KubeObject>,
+  moved: (theirs: KubeObject) => void,
+  tries = 5,
+): Promise<T> {
+  const mine = userFields(base);
+  let resourceVersion = base.metadata.resourceVersion;
+  for (let sent = 1; ; sent++) {
+    try {
+      return await write(resourceVersion);
+    } catch (e) {
+      if (!(e instanceof KubeError && e.code === 409) || sent >= tries) throw e;
+      const theirs = await read();
+      if (!deepEqual(mine, userFields(theirs))) throw e;
+      moved(theirs);
+      resourceVersion = theirs.metadata.resourceVersion;
+    }
+  }
 }
