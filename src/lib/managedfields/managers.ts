@@ -3,7 +3,7 @@
 // Updater wrapped by apiserver's managers: strip meta, before-first-apply,
 // last-applied for kubectl). Pure: the caller gives the time.
 import { clone, deepEqual } from '../json.ts';
-import { FieldSet, FieldsV1Error, pathString, type FieldPath } from './fieldset.ts';
+import { comparePathElements, FieldSet, FieldsV1Error, pathString, type FieldPath } from './fieldset.ts';
 import { compare, merge, removeItems, toFieldSet, type ApplySchema } from './typed.ts';
 
 export { FieldSet, pathString } from './fieldset.ts';
@@ -66,13 +66,23 @@ export function decodeManaged(entries: readonly ManagedFieldsEntry[] | undefined
 
 /** managedFields as stored: Apply before Update, then by time, manager, apiVersion, subresource. */
 export function encodeManaged(managed: Managed): ManagedFieldsEntry[] {
-  const list = [...managed.values()].filter((m) => !m.fields.empty());
-  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
-  list.sort(
-    (p, q) =>
-      cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? '', q.subresource ?? ''),
+  return [...managed.values()]
+    .filter((m) => !m.fields.empty())
+    .sort(storedOrder)
+    .map(encodeManager);
+}
+
+const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+
+/** The order of stored entries (a total order over managers of distinct identities whose times parse). */
+function storedOrder(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  return (
+    cmp(p.operation!, q.operation!) || seconds(p.time) - seconds(q.time) || cmp(p.manager!, q.manager!) || cmp(p.apiVersion!, q.apiVersion!) || cmp(p.subresource ?? '', q.subresource ?? '')
   );
-  return list.map((m) => ({
+}
+
+function encodeManager(m: Manager): ManagedFieldsEntry {
+  return {
     manager: m.manager,
     operation: m.operation,
     apiVersion: m.apiVersion,
@@ -80,7 +90,7 @@ export function encodeManaged(managed: Managed): ManagedFieldsEntry[] {
     fieldsType: 'FieldsV1',
     fieldsV1: m.fields.toFieldsV1(),
     ...(m.subresource ? { subresource: m.subresource } : {}),
-  }));
+  };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -200,6 +210,135 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
     out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
   }
   return capUpdateManagers(withoutStripped(out));
+}
+
+/**
+ * updateManaged and encodeManaged in one, on the stored entries themselves
+ * (`[]` when none is left), or undefined where only updateManaged can tell
+ * (see storedAsEncoded; more than MAX_UPDATE_MANAGERS - 1 updaters). An
+ * entry the write takes no field from is kept as stored, the same object,
+ * rather than decoded and encoded again: a status write by one manager then
+ * costs its own entry and the change, not every manager's fields. Nothing is
+ * kept between writes. The result is the same as encodeManaged(updateManaged(…))
+ * of the decoded entries (managers.test.ts compares them).
+ */
+export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: readonly ManagedFieldsEntry[], writer: Writer, ctx: FieldManagerContext): ManagedFieldsEntry[] | undefined {
+  if (!entries.length) return undefined;
+  const ids = new Set<string>();
+  let updaters = 0;
+  for (const e of entries) {
+    if (!storedAsEncoded(e)) return undefined;
+    const id = managerId(e as Manager);
+    if (ids.has(id)) return undefined;
+    ids.add(id);
+    if (e.operation === 'Update') updaters++;
+  }
+  // A new updater could make one too many: capUpdateManagers decides then.
+  if (updaters >= MAX_UPDATE_MANAGERS) return undefined;
+  const c = compare(live, next, ctx.schema);
+  const changed = c.modified.union(c.added).recursiveDifference(ctx.ignored);
+  const mine = changed.difference(c.removed).difference(STRIPPED);
+  const selfId = managerId({ ...writer, operation: 'Update' });
+  const out: ManagedFieldsEntry[] = [];
+  let self: Manager | undefined;
+  for (const e of entries) {
+    const fields = e.fieldsV1 as FieldsV1;
+    const id = managerId(e as Manager);
+    const renewed = id === selfId && !mine.empty();
+    const clash = fieldsMeet(fields, changed);
+    const gone = !c.removed.empty() && fieldsMeet(fields, c.removed);
+    if (!clash && !gone && !renewed) {
+      out.push(e);
+      continue;
+    }
+    // Taken from as updateManaged takes (takeChanged; withoutStripped has nothing to take from a stored entry).
+    const m = decodeManaged([e]).get(id)!;
+    if (clash) m.fields = m.fields.difference(m.fields.intersection(changed));
+    if (gone) m.fields = m.fields.difference(c.removed);
+    if (renewed) self = m;
+    else if (!m.fields.empty()) out.push(encodeManager(m));
+  }
+  if (!mine.empty()) {
+    const fields = self ? self.fields.union(mine) : mine;
+    out.push(encodeManager({ manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields }));
+  }
+  return out.sort(storedOrder);
+}
+
+type FieldsV1 = { [pe: string]: FieldsV1 };
+
+/** Whether a stored FieldsV1 value holds a path of `set` (its intersection with `set` is not empty), read without decoding it. */
+function fieldsMeet(v: FieldsV1, set: FieldSet): boolean {
+  for (const pe of set.members) if (Object.hasOwn(v, pe) && isMember(v[pe])) return true;
+  for (const [pe, below] of set.children) if (Object.hasOwn(v, pe) && fieldsMeet(v[pe], below)) return true;
+  return false;
+}
+
+/** A path element's value in an encoded FieldsV1 is a member when it is `{}` or has `.`. */
+function isMember(v: FieldsV1): boolean {
+  for (const k in v) return k === '.';
+  return true;
+}
+
+/**
+ * Whether an entry is exactly what encodeManaged writes for the manager it
+ * decodes to (so that keeping it as it is changes no byte): the keys in
+ * encodeManaged's order, a time that parses, non-empty fields in canonical
+ * FieldsV1 with none of STRIPPED. Entries a client sent in another form go
+ * through the decoding path, which makes them so.
+ */
+function storedAsEncoded(e: ManagedFieldsEntry): boolean {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) return false;
+  const keys = Object.keys(e);
+  let i = 0;
+  const next = (k: string) => keys[i] === k && (i++, true);
+  if (!next('manager') || typeof e.manager !== 'string') return false;
+  if (!next('operation') || (e.operation !== 'Apply' && e.operation !== 'Update')) return false;
+  if (!next('apiVersion') || typeof e.apiVersion !== 'string') return false;
+  if (next('time') && (typeof e.time !== 'string' || !e.time || Number.isNaN(Date.parse(e.time)))) return false;
+  if (!next('fieldsType') || e.fieldsType !== 'FieldsV1') return false;
+  if (!next('fieldsV1')) return false;
+  if (next('subresource') && (typeof e.subresource !== 'string' || !e.subresource)) return false;
+  if (i !== keys.length) return false;
+  const f = e.fieldsV1;
+  if (!canonicalFieldsV1(f, false) || isEmptyObject(f)) return false;
+  const meta = (f as FieldsV1)['f:metadata'];
+  if (Object.hasOwn(f as object, 'f:apiVersion') || Object.hasOwn(f as object, 'f:kind')) return false;
+  if (meta && (isMember(meta) || STRIPPED_METADATA.some((pe) => Object.hasOwn(meta, pe)))) return false;
+  return true;
+}
+
+const STRIPPED_METADATA = [...STRIPPED.withPrefix('f:metadata').members];
+
+const isPlainObject = (v: unknown): v is FieldsV1 => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isEmptyObject = (v: unknown) => {
+  for (const _ in v as object) return false;
+  return true;
+};
+
+/** FieldsV1 exactly as FieldSet.toFieldsV1 writes it: `.` first (below a member with more below it) as `{}`, path elements valid and in order. */
+function canonicalFieldsV1(v: unknown, dotAllowed: boolean): boolean {
+  if (!isPlainObject(v)) return false;
+  let prev: string | undefined;
+  let first = true;
+  for (const pe in v) {
+    if (!Object.hasOwn(v, pe)) return false;
+    const sub = v[pe];
+    if (pe === '.') {
+      if (!first || !dotAllowed || !isPlainObject(sub) || !isEmptyObject(sub)) return false;
+      first = false;
+      continue;
+    }
+    first = false;
+    if (pe.charCodeAt(1) !== 58 /* ':' */ || !'fkvi'.includes(pe[0])) return false;
+    if (prev !== undefined && comparePathElements(prev, pe) >= 0) return false;
+    prev = pe;
+    if (!isPlainObject(sub)) return false;
+    // `{".": {}}` alone is a member written the long way (toFieldsV1 writes `{}`).
+    if (!isEmptyObject(sub) && !canonicalFieldsV1(sub, true)) return false;
+  }
+  // `{".": {}}` alone is a member written the long way (toFieldsV1 writes `{}`).
+  return !(prev === undefined && !first);
 }
 
 /** At most this many Update entries are kept (DefaultMaxUpdateManagers). */
@@ -336,7 +475,11 @@ function allowedByLastApplied(live: JSONMap, ctx: FieldManagerContext): FieldSet
 
 /** The object with its managers written into metadata.managedFields (omitted when none). */
 export function withManagedFields<T extends JSONMap>(o: T, managed: Managed): T {
-  const entries = encodeManaged(managed);
+  return withManagedEntries(o, encodeManaged(managed));
+}
+
+/** The object with `entries` as its metadata.managedFields (omitted when none). */
+export function withManagedEntries<T extends JSONMap>(o: T, entries: ManagedFieldsEntry[]): T {
   const meta = { ...((o.metadata as JSONMap | undefined) ?? {}) };
   if (entries.length) meta.managedFields = entries;
   else delete meta.managedFields;

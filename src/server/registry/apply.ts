@@ -15,7 +15,10 @@ import {
   decodeManaged,
   printManager,
   updateManaged,
+  updateManagedEntries,
+  withManagedEntries,
   withManagedFields,
+  type ManagedFieldsEntry,
   FieldSet,
   pathString,
   TypedError,
@@ -142,21 +145,40 @@ function* recording(kind: KindDefinition, live: KubeObject | undefined, next: Ku
   const sent = subresource ? undefined : next.metadata.managedFields;
   // `[]` or `[{}]` is how a client clears them (isResetManagedFields): an existing object then stays untracked, a new one is tracked from its creation.
   const reset = sent?.length === 0 || (sent?.length === 1 && !Object.keys(sent[0] ?? {}).length);
+  const writer = { manager, apiVersion: apiVersionOf(kind), subresource };
+  // An update of a tracked object, its entries as encodeManaged writes them (as every stored one is): the
+  // entries the write takes nothing from are kept as they are, not decoded and encoded again.
+  const entries = reset ? undefined : sent?.length ? sent : live?.metadata.managedFields;
+  if (live && entries?.length) {
+    let kept: ManagedFieldsEntry[] | undefined;
+    try {
+      kept = updateManagedEntries(withoutManaged(live), withoutManaged(next), entries as ManagedFieldsEntry[], writer, contextFor(kind, subresource));
+    } catch (e) {
+      if (!(e instanceof TypedError)) throw e;
+      return keepLive(live, next);
+    }
+    if (kept) {
+      next.metadata = withManagedEntries(next, kept).metadata as KubeObject['metadata'];
+      return;
+    }
+  }
   let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
   yield;
-  const writer = { manager, apiVersion: apiVersionOf(kind), subresource };
   let after: Managed;
   try {
     after = updateManaged(live && withoutManaged(live), withoutManaged(next), managed!, writer, contextFor(kind, subresource));
   } catch (e) {
-    // Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were.
     if (!(e instanceof TypedError)) throw e;
-    if (live?.metadata.managedFields) next.metadata.managedFields = live.metadata.managedFields;
-    return;
+    return keepLive(live, next);
   }
   yield;
   next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
+}
+
+/** Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were. */
+function keepLive(live: KubeObject | undefined, next: KubeObject): void {
+  if (live?.metadata.managedFields) next.metadata.managedFields = live.metadata.managedFields;
 }
 
 /**
