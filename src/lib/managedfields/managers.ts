@@ -224,13 +224,13 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
  */
 export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: readonly ManagedFieldsEntry[], writer: Writer, ctx: FieldManagerContext): ManagedFieldsEntry[] | undefined {
   if (!entries.length) return undefined;
-  const ids = new Set<string>();
+  const ids: string[] = [];
   let updaters = 0;
   for (const e of entries) {
     if (!storedAsEncoded(e)) return undefined;
     const id = managerId(e as Manager);
-    if (ids.has(id)) return undefined;
-    ids.add(id);
+    if (ids.includes(id)) return undefined;
+    ids.push(id);
     if (e.operation === 'Update') updaters++;
   }
   // A new updater could make one too many: capUpdateManagers decides then.
@@ -241,9 +241,10 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
   const selfId = managerId({ ...writer, operation: 'Update' });
   const out: ManagedFieldsEntry[] = [];
   let self: Manager | undefined;
-  for (const e of entries) {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     const fields = e.fieldsV1 as FieldsV1;
-    const id = managerId(e as Manager);
+    const id = ids[i];
     const renewed = id === selfId && !mine.empty();
     const clash = fieldsMeet(fields, changed);
     const gone = !c.removed.empty() && fieldsMeet(fields, c.removed);
@@ -262,7 +263,10 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
     const fields = self ? self.fields.union(mine) : mine;
     out.push(encodeManager({ manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields }));
   }
-  return out.sort(storedOrder);
+  if (out.length < 2) return out;
+  // Sorted as encodeManaged sorts, each time parsed once.
+  const at = new Map(out.map((e) => [e, seconds(e.time)]));
+  return out.sort((p, q) => cmp(p.operation!, q.operation!) || at.get(p)! - at.get(q)! || storedOrder(p, q));
 }
 
 type FieldsV1 = { [pe: string]: FieldsV1 };
@@ -291,14 +295,19 @@ function storedAsEncoded(e: ManagedFieldsEntry): boolean {
   if (typeof e !== 'object' || e === null || Array.isArray(e)) return false;
   const keys = Object.keys(e);
   let i = 0;
-  const next = (k: string) => keys[i] === k && (i++, true);
-  if (!next('manager') || typeof e.manager !== 'string') return false;
-  if (!next('operation') || (e.operation !== 'Apply' && e.operation !== 'Update')) return false;
-  if (!next('apiVersion') || typeof e.apiVersion !== 'string') return false;
-  if (next('time') && (typeof e.time !== 'string' || !e.time || Number.isNaN(Date.parse(e.time)))) return false;
-  if (!next('fieldsType') || e.fieldsType !== 'FieldsV1') return false;
-  if (!next('fieldsV1')) return false;
-  if (next('subresource') && (typeof e.subresource !== 'string' || !e.subresource)) return false;
+  if (keys[i++] !== 'manager' || typeof e.manager !== 'string') return false;
+  if (keys[i++] !== 'operation' || (e.operation !== 'Apply' && e.operation !== 'Update')) return false;
+  if (keys[i++] !== 'apiVersion' || typeof e.apiVersion !== 'string') return false;
+  if (keys[i] === 'time') {
+    i++;
+    if (typeof e.time !== 'string' || !e.time || Number.isNaN(Date.parse(e.time))) return false;
+  }
+  if (keys[i++] !== 'fieldsType' || e.fieldsType !== 'FieldsV1') return false;
+  if (keys[i++] !== 'fieldsV1') return false;
+  if (keys[i] === 'subresource') {
+    i++;
+    if (typeof e.subresource !== 'string' || !e.subresource) return false;
+  }
   if (i !== keys.length) return false;
   const f = e.fieldsV1;
   if (!canonicalFieldsV1(f, false) || isEmptyObject(f)) return false;
@@ -330,8 +339,10 @@ function canonicalFieldsV1(v: unknown, dotAllowed: boolean): boolean {
       continue;
     }
     first = false;
-    if (pe.charCodeAt(1) !== 58 /* ':' */ || !'fkvi'.includes(pe[0])) return false;
-    if (prev !== undefined && comparePathElements(prev, pe) >= 0) return false;
+    const c = pe.charCodeAt(0);
+    // f, k, v or i, then ':'.
+    if (pe.charCodeAt(1) !== 58 || (c !== 102 && c !== 107 && c !== 118 && c !== 105)) return false;
+    if (prev !== undefined && !(c === 102 && prev.charCodeAt(0) === 102 ? prev < pe : comparePathElements(prev, pe) < 0)) return false;
     prev = pe;
     if (!isPlainObject(sub)) return false;
     // `{".": {}}` alone is a member written the long way (toFieldsV1 writes `{}`).

@@ -53,13 +53,32 @@ const itemSchema = (m: ApplyField | undefined): ApplyField => ({ fields: m?.fiel
 export function itemPE(m: ApplyField | undefined, item: unknown, path: () => string): PathElement {
   if (listTypeOf(m) === 'set') return `v:${JSON.stringify(item)}`;
   if (!isMap(item)) throw new TypedError(`${path()}: expected a map item in an associative list`);
-  const key: JSONMap = {};
-  for (const k of [...keysOf(m)].sort()) {
+  const keys = sortedKeysOf(m);
+  // The JSON of an object of the keys in this order, written piece by piece (an object would put index-like keys first).
+  let out = 'k:{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     const v = item[k] ?? KEY_DEFAULTS[k];
     if (v === undefined) throw new TypedError(`${path()}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
-    key[k] = v;
+    out += `${i ? ',' : ''}${JSON.stringify(k)}:${JSON.stringify(v)}`;
   }
-  return `k:${JSON.stringify(key)}`;
+  return out + '}';
+}
+
+/** A list's keys in the order its path elements name them, made once per schema node (schemas are built once per kind). */
+const sortedKeys = new WeakMap<ApplyField, string[]>();
+const NO_KEYS: string[] = [];
+function sortedKeysOf(m: ApplyField | undefined): string[] {
+  if (!m) return NO_KEYS;
+  let keys = sortedKeys.get(m);
+  if (!keys) {
+    const own = [...keysOf(m)].sort();
+    // Index-like names would come first in an object: kept in the object's order then.
+    if (own.some((k) => /^(0|[1-9]\d*)$/.test(k))) keys = Object.keys(Object.fromEntries(own.map((k) => [k, 0])));
+    else keys = own;
+    sortedKeys.set(m, keys);
+  }
+  return keys;
 }
 
 const granularMap = (v: unknown, m: ApplyField | undefined): v is JSONMap => isMap(v) && m?.mapType !== 'atomic';
@@ -143,7 +162,31 @@ function compareMaps(l: JSONMap, r: JSONMap, m: ApplyField | undefined, at: Comp
   for (const k in r) if (!Object.hasOwn(l, k)) compareValue(undefined, r[k], fieldSchema(m, k), fieldPE(k), at);
 }
 
-const below = (c: Comparison, pe: PathElement): Comparison => ({ added: c.added.child(pe), modified: c.modified.child(pe), removed: c.removed.child(pe) });
+/**
+ * The comparison below `pe`: its sets are made when something is put in
+ * them, so that the parts of two objects that are the same (most of a status
+ * write's object) leave no sets to be made and pruned.
+ */
+class Below implements Comparison {
+  private a?: FieldSet;
+  private m?: FieldSet;
+  private r?: FieldSet;
+  constructor(
+    private readonly up: Comparison,
+    private readonly pe: PathElement,
+  ) {}
+  get added() {
+    return (this.a ??= this.up.added.child(this.pe));
+  }
+  get modified() {
+    return (this.m ??= this.up.modified.child(this.pe));
+  }
+  get removed() {
+    return (this.r ??= this.up.removed.child(this.pe));
+  }
+}
+
+const below = (c: Comparison, pe: PathElement): Comparison => new Below(c, pe);
 
 function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, pe: PathElement, at: Comparison) {
   if (l === r) return;
