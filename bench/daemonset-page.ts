@@ -17,9 +17,9 @@
 //                   part; reference -> DOM is the page's own share: the wait
 //                   before its socket's message task runs (behind the page's
 //                   other work), the parse, the frame flush, the render. The
-//                   moment the page's handler got the message is printed too
-//                   (before this session, the page's share was counted from
-//                   there, leaving out its queue wait). The DOM moment is when
+//                   moment the page's handler got the message (the wire
+//                   worker's batch holding it, on the main thread) is printed
+//                   too, leaving out its queue wait. The DOM moment is when
 //                   a MutationObserver, set on the row before the write, saw
 //                   data-rv reach the write's resourceVersion.
 //   stalled-node search -> choosing "stalled" (then a name) until the rows
@@ -63,19 +63,28 @@ const marker = (total: number) => `
   window.__name = (f) => f;
   // When each probe's watch event (its pod labelled bench-row=<i>) reaches the page, before the app takes it.
   window.__arrived = {};
-  const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
-  Object.defineProperty(WebSocket.prototype, 'onmessage', {
-    configurable: true,
-    get() { return onmessage.get.call(this); },
-    set(h) {
-      onmessage.set.call(this, h && ((m) => {
-        // indexOf, not a regular expression over each whole message: that was 3% of the page's main thread in a trace.
-        const at = typeof m.data === 'string' ? m.data.indexOf('"bench-row":"') : -1;
-        if (at >= 0) { const i = /^"bench-row":"(\\d+)"/.exec(m.data.slice(at, at + 40))?.[1]; if (i !== undefined) window.__arrived[i] ??= Date.now(); }
-        return h.call(this, m);
-      }));
-    },
-  });
+  // Notes each probe named in a text (a socket's message, or a batch of them), from indexOf: a regular expression
+  // over each whole message was 3% of the page's main thread in a trace.
+  const note = (text) => {
+    if (typeof text !== 'string') return;
+    for (let at = text.indexOf('"bench-row":"'); at >= 0; at = text.indexOf('"bench-row":"', at + 13)) {
+      const i = /^"bench-row":"(\\d+)"/.exec(text.slice(at, at + 40))?.[1];
+      if (i !== undefined) window.__arrived[i] ??= Date.now();
+    }
+  };
+  // Wraps the handler each new onmessage is given (the app sets its handlers so) to note first.
+  const hook = (proto, take) => {
+    const d = Object.getOwnPropertyDescriptor(proto, 'onmessage');
+    Object.defineProperty(proto, 'onmessage', {
+      configurable: true,
+      get() { return d.get.call(this); },
+      set(h) { d.set.call(this, h && ((m) => (take(m.data), h.call(this, m)))); },
+    });
+  };
+  // The app's watch sockets live in its wire worker (api/wire.ts), whose messages reach the main thread a batch
+  // at a time ({ op: 'messages', batch: '<JSON array>' }); without a worker, the page's own sockets.
+  hook(Worker.prototype, (d) => d && d.op === 'messages' && note(d.batch));
+  hook(WebSocket.prototype, note);
   new MutationObserver((_, obs) => {
     // (the second test: the page before it had a grouped view, for a figure before and after)
     if (document.querySelector('[data-nodes-total="${total}"]') || document.querySelector('section[aria-label=Nodes] h2 .muted')?.textContent?.startsWith('${total} should')) {
