@@ -14,8 +14,9 @@
 //                   change at a rollout's pace, against the same writes with
 //                   the list standing still
 //   JS heap
-// SCALE_APP_FIGURES picks figures; SCALE_APP_BASELINE=<an older build's dist>
-// adds scrolling side by side, this build against that one.
+// SCALE_APP_FIGURES picks figures, SCALE_APP_LISTS lists (nodes,pods);
+// SCALE_APP_BASELINE=<an older build's dist> adds scrolling and write -> row
+// side by side, this build against that one.
 // The page is left alone while it loads: a marker script put in before the
 // app reports the first row on the console, so that no Playwright script runs
 // in the page (evaluating one took 130 ms of main thread on a loaded machine).
@@ -34,10 +35,12 @@ const SIDE_ROUNDS = Number(process.env.SCALE_APP_ROUNDS ?? 3);
 const BASELINE = process.env.SCALE_APP_BASELINE;
 /** The build measured against them (default dist, which bench/scale.ts builds). */
 const BUILD = process.env.SCALE_APP_BUILD ?? 'dist';
-/** Which figures to take (all by default): first,loading,scroll,filter,watch,heap. */
 /** Set: each side-by-side page also takes a trace of one scroll, and the renderer's time per frame by task is printed. */
 const TRACE = Boolean(process.env.SCALE_APP_TRACE);
+/** Which figures to take (all by default): first,loading,scroll,filter,watch,heap. */
 const FIGURES = new Set((process.env.SCALE_APP_FIGURES ?? 'first,loading,scroll,filter,watch,heap').split(','));
+/** Which lists to measure (both by default): nodes,pods. */
+const LISTS = new Set((process.env.SCALE_APP_LISTS ?? 'nodes,pods').split(','));
 /** Scrolling while a list loads stops when it is complete, or after this many seconds (SCALE_APP_LOADING_S). */
 const LOADING_MAX_S = Number(process.env.SCALE_APP_LOADING_S ?? 60);
 const f = (n: number, d = 0) => n.toFixed(d);
@@ -362,6 +365,34 @@ async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string;
   }
 }
 
+/**
+ * Write -> row during churn, this build against BASELINE, in turns (each
+ * side first in every other round, a fresh page each time, the list loaded).
+ */
+async function watchSideBySide(browser: Browser, api: Proc, l: { route: string; count: number; object: string; churn: (i: number) => string }, token: string, rounds = SIDE_ROUNDS) {
+  const sides = [{ name: 'this build', dir: BUILD }, ...BASELINE!.split(',').map((dir) => ({ name: `baseline ${dir}`, dir }))].map((s) => ({ ...s, latencies: [] as number[], rate: [] as number[] }));
+  for (let r = 0; r < rounds; r++) {
+    for (const side of [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)]) {
+      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      try {
+        await serveBuild(ctx, api, side.dir, [l.route]);
+        const page = await ctx.newPage();
+        await page.addInitScript(FIRST_ROW_MARKER);
+        await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
+        await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+        const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
+        side.latencies.push(...busy.latencies);
+        side.rate.push(busy.perSecond);
+      } finally {
+        await ctx.close();
+      }
+    }
+  }
+  const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms, max ${f(Math.max(...x))} ms over ${x.length} writes`;
+  console.log(`    write -> row side by side while ~${f(median(sides[0].rate))} other objects/s change (${rounds} rounds each, in turns; ${machine()}):`);
+  for (const side of sides) console.log(`      ${side.name}: ${ms(side.latencies)}`);
+}
+
 export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
   console.log(`\n== App at ${nodes} nodes and ${nodes * podsPerNode} pods in Chromium (${machine()})`);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -373,7 +404,7 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
       { route: '/pods', path: '/api/v1/pods', count: nodes * podsPerNode, object: '/api/v1/namespaces/NS/pods/NAME', churn: (i: number) => `/api/v1/namespaces/bench-${i % 10 % 3}/pods/agent-${i % 10}-node-${String(Math.floor(i / 10) % nodes).padStart(5, '0')}` },
     ];
     const token = api.headers.Authorization.slice('Bearer '.length);
-    for (const l of lists) {
+    for (const l of lists.filter((l) => LISTS.has(l.route.slice(1)))) {
       console.log(`  ${l.route}:`);
       if (FIGURES.has('first')) {
         const { app, plain } = await firstRows(page, api, l.route, l.path, l.count);
@@ -415,6 +446,7 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
           `    write -> row in the DOM while ${f(busy.perSecond)} other objects/s change: ${ms(busy.latencies)} over ${busy.latencies.length} writes (aim p95 100 ms); ` +
             `with the list still: ${ms(still.latencies)}`,
         );
+        if (BASELINE) await watchSideBySide(browser, api, l, token);
       }
       if (FIGURES.has('heap')) {
         const cdp = await page.context().newCDPSession(page);
