@@ -49,11 +49,13 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   // pages): a first page draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
   // Later pages are read and cut into runs of items in the wire worker
-  // (wire.ts), the next one while this one is parsed; the main thread parses
-  // a run at a time and lets frames in between, so a list scrolled while it
-  // loads keeps its frames. Items go into one growing array; the views are
-  // shown a copy of it only when it has grown by a share (SHOW_GROWTH), so the
-  // copies of a list of n items add up to a few n, not n per page.
+  // (wire.ts) as their bytes arrive; the next page is asked for as soon as
+  // this one's metadata (its continue token) is in, so it arrives while this
+  // one is parsed. The main thread parses a run at a time and lets frames in
+  // between, so a list scrolled while it loads keeps its frames. Items go into
+  // one growing array; the views are shown a copy of it only when it has grown
+  // by a share (SHOW_GROWTH), so the copies of a list of n items add up to a
+  // few n, not n per page.
   const first = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, labelSelector));
   const resourceVersion = first.metadata.resourceVersion ?? '';
   const items: KubeObject[] = first.items.slice();
@@ -83,13 +85,16 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     next = token ? readListPage(conn, pagePath(token)) : undefined;
     // A failure of the page read ahead is taken when it is awaited, not reported as unhandled meanwhile.
     next?.catch(() => undefined);
-    let slice = performance.now();
-    for (const run of page.runs) {
+    // The main thread's time on this page since it last let a frame in (time waiting for runs not counted).
+    let busy = 0;
+    for (let run; (run = await page.nextRun()); ) {
+      const t0 = performance.now();
       for (const o of run()) items.push(o), added.push(o);
-      if (performance.now() - slice < SLICE_MS) continue;
+      busy += performance.now() - t0;
+      if (busy < SLICE_MS) continue;
       if (next) maybeShow();
       await yieldToFrame();
-      slice = performance.now();
+      busy = 0;
     }
   }
   // The complete list adds what was read since the last part shown (views that saw them go on from there).

@@ -1,7 +1,7 @@
 // The list cut into runs of items must give back exactly the list: every item
 // in order, whole, and the list's metadata, whatever the items' text holds.
 import { describe, expect, it } from 'vitest';
-import { splitList } from './listsplit.ts';
+import { ListSplitter, splitList } from './listsplit.ts';
 
 const rejoin = (text: string, per: number) => {
   const { head, runs } = splitList(text, per);
@@ -35,5 +35,34 @@ describe('splitList', () => {
     expect(splitList('{"kind":"PodList","metadata":{},"items":[]}', 5)).toEqual({ head: '{"kind":"PodList","metadata":{},"items":[]}', runs: [] });
     const status = '{"kind":"Status","code":410,"reason":"Expired","details":{"items":[1]}}';
     expect(splitList(status, 5)).toEqual({ head: status, runs: [] });
+  });
+
+  it('cuts the same runs from the text given in pieces, split anywhere (inside strings and escapes too)', () => {
+    const text = JSON.stringify(list);
+    const whole = splitList(text, 2);
+    for (let cut = 0; cut <= text.length; cut++) {
+      for (const second of [cut, Math.min(text.length, cut + 1), Math.min(text.length, cut + 37)]) {
+        const s = new ListSplitter(2);
+        const runs = [...s.push(text.slice(0, cut)), ...s.push(text.slice(cut, second)), ...s.push(text.slice(second))];
+        expect(runs).toEqual(whole.runs);
+        expect(s.end().head).toBe(whole.head);
+      }
+    }
+  });
+
+  it('has the head (metadata written before the items) as soon as the items begin, and each run once it is whole', () => {
+    const text = JSON.stringify(list);
+    const s = new ListSplitter(3);
+    const itemsAt = text.indexOf('"items":[') + '"items":['.length;
+    expect(s.push(text.slice(0, itemsAt - 1))).toEqual([]);
+    expect(s.head).toBeUndefined();
+    expect(s.push(text.slice(itemsAt - 1, itemsAt))).toEqual([]);
+    expect(JSON.parse(s.head!)).toEqual({ ...list, items: [] });
+    // Three items and the comma after them make a run.
+    const third = itemsAt + items.slice(0, 3).map((o) => JSON.stringify(o)).join(',').length;
+    expect(s.push(text.slice(itemsAt, third))).toEqual([]);
+    expect(s.push(text.slice(third, third + 1)).map((r) => JSON.parse(r))).toEqual([items.slice(0, 3)]);
+    expect(s.push(text.slice(third + 1)).map((r) => JSON.parse(r))).toEqual([items.slice(3, 6), items.slice(6)]);
+    expect(JSON.parse(s.end().head)).toEqual({ ...list, items: [] });
   });
 });

@@ -1,6 +1,6 @@
 // The main thread's side of the wire worker (wireserve.ts): list pages read
-// and cut into runs of items, and watch sockets whose messages come in
-// batches. Where there is no worker (tests under jsdom, a browser that will
+// and cut into runs of items as they arrive, and watch sockets whose messages
+// come in batches. Where there is no worker (tests under jsdom, a browser that will
 // not start it) the same calls run on the main thread.
 import type { KubeObject } from '../../kinds/kind.ts';
 import { answerOf, apiBase, kubeFetch, requestHeaders, unreachable, type Connection, type KubeList } from './client.ts';
@@ -46,29 +46,97 @@ function ask(w: Wire, req: WithoutId<WireRequest>, answer: (a: WireAnswer | 'fai
   return id;
 }
 
-/** A page of a list: its metadata, and its items in runs, each parsed when called. */
+/** A page of a list: its metadata, and its items in runs as they arrive. */
 export interface ListPage {
   metadata: KubeList['metadata'];
-  runs: (() => KubeObject[])[];
+  /** The page's next run of items (parsed when called); undefined once the page is read. Rejects when the rest of the page does not come. */
+  nextRun(): Promise<(() => KubeObject[]) | undefined>;
 }
 
-/** Reads a page of a list (a KubeError when refused, as kubeFetch). */
+/** Runs of a page as they come, taken one at a time. */
+class Runs {
+  private queue: string[] = [];
+  private ended = false;
+  private failure: unknown;
+  private waiter: (() => void) | undefined;
+
+  add(run: string) {
+    this.queue.push(run);
+    this.wake();
+  }
+
+  end(failure?: unknown) {
+    this.ended = true;
+    this.failure = failure;
+    this.wake();
+  }
+
+  private wake() {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  async next(): Promise<(() => KubeObject[]) | undefined> {
+    while (!this.queue.length && !this.ended) await new Promise<void>((r) => (this.waiter = r));
+    const run = this.queue.shift();
+    if (run !== undefined) return () => JSON.parse(run) as KubeObject[];
+    if (this.failure) throw this.failure;
+    return undefined;
+  }
+}
+
+/**
+ * Reads a page of a list (a KubeError when refused, as kubeFetch). It resolves
+ * as soon as the list's metadata is in, before its items (when the server
+ * writes the metadata first, as kube-apiserver does), so the next page can be
+ * asked for while this one is still arriving.
+ */
 export function readListPage(conn: Connection, path: string): Promise<ListPage> {
   const w = wireWorker();
   if (!w) return readHere(conn, path);
   return new Promise<ListPage>((resolve, reject) => {
     const headers = Object.fromEntries(requestHeaders(conn));
+    const runs = new Runs();
+    let status = 0;
+    let statusText = '';
+    let resolved = false;
+    const give = (head: string, final: boolean) => {
+      if (resolved) return;
+      const list = answerOf<KubeList>(conn, path, status, statusText, head);
+      // An early head without metadata (a server that writes it after the items) waits for the end.
+      if (!final && !list.metadata) return;
+      resolved = true;
+      resolve({ metadata: list.metadata, nextRun: () => runs.next() });
+    };
     const id = ask(w, { op: 'page', url: apiBase(conn) + path, headers, per: RUN }, (a) => {
-      w.answers.delete(id);
-      if (a === 'failed') return readHere(conn, path).then(resolve, reject);
-      if (a.op !== 'page') return;
-      if (a.status === 0) return reject(unreachable(conn, new Error(a.error)));
+      if (a === 'failed' || a.op === 'page') w.answers.delete(id);
+      if (a === 'failed') {
+        // The worker is gone: the page is read here, unless it had begun to come (then it is no answer).
+        if (resolved) return runs.end(unreachable(conn, new Error('the wire worker failed')));
+        return readHere(conn, path).then(resolve, reject);
+      }
       try {
-        if (a.head === undefined) answerOf(conn, path, a.status, a.statusText, a.text ?? '');
-        const list = answerOf<KubeList>(conn, path, a.status, a.statusText, a.head ?? '');
-        resolve({ metadata: list.metadata, runs: (a.runs ?? []).map((run) => () => JSON.parse(run) as KubeObject[]) });
+        if (a.op === 'page') {
+          const failure = a.status === 0 ? unreachable(conn, new Error(a.error)) : undefined;
+          if (resolved) return runs.end(failure ?? new Error('page answered twice'));
+          if (failure) return reject(failure);
+          answerOf(conn, path, a.status, a.statusText, a.text ?? '');
+          return reject(new Error(`HTTP ${a.status} without a list`));
+        }
+        if (a.op === 'head') {
+          ({ status, statusText } = a);
+          give(a.head, false);
+        } else if (a.op === 'run') runs.add(a.run);
+        else if (a.op === 'end') {
+          w.answers.delete(id);
+          give(a.head, true);
+          runs.end();
+        }
       } catch (e) {
-        reject(e);
+        w.answers.delete(id);
+        if (!resolved) reject(e);
+        else runs.end(e);
       }
     });
   });
@@ -76,7 +144,8 @@ export function readListPage(conn: Connection, path: string): Promise<ListPage> 
 
 async function readHere(conn: Connection, path: string): Promise<ListPage> {
   const list = await kubeFetch<KubeList>(conn, path);
-  return { metadata: list.metadata, runs: [() => list.items] };
+  let read = false;
+  return { metadata: list.metadata, nextRun: async () => (read ? undefined : ((read = true), () => list.items)) };
 }
 
 export interface SocketHandlers {
@@ -99,7 +168,11 @@ export function openSocket(url: string, protocols: string[], h: SocketHandlers):
       w.answers.delete(id);
       h.onClose(a !== 'failed' && a.opened);
     } else if (a.op === 'open') h.onOpen();
-    else if (a.op === 'messages') h.onMessages(JSON.parse(a.batch));
+    else if (a.op === 'messages') {
+      // Taken: the worker may hand over what came meanwhile (it holds it until then).
+      w.worker.postMessage({ op: 'taken', id } satisfies WireRequest);
+      h.onMessages(JSON.parse(a.batch));
+    }
   });
   return {
     close: () => {

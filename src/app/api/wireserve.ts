@@ -1,39 +1,48 @@
 // What the wire worker (wire.worker.ts) does off the main thread, for the
 // main thread's wire.ts:
-// - reads the later pages of a list: fetches, decodes and cuts each into runs
-//   of items (listsplit.ts) that the main thread parses one at a time, with
-//   frames in between;
-// - holds the watch sockets and hands their messages over in batches: one
-//   main-thread task per batch instead of one per message. At 5000 nodes a
-//   rollout sends hundreds of messages a second; one task each, they queued
-//   behind the page's renders and long tasks (the DaemonSet page's own share of
-//   write -> DOM was p95 310 ms, 43 ms of it after its socket handler ran).
+// - reads the later pages of a list as their bytes arrive: decodes them and
+//   cuts them into runs of items (listsplit.ts), each handed over as soon as it
+//   is whole, and the list's head (its metadata, with the continue token) as
+//   soon as the items begin, so that the main thread parses the first runs and
+//   asks for the next page while the rest of this one is still on its way;
+// - holds the watch sockets and hands their messages over in batches: while
+//   the main thread has not yet taken the last batch, what arrives waits and
+//   goes as the next one. At 5000 nodes a rollout sends hundreds of messages a
+//   second; one task each, they queued behind the page's renders and long
+//   tasks (the DaemonSet page's own share of write -> DOM was p95 310 ms, 43 ms
+//   of it after its socket handler ran). A message to a main thread that keeps
+//   up goes at once: a fixed window (16 ms) held every message of a steady
+//   stream for up to a frame, and the Pods list's write -> row p95 rose.
 // Messages stay text (one JSON array per batch, parsed by the main thread):
 // structured clone of parsed objects costs ~3x a JSON.parse to deserialise.
-import { splitList } from './listsplit.ts';
+import { ListSplitter } from './listsplit.ts';
 
 export type WireRequest =
   | { op: 'page'; id: number; url: string; headers: Record<string, string>; per: number }
   | { op: 'watch'; id: number; url: string; protocols: string[] }
+  /** The main thread has taken the socket's last batch. */
+  | { op: 'taken'; id: number }
   | { op: 'close'; id: number };
 
 export type WireAnswer =
-  /** A page: `head` and `runs` when 2xx, else the body `text`; status 0 and `error` when there was no answer. */
-  | { id: number; op: 'page'; status: number; statusText: string; text?: string; head?: string; runs?: string[]; error?: string }
+  /** A page not read in parts: a refusal (not 2xx) with its body `text`, or status 0 and `error` when there was no answer or the body was cut off. */
+  | { id: number; op: 'page'; status: number; statusText: string; text?: string; error?: string }
+  /** A 2xx page's list as it stands when its items begin, closed with no items (`head` at `end` when it had no items array). */
+  | { id: number; op: 'head'; status: number; statusText: string; head: string }
+  /** The page's next run of items, as one JSON array's text. */
+  | { id: number; op: 'run'; run: string }
+  /** The page is read: the whole list with `"items":[]`. */
+  | { id: number; op: 'end'; head: string }
   | { id: number; op: 'open' }
   /** The socket's messages since the last batch, in order, as one JSON array's text. */
   | { id: number; op: 'messages'; batch: string }
   | { id: number; op: 'closed'; opened: boolean };
 
-/** A socket's messages are handed over at most this often; a message after a quiet spell goes at once. */
-export const BATCH_MS = 16;
-
 interface Socket {
   ws: WebSocket;
   batch: string[];
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** When the last batch went. */
-  last: number;
+  /** A batch was handed over and the main thread has not said it took it. */
+  handed: boolean;
   opened: boolean;
 }
 
@@ -42,31 +51,49 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
   const sockets = new Map<number, Socket>();
 
   const hand = (id: number, s: Socket) => {
-    clearTimeout(s.timer);
-    s.timer = undefined;
     if (!s.batch.length) return;
     post({ id, op: 'messages', batch: `[${s.batch.join(',')}]` });
     s.batch = [];
-    s.last = performance.now();
+    s.handed = true;
   };
 
   async function page(req: Extract<WireRequest, { op: 'page' }>) {
+    const { id } = req;
+    const failed = (e: unknown) => post({ id, op: 'page', status: 0, statusText: '', error: (e as Error)?.message ?? String(e) });
     let res: Response;
-    let text: string;
     try {
       res = await fetch(req.url, { headers: req.headers });
-      // (A body cut off mid-read fails here: answered as no answer, never left unanswered.)
-      text = await res.text();
+      if (!res.ok || !res.body) return post({ id, op: 'page', status: res.status, statusText: res.statusText, text: await res.text() });
     } catch (e) {
-      return post({ id: req.id, op: 'page', status: 0, statusText: '', error: (e as Error).message ?? String(e) });
+      return failed(e);
     }
-    if (!res.ok) return post({ id: req.id, op: 'page', status: res.status, statusText: res.statusText, text });
-    const { head, runs } = splitList(text, req.per);
-    post({ id: req.id, op: 'page', status: res.status, statusText: res.statusText, head, runs });
+    const split = new ListSplitter(req.per);
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    let headSent = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        const runs = split.push(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+        const head = split.head;
+        if (!headSent && head !== undefined) {
+          post({ id, op: 'head', status: res.status, statusText: res.statusText, head });
+          headSent = true;
+        }
+        for (const run of runs) post({ id, op: 'run', run });
+        if (done) break;
+      }
+    } catch (e) {
+      // (A body cut off mid-read: answered as no answer, never left unanswered.)
+      return failed(e);
+    }
+    const { head } = split.end();
+    if (!headSent) post({ id, op: 'head', status: res.status, statusText: res.statusText, head });
+    post({ id, op: 'end', head });
   }
 
   function watch(req: Extract<WireRequest, { op: 'watch' }>) {
-    const s: Socket = { ws: new WS(req.url, req.protocols), batch: [], timer: undefined, last: -Infinity, opened: false };
+    const s: Socket = { ws: new WS(req.url, req.protocols), batch: [], handed: false, opened: false };
     sockets.set(req.id, s);
     s.ws.onopen = () => {
       s.opened = true;
@@ -75,10 +102,7 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
     s.ws.onmessage = (m: MessageEvent) => {
       if (typeof m.data !== 'string') return;
       s.batch.push(m.data);
-      if (s.timer !== undefined) return;
-      const wait = s.last + BATCH_MS - performance.now();
-      if (wait <= 0) hand(req.id, s);
-      else s.timer = setTimeout(() => hand(req.id, s), wait);
+      if (!s.handed) hand(req.id, s);
     };
     s.ws.onclose = () => {
       if (sockets.get(req.id) !== s) return;
@@ -91,10 +115,13 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
   return (req) => {
     if (req.op === 'page') void page(req);
     else if (req.op === 'watch') watch(req);
-    else {
+    else if (req.op === 'taken') {
+      const s = sockets.get(req.id);
+      if (s) ((s.handed = false), hand(req.id, s));
+    } else {
       const s = sockets.get(req.id);
       sockets.delete(req.id);
-      if (s) (clearTimeout(s.timer), s.ws.close());
+      s?.ws.close();
     }
   };
 }
