@@ -4,11 +4,14 @@ import { Layout } from '../components/Layout.tsx';
 import { ListPage } from '../features/resources/ListPage.tsx';
 // Eager: a draft handed over by another page (a reachability fix) is taken as the editor first renders.
 import { EditPage } from '../features/edit/EditPage.tsx';
-import { useLocation } from './router.tsx';
-import { lazy, Suspense, type ReactNode } from 'react';
+import { appPath, useLocation } from './router.tsx';
+import { lazy, Suspense, useCallback, useMemo, useState, type ReactNode } from 'react';
 import { isAppPage, type AppPage } from '../../lib/approutes.ts';
 import { servedKey, useDiscovery } from '../api/hooks.ts';
-import { accessViews, allViews, later, ownerLink, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+import { accessViews, allViews, detailLists, later, ownerLink, preload, primaryViews, supportingViews, viewForPlural } from './views.tsx';
+import { DetailLists } from './detaillists.tsx';
+import { objectListOfAddress } from './readahead.ts';
+import type { KindView } from '../features/resources/types.ts';
 import { detailPath } from '../features/resources/types.ts';
 
 // Only the list pages are in the first bundle (a list is where a big cluster is
@@ -36,7 +39,35 @@ function eventObjectLink(kind: string, _apiVersion: string, namespace: string | 
   return v ? detailPath(v.kind, { metadata: { namespace, name } }) : undefined;
 }
 
-const eventsOf = (view: { kind: import('../../kinds/kind.ts').KindDefinition }) => (object: import('../../kinds/kind.ts').KubeObject) => <EventsSection kind={view.kind} object={object} />;
+/**
+ * A detail page, with the lists its kind's page reads (views.tsx, detailLists) started from here,
+ * as soon as the object is known; its Events section waits until they are read. The page is the
+ * same element until then, so the lists' updates do not draw it again from here.
+ */
+function DetailRoute({ view, namespace, name }: { view: KindView; namespace?: string; name: string }) {
+  const lists = detailLists.get(view.kind);
+  const [settled, setSettled] = useState(!lists);
+  const onSettled = useCallback(() => setSettled(true), []);
+  const page = useMemo(
+    () => <DetailPage view={view} namespace={namespace} name={name} ownerLink={ownerLink} events={(object) => <EventsSection kind={view.kind} object={object} after={!settled} />} />,
+    [view, namespace, name, settled],
+  );
+  return (
+    <>
+      {lists && !settled && <DetailLists kind={view.kind} namespace={namespace} name={name} lists={lists} onSettled={onSettled} />}
+      {page}
+    </>
+  );
+}
+
+// A detail page's code is asked for as the app starts, beside its object's first page (readahead.ts),
+// not once React gets to it.
+const detailAddress = typeof window !== 'undefined' ? objectListOfAddress(appPath()) : undefined;
+if (detailAddress) {
+  preload(DetailPage);
+  preload(EventsSection);
+  preload(viewForPlural(detailAddress.kind.plural)?.Details);
+}
 
 function usePage() {
   const { pathname, search } = useLocation();
@@ -66,8 +97,9 @@ function usePage() {
   if (view) {
     const namespaced = view.kind.scope === 'Namespaced';
     if (parts.length === 1) return { fill: true, node: <ListPage key={view.kind.plural} view={view} namespace={namespace} /> };
-    if (namespaced && parts.length === 3) return { fill: false, node: <DetailPage view={view} namespace={parts[1]} name={parts[2]} ownerLink={ownerLink} events={eventsOf(view)} /> };
-    if (!namespaced && parts.length === 2) return { fill: false, node: <DetailPage view={view} name={parts[1]} ownerLink={ownerLink} events={eventsOf(view)} /> };
+    // Keyed by the object: another object's page starts its own lists.
+    if (namespaced && parts.length === 3) return { fill: false, node: <DetailRoute key={pathname} view={view} namespace={parts[1]} name={parts[2]} /> };
+    if (!namespaced && parts.length === 2) return { fill: false, node: <DetailRoute key={pathname} view={view} name={parts[1]} /> };
   }
   return {
     fill: false,

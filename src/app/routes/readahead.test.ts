@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // Which addresses are list pages, whose first page is sent early.
 import { describe, expect, it } from 'vitest';
-import { listOfAddress } from './readahead.ts';
+import { listOfAddress, objectListOfAddress } from './readahead.ts';
 
 describe('listOfAddress', () => {
   it('names the kind and namespace of a list page only', () => {
@@ -12,5 +12,11 @@ describe('listOfAddress', () => {
     for (const [path, search] of [['/', ''], ['/nodes/node-1', ''], ['/pods/web/p', ''], ['/edit/nodes/n', ''], ['/events', ''], ['/settings', ''], ['/nothing', '']]) {
       expect(listOfAddress(path, search)).toBeUndefined();
     }
+  });
+
+  it('names the list a detail page reads its object from', () => {
+    expect(objectListOfAddress('/daemonsets/web/agent')).toMatchObject({ kind: { kind: 'DaemonSet' }, namespace: 'web' });
+    expect(objectListOfAddress('/nodes/node-1')).toMatchObject({ kind: { kind: 'Node' }, namespace: undefined });
+    for (const path of ['/', '/nodes', '/daemonsets/web', '/nodes/a/b', '/edit/nodes/n', '/events/x', '/nothing/a/b']) expect(objectListOfAddress(path)).toBeUndefined();
   });
 });

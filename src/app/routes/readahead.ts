@@ -1,8 +1,8 @@
 // Which first page to send early (api/firstpages.ts): the one of the list the
-// address shows, as soon as the app's code starts to run. Imported first by
-// main.tsx, so the request is on the wire while React and the pages are
-// evaluated and the first render is made. Only list pages: the one place a big
-// cluster keeps the user waiting for rows.
+// address shows, or on a detail page the one its object is read from, as soon
+// as the app's code starts to run. Imported first by main.tsx, so the request
+// is on the wire while React and the pages are evaluated and the first render
+// is made.
 import { getConnection } from '../api/connection.ts';
 import { firstPages } from '../api/firstpages.ts';
 import { firstPagePath } from '../api/hooks.ts';
@@ -20,7 +20,19 @@ export function listOfAddress(path: string, search: string) {
   return { kind, namespace };
 }
 
+/**
+ * The list a detail page's object is read from (`/daemonsets/web/agent`: the DaemonSets of
+ * `web`), else undefined. Its page's other lists follow from the object (App.tsx, DetailRoute).
+ */
+export function objectListOfAddress(path: string) {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts.length < 2 || isAppPage(parts[0])) return undefined;
+  const kind = viewForPlural(parts[0])?.kind;
+  if (!kind || parts.length !== (kind.scope === 'Namespaced' ? 3 : 2)) return undefined;
+  return { kind, namespace: kind.scope === 'Namespaced' ? parts[1] : undefined };
+}
+
 if (typeof window !== 'undefined') {
-  const list = listOfAddress(appPath(), window.location.search);
+  const list = listOfAddress(appPath(), window.location.search) ?? objectListOfAddress(appPath());
   if (list) firstPages.sendEarly(getConnection(), firstPagePath(list.kind, list.namespace));
 }

@@ -12,6 +12,9 @@ import type { KindView } from '../features/resources/types.ts';
 import { detailPath } from '../features/resources/types.ts';
 import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from '../../kinds/rbac.ts';
 import { lazy, Suspense, type ComponentType } from 'react';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { rolloutLists } from '../features/daemonsets/lists.ts';
+import type { ListRef } from './detaillists.tsx';
 
 /**
  * A feature component loaded when first drawn: detail pages, editors and their
@@ -20,11 +23,21 @@ import { lazy, Suspense, type ComponentType } from 'react';
  */
 export function later<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
   const Lazy = lazy(() => load().then((c) => ({ default: c })));
-  return (props: P) => (
+  const Later = (props: P) => (
     <Suspense fallback={null}>
       <Lazy {...props} />
     </Suspense>
   );
+  loaders.set(Later, load);
+  return Later;
+}
+
+const loaders = new WeakMap<object, () => Promise<unknown>>();
+
+/** Starts loading the code of a component made by `later` (a page the address names, before React asks for it). */
+export function preload(c: object | undefined) {
+  const load = c && loaders.get(c);
+  load?.().catch(() => undefined); // React's own load reports a failure
 }
 
 const NodeDetails = later(() => import('../features/nodes/NodeDetails.tsx').then((m) => m.NodeDetails));
@@ -59,6 +72,14 @@ export const accessViews: KindView[] = [
 ];
 
 export const allViews = [...primaryViews, ...supportingViews, ...accessViews];
+
+/**
+ * The lists a kind's detail page reads before it shows what matters, by the object (a DaemonSet's
+ * rollout: its pods, the nodes, its revisions). The route starts them as soon as the object is
+ * known, while the page's own code loads, and the page's Events section waits for them
+ * (routes/detaillists.ts).
+ */
+export const detailLists = new Map<KindDefinition, (o: KubeObject) => ListRef[]>([[daemonSetKind, rolloutLists]]);
 
 export const viewForPlural = (plural: string) => allViews.find((v) => v.kind.plural === plural);
 

@@ -13,8 +13,8 @@ import { eventKind } from '../../../kinds/events.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { deepEqual } from '../../../lib/json.ts';
-import { ControllerRevisionHashLabel, rolloutStatus } from '../../../lib/rollout.ts';
-import { hashOfTemplate, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
+import { rolloutStatus } from '../../../lib/rollout.ts';
+import { hashOfTemplate, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
 import { useConnection } from '../../api/connection.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import type { ListState } from '../../api/watch.ts';
@@ -22,7 +22,8 @@ import { ForecastMirror, ForecastSender, type ForecastAnswer, type ForecastList,
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
-import { isOwnedBy, podSelectorOf } from './rollout.ts';
+import { podSelectorOf } from './lists.ts';
+import { outcomeOf } from './outcome.ts';
 import { NodeNamesCell } from './RolloutPlanView.tsx';
 
 export interface LiveForecast {
@@ -34,22 +35,6 @@ export interface LiveForecast {
   /** Nodes finished per second so far. */
   pace?: number;
   behind?: string;
-}
-
-/** What happened: each node's new pod created and available (epoch ms), for the pods of `hash`. */
-export function outcomeOf(ds: KubeObject, pods: KubeObject[], hash: string, start: number): Outcome {
-  const minReady = (ds.spec as any)?.minReadySeconds ?? 0;
-  const nodes: Outcome['nodes'] = {};
-  let finishedAt: number | undefined;
-  for (const p of pods) {
-    if (!isOwnedBy(p, ds) || p.metadata.labels?.[ControllerRevisionHashLabel] !== hash || p.metadata.deletionTimestamp) continue;
-    const node = (p.spec as any)?.nodeName;
-    if (!node) continue;
-    const available = podAvailableTime(p as never, minReady);
-    nodes[node] = { created: Date.parse(p.metadata.creationTimestamp ?? '') || start, available };
-    if (available !== undefined) finishedAt = Math.max(finishedAt ?? 0, available);
-  }
-  return { start, nodes, finishedAt };
 }
 
 const REPLAN_MS = 3000;

@@ -3,7 +3,7 @@
 // left out and why, and a timeline of what happened since the page opened.
 // Everything comes from watches of the DaemonSet, its pods, the nodes and its
 // ControllerRevisions; nothing polls.
-import { memo, useEffect, useMemo, useRef, useState, type Ref, type RefObject } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type Ref, type RefObject } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { nodeKind } from '../../../kinds/node.ts';
@@ -15,8 +15,9 @@ import { useListChanges } from '../../api/listchanges.ts';
 import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
-import { NODE_STATES, RolloutIndex, formatDuration, podSelectorOf, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
-import { useRolloutTimeline } from './timeline.ts';
+import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
+import { podSelectorOf } from './lists.ts';
+import { useRolloutTimeline, type TimelineEvent } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
 import { isConditionTrue } from '../../../lib/conditions.ts';
@@ -64,12 +65,10 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const pods = useList(podKind, ns, selector);
   const nodes = useList(nodeKind);
   const revisions = useList(controllerRevisionKind, ns);
-  const events = useList(eventKind, ns);
   // Every change of these lists, not only the last one before each render: the derived state follows them.
   const conn = useConnection();
   const podChanges = useListChanges(queryKeys.list(conn, podKind, ns, selector));
   const nodeChanges = useListChanges(queryKeys.list(conn, nodeKind));
-  const eventChanges = useListChanges(queryKeys.list(conn, eventKind, ns));
   const opened = useRef(Date.now()).current;
   const tick = useNow();
   const [groupParam, setGroup] = useSearchParam('group');
@@ -104,6 +103,9 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
     [ds, pods.items, nodes.items, revisions.items, stallSeconds, groupBy, tick],
   );
   const loaded = pods.isSuccess && nodes.isSuccess && revisions.isSuccess && !pods.partial && !nodes.partial;
+  // The recorded events are read once the lists above are (or have failed): see lists.ts.
+  const [eventsOn, setEventsOn] = useState(false);
+  if (!eventsOn && [pods, nodes, revisions].every((l) => l.isError || (l.isSuccess && !l.partial))) setEventsOn(true);
   const status = rolloutStatus(ds as never);
   const st = (ds.status ?? {}) as Record<string, number | undefined>;
   const desired = st.desiredNumberScheduled ?? 0;
@@ -114,32 +116,16 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   const rolling = (strategy.type ?? 'RollingUpdate') === 'RollingUpdate';
 
   // Recorded events: the last warning per node beside it, and those since the page opened on the timeline.
+  // Fed by EventsFeed; the parts that show them hear of their changes from the index itself, so an events
+  // update draws those parts, not the whole view.
   const recordedIndex = useRef<RolloutEvents>(null);
   recordedIndex.current ??= new RolloutEvents();
   const recorded = recordedIndex.current;
-  const recordedVersion = useMemo(() => {
-    recorded.update(ds, events.items, index.current!.isDaemonPod, eventChanges);
-    return recorded.version;
-  }, [ds, events.items, recorded]);
-  const about = recorded.about();
-  const timelineItems = useMemo(
-    () =>
-      [
-        ...timeline.events.map((e) => ({ ...e, warning: false, recorded: false })),
-        ...about
-          .filter((e) => e.at >= opened - 1000)
-          .map((e) => ({ id: `e${e.name}`, at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
-      ]
-        .sort((a, b) => b.at - a.at)
-        .slice(0, TIMELINE_SHOWN),
-    [timeline.events, about, opened],
-  );
 
   const rows = useMemo(() => {
     const tests = [showFilter(show), searchFilter(query), inGroup ? (r: NodeRow) => (grouping === BY_STATE ? r.state === inGroup : r.group === inGroup) : undefined].filter((t) => t !== undefined);
     return tests.length ? model.rows.filter((r) => tests.every((t) => t(r))) : model.rows;
   }, [model.rows, show, query, inGroup, grouping]);
-  const stalledRows = useMemo(() => (stalled ? model.rows.filter((r) => r.state === 'stalled') : []), [model.rows, stalled]);
   const groupKeys = useMemo(
     () => [...new Set(nodes.items.flatMap((n) => Object.keys(n.metadata.labels ?? {})))].filter((k) => k !== ZONE && !k.startsWith('kubernetes.io/hostname')).sort(),
     // Label keys rarely change: looked at again when nodes come or go, not on every status post.
@@ -269,7 +255,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
               onChange={(e) => setQuery(e.target.value)}
             />
           </div>
-          {stalled > 0 && <StalledNodes rows={stalledRows} recorded={recorded} version={recordedVersion} onShowAll={() => setShow('stalled')} />}
+          {stalled > 0 && <StalledNodes rows={model.stalled} recorded={recorded} onShowAll={() => setShow('stalled')} />}
           <GroupSummary
             model={model}
             byState={grouping === BY_STATE}
@@ -300,7 +286,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
               </>
             )}
           </p>
-          <NodeGrid rows={rows} grouping={grouping} recorded={recorded} version={recordedVersion} />
+          <NodeGrid rows={rows} grouping={grouping} recorded={recorded} />
           {(model.excluded.length > 0 || model.orphans.length > 0) && <Excluded model={model} />}
         </div>
       </section>
@@ -314,23 +300,53 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
           <PlanVsActual ds={ds} pods={pods.items} revisions={revisions.items} progress={Math.floor(model.counts.updatedAvailable / Math.max(1, Math.ceil(model.counts.desired / 50)))} />
         </div>
       </section>
-      <Timeline items={timelineItems} />
+      <Timeline lines={timeline.events} recorded={recorded} opened={opened} />
+      {eventsOn && <EventsFeed ds={ds} recorded={recorded} isDaemonPod={index.current.isDaemonPod} />}
     </>
   );
+}
+
+/** Takes the namespace's recorded events into `recorded` as the watch changes them. Renders nothing. */
+function EventsFeed({ ds, recorded, isDaemonPod }: { ds: KubeObject; recorded: RolloutEvents; isDaemonPod: (name: string) => boolean }) {
+  const ns = ds.metadata.namespace;
+  const events = useList(eventKind, ns);
+  const changes = useListChanges(queryKeys.list(useConnection(), eventKind, ns));
+  // After the commit: the index tells the parts that show events, which draw before the frame is painted.
+  useLayoutEffect(() => {
+    recorded.update(ds, events.items, isDaemonPod, changes);
+  }, [ds, events.items, recorded, isDaemonPod, changes]);
+  return null;
 }
 
 type TimelineItem = { id: string; at: number; kind: string; revision?: 'new' | 'old'; warning: boolean; recorded: boolean; text: string };
 
 /**
- * Drawn again only when a line comes or goes, and only while on (or near) the
- * screen: a 5000-node rollout adds lines many times a second, and making
- * their elements below the fold was a tenth of the page's main-thread time.
+ * The timeline's lines (newest first): what the watches showed happen, and the events recorded
+ * about the DaemonSet and its pods since the page opened. Drawn again only when a line comes or
+ * goes, and only while on (or near) the screen: a 5000-node rollout adds lines many times a
+ * second, and making their elements below the fold was a tenth of the page's main-thread time.
  */
-function Timeline({ items }: { items: TimelineItem[] }) {
+function Timeline({ lines, recorded, opened }: { lines: TimelineEvent[]; recorded: RolloutEvents; opened: number }) {
+  const about = useSyncExternalStore(recorded.subscribe, recorded.about);
+  const items = useMemo(
+    () =>
+      [
+        ...lines.map((e) => ({ ...e, warning: false, recorded: false })),
+        ...about
+          .filter((e) => e.at >= opened - 1000)
+          .map((e) => ({ id: `e${e.name}`, at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
+      ]
+        .sort((a, b) => b.at - a.at)
+        .slice(0, TIMELINE_SHOWN),
+    [lines, about, opened],
+  );
   const ref = useRef<HTMLElement>(null);
   const onScreen = useOnScreen(ref);
   return <TimelinePanel ref={ref} items={items} frozen={!onScreen} />;
 }
+
+/** Draws the caller again when the last warning of a node changes. */
+const useWarnings = (recorded: RolloutEvents) => useSyncExternalStore(recorded.subscribe, () => recorded.warningsVersion);
 
 /** Whether the element is within a screen's height of the view; true until known. */
 function useOnScreen(ref: RefObject<Element | null>): boolean {
@@ -392,7 +408,8 @@ function BudgetLine({ model }: { model: RolloutModel }) {
 const STALLED_SHOWN = 10;
 
 /** Stalled nodes with their reasons in full (the grid's note column is cut to one line). */
-function StalledNodes({ rows, recorded, onShowAll }: { rows: NodeRow[]; recorded: RolloutEvents; version: number; onShowAll: () => void }) {
+function StalledNodes({ rows, recorded, onShowAll }: { rows: NodeRow[]; recorded: RolloutEvents; onShowAll: () => void }) {
+  useWarnings(recorded);
   const shown = rows.slice(0, STALLED_SHOWN);
   return (
     <div className="alert bad" role="region" aria-label="Stalled nodes">
@@ -508,8 +525,9 @@ const HEAD = 32;
 
 type GridItem = { header: true; group: string; count: number } | NodeRow;
 
-/** `version`: the recorded events' version, so rows look up their warning again when it moves. */
-const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents; version: number }) {
+/** Drawn again when the rows change, and when a node's last warning does (its row looks it up again). */
+const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents }) {
+  useWarnings(recorded);
   const items: GridItem[] = useMemo(() => {
     if (!grouping) return rows;
     const keyOf = grouping === BY_STATE ? (r: NodeRow) => r.state : (r: NodeRow) => r.group;

@@ -12,7 +12,7 @@ import { podKind } from '../../../kinds/pod.ts';
 import type { TestServer } from '../../../server/testing.ts';
 import { connectToTestServer, recordWatches } from '../../api/testserver.ts';
 import { stopAllWatches, useList } from '../../api/hooks.ts';
-import { podSelectorOf } from './rollout.ts';
+import { podSelectorOf } from './lists.ts';
 
 let s: TestServer;
 

@@ -43,7 +43,9 @@ export class RolloutEvents {
   private aboutList: RecordedEvent[] = [];
   private aboutByName = new Map<string, RecordedEvent>();
   private sorted = true;
-  version = 0;
+  private listeners = new Set<() => void>();
+  /** Bumped when the last warning of a node (or its pod) changes. */
+  warningsVersion = 0;
 
   /**
    * Takes in the events as the watch has them now. `isDaemonPod(name)` says
@@ -57,6 +59,7 @@ export class RolloutEvents {
     const fresh = changes?.take(this.list, events)?.flatMap((c) => c.added) ?? events;
     this.list = events;
     let changed = false;
+    let warned = false;
     for (const e of fresh) {
       if (this.seen.has(e)) continue;
       this.seen.add(e);
@@ -70,7 +73,7 @@ export class RolloutEvents {
         const key = `${io.kind}/${io.name}`;
         if (later(r, this.warnings.get(key))) {
           this.warnings.set(key, r);
-          changed = true;
+          warned = true;
         }
       }
       if (isDs || (isPod && isDaemonPod(io.name ?? ''))) {
@@ -85,14 +88,21 @@ export class RolloutEvents {
       this.aboutByName = new Map(this.aboutList.map((r) => [r.name, r]));
       this.sorted = true;
     }
-    if (changed) this.version++;
-    return changed;
+    if (warned) this.warningsVersion++;
+    if (changed || warned) this.listeners.forEach((l) => l());
+    return changed || warned;
   }
 
-  /** The events about the DaemonSet and its pods, newest first (the last MAX_ABOUT). */
-  about(): RecordedEvent[] {
-    return this.aboutList;
-  }
+  /** Hears of each update that changed the warnings or the events about the DaemonSet (a store for useSyncExternalStore). */
+  subscribe = (listener: () => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  };
+
+  /** The events about the DaemonSet and its pods, newest first (the last MAX_ABOUT); a new array when they change. */
+  about = (): RecordedEvent[] => this.aboutList;
 
   /** The last warning about the node or any of its daemon pods. */
   warningFor(row: NodeRow): RecordedEvent | undefined {

@@ -3,6 +3,7 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import { IndexedItems, uidOf } from '../../api/watch.ts';
 import { ListChanges } from '../../api/listchanges.ts';
 import { buildRollout, RolloutIndex, type RolloutModel } from './rollout.ts';
+import { outcomeOf } from './outcome.ts';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const ago = (s: number) => new Date(now - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -172,14 +173,19 @@ describe('the rollout index, kept up to date as the watches move', () => {
   });
 
   it('moves a node on as time passes alone: stalled once stallAfterMs is over', () => {
-    const pods = [pod('p0', 'n00', 'new222', false, 30)];
+    const pods = [pod('p0', 'n02', 'new222', false, 30), pod('p1', 'n01', 'new222', true, 30), pod('p2', 'n00', 'new222', false, 20)];
     const index = new RolloutIndex();
-    index.update(input(pods, nodes.slice(0, 1)));
-    expect(index.model().rows[0].state).toBe('progressing');
-    expect(index.update(input(pods, nodes.slice(0, 1), now + 10_000))).toBe(false);
-    expect(index.update(input(pods, nodes.slice(0, 1), now + 31_000))).toBe(true);
-    expect(index.model().rows[0]).toMatchObject({ state: 'stalled', stalledMessage: 'readiness probe failed' });
+    index.update(input(pods, nodes.slice(0, 3)));
+    expect(index.model().rows[2].state).toBe('progressing');
+    expect(index.model().stalled).toEqual([]);
+    expect(index.update(input(pods, nodes.slice(0, 3), now + 10_000))).toBe(false);
+    expect(index.update(input(pods, nodes.slice(0, 3), now + 31_000))).toBe(true);
+    expect(index.model().rows[2]).toMatchObject({ state: 'stalled', stalledMessage: 'readiness probe failed' });
     expect(index.model().counts.stalled).toBe(1);
+    expect(index.update(input(pods, nodes.slice(0, 3), now + 41_000))).toBe(true);
+    // The stalled rows in the rows' order, whichever stalled first.
+    expect(index.model().stalled.map((r) => r.nodeName)).toEqual(['n00', 'n02']);
+    expect(index.model().stalled).toEqual(index.model().rows.filter((r) => r.state === 'stalled'));
   });
 });
 
@@ -220,6 +226,7 @@ describe('the rollout index, fed what the watch changed', () => {
       rows: [...m.rows].sort((a, b) => a.nodeName.localeCompare(b.nodeName)),
       excluded: [...m.excluded].sort((a, b) => a.nodeName.localeCompare(b.nodeName)),
       orphans: [...m.orphans].sort((a, b) => a.name.localeCompare(b.name)),
+      stalled: [...m.stalled].sort((a, b) => a.nodeName.localeCompare(b.nodeName)),
     });
     let made = 0;
     for (let round = 1; round <= 60; round++) {
@@ -244,7 +251,9 @@ describe('the rollout index, fed what the watch changed', () => {
       // Some rounds are not seen by the index (the view rendered less often than the watch flushed).
       if (rand(3) === 0) continue;
       index.update(input(round));
-      expect(canonical(index.model())).toEqual(canonical(buildRollout(input(round, false))));
+      const m = index.model();
+      expect(canonical(m)).toEqual(canonical(buildRollout(input(round, false))));
+      expect(m.stalled).toEqual(m.rows.filter((r) => r.state === 'stalled'));
     }
     expect(index.model().podsPerHash.get('new222')).toBeGreaterThan(0);
   });
@@ -260,5 +269,29 @@ describe('the rollout index, fed what the watch changed', () => {
       groupBy: '',
     });
     expect(Object.fromEntries(m.podsPerHash)).toEqual({ new222: 1, old111: 2 });
+  });
+});
+
+describe('what a rollout did (outcomeOf)', () => {
+  it("takes each node's pod of the revision as the watch has it now, and not other owners' or deleted ones", () => {
+    const start = now - 60_000;
+    const ready = pod('p1', 'n1', 'new222', true, 30);
+    const other = pod('p4', 'n4', 'new222', true, 10);
+    const pods = [
+      ready,
+      pod('p2', 'n2', 'new222', false, 20),
+      pod('p3', 'n3', 'old111', true, 100),
+      { ...other, metadata: { ...other.metadata, ownerReferences: [{ ...owner[0], uid: 'another' }] } } as KubeObject,
+      pod('p5', 'n5', 'new222', true, 10, { metadata: { name: 'p5', uid: 'p5', ownerReferences: owner, labels: { 'controller-revision-hash': 'new222' }, deletionTimestamp: ago(1) } }),
+    ];
+    const first = outcomeOf(ds, pods, 'new222', start);
+    expect(first).toEqual({ start, nodes: { n1: { created: now - 30_000, available: now - 29_000 }, n2: { created: now - 20_000, available: undefined } }, finishedAt: now - 29_000 });
+    // p2 replaced by the watch once Ready (a new object): read anew; p1, the same object, as before.
+    const later = outcomeOf(ds, [ready, pod('p2', 'n2', 'new222', true, 20)], 'new222', start);
+    expect(later.nodes).toEqual({ n1: { created: now - 30_000, available: now - 29_000 }, n2: { created: now - 20_000, available: now - 19_000 } });
+    expect(later.finishedAt).toBe(now - 19_000);
+    // The same objects under another minReadySeconds: available that much later.
+    const slower = outcomeOf({ ...ds, spec: { ...(ds.spec as object), minReadySeconds: 5 } } as KubeObject, [ready], 'new222', start);
+    expect(slower.nodes.n1.available).toBe(now - 24_000);
   });
 });

@@ -2,40 +2,67 @@
 // what happened to this object, newest first, warnings marked, live through
 // the shared watch of events (all namespaces for cluster-scoped objects,
 // whose events live in `default`; the object's namespace otherwise).
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
-import { eventFrom, eventKind, eventMessage, eventsAbout, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
-import { useList } from '../../api/hooks.ts';
+import { EventsAbout, eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
+import { queryKeys, useList } from '../../api/hooks.ts';
+import { useConnection } from '../../api/connection.ts';
+import { useListChanges } from '../../api/listchanges.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
 import { humanDuration } from '../../../lib/duration.ts';
 import './events.css';
 
 const SHOWN = 50;
 
-export function EventsSection({ kind, object }: { kind: KindDefinition; object: KubeObject }) {
-  const namespaced = kind.scope === 'Namespaced';
-  const events = useList(eventKind, namespaced ? object.metadata.namespace : undefined);
-  const mine = useMemo(
-    () => eventsAbout(events.items, { kind: kind.kind, name: object.metadata.name!, namespace: namespaced ? object.metadata.namespace : undefined }),
-    [events.items, kind.kind, object.metadata.name, object.metadata.namespace, namespaced],
-  );
-  const warnings = mine.filter((e) => e.type === 'Warning').length;
+/**
+ * `after`: the page's own lists are still being read; the events wait for them (a
+ * namespace's events after a 5000-node rollout are as big a list as its nodes and
+ * pods together, and the page shows those first). Once started, they stay.
+ */
+export function EventsSection({ kind, object, after = false }: { kind: KindDefinition; object: KubeObject; after?: boolean }) {
+  const started = useRef(false);
+  started.current ||= !after;
+  if (!started.current)
+    return (
+      <section className="panel" aria-label="Events">
+        <h2>Events</h2>
+        <div className="body">
+          <p className="muted">Loading…</p>
+        </div>
+      </section>
+    );
+  return <ObjectEvents kind={kind} object={object} />;
+}
+
+function ObjectEvents({ kind, object }: { kind: KindDefinition; object: KubeObject }) {
+  const namespace = kind.scope === 'Namespaced' ? object.metadata.namespace : undefined;
+  const events = useList(eventKind, namespace);
+  const changes = useListChanges(queryKeys.list(useConnection(), eventKind, namespace));
+  // The events about the object, kept as the watch changes the list (kinds/events.ts, EventsAbout).
+  const name = object.metadata.name!;
+  const about = useMemo(() => ({ index: new EventsAbout({ kind: kind.kind, name, namespace }), list: [] as readonly KubeObject[] }), [kind.kind, name, namespace]);
+  const shown = useMemo(() => {
+    if (events.items !== about.list) {
+      const steps = changes.take(about.list, events.items);
+      if (steps) for (const c of steps) about.index.take(c.removed, c.added);
+      else about.index.reset(events.items);
+      about.list = events.items;
+    }
+    return about.index.newest(SHOWN);
+  }, [events.items, about, changes]);
+  const { count, warnings } = about.index;
   return (
     <section className="panel" aria-label="Events">
       <h2>
         Events{' '}
         <span className="muted">
-          {mine.length} {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
+          {count} {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
         </span>
       </h2>
       <div className="body">
         <ErrorAlert error={events.error} />
-        {mine.length === 0 ? (
-          <p className="muted">{events.isPending ? 'Loading…' : 'No events.'}</p>
-        ) : (
-          <EventTable events={mine.slice(0, SHOWN)} />
-        )}
-        {mine.length > SHOWN && <p className="muted">and {mine.length - SHOWN} older events</p>}
+        {count === 0 ? <p className="muted">{events.isPending ? 'Loading…' : 'No events.'}</p> : <EventTable events={shown} />}
+        {count > SHOWN && <p className="muted">and {count - SHOWN} older events</p>}
       </div>
     </section>
   );

@@ -1,0 +1,91 @@
+// @vitest-environment jsdom
+// A DaemonSet's page: its route reads the rollout's lists (the DaemonSet's own
+// pods, the nodes, the revisions) as soon as the DaemonSet is known, and the
+// namespace's events only once those are read. Against the real server; the
+// app's requests are recorded as they are made.
+import { describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { KubeObject } from '../../kinds/kind.ts';
+import { daemonSetKind } from '../../kinds/daemonset.ts';
+import type { TestServer } from '../../server/testing.ts';
+import { connectToTestServer } from '../api/testserver.ts';
+import { stopAllWatches } from '../api/hooks.ts';
+import { rolloutLists } from '../features/daemonsets/lists.ts';
+import { EventsSection } from '../features/events/EventsSection.tsx';
+import { DetailLists } from './detaillists.tsx';
+
+let s: TestServer;
+
+connectToTestServer({}, (started) => (s = started));
+
+const NS = 'agents';
+
+describe("a detail page's lists", () => {
+  it('are read from the object as its route starts; the Events section waits for them', async () => {
+    await s.api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+    const ds = (
+      await s.api(`/apis/apps/v1/namespaces/${NS}/daemonsets`, {
+        method: 'POST',
+        body: {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name: 'agent' },
+          spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'agent:1' }] } } },
+        },
+      })
+    ).body as KubeObject;
+    await s.api(`/api/v1/namespaces/${NS}/events`, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'agent.1' }, involvedObject: { kind: 'DaemonSet', namespace: NS, name: 'agent', uid: ds.metadata.uid }, reason: 'Checked', message: 'looked at by the test', type: 'Normal' },
+    });
+
+    // Each list the app reads, in the order asked, and what had been asked when the lists were read.
+    const lists: string[] = [];
+    const native = globalThis.fetch;
+    vi.stubGlobal('WebSocket', undefined);
+    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (!url.searchParams.has('watch')) lists.push(`${url.pathname}${url.searchParams.has('labelSelector') ? `?labelSelector=${url.searchParams.get('labelSelector')}` : ''}`);
+      return native(input, init);
+    });
+    let askedWhenSettled: string[] | undefined;
+    function Page() {
+      const [settled, setSettled] = useState(false);
+      return (
+        <>
+          {!settled && (
+            <DetailLists
+              kind={daemonSetKind}
+              namespace={NS}
+              name="agent"
+              lists={rolloutLists}
+              onSettled={() => {
+                askedWhenSettled = lists.slice();
+                setSettled(true);
+              }}
+            />
+          )}
+          <EventsSection kind={daemonSetKind} object={ds} after={!settled} />
+        </>
+      );
+    }
+    const qc = new QueryClient();
+    const view = render(
+      <QueryClientProvider client={qc}>
+        <Page />
+      </QueryClientProvider>,
+    );
+    try {
+      await waitFor(() => expect(askedWhenSettled).toBeDefined());
+      expect(askedWhenSettled).toEqual([`/apis/apps/v1/namespaces/${NS}/daemonsets`, `/api/v1/namespaces/${NS}/pods?labelSelector=app=agent`, '/api/v1/nodes', `/apis/apps/v1/namespaces/${NS}/controllerrevisions`]);
+      await waitFor(() => expect(screen.getByRole('region', { name: 'Events' }).textContent).toContain('looked at by the test'));
+      expect(lists.slice(askedWhenSettled!.length)).toEqual([`/api/v1/namespaces/${NS}/events`]);
+    } finally {
+      view.unmount();
+      stopAllWatches(qc);
+      vi.unstubAllGlobals();
+    }
+  });
+});
