@@ -209,7 +209,7 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
  * Sorts path elements as comparePathElements does, fast for the common case
  * of a large map (every element a field): the engine's own string order then.
  */
-function sortPathElements(keys: PathElement[]): PathElement[] {
+export function sortPathElements(keys: PathElement[]): PathElement[] {
   if (keys.every((pe) => pe.startsWith('f:'))) return keys.sort();
   return keys.sort(comparePathElements);
 }

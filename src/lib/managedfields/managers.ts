@@ -3,7 +3,7 @@
 // Updater wrapped by apiserver's managers: strip meta, before-first-apply,
 // last-applied for kubectl). Pure: the caller gives the time.
 import { clone, deepEqual } from '../json.ts';
-import { comparePathElements, FieldSet, FieldsV1Error, pathString, type FieldPath } from './fieldset.ts';
+import { comparePathElements, FieldSet, FieldsV1Error, pathString, sortPathElements, type FieldPath } from './fieldset.ts';
 import { compare, merge, removeItems, toFieldSet, type ApplySchema } from './typed.ts';
 
 export { FieldSet, pathString } from './fieldset.ts';
@@ -240,28 +240,26 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
   const mine = changed.difference(c.removed).difference(STRIPPED);
   const selfId = managerId({ ...writer, operation: 'Update' });
   const out: ManagedFieldsEntry[] = [];
-  let self: Manager | undefined;
+  let renewedFields: FieldsV1 | undefined;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     const fields = e.fieldsV1 as FieldsV1;
-    const id = ids[i];
-    const renewed = id === selfId && !mine.empty();
-    const clash = fieldsMeet(fields, changed);
-    const gone = !c.removed.empty() && fieldsMeet(fields, c.removed);
-    if (!clash && !gone && !renewed) {
+    const renewed = ids[i] === selfId && !mine.empty();
+    const minus: FieldSet[] = [];
+    // Taken from as updateManaged takes (takeChanged; withoutStripped has nothing to take from a stored entry).
+    if (fieldsMeet(fields, changed)) minus.push(changed);
+    if (!c.removed.empty() && fieldsMeet(fields, c.removed)) minus.push(c.removed);
+    if (!minus.length && !renewed) {
       out.push(e);
       continue;
     }
-    // Taken from as updateManaged takes (takeChanged; withoutStripped has nothing to take from a stored entry).
-    const m = decodeManaged([e]).get(id)!;
-    if (clash) m.fields = m.fields.difference(m.fields.intersection(changed));
-    if (gone) m.fields = m.fields.difference(c.removed);
-    if (renewed) self = m;
-    else if (!m.fields.empty()) out.push(encodeManager(m));
+    const left = rewriteFieldsV1(fields, minus, renewed ? mine : undefined);
+    if (renewed) renewedFields = left;
+    else if (left) out.push(withFieldsV1(e, left));
   }
   if (!mine.empty()) {
-    const fields = self ? self.fields.union(mine) : mine;
-    out.push(encodeManager({ manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields }));
+    const entry: ManagedFieldsEntry = { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, time: ctx.now, ...(writer.subresource ? { subresource: writer.subresource } : {}) };
+    out.push(withFieldsV1(entry, renewedFields ?? (mine.toFieldsV1() as FieldsV1)));
   }
   if (out.length < 2) return out;
   // Sorted as encodeManaged sorts, each time parsed once.
@@ -270,6 +268,62 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
 }
 
 type FieldsV1 = { [pe: string]: FieldsV1 };
+
+/** An entry as encodeManaged writes it, with these fields. */
+function withFieldsV1(e: ManagedFieldsEntry, fieldsV1: FieldsV1): ManagedFieldsEntry {
+  return {
+    manager: e.manager,
+    operation: e.operation,
+    apiVersion: e.apiVersion,
+    ...(e.time ? { time: e.time } : {}),
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+    ...(e.subresource ? { subresource: e.subresource } : {}),
+  };
+}
+
+/**
+ * (`v` − each of `minus`) ∪ `plus` for an encoded FieldsV1 value, written as
+ * FieldSet.toFieldsV1 writes it, without decoding it: the parts no set reaches
+ * are `v`'s own objects. A difference takes members only (what is below a
+ * member taken stays), as FieldSet.difference does. Undefined when nothing is left.
+ */
+function rewriteFieldsV1(v: FieldsV1, minus: FieldSet[], plus: FieldSet | undefined): FieldsV1 | undefined {
+  const keys: string[] = [];
+  for (const pe in v) if (pe !== '.') keys.push(pe);
+  if (plus) {
+    const n = keys.length;
+    for (const pe of plus.members) if (!Object.hasOwn(v, pe)) keys.push(pe);
+    for (const pe of plus.children.keys()) if (!Object.hasOwn(v, pe) && !plus.members.has(pe)) keys.push(pe);
+    if (keys.length > n) sortPathElements(keys);
+  }
+  const out: FieldsV1 = {};
+  let any = false;
+  for (const pe of keys) {
+    const sub = Object.hasOwn(v, pe) ? v[pe] : undefined;
+    let taken = false;
+    let below: FieldSet[] | undefined;
+    for (const m of minus) {
+      if (m.members.has(pe)) taken = true;
+      const c = m.children.get(pe);
+      if (c) (below ??= []).push(c);
+    }
+    const more = plus?.children.get(pe);
+    const added = !!plus?.members.has(pe);
+    if (sub && !taken && !below && !more && !added) {
+      out[pe] = sub;
+      any = true;
+      continue;
+    }
+    const member = (!!sub && isMember(sub) && !taken) || added;
+    const rest = rewriteFieldsV1(sub ?? {}, below ?? [], more);
+    if (rest) out[pe] = member ? { '.': {}, ...rest } : rest;
+    else if (member) out[pe] = {};
+    else continue;
+    any = true;
+  }
+  return any ? out : undefined;
+}
 
 /** Whether a stored FieldsV1 value holds a path of `set` (its intersection with `set` is not empty), read without decoding it. */
 function fieldsMeet(v: FieldsV1, set: FieldSet): boolean {
