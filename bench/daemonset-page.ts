@@ -33,9 +33,9 @@
 // DS_TRACE_SECONDS (default 15) of the rollout, from DS_TRACE_FROM (default 5) s into it.
 // Prints numbers and the load average; asserts nothing. Needs the built app
 // (DS_STATIC, default dist: `npx vite build`).
-import { chromium, type Page } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { benchDaemonSetDone, clusterApi, createBenchDaemonSet, DAEMONSETS, machine, rollBenchDaemonSet, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
@@ -341,6 +341,7 @@ async function benchSize(nodes: number) {
     await reference.opened;
     console.log(`    the page watches ${podWatch.pathname}?${podWatch.searchParams.has('labelSelector') ? `labelSelector=${podWatch.searchParams.get('labelSelector')}` : '(no selector)'}; so does the reference watcher`);
 
+    const cpuBefore = await rendererMainCpu(browser);
     await startRecorder(page);
     const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
     const t0 = performance.now();
@@ -379,10 +380,14 @@ async function benchSize(nodes: number) {
     await traced;
     const wall = (performance.now() - t0) / 1000;
     const rec = await stopRecorder(page);
+    const cpuAfter = await rendererMainCpu(browser);
     const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms, max ${f(Math.max(...x))} ms`;
     console.log(
       `    rollout (${f(wall, 1)} s): frame gaps ${ms(rec.gaps)} over ${rec.gaps.length} frames; long tasks ${rec.long.length}, ${f(rec.long.reduce((a, b) => a + b, 0))} ms in all, max ${f(Math.max(0, ...rec.long))} ms`,
     );
+    // The CPU the page's main thread used (what a loaded machine inflates least: long tasks also count waiting for a core).
+    const cpu = Math.max(0, ...[...cpuAfter].map(([pid, s]) => s - (cpuBefore.get(pid) ?? 0)));
+    console.log(`      the page's main thread used ${f(cpu, 1)} CPU-s in the rollout (${f((100 * cpu) / wall)}% of a core)`);
     // When the longest happened: at the rollout's start, its end, or throughout.
     const longest = rec.long.map((d, i) => [d, rec.longAt[i]]).sort((a, b) => b[0] - a[0]).slice(0, 8);
     console.log(`      longest: ${longest.map(([d, at]) => `${f(d)} ms at +${f(at / 1000, 1)} s`).join(', ')}`);
@@ -416,6 +421,28 @@ async function benchSize(nodes: number) {
     await browser.close();
     c.stop();
   }
+}
+
+/**
+ * CPU seconds used so far by the main thread of each of the browser's renderer processes, by pid
+ * (from /proc: a renderer's main thread has the process's own id); empty where that is not readable.
+ */
+async function rendererMainCpu(browser: Browser): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  try {
+    const cdp = await browser.newBrowserCDPSession();
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo' as never)) as { processInfo: { type: string; id: number }[] };
+    await cdp.detach();
+    const tick = 100; // USER_HZ
+    for (const p of processInfo.filter((p) => p.type === 'renderer')) {
+      const stat = readFileSync(`/proc/${p.id}/task/${p.id}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(p.id, (Number(fields[11]) + Number(fields[12])) / tick);
+    }
+  } catch {
+    // not on Linux, or the process is gone
+  }
+  return out;
 }
 
 /** Another DaemonSet on every node, in the bench's namespace. */
