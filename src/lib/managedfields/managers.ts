@@ -220,7 +220,7 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
  * rather than decoded and encoded again: a status write by one manager then
  * costs its own entry and the change, not every manager's fields. Nothing is
  * kept between writes. The result is the same as encodeManaged(updateManaged(…))
- * of the decoded entries (managers.test.ts compares them).
+ * of the decoded entries (server/registry/managedentries.test.ts compares them).
  */
 export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: readonly ManagedFieldsEntry[], writer: Writer, ctx: FieldManagerContext): ManagedFieldsEntry[] | undefined {
   if (!entries.length) return undefined;
@@ -399,7 +399,7 @@ function canonicalFieldsV1(v: unknown, dotAllowed: boolean): boolean {
     if (prev !== undefined && !(c === 102 && prev.charCodeAt(0) === 102 ? prev < pe : comparePathElements(prev, pe) < 0)) return false;
     prev = pe;
     if (!isPlainObject(sub)) return false;
-    // `{".": {}}` alone is a member written the long way (toFieldsV1 writes `{}`).
+    // `{}` is a member with nothing below it; anything else is a level of its own.
     if (!isEmptyObject(sub) && !canonicalFieldsV1(sub, true)) return false;
   }
   // `{".": {}}` alone is a member written the long way (toFieldsV1 writes `{}`).
