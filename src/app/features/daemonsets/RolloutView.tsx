@@ -528,9 +528,29 @@ type GridItem = { header: true; group: string; count: number } | NodeRow;
 /** Drawn again when the rows change, and when a node's last warning does (its row looks it up again). */
 const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: NodeRow[]; grouping: string; recorded: RolloutEvents }) {
   useWarnings(recorded);
+  const grouped = useRef<{ rows: NodeRow[]; grouping: string; items: GridItem[]; at: Map<string, number> }>(null);
   const items: GridItem[] = useMemo(() => {
     if (!grouping) return rows;
     const keyOf = grouping === BY_STATE ? (r: NodeRow) => r.state : (r: NodeRow) => r.group;
+    // The index replaces a changed node's row in its place: while no row changed its node or its group, the
+    // items are the last ones with those rows replaced (grouping 5000 rows afresh was ~0.5 ms on each change).
+    const last = grouped.current;
+    if (last && last.grouping === grouping && last.rows.length === rows.length) {
+      let next: GridItem[] | undefined;
+      let i = 0;
+      for (; i < rows.length; i++) {
+        const r = rows[i];
+        const was = last.rows[i];
+        if (r === was) continue;
+        if (r.nodeName !== was.nodeName || keyOf(r) !== keyOf(was)) break;
+        next ??= last.items.slice();
+        next[last.at.get(r.nodeName)!] = r;
+      }
+      if (i === rows.length) {
+        grouped.current = { ...last, rows, items: next ?? last.items };
+        return grouped.current.items;
+      }
+    }
     const groups = new Map<string, NodeRow[]>();
     for (const r of rows) {
       const k = keyOf(r);
@@ -544,10 +564,12 @@ const NodeGrid = memo(function NodeGrid({ rows, grouping, recorded }: { rows: No
         : (a: string, b: string) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b));
     // Pushed into one array: a flatMap of spread groups made and copied an array per group, ~1 ms a render at 5000 nodes.
     const out: GridItem[] = [];
+    const at = new Map<string, number>();
     for (const [group, list] of [...groups.entries()].sort(([a], [b]) => order(a, b))) {
       out.push({ header: true, group: grouping === BY_STATE ? stateLabel(group as NodeState) : group, count: list.length });
-      for (const r of list) out.push(r);
+      for (const r of list) at.set(r.nodeName, out.push(r) - 1);
     }
+    grouped.current = { rows, grouping, items: out, at };
     return out;
   }, [rows, grouping]);
   return (
