@@ -172,6 +172,27 @@ describe('the rollout index, kept up to date as the watches move', () => {
     expect({ ...widened, version: 0 }).toEqual({ ...buildRollout({ ...input(pods, nodes), ds: wider }), version: 0 });
   });
 
+  it("a new node selector re-derives every node, those without pods too; a new image keeps each node's placement", () => {
+    const win = node('win', { os: 'windows', zone: 'a' });
+    const pods = [pod('p0', 'n00', 'old111', true, 900)];
+    const index = new RolloutIndex();
+    index.update(input(pods, [nodes[0], win]));
+    expect(index.model().excluded.map((e) => e.nodeName)).toEqual(['win']);
+    // The selector goes: the Windows node, with no pod and no change of its own, should now run the daemon.
+    const anyOs = { ...ds, spec: { ...(ds.spec as any), template: { ...template, spec: { ...template.spec, nodeSelector: undefined } } } } as KubeObject;
+    index.update({ ...input(pods, [nodes[0], win]), ds: anyOs });
+    const m = index.model();
+    expect(m.rows.map((r) => [r.nodeName, r.state])).toEqual([
+      ['n00', 'old'],
+      ['win', 'missing'],
+    ]);
+    expect({ ...m, version: 0 }).toEqual({ ...buildRollout({ ...input(pods, [nodes[0], win]), ds: anyOs }), version: 0 });
+    // Another image only: the same placement (the Windows node stays a row), every node derived again.
+    const v3 = { ...anyOs, spec: { ...(anyOs.spec as any), template: { ...(anyOs.spec as any).template, spec: { ...(anyOs.spec as any).template.spec, containers: [{ name: 'c', image: 'v3' }] } } } } as KubeObject;
+    index.update({ ...input(pods, [nodes[0], win]), ds: v3 });
+    expect({ ...index.model(), version: 0 }).toEqual({ ...buildRollout({ ...input(pods, [nodes[0], win]), ds: v3 }), version: 0 });
+  });
+
   it('moves a node on as time passes alone: stalled once stallAfterMs is over', () => {
     const pods = [pod('p0', 'n02', 'new222', false, 30), pod('p1', 'n01', 'new222', true, 30), pod('p2', 'n00', 'new222', false, 20)];
     const index = new RolloutIndex();

@@ -8,7 +8,7 @@
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { uidOf, type ListChange } from '../../api/watch.ts';
 import type { ListChanges } from '../../api/listchanges.ts';
-import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod } from '../../../lib/daemonnodes.ts';
+import { daemonPodNodeName, daemonPodTolerations, nodeShouldRunDaemonPod, type DaemonPlacement } from '../../../lib/daemonnodes.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import {
   ControllerRevisionHashLabel,
@@ -180,6 +180,9 @@ export interface GroupCounts {
 
 /** What one node adds to the model, kept until its pods, its Node or the clock change it. */
 interface NodeEntry {
+  /** The Node it was derived from, and whether the daemon belongs there (kept while the Node object is the same). */
+  node: KubeObject;
+  placement: DaemonPlacement;
   row?: NodeRow;
   excluded?: ExcludedNode;
   /** In planRollingUpdate's node set: it should run the daemon or has pods. */
@@ -266,6 +269,7 @@ export class RolloutIndex {
     const key = JSON.stringify([
       ds.metadata.uid,
       templateSpec?.nodeName,
+      templateSpec?.nodeSelector,
       templateSpec?.affinity,
       templateSpec?.tolerations,
       spec?.minReadySeconds,
@@ -532,10 +536,15 @@ export class RolloutIndex {
   private derive(node: KubeObject, now: number): NodeEntry {
     const nodeName = node.metadata.name!;
     const nodePods = [...(this.podsOf.get(nodeName)?.values() ?? [])].sort(compareDaemonPods);
-    const placement = nodeShouldRunDaemonPod(node as any, this.ds as any, this.tolerations);
+    // Where the daemon belongs depends on the Node and on the template's placement only (the key: a change
+    // there derives every node afresh), not on its image: a rollout's start re-derives every node.
+    const prev = this.entries.get(nodeName);
+    const placement = prev?.node === node ? prev.placement : nodeShouldRunDaemonPod(node as any, this.ds as any, this.tolerations);
     const cells = nodePods.map((p) => this.cell(p, now, nodePods));
     const updated = (p: KubeObject) => isPodUpdated(p, this.currentHash, this.generation);
     const entry: NodeEntry = {
+      node,
+      placement,
       planned: placement.shouldRun || nodePods.length > 0,
       use: nodeBudgetUse(nodePods, updated, (p) => isPodAvailable(p as never, this.minReady, now)),
       counts: { updated: 0, ready: 0, available: 0 },
