@@ -12,6 +12,7 @@ import {
   nameIsDNSSubdomain,
   pathSegmentNameErrors,
   pathSegmentPrefixErrors,
+  byteLength,
 } from '../lib/names.ts';
 import { QuantityParseError, canonicalQuantity, parseQuantity, quantityToNumber } from '../lib/quantity.ts';
 import { percentErrors } from '../lib/intorstring.ts';
@@ -229,7 +230,6 @@ export const FieldImmutableErrorMsg = 'field is immutable';
 export const TotalAnnotationSizeLimitB = 256 * (1 << 10);
 
 const sortedKeys = (m: Record<string, unknown> | undefined) => Object.keys(m ?? {}).sort();
-const byteLength = (s: string) => new TextEncoder().encode(s).length;
 
 export function validateNonnegative(value: number | undefined, path: Path | string): FieldError[] {
   return value !== undefined && value < 0 ? [fieldErrors.invalid(path, value, IsNegativeErrorMsg)] : [];

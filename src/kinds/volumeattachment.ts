@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { KindDefinition } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
 import { fieldErrors, Path, type FieldError } from '../lib/field.ts';
-import { nameIsDNSSubdomain } from '../lib/names.ts';
+import { byteLength, nameIsDNSSubdomain } from '../lib/names.ts';
 import { deepEqual } from '../lib/json.ts';
 import { age } from '../lib/duration.ts';
 import { AgeColumnDescription, metaSchemas, NameColumnDescription, objectSchema, validateObjectMeta } from './meta.ts';
@@ -97,7 +97,6 @@ function defaults(obj: any) {
 
 const MAX_METADATA_BYTES = 256 * (1 << 10);
 const MAX_ERROR_MESSAGE = 1024;
-const byteLength = (s: string) => new TextEncoder().encode(s).length;
 
 function validateVolumeError(e: any, p: Path): FieldError[] {
   if (!e) return [];

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import {
+  byteLength,
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,
@@ -129,5 +130,21 @@ describe('object names', () => {
     expect(pathSegmentNameErrors('a/%')).toEqual(["may not contain '/'", "may not contain '%'"]);
     expect(pathSegmentNameErrors('ok')).toEqual([]);
     expect(pathSegmentPrefixErrors('..')).toEqual([]);
+  });
+});
+
+describe('byteLength counts UTF-8 bytes as an encoder writes them', () => {
+  const pieces = ['a', 'é', '€', '😀', '\ud800', '\udc00', '\u07ff', '\u0800', '\uffff', '\u0080', '\u007f', '\udbff\udfff'];
+  it('for every mix of one- to four-byte characters and lone surrogates', () => {
+    const encoded = (s: string) => new TextEncoder().encode(s).length;
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed / 0x7fffffff);
+    for (let n = 0; n < 500; n++) {
+      const s = Array.from({ length: Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      expect(byteLength(s), JSON.stringify(s)).toBe(encoded(s));
+    }
+    expect(byteLength('')).toBe(0);
+    expect(byteLength('\ud800')).toBe(3);
+    expect(byteLength('😀')).toBe(4);
   });
 });

@@ -17,9 +17,22 @@ export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 export const LABEL_VALUE_MAX_LENGTH = 63;
 const QUALIFIED_NAME_MAX_LENGTH = 63;
 
-/** Go's len() counts UTF-8 bytes, not UTF-16 units. */
-function byteLength(s: string): number {
-  return new TextEncoder().encode(s).length;
+/**
+ * A string's length in UTF-8 bytes, as Go's len() counts it (not UTF-16
+ * units). Counted without encoding: every label, name and annotation of a
+ * write is measured, and an encoder's buffer each time showed in profiles.
+ * A lone surrogate counts as the 3 bytes of U+FFFD, which it is encoded as.
+ */
+export function byteLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if ((c & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) (n += 2), i++;
+    else n += 2;
+  }
+  return n;
 }
 
 export function maxLenError(n: number): string {
