@@ -39,6 +39,8 @@ const BUILD = process.env.SCALE_APP_BUILD ?? 'dist';
 const TRACE = Boolean(process.env.SCALE_APP_TRACE);
 /** Which figures to take (all by default): first,loading,scroll,filter,watch,heap. */
 const FIGURES = new Set((process.env.SCALE_APP_FIGURES ?? 'first,loading,scroll,filter,watch,heap').split(','));
+/** Set: each first-rows run of the app also prints when its document, scripts and requests began, answered and ended. */
+const FIRST_DETAIL = Boolean(process.env.SCALE_APP_FIRST_DETAIL);
 /** Which lists to measure (both by default): nodes,pods. */
 const LISTS = new Set((process.env.SCALE_APP_LISTS ?? 'nodes,pods').split(','));
 /** Scrolling while a list loads stops when it is complete, or after this many seconds (SCALE_APP_LOADING_S). */
@@ -78,6 +80,16 @@ const plainPage = (path: string, auth: string) => `<!doctype html><meta charset=
   });
 </script>`;
 
+/** When the page's document, scripts and API requests began and ended (ms from navigation), from Resource Timing. */
+function resourceTimes(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    (performance.getEntries() as PerformanceResourceTiming[])
+      .filter((e) => e.entryType === 'navigation' || e.entryType === 'resource')
+      .map((e) => `${e.entryType === 'navigation' ? 'document' : new URL(e.name).pathname.replace(/^\/assets\//, '') + new URL(e.name).search} ${e.startTime.toFixed(0)}-${e.responseStart.toFixed(0)}-${e.responseEnd.toFixed(0)}`)
+      .join(', '),
+  );
+}
+
 async function firstRows(page: Page, api: Proc, route: string, path: string, count: number) {
   const token = api.headers.Authorization.slice('Bearer '.length);
   await page.route(`${api.url}/plain${route}`, (r) => r.fulfill({ contentType: 'text/html', body: plainPage(path, api.headers.Authorization) }));
@@ -89,6 +101,7 @@ async function firstRows(page: Page, api: Proc, route: string, path: string, cou
     plain.push(await navigateToFirstRow(page, `${api.url}/plain${route}`));
     await page.goto(`${api.url}/version`);
     app.push(await navigateToFirstRow(page, `${api.url}${route}#token=${token}`));
+    if (FIRST_DETAIL) console.log(`      run ${r + 1}: first row at ${f(app.at(-1)!)} ms; ${await resourceTimes(page)}`);
     // The whole list loaded (later pages) and its watch started, before the next run.
     await page.waitForSelector(`[role=table][aria-rowcount="${count}"]`, { timeout: 120_000 });
   }
