@@ -332,38 +332,46 @@ async function serveBuild(ctx: BrowserContext, api: Proc, dir: string, routes: s
   });
 }
 
+/** This build and each BASELINE build, by name and folder. */
+const buildsSideBySide = () => [{ name: 'this build', dir: BUILD }, ...BASELINE!.split(',').map((dir) => ({ name: `baseline ${dir}`, dir }))];
+
+/**
+ * Runs `measure` on each build in turns (each side first in every other
+ * round), on a fresh page each time, from the list's first row.
+ */
+async function inTurns<S extends { dir: string }>(browser: Browser, api: Proc, route: string, token: string, sides: S[], rounds: number, measure: (page: Page, side: S, round: number) => Promise<void>) {
+  for (let r = 0; r < rounds; r++) {
+    for (const side of [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)]) {
+      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      try {
+        await serveBuild(ctx, api, side.dir, [route]);
+        const page = await ctx.newPage();
+        await page.addInitScript(FIRST_ROW_MARKER);
+        await navigateToFirstRow(page, `${api.url}${route}#token=${token}`);
+        await measure(page, side, r);
+      } finally {
+        await ctx.close();
+      }
+    }
+  }
+}
+
 /**
  * Scrolling, this build (dist) against BASELINE, in turns (each side first
  * in every other round, a fresh page each time): while the list still loads
  * (from its first row on, as pages of 2,000 arrive) and once it has loaded.
  */
 async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string; count: number }, token: string, rounds = SIDE_ROUNDS) {
-  const sides = [{ name: 'this build', dir: BUILD }, ...BASELINE!.split(',').map((dir) => ({ name: `baseline ${dir}`, dir }))].map((s) => ({
-    ...s,
-    loading: [] as ScrollFigure[],
-    loaded: [] as ScrollFigure[],
-  }));
-  for (let r = 0; r < rounds; r++) {
-    // Each side first in turn.
-    for (const side of [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)]) {
-      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-      try {
-        await serveBuild(ctx, api, side.dir, [l.route]);
-        const page = await ctx.newPage();
-        await page.addInitScript(FIRST_ROW_MARKER);
-        await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
-        const tracing = TRACE && r === 0 ? (events: TraceEvent[], frames: number) => console.log(`    ${side.name}, ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}`) : undefined;
-        side.loading.push(await scroll(page, LOADING_MAX_S, tracing, l.count));
-        await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
-        side.loaded.push(await scroll(page));
-        if (TRACE && r === 0) {
-          await scroll(page, 2, (events, frames) => console.log(`    ${side.name}, ms per frame while scrolling (traced): ${timePerFrame(events, frames)}`));
-        }
-      } finally {
-        await ctx.close();
-      }
+  const sides = buildsSideBySide().map((s) => ({ ...s, loading: [] as ScrollFigure[], loaded: [] as ScrollFigure[] }));
+  await inTurns(browser, api, l.route, token, sides, rounds, async (page, side, r) => {
+    const tracing = TRACE && r === 0 ? (events: TraceEvent[], frames: number) => console.log(`    ${side.name}, ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}`) : undefined;
+    side.loading.push(await scroll(page, LOADING_MAX_S, tracing, l.count));
+    await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+    side.loaded.push(await scroll(page));
+    if (TRACE && r === 0) {
+      await scroll(page, 2, (events, frames) => console.log(`    ${side.name}, ms per frame while scrolling (traced): ${timePerFrame(events, frames)}`));
     }
-  }
+  });
   const [mine, ...bases] = sides;
   const med = (xs: ScrollFigure[], k: keyof ScrollFigure) => median(xs.map((x) => x[k]));
   const line = (xs: ScrollFigure[]) => `${xs === mine.loading || bases.some((b) => xs === b.loading) ? `for ${f(med(xs, 'ms'))} ms, ` : ''}${f(med(xs, 'fps'))} frames/s (${f(med(xs, 'shown'))} presented), p95 frame ${f(med(xs, 'p95'), 1)} ms, main thread ${f(med(xs, 'cpu'), 1)} ms CPU per frame`;
@@ -383,24 +391,13 @@ async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string;
  * side first in every other round, a fresh page each time, the list loaded).
  */
 async function watchSideBySide(browser: Browser, api: Proc, l: { route: string; count: number; object: string; churn: (i: number) => string }, token: string, rounds = SIDE_ROUNDS) {
-  const sides = [{ name: 'this build', dir: BUILD }, ...BASELINE!.split(',').map((dir) => ({ name: `baseline ${dir}`, dir }))].map((s) => ({ ...s, latencies: [] as number[], rate: [] as number[] }));
-  for (let r = 0; r < rounds; r++) {
-    for (const side of [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)]) {
-      const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-      try {
-        await serveBuild(ctx, api, side.dir, [l.route]);
-        const page = await ctx.newPage();
-        await page.addInitScript(FIRST_ROW_MARKER);
-        await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
-        await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
-        const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
-        side.latencies.push(...busy.latencies);
-        side.rate.push(busy.perSecond);
-      } finally {
-        await ctx.close();
-      }
-    }
-  }
+  const sides = buildsSideBySide().map((s) => ({ ...s, latencies: [] as number[], rate: [] as number[] }));
+  await inTurns(browser, api, l.route, token, sides, rounds, async (page, side) => {
+    await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
+    const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
+    side.latencies.push(...busy.latencies);
+    side.rate.push(busy.perSecond);
+  });
   const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms, max ${f(Math.max(...x))} ms over ${x.length} writes`;
   console.log(`    write -> row side by side while ~${f(median(sides[0].rate))} other objects/s change (${rounds} rounds each, in turns; ${machine()}):`);
   for (const side of sides) console.log(`      ${side.name}: ${ms(side.latencies)}`);
