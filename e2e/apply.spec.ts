@@ -100,9 +100,17 @@ test('apply from the editor: the takeover from kubectl is listed, cancel changes
   await page.getByRole('tab', { name: 'YAML' }).click();
   const hoverOver = async (key: string) => {
     const token = page.locator('.view-lines .view-line span', { hasText: new RegExp(`^${key}$`) }).first();
-    // Monaco renders only the lines in view: scroll down to the key.
-    await page.locator('.monaco-editor').first().hover({ position: { x: 300, y: 100 } });
-    for (let i = 0; i < 40 && !(await token.count()); i++) await page.mouse.wheel(0, 200);
+    // Monaco renders only the lines in view: scroll until the key is in the
+    // editor's middle, clear of the sticky lines over its top.
+    const editor = page.locator('.monaco-editor').first();
+    await editor.hover({ position: { x: 300, y: 100 } });
+    const box = (await editor.boundingBox())!;
+    for (let i = 0; i < 80; i++) {
+      const at = (await token.count()) ? await token.boundingBox() : null;
+      if (at && at.y > box.y + box.height * 0.4 && at.y < box.y + box.height * 0.75) break;
+      await page.mouse.wheel(0, !at || at.y >= box.y + box.height * 0.75 ? 60 : -60);
+      await page.waitForTimeout(30);
+    }
     await token.hover();
     return page.locator('.monaco-hover:not(.hidden)').filter({ hasText: 'Field manager' });
   };
