@@ -82,15 +82,7 @@ function storedOrder(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
 }
 
 function encodeManager(m: Manager): ManagedFieldsEntry {
-  return {
-    manager: m.manager,
-    operation: m.operation,
-    apiVersion: m.apiVersion,
-    ...(m.time ? { time: m.time } : {}),
-    fieldsType: 'FieldsV1',
-    fieldsV1: m.fields.toFieldsV1(),
-    ...(m.subresource ? { subresource: m.subresource } : {}),
-  };
+  return withFieldsV1(m, m.fields.toFieldsV1() as FieldsV1);
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -269,8 +261,8 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
 
 type FieldsV1 = { [pe: string]: FieldsV1 };
 
-/** An entry as encodeManaged writes it, with these fields. */
-function withFieldsV1(e: ManagedFieldsEntry, fieldsV1: FieldsV1): ManagedFieldsEntry {
+/** An entry as encodeManaged writes it (its keys in this order), with these fields. */
+function withFieldsV1(e: Pick<ManagedFieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'time' | 'subresource'>, fieldsV1: FieldsV1): ManagedFieldsEntry {
   return {
     manager: e.manager,
     operation: e.operation,
