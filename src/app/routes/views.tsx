@@ -77,7 +77,7 @@ export const allViews = [...primaryViews, ...supportingViews, ...accessViews];
  * The lists a kind's detail page reads before it shows what matters, by the object (a DaemonSet's
  * rollout: its pods, the nodes, its revisions). The route starts them as soon as the object is
  * known, while the page's own code loads, and the page's Events section waits for them
- * (routes/detaillists.ts).
+ * (routes/detaillists.tsx).
  */
 export const detailLists = new Map<KindDefinition, (o: KubeObject) => ListRef[]>([[daemonSetKind, rolloutLists]]);
 
