@@ -91,7 +91,7 @@ export function podManifest(node: number, ds: number) {
  * server's SQLite file: 55,000 writes through HTTP would take most of the
  * bench's minutes on two shared cores, and what is measured here is reading.
  */
-async function templates(api: Proc): Promise<Map<string, string>> {
+export async function templates(api: Proc): Promise<Map<string, string>> {
   for (let n = 0; n < 3; n++) await send(api, 'POST', '/api/v1/namespaces', { metadata: { name: `bench-${n}` } });
   await send(api, 'POST', '/api/v1/nodes', nodeManifest(0));
   for (let d = 0; d < PODS_PER_NODE; d++) {
@@ -105,7 +105,7 @@ async function templates(api: Proc): Promise<Map<string, string>> {
   return new Map(rows.map((r) => [r.name, r.value]));
 }
 
-function stopAndWait(p: Proc): Promise<void> {
+export function stopAndWait(p: Proc): Promise<void> {
   return new Promise((resolve) => {
     p.child.once('exit', () => resolve());
     p.stop();
@@ -113,7 +113,7 @@ function stopAndWait(p: Proc): Promise<void> {
 }
 
 /** Nodes [from, to) and their pods, cloned from the templates (names and uids made unique). */
-function seedRows(dataDir: string, tpl: Map<string, string>, from: number, to: number) {
+export function seedRows(dataDir: string, tpl: Map<string, string>, from: number, to: number) {
   const db = new Database(join(dataDir, 'state.db'));
   const insert = db.prepare(`INSERT INTO kine (name, created, deleted, create_revision, prev_revision, value) VALUES (?, 1, 0, 0, 0, ?)`);
   const rows = [...tpl].map(([key, value]) => ({ key, value, uid: JSON.parse(value).metadata.uid as string }));
