@@ -13,6 +13,7 @@ import { startServer } from '../src/server/server.ts';
 import { heartbeatStats, resetHeartbeatStats } from '../src/server/controllers/nodeagent.ts';
 // A namespace import: a clone of an older commit without these runs the same bench (A/B).
 import * as watchSink from '../src/server/http/watchsink.ts';
+import * as commitStats from '../src/server/storage/commitstats.ts';
 
 const [dataDir, nodes, heartbeatSeconds, staticDir] = process.argv.slice(2);
 const server = await startServer({
@@ -66,7 +67,7 @@ const turnSummary = () => {
 const gcSummary = (ds: number[]) => ({ count: ds.length, totalMs: ds.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...ds), over50: ds.filter((d) => d > 50).length });
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
-  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.());
+  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.(), commitStats.resetCommitStats?.());
   if (line === 'profile-start') {
     profiler = new Session();
     profiler.connect();
@@ -87,7 +88,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.() })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.() })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

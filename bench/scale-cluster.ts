@@ -204,7 +204,9 @@ export async function benchCluster5000() {
     const writesPerS = (writeCalls(pid) - writes0) / wall;
     type GcSummary = { count: number; totalMs: number; maxMs: number; over50: number };
     type Turn = { ms: number; cpuMs: number; waitMs: number };
-    const { loopDelay, gc, longTurns, watchFlush } = (await c.stats()) as unknown as {
+    type Dist = { n: number; mean: number; p50: number; p90: number; p99: number; max: number };
+    const { loopDelay, gc, longTurns, watchFlush, commit } = (await c.stats()) as unknown as {
+      commit?: { groupsPerSecond: number; groupSize: Dist; heldGroups: number; cacheLag: Dist } & Record<'queued' | 'writer' | 'deliver' | 'held' | 'total', Dist>;
       watchFlush?: { flushes: number; slices: number; writes: number; bytes: number; wait: { p50: number; p99: number; max: number } };
       loopDelay: { p50: number; p99: number; max: number };
       gc?: { minor: GcSummary; major: GcSummary };
@@ -247,7 +249,9 @@ export async function benchCluster5000() {
     for (const [name, ws] of [['nodes', byKind(0)], ['pods', byKind(1)]] as const) {
       const counts = ws.map((w) => w.events);
       const complete = ws.filter((w) => !w.closed && w.events === Math.max(...counts) && w.outOfOrder === 0).length;
-      console.log(`  ${ws.length} watchers on ${name}: ${Math.max(...counts)} events each; ${complete} got every one in order, ${ws.filter((w) => w.closed).length} cut off`);
+      const short = ws.filter((w) => w.events < Math.max(...counts));
+      const why = short.length ? ` (${short.length} short of it by ${Math.max(...counts) - Math.max(...short.map((w) => w.events))} to ${Math.max(...counts) - Math.min(...short.map((w) => w.events))}: events still flowing as they stopped?)` : '';
+      console.log(`  ${ws.length} watchers on ${name}: ${Math.max(...counts)} events each; ${complete} got every one in order, ${ws.filter((w) => w.outOfOrder > 0).length} out of order, ${ws.filter((w) => w.closed).length} cut off${why}`);
     }
     console.log(`  write -> watch delivery (marker writes every ${MARKER_MS} ms, ${lat.length} deliveries): p50 ${f(pct(lat, 0.5))} ms, p99 ${f(pct(lat, 0.99))} ms, ${missing} missing (aim: p99 under 100 ms)`);
     for (const t of ['chunked', 'websocket'] as const) {
@@ -263,6 +267,13 @@ export async function benchCluster5000() {
     if (longTurns) {
       const t = (x: Turn) => `${f(x.ms, 0)} (cpu ${f(x.cpuMs, 0)}, waiting for a core ${f(x.waitMs, 0)})`;
       console.log(`    server turns over 50 ms: ${longTurns.count}, ${t(longTurns)} ms in all; longest ${longTurns.longest.map(t).join(', ')} ms`);
+    }
+    if (commit) {
+      const d = (x: Dist) => `p50 ${x.p50}, p90 ${x.p90}, p99 ${x.p99}, max ${x.max} (mean ${x.mean})`;
+      console.log(`    storage group commits: ${commit.groupsPerSecond}/s of ${d(commit.groupSize)} writes; ${commit.heldGroups} groups held for their listeners' writes`);
+      console.log(`      a write in the store, ms: in all ${d(commit.total)}`);
+      for (const p of ['queued', 'writer', 'deliver', 'held'] as const) console.log(`        ${p}: ${d(commit[p])}`);
+      console.log(`      the watch cache from a group's events to the last applied, ms: ${d(commit.cacheLag)}`);
     }
     if (gc) {
       const g = (s: GcSummary) => `${s.count} pauses, ${f(s.totalMs, 0)} ms in all (${f((100 * s.totalMs) / 1000 / wall, 1)}% of the rollout), longest ${f(s.maxMs)} ms, ${s.over50} over 50 ms`;

@@ -99,6 +99,32 @@ it('refuses a write whose log sync failed', async () => {
   }
 });
 
+it('refuses the writes of a group whose fsync on the writer thread failed, then goes on', async () => {
+  const delivered: number[] = [];
+  s.subscribe((events) => delivered.push(...events.map((e) => e.revision)));
+  const before = await s.create('/k/before', '{}');
+  s.failNextSyncForTest();
+  const failed = s.create('/k/a', '{}');
+  await expect(failed).rejects.toThrow('EIO');
+  // In the log all the same: delivered, and the next writes are acknowledged.
+  expect(delivered).toEqual([before, before + 1]);
+  expect(await s.create('/k/b', '{}')).toBe(before + 2);
+});
+
+it('sends a group while the one before it is unanswered, and settles them in order', async () => {
+  const settledOrder: string[] = [];
+  const writes: Promise<unknown>[] = [];
+  // A write asked for in each of 20 turns: 20 groups, most sent before the ones before them are answered.
+  for (let i = 0; i < 20; i++) {
+    writes.push(s.create(`/k/${i}`, '{}').then((rev) => settledOrder.push(`${i}@${rev}`)));
+    await new Promise((r) => setImmediate(r));
+  }
+  await Promise.all(writes);
+  const revs = settledOrder.map((x) => Number(x.split('@')[1]));
+  expect(revs).toEqual([...revs].sort((a, b) => a - b));
+  expect(settledOrder.map((x) => x.split('@')[0])).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+});
+
 it('keeps the log bounded under writes that never pause', async () => {
   const file = path.join(dir, 'sustained.sqlite');
   const busy = SqliteStorage.open(file);

@@ -23,8 +23,8 @@
 // go on while the writer appends.
 
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
 import { Writer, type WriteOp, type WriteOutcome } from './writer.ts';
+import { commitStatsOn, recordGroup } from './commitstats.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
@@ -41,8 +41,9 @@ export interface SqliteStorageOptions {
   /** Values larger than this many UTF-8 bytes are rejected with TooLarge (default 1.5 MiB, etcd's request limit). */
   maxValueBytes?: number;
   /**
-   * Makes a commit durable: fsyncs the write-ahead log (whose path it gets). The
-   * default runs fsync(2) on libuv's thread pool; tests wrap it to watch the order.
+   * Tests only: makes a commit durable in place of the writer thread's fsync of
+   * the write-ahead log (whose path it gets), on the event loop, group after
+   * group, to watch the order.
    */
   syncWal?: (walFile: string) => Promise<void>;
   /** How often to look for writes by other processes while subscribers exist, in ms (default 100). */
@@ -52,6 +53,19 @@ export interface SqliteStorageOptions {
 }
 
 type Listener = (events: StorageEvent[]) => void;
+
+interface PendingWrite {
+  op: WriteOp;
+  resolve: (rev: number) => void;
+  reject: (e: unknown) => void;
+  /** When it was asked for (only while commitstats.ts counts). */
+  at: number;
+}
+
+/** A group's outcomes from the writer thread, or why its transaction failed. */
+type GroupAnswer = { outcomes: WriteOutcome[]; syncFailed?: unknown } | { txFailed: unknown };
+/** When a group was sent, answered (committed and synced) and delivered (only while commitstats.ts counts; 0 otherwise). */
+type CommitTimes = { start: number; answered: number; delivered: number };
 
 interface Row {
   id: number;
@@ -110,8 +124,7 @@ export class SqliteStorage implements Storage {
   private readonly historyRevisions: number;
   private readonly pollIntervalMs: number;
   private readonly walFile: string;
-  private readonly syncWal: (walFile: string) => Promise<void>;
-  private readonly defaultSync = walSyncer();
+  private readonly syncWal: ((walFile: string) => Promise<void>) | undefined;
   /** The writer thread: every write statement runs there. */
   private readonly writer: Writer;
 
@@ -131,11 +144,12 @@ export class SqliteStorage implements Storage {
   private constructor(db: Database.Database, file: string, opts: SqliteStorageOptions) {
     this.db = db;
     this.walFile = `${file}-wal`;
-    this.syncWal = opts.syncWal ?? this.defaultSync.sync;
+    this.syncWal = opts.syncWal;
     this.writer = new Writer({
       file,
       busyTimeoutMs: opts.busyTimeoutMs ?? 5000,
       maxValueBytes: opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES,
+      syncs: !opts.syncWal,
     });
     this.historyRevisions = opts.historyRevisions ?? 10000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 100;
@@ -275,105 +289,121 @@ export class SqliteStorage implements Storage {
   }
 
   /** Writes waiting for the next group commit. */
-  private pending: { op: WriteOp; resolve: (rev: number) => void; reject: (e: unknown) => void }[] = [];
+  private pending: PendingWrite[] = [];
   private commitScheduled = false;
-  /** The commit loop in progress (it picks up writes asked for while it waits on the writer or an fsync). */
-  private committing: Promise<void> | undefined;
-  /** While a group is written and synced: the last revision before it, the newest that readers see. */
+  /** The groups sent to the writer thread and not yet settled. */
+  private inFlight = 0;
+  /** Settles the groups in the order they were sent, each after the ones before it. */
+  private settling: Promise<void> = Promise.resolve();
+  /** The number of the next group sent (see `held`). */
+  private nextGroup = 0;
+  /** Outcomes held back until the group numbered `until` (which carries the writes their listeners made) has settled. */
+  private held: { until: number; settle: () => void }[] = [];
+  /** While groups are in flight: the newest revision readers see (synced, and its events delivered). */
   private durableCap: number | undefined;
 
   /**
    * Group commit, as etcd batches its raft entries: the writes asked for
-   * within one turn of the event loop share one transaction and so one
-   * fsync, each in its own savepoint so that one refused (a conflict) leaves
-   * the others. The transaction runs on the writer thread and the fsync on
-   * libuv's thread pool, so the event loop goes on meanwhile; writes asked for
-   * then make up the next group. Each write resolves once its transaction is
-   * durable and its events were delivered; writes that listeners make
-   * meanwhile commit before any of them resolves. Many small writes at once
-   * (a controller creating pods on 5000 nodes) cost one transaction.
+   * within one turn of the event loop share one transaction, each in its own
+   * savepoint so that one refused (a conflict) leaves the others. The group
+   * goes to the writer thread at the end of that turn, whether or not the
+   * groups before it are answered: the thread commits it at once and answers
+   * after an fsync of the log begun after that commit, so one fsync covers the
+   * groups that came while the one before it ran, and the event loop goes on
+   * meanwhile. Each write resolves once its transaction is durable and its
+   * events were delivered (groups settle in the order they were sent); writes
+   * that listeners make meanwhile commit before any of them resolves. Many
+   * small writes at once (a controller creating pods on 5000 nodes) cost one
+   * transaction.
    */
   private write(op: WriteOp): Promise<number> {
     if (this.closed) return Promise.reject(new Error('SqliteStorage: closed'));
     return new Promise<number>((resolve, reject) => {
-      this.pending.push({ op, resolve, reject });
+      this.pending.push({ op, resolve, reject, at: commitStatsOn() ? performance.now() : 0 });
       this.scheduleCommit();
     });
   }
 
-  /** A commit on the next turn, unless one is under way (it takes the pending writes along). */
+  /** Sends the writes asked for in this turn at its end (with any that listeners ask for meanwhile). */
   private scheduleCommit(): void {
-    if (this.commitScheduled || this.committing) return;
+    if (this.commitScheduled) return;
     this.commitScheduled = true;
     setImmediate(() => {
       this.commitScheduled = false;
-      if (this.committing) return;
-      this.committing = this.commit().finally(() => {
-        this.committing = undefined;
-        // Writes asked for as the last outcomes were settled.
-        if (this.pending.length && !this.closed) this.scheduleCommit();
-      });
+      this.send();
     });
   }
 
-  private async commit(): Promise<void> {
-    // Outcomes held back until the writes their listeners made have committed too.
-    let held: (() => void)[] = [];
-    while (this.pending.length && !this.closed) {
-      // Writes asked for meanwhile join this group.
-      const ops = this.pending.splice(0);
-      let outcomes: WriteOutcome[] | undefined;
-      let txFailed: unknown;
-      const events: StorageEvent[] = [];
-      // Until the group is written and its log synced, readers (the poller, a
-      // new subscriber, a list) see the store as it was before it.
-      try {
-        this.durableCap = this.stmt.currentRevision.get()!.rev;
-        outcomes = await this.writer.commit(ops.map((o) => o.op));
-        for (let i = 0; i < ops.length; i++) {
-          const o = outcomes[i];
-          if ('rev' in o) events.push(toWriteEvent(ops[i].op, o.rev, o.prev));
-        }
-      } catch (error) {
-        // The transaction failed (busy, disk, the writer thread died): none of its writes happened, or not known to.
-        txFailed = error ?? new StorageError('Unavailable', 'SqliteStorage: transaction failed');
+  private send(): void {
+    if (this.closed || this.pending.length === 0) return;
+    const ops = this.pending.splice(0);
+    const group = this.nextGroup++;
+    const times: CommitTimes = { start: commitStatsOn() ? performance.now() : 0, answered: 0, delivered: 0 };
+    // Until the group is written, its log synced and its events delivered,
+    // readers (the poller, a new subscriber, a list) see the store as it was before it.
+    if (this.inFlight++ === 0) this.durableCap = this.stmt.currentRevision.get()!.rev;
+    const answer = this.writer.commit(ops.map((o) => o.op)).then(
+      (a): GroupAnswer => ({ outcomes: a.outcomes, syncFailed: a.syncFailed }),
+      // The transaction failed (busy, disk, the writer thread died): none of its writes happened, or not known to.
+      (error: unknown): GroupAnswer => ({ txFailed: error ?? new StorageError('Unavailable', 'SqliteStorage: transaction failed') }),
+    );
+    this.settling = this.settling.then(async () => {
+      const a = await answer;
+      // A test's own sync stands in for the writer thread's fsync.
+      if (this.syncWal && 'outcomes' in a && a.outcomes.some((o) => 'rev' in o)) {
+        await this.syncWal(this.walFile).catch((e: unknown) => void (a.syncFailed = e ?? new Error('SqliteStorage: fsync failed')));
       }
-      let syncFailed: unknown;
-      if (txFailed === undefined && events.length) {
-        try {
-          await this.syncWal(this.walFile);
-        } catch (error) {
-          // Written but not known to be durable: refused, as etcd fails a write
-          // whose WAL sync failed. It is in the log all the same, so it is delivered.
-          syncFailed = error ?? new Error('SqliteStorage: fsync failed');
-        }
+      this.settle(group, ops, a, times);
+    });
+  }
+
+  private settle(group: number, ops: PendingWrite[], answer: GroupAnswer, times: CommitTimes): void {
+    if (times.start) times.answered = performance.now();
+    const last = --this.inFlight === 0;
+    // Held outcomes whose listeners' writes have now settled go first.
+    const settled: (() => void)[] = [];
+    if (this.held.length) {
+      const still: typeof this.held = [];
+      for (const h of this.held) {
+        if (h.until <= group) settled.push(h.settle);
+        else still.push(h);
       }
-      this.durableCap = undefined;
-      const settled = held;
-      held = [];
-      if (txFailed !== undefined || !outcomes) {
-        for (const op of ops) settled.push(() => op.reject(txFailed));
-      } else {
-        const before = this.pending.length;
-        try {
-          this.pump(events);
-        } catch (err) {
-          // The writes are committed whatever happens here; the poller delivers later.
-          console.error('SqliteStorage: delivering events failed, will retry:', err);
-        }
-        const mine = ops.map((op, i) => {
-          const o = outcomes[i];
-          if (syncFailed !== undefined) return () => op.reject(syncFailed);
-          return 'rev' in o ? () => op.resolve(o.rev) : () => op.reject(refused(o.error));
-        });
-        // Listeners wrote while handling these events: those commit first.
-        if (this.pending.length > before) held = mine;
-        else settled.push(...mine);
-      }
-      for (const s of settled) s();
+      this.held = still;
     }
-    for (const s of held) s();
-    for (const op of this.pending.splice(0)) op.reject(new Error('SqliteStorage: closed'));
+    if ('txFailed' in answer) {
+      if (last) this.durableCap = undefined;
+      for (const op of ops) settled.push(() => op.reject(answer.txFailed));
+    } else {
+      const { outcomes, syncFailed } = answer;
+      const events: StorageEvent[] = [];
+      for (let i = 0; i < ops.length; i++) {
+        const o = outcomes[i];
+        if ('rev' in o) events.push(toWriteEvent(ops[i].op, o.rev, o.prev));
+      }
+      // Written but not known to be durable (a failed sync) is in the log all the same, so it is delivered.
+      if (last) this.durableCap = undefined;
+      else if (events.length) this.durableCap = Math.max(this.durableCap!, events[events.length - 1].revision);
+      const before = this.pending.length;
+      try {
+        this.pump(events);
+      } catch (err) {
+        // The writes are committed whatever happens here; the poller delivers later.
+        console.error('SqliteStorage: delivering events failed, will retry:', err);
+      }
+      if (times.start) times.delivered = performance.now();
+      const mine = ops.map((op, i) => {
+        const o = outcomes[i];
+        // Refused, as etcd fails a write whose WAL sync failed.
+        if (syncFailed !== undefined && 'rev' in o) return () => op.reject(syncFailed);
+        return 'rev' in o ? () => op.resolve(o.rev) : () => op.reject(refused(o.error));
+      });
+      // Listeners wrote while handling these events: those (in the next group sent) commit first.
+      const held = this.pending.length > before;
+      if (times.start) mine.push(() => recordGroup(ops.map((o) => o.at), times, performance.now(), held));
+      if (held) for (const settle of mine) this.held.push({ until: this.nextGroup, settle });
+      else settled.push(...mine);
+    }
+    for (const s of settled) s();
   }
 
   /** An online copy of the store into `file` (SQLite's backup API: reads and writes go on meanwhile). */
@@ -384,6 +414,11 @@ export class SqliteStorage implements Storage {
   /** The writer thread dies after its next commit, before answering: tests of what writers get then. */
   crashWriterForTest(): void {
     this.writer.crashAfterNextCommit();
+  }
+
+  /** The writer thread's next fsync of the log fails: tests of what writers get then. */
+  failNextSyncForTest(): void {
+    this.writer.failNextSyncForTest();
   }
 
   // ---- compaction ----
@@ -511,10 +546,11 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // A commit waiting on its fsync finishes first (its writes are in the log already).
-    await this.committing;
+    // Groups sent settle first (their writes are in the log already); writes not sent yet are not made.
+    await this.settling;
+    for (const h of this.held.splice(0)) h.settle();
+    for (const op of this.pending.splice(0)) op.reject(new Error('SqliteStorage: closed'));
     await this.writer.close();
-    this.defaultSync.close();
     if (this.poller) clearInterval(this.poller);
     this.poller = undefined;
     this.listeners.clear();
@@ -530,36 +566,6 @@ export class SqliteStorage implements Storage {
   private compactRev(): number {
     return this.stmt.compactRevision.get()?.rev ?? 0;
   }
-}
-
-/**
- * fsync(2) of a file on libuv's thread pool, through a descriptor kept open
- * (SQLite keeps the log file while a connection is open); opened again should
- * the sync fail on it.
- */
-function walSyncer(): { sync: (file: string) => Promise<void>; close: () => void } {
-  let fd: number | undefined;
-  const open = (file: string) =>
-    new Promise<number>((resolve, reject) => fs.open(file, 'r', (err, d) => (err ? reject(err) : resolve(d))));
-  const fsync = (d: number) => new Promise<void>((resolve, reject) => fs.fsync(d, (err) => (err ? reject(err) : resolve())));
-  return {
-    async sync(file) {
-      if (fd === undefined) fd = await open(file);
-      try {
-        await fsync(fd);
-      } catch {
-        const stale = fd;
-        fd = undefined;
-        fs.close(stale, () => {});
-        fd = await open(file);
-        await fsync(fd);
-      }
-    },
-    close() {
-      if (fd !== undefined) fs.close(fd, () => {});
-      fd = undefined;
-    },
-  };
 }
 
 /** The event of a write the writer thread accepted: `prev` is the value it replaced. */

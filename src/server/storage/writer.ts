@@ -11,6 +11,8 @@ export interface WriterWorkerData {
   file: string;
   busyTimeoutMs: number;
   maxValueBytes: number;
+  /** Whether the thread fsyncs the log before it answers a commit (false: a test's own sync stands in for it). */
+  syncs: boolean;
 }
 
 /** One write of a group: the key, its new value, and (update, delete) the revision the caller read. */
@@ -28,10 +30,15 @@ export type WriterRequest =
   | { type: 'commit'; id: number; ops: WriteOp[] }
   | { type: 'compact'; id: number; revision: number }
   | { type: 'close' }
-  | { type: 'crash' };
+  | { type: 'crash' }
+  | { type: 'fail-sync' };
 
-/** A group's outcomes in order, the revision compaction reached, or why the transaction failed (nothing written). */
-export type WriterAnswer = { outcomes: WriteOutcome[] } | { compacted: number } | { failed: string };
+/**
+ * A group's outcomes in order (and, should the log's fsync have failed, why: then its
+ * writes are in the log but not known to be durable), the revision compaction reached,
+ * or why the transaction failed (nothing written).
+ */
+export type WriterAnswer = { outcomes: WriteOutcome[]; syncFailed?: string } | { compacted: number } | { failed: string };
 
 export class Writer {
   private worker: Worker | undefined;
@@ -43,10 +50,14 @@ export class Writer {
     this.start();
   }
 
-  /** Runs the writes in one transaction, each in a savepoint of its own (refused alone). */
-  async commit(ops: WriteOp[]): Promise<WriteOutcome[]> {
+  /**
+   * Runs the writes in one transaction, each in a savepoint of its own (refused
+   * alone), and answers once the log is synced past them. Groups may be sent
+   * before the ones before them are answered; they are answered in order.
+   */
+  async commit(ops: WriteOp[]): Promise<{ outcomes: WriteOutcome[]; syncFailed?: string }> {
     const answer = await this.request({ type: 'commit', id: 0, ops });
-    if ('outcomes' in answer) return answer.outcomes;
+    if ('outcomes' in answer) return answer;
     throw new StorageError('Unavailable', 'failed' in answer ? answer.failed : 'unexpected answer from the SQLite writer');
   }
 
@@ -101,6 +112,11 @@ export class Writer {
    */
   crashAfterNextCommit(): void {
     this.start().postMessage({ type: 'crash' } satisfies WriterRequest);
+  }
+
+  /** The thread's next fsync of the log fails (tests of what writers get then). */
+  failNextSyncForTest(): void {
+    this.start().postMessage({ type: 'fail-sync' } satisfies WriterRequest);
   }
 
   /** Closes the thread's connection (after what it is doing) and ends it. */

@@ -2,14 +2,15 @@
 // write connection and runs every group commit's transaction, compaction and
 // WAL checkpoints, so that none of SQLite's write statements run on the
 // server's event loop (they were a fifth of its time in a 5000-node rollout).
-// The event loop sends each group's writes and gets back each one's outcome;
-// it fsyncs the log itself before it acknowledges them (sqlite.ts).
+// The event loop sends each group's writes and gets back each one's outcome,
+// only once the log is fsynced past them (unless a test syncs it instead).
 import Database from 'better-sqlite3';
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StorageError, type StoredObject } from './storage.ts';
 import type { WriterAnswer, WriterRequest, WriteOp, WriteOutcome, WriterWorkerData } from './writer.ts';
 
-const { file, busyTimeoutMs, maxValueBytes } = workerData as WriterWorkerData;
+const { file, busyTimeoutMs, maxValueBytes, syncs } = workerData as WriterWorkerData;
 
 /** Bytes written to the log between checkpoints (SQLite's own default is 1000 pages, ~4 MB). */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
@@ -134,7 +135,7 @@ function checkpoint(): void {
   }
 }
 
-function commit(ops: WriteOp[]): WriterAnswer {
+function commit(ops: WriteOp[]): WriterAnswer & { wrote?: boolean } {
   const outcomes: WriteOutcome[] = [];
   try {
     tx.immediate(() => {
@@ -150,10 +151,74 @@ function commit(ops: WriteOp[]): WriterAnswer {
     // The transaction itself failed (busy, disk): none of its writes happened.
     return { failed: String((e as Error)?.message ?? e) };
   }
+  let wrote = false;
   for (let i = 0; i < ops.length; i++) {
-    if ('rev' in outcomes[i]) written += ops[i].key.length + (ops[i].value?.length ?? 0);
+    if ('rev' in outcomes[i]) {
+      written += ops[i].key.length + (ops[i].value?.length ?? 0);
+      wrote = true;
+    }
   }
-  return { outcomes };
+  return { outcomes, wrote };
+}
+
+/**
+ * Making commits durable: fsync(2) of the log on libuv's pool, so that this
+ * thread commits the groups sent meanwhile, and the next fsync covers all of
+ * them (a group's answer waits for an fsync begun after its commit). Answers
+ * go in the order their groups came. The descriptor stays open (SQLite keeps
+ * the log's file while a connection is open) and is opened again should a sync fail on it.
+ */
+const walFile = `${file}-wal`;
+let walFd: number | undefined;
+/** Committed groups' answers, in order, waiting for the next fsync (or for those before them). */
+let unsynced: { id: number; answer: WriterAnswer; wrote: boolean }[] = [];
+let syncing = false;
+let failNextSync = false;
+
+function answerWhenSynced(id: number, answer: WriterAnswer & { wrote?: boolean }): void {
+  const { wrote = false, ...rest } = answer as WriterAnswer & { wrote?: boolean };
+  unsynced.push({ id, answer: rest as WriterAnswer, wrote: wrote && syncs });
+  if (!syncing) syncAndAnswer();
+}
+
+function syncAndAnswer(): void {
+  if (closed || unsynced.length === 0) return;
+  const batch = unsynced;
+  unsynced = [];
+  const answer = (error: unknown) => {
+    if (closed) return;
+    for (const b of batch) {
+      const failed = error !== undefined && b.wrote && 'outcomes' in b.answer;
+      parentPort!.postMessage({ id: b.id, ...b.answer, ...(failed ? { syncFailed: String((error as Error)?.message ?? error) } : {}) });
+    }
+    // While the event loop delivers the events.
+    checkpoint();
+    syncing = false;
+    syncAndAnswer();
+  };
+  if (!batch.some((b) => b.wrote)) return answer(undefined);
+  syncing = true;
+  fsyncWal((error) => answer(error ?? undefined));
+}
+
+function fsyncWal(done: (error: unknown) => void, retried = false): void {
+  if (failNextSync) {
+    failNextSync = false;
+    return done(new Error('EIO: sync failed (a test asked for it)'));
+  }
+  try {
+    walFd ??= fs.openSync(walFile, 'r');
+  } catch (e) {
+    return done(e);
+  }
+  const fd = walFd;
+  fs.fsync(fd, (error) => {
+    if (!error) return done(undefined);
+    walFd = undefined;
+    fs.close(fd, () => {});
+    if (retried) return done(error);
+    fsyncWal(done, true);
+  });
 }
 
 /** One step of compaction towards `revision`: the compacted revision after it, and whether it got there. */
@@ -193,6 +258,7 @@ let crash = false;
 parentPort!.on('message', (m: WriterRequest) => {
   if (m.type === 'close') {
     closed = true;
+    if (walFd !== undefined) fs.closeSync(walFd);
     db.close();
     parentPort!.close();
     return;
@@ -201,11 +267,13 @@ parentPort!.on('message', (m: WriterRequest) => {
     crash = true;
     return;
   }
+  if (m.type === 'fail-sync') {
+    failNextSync = true;
+    return;
+  }
   if (m.type === 'compact') return compact(m.id, m.revision);
   const answer = commit(m.ops);
   // Dies between the commit and its answer, the worst moment (tests of what the writers get).
   if (crash) process.exit(1);
-  parentPort!.postMessage({ id: m.id, ...answer });
-  // While the event loop fsyncs the log and delivers the events.
-  checkpoint();
+  answerWhenSynced(m.id, answer);
 });

@@ -4,6 +4,7 @@
 // subscription (kube-apiserver's cacher).
 import type { KubeObject } from '../../kinds/kind.ts';
 import { StorageError, type Storage, type StorageEvent } from '../storage/storage.ts';
+import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
 
 /**
@@ -272,6 +273,10 @@ export class WatchCache {
         i++;
         break;
       }
+    }
+    if (commitStatsOn()) {
+      const t = performance.now();
+      for (const a of this.arrivals) if (a.end <= i) recordCacheLag(t - a.at);
     }
     if (i < q.length) {
       this.queuedAt = i;

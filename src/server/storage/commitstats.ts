@@ -1,0 +1,90 @@
+// Where a write's time goes in the SQLite store's group commit, for the
+// cluster bench (bench/cluster-server.ts turns it on and prints it): off by
+// default, when it costs one test per group. Times in ms, in 0.1 ms buckets
+// (constant memory however long a bench runs).
+
+const BUCKETS = 20_000;
+const STEP_MS = 0.1;
+
+class Histogram {
+  private readonly counts = new Uint32Array(BUCKETS + 1);
+  private n = 0;
+  private max = 0;
+  private sum = 0;
+  add(ms: number, times = 1) {
+    this.counts[Math.min(BUCKETS, Math.max(0, Math.round(ms / STEP_MS)))] += times;
+    this.n += times;
+    this.sum += ms * times;
+    if (ms > this.max) this.max = ms;
+  }
+  summary() {
+    const pct = (p: number) => {
+      for (let i = 0, seen = 0; i <= BUCKETS; i++) if ((seen += this.counts[i]) > this.n * p) return i * STEP_MS;
+      return BUCKETS * STEP_MS;
+    };
+    const r = (x: number) => Math.round(x * 10) / 10;
+    return { n: this.n, mean: r(this.n ? this.sum / this.n : 0), p50: r(pct(0.5)), p90: r(pct(0.9)), p99: r(pct(0.99)), max: r(this.max) };
+  }
+}
+
+/**
+ * The phases of a write, each from the end of the one before: asked for -> its
+ * group sent to the writer thread (queued), -> answered, committed and synced,
+ * and the groups before it settled (writer), -> its events delivered (deliver),
+ * -> settled (held: until its listeners' writes settled).
+ */
+const PHASES = ['queued', 'writer', 'deliver', 'held', 'total'] as const;
+type Phase = (typeof PHASES)[number];
+
+let on = false;
+let started = 0;
+let phases: Record<Phase, Histogram>;
+let groups: Histogram;
+let heldGroups = 0;
+/** How long the cache took from a batch's arrival to its last event applied. */
+let cacheLag: Histogram;
+
+export function resetCommitStats(enable = true) {
+  on = enable;
+  started = performance.now();
+  phases = Object.fromEntries(PHASES.map((p) => [p, new Histogram()])) as Record<Phase, Histogram>;
+  groups = new Histogram();
+  heldGroups = 0;
+  cacheLag = new Histogram();
+}
+resetCommitStats(false);
+
+export const commitStatsOn = () => on;
+
+/** One group's writes: when each was asked for, and when the group reached each phase's end. */
+export function recordGroup(asked: number[], t: { start: number; answered: number; delivered: number }, settled: number, held: boolean) {
+  if (!on) return;
+  groups.add(asked.length);
+  if (held) heldGroups++;
+  const n = asked.length;
+  for (const a of asked) {
+    // Not counted when asked for: before the stats were reset.
+    if (a <= 0) continue;
+    phases.queued.add(t.start - a);
+    phases.total.add(settled - a);
+  }
+  phases.writer.add(t.answered - t.start, n);
+  phases.deliver.add(t.delivered - t.answered, n);
+  phases.held.add(settled - t.delivered, n);
+}
+
+export function recordCacheLag(ms: number) {
+  if (on) cacheLag.add(ms);
+}
+
+export function commitStats() {
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    seconds: Math.round(seconds * 10) / 10,
+    groupsPerSecond: Math.round((groups.summary().n / seconds) * 10) / 10,
+    groupSize: groups.summary(),
+    heldGroups,
+    ...Object.fromEntries(PHASES.map((p) => [p, phases[p].summary()])),
+    cacheLag: cacheLag.summary(),
+  };
+}
