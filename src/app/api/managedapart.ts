@@ -2,13 +2,14 @@
 // managedFields are ~40% of its JSON and most of its small objects (a pod's
 // fieldsV1 is a tree of "f:..." keys), yet only the editor's ownership badges
 // read them, for one object. The wire worker takes each item's managedFields
-// out of a run as text (leaving a 0 in their place), and the main thread
-// parses the rest and puts an accessor in that place which parses the text
-// when first read (then the property is plain data again). Every reader sees
-// the same object as before (the same keys, in the same order, for
-// JSON.stringify, spreads and structured clone alike); the main thread
-// parses 200 pods in ~1.2 ms instead of ~2.0 ms, with fewer objects for its
-// collector to move.
+// out of a run as text, and the main thread parses the rest and gives each
+// metadata an accessor that parses the text when first read (then the
+// property is plain data). Every reader sees the same keys and values as
+// before (JSON.stringify, spreads and structured clone alike; managedFields
+// come last in metadata); the main thread parses 200 pods in ~1.2 ms instead
+// of ~2.0 ms. The accessor is added as a new property, with one getter and
+// setter for all: put in place of an existing one, V8 turns every metadata
+// object into a slow dictionary (the Pods list's heap went from 132 to 188 MB).
 import type { KubeObject } from '../../kinds/kind.ts';
 
 const KEY = 'managedFields';
@@ -57,8 +58,8 @@ function valueEnd(text: string, at: number): number {
 }
 
 /**
- * A run's items' text (a JSON array of objects) with each item's
- * `metadata.managedFields` value replaced by 0, and those values' texts (null:
+ * A run's items' text (a JSON array of objects) without each item's
+ * `metadata.managedFields`, and those values' texts (null:
  * the item had none). Cut from the text in one scan, without parsing it (the
  * wire worker shares two cores with the browser and the server). For the wire worker.
  */
@@ -86,10 +87,19 @@ export function managedApart(run: string): { run: string; managed: (string | nul
           else if (q - i === 14 && run.startsWith('"managedFields"', i)) {
             let v = k + 1;
             while (isSpace(run.charCodeAt(v))) v++;
-            const end = valueEnd(run, v);
+            let end = valueEnd(run, v);
             if (end < 0) return parsedApart(run);
             managed[item] = run.slice(v, end);
-            out += `${run.slice(from, v)}0`;
+            // The key and its value go, with the comma before them (or, first in the object, the one after).
+            let cut = i - 1;
+            while (isSpace(run.charCodeAt(cut))) cut--;
+            if (run.charCodeAt(cut) !== COMMA) {
+              cut = i;
+              let after = end;
+              while (isSpace(run.charCodeAt(after))) after++;
+              if (run.charCodeAt(after) === COMMA) end = after + 1;
+            }
+            out += run.slice(from, cut);
             from = end;
             i = end - 1;
             continue;
@@ -121,7 +131,7 @@ function parsedApart(run: string): { run: string; managed: (string | null)[] } {
     const m = o?.metadata;
     if (!m || typeof m !== 'object' || m[KEY] === undefined) return null;
     const text = JSON.stringify(m[KEY]);
-    m[KEY] = 0;
+    delete m[KEY];
     return text;
   });
   return { run: JSON.stringify(items), managed };
