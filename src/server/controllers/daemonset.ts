@@ -38,6 +38,7 @@ import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import { WorkQueue } from './workqueue.ts';
+import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 
 /** Creates and deletes per sync at most (upstream's burstReplicas). */
 const BURST_REPLICAS = 250;
@@ -334,19 +335,43 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
 
   /**
    * syncNodes: creates in slow-start batches (1, 2, 4, …) stopping at the
-   * first failure, then deletes; at most BURST_REPLICAS of each. Returns
-   * whether anything was written and whether work was left over.
+   * first failure, and deletes; at most BURST_REPLICAS of each. The deletes
+   * go out beside the first batch rather than after the last: each batch
+   * waits out a write (a group commit), and a rolling update's next old pod
+   * should not wait for the creates of the nodes whose pods just went. Returns
+   * whether anything was written, whether work was left over, and the
+   * newest revision written (0 for none).
    */
-  async function syncNodes(ds: KubeObject, toDelete: string[], toCreate: string[], hash: string): Promise<{ wrote: boolean; more: boolean }> {
+  async function syncNodes(ds: KubeObject, toDelete: string[], toCreate: string[], hash: string): Promise<{ wrote: boolean; more: boolean; revision: number }> {
     const creates = toCreate.slice(0, BURST_REPLICAS);
     const deletes = toDelete.slice(0, BURST_REPLICAS);
     const more = toCreate.length > creates.length || toDelete.length > deletes.length;
     let wrote = false;
+    let revision = 0;
+    const written = (o: KubeObject) => (revision = Math.max(revision, Number(o.metadata.resourceVersion) || 0));
     let failure: unknown;
+    const deleting = Promise.allSettled(
+      deletes.map((name) => {
+        trace('ds.delete.req', name);
+        const deleted = client.delete(podKind, ds.metadata.namespace, name);
+        if (tracing) void deleted.then(() => trace('ds.delete.done', name), () => {});
+        return deleted;
+      }),
+    );
     for (let pos = 0, batch = 1; pos < creates.length; pos += batch, batch *= 2) {
-      const results = await Promise.allSettled(creates.slice(pos, pos + batch).map((n) => client.create(podKind, newPod(ds, n, hash))));
+      const results = await Promise.allSettled(
+        creates.slice(pos, pos + batch).map((n) => {
+          trace('ds.create.req', n);
+          const created = client.create(podKind, newPod(ds, n, hash));
+          if (tracing) void created.then((p) => trace('ds.create.done', p.metadata.name!, n), () => {});
+          return created;
+        }),
+      );
       for (const r of results) {
-        if (r.status === 'fulfilled') recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+        if (r.status === 'fulfilled') {
+          written(r.value);
+          recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
+        }
         else recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${r.reason?.message ?? r.reason}`);
       }
       if (results.some((r) => r.status === 'fulfilled')) wrote = true;
@@ -356,10 +381,11 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         break;
       }
     }
-    const results = await Promise.allSettled(deletes.map((name) => client.delete(podKind, ds.metadata.namespace, name)));
+    const results = await deleting;
     results.forEach((r, i) => {
       if (r.status === 'fulfilled') {
         wrote = true;
+        written(r.value.object);
         recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${deletes[i]}`);
       } else if (r.reason?.code !== 404) {
         failure ??= r.reason;
@@ -367,7 +393,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       }
     });
     if (failure) throw failure;
-    return { wrote, more };
+    return { wrote, more, revision };
   }
 
   /** failedPodsBackoff.IsInBackOffSinceUpdate / Next. */
@@ -632,6 +658,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const want: Record<string, unknown> = { ...status };
     if (observe) want.observedGeneration = ds.metadata.generation ?? 0;
     if (Object.entries(want).every(([k, v]) => before[k] === v)) return;
+    trace('ds.status.req', ds.metadata.name!);
     await client.update(
       daemonSetKind,
       ds.metadata.namespace,
@@ -642,29 +669,48 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       },
       'status',
     );
+    trace('ds.status.done', ds.metadata.name!);
   }
 
-  /** updateDaemonSet: manage, then the rolling update once manage has nothing left to do, then history clean-up. Returns whether work was left over. */
+  /** updateDaemonSet: manage, then the rolling update once manage's writes are observed, then history clean-up. Returns whether work was left over. */
   async function updateDaemonSet(ds: KubeObject, sel: Requirement[], hash: string, old: KubeObject[], requeue: (ms: number) => void): Promise<boolean> {
     const st = refresh(ds, sel, hash, Date.now());
     const { toCreate, toDelete } = manage(ds, st, hash, Date.now(), requeue);
+    trace('ds.manage', ds.metadata.name!, `${toCreate.length}/${toDelete.length}`);
+    const rolling = ((ds.spec as any)?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+    // The plan is made again only once a node's judgement changed (or the clock moves one:
+    // minReadySeconds), or when the last plan acted; otherwise it would come out the same, empty.
+    // The tally keeps every node's part, so planning walks the nodes (in name order) only as far as
+    // the plan takes nodes, not every node's pods.
+    const plan = (current: DaemonState) => {
+      if (!current.changed && current.settled) return undefined;
+      current.changed = false;
+      current.settled = false;
+      const p = current.tally.plan(ds as any, (current.sorted ??= [...current.entries.keys()].sort()));
+      trace('ds.plan', ds.metadata.name!, `${p.nodesToCreate.length}/${p.podsToDelete.length}`);
+      return p;
+    };
+    if (rolling && toCreate.length && !toDelete.length && !allowsSurge(ds as any)) {
+      // Manage only creates, without surge: a node without a pod counts as unavailable as one whose new
+      // pod is not available yet, so the rolling update's plan comes out the same before these creates
+      // as after them (upstream makes it after, once they are observed). Its deletes go out with them.
+      const p = plan(st);
+      const r = await syncNodes(ds, p?.podsToDelete ?? [], [...toCreate, ...(p?.nodesToCreate ?? [])], hash);
+      st.settled = false;
+      await cleanupHistory(ds, sel, old);
+      return r.more;
+    }
     const managed = await syncNodes(ds, toDelete, toCreate, hash);
     let more = managed.more;
-    // The rolling update runs only once manage has nothing left to do (upstream
-    // waits for its expectations); the events of manage's writes bring us back.
-    const strategy = (ds.spec as any)?.updateStrategy?.type ?? 'RollingUpdate';
-    if (!managed.wrote && strategy === 'RollingUpdate') {
-      const now = Date.now();
-      const current = refresh(ds, sel, hash, now);
-      // The plan is made again only once a node's judgement changed (or the clock moves one:
-      // minReadySeconds), or when the last plan acted; otherwise it would come out the same, empty.
-      // The tally keeps every node's part, so planning walks the nodes (in name order) only as far as
-      // the plan takes nodes, not every node's pods.
-      if (current.changed || !current.settled) {
-        current.changed = false;
-        current.settled = false;
-        const plan = current.tally.plan(ds as any, (current.sorted ??= [...current.entries.keys()].sort()));
-        const r = await syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
+    // The rolling update runs once the controller has observed manage's writes (upstream's
+    // expectations are then satisfied): a write resolves once the watch cache applied it, which
+    // handed its event to this controller's index, so this is so unless the cache fell behind; the
+    // events of manage's writes bring us back then.
+    if (rolling && managed.revision <= cache.revision) {
+      const current = refresh(ds, sel, hash, Date.now());
+      const p = plan(current);
+      if (p) {
+        const r = await syncNodes(ds, p.podsToDelete, p.nodesToCreate, hash);
         more ||= r.more;
         current.settled = !r.wrote && !r.more;
       }
@@ -677,6 +723,15 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   // ---- sync ----
 
   async function sync(key: string) {
+    trace('ds.sync.start', key);
+    try {
+      await syncOnce(key);
+    } finally {
+      trace('ds.sync.end', key);
+    }
+  }
+
+  async function syncOnce(key: string) {
     const [ns, name] = key.split('/');
     const ds = cache.get(dsStore.keyFor(ns, name))?.object;
     if (!ds) {
@@ -756,6 +811,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   function onPod(e: CacheEvent) {
+    if (tracing) tracePodEvent('ds', e);
     indexPod(e.key, e.type === 'DELETED' ? undefined : e.object.object, e.type === 'DELETED' ? e.object.object : e.previous);
     onOwned(e);
   }

@@ -26,6 +26,7 @@ import type { UserInfo } from '../auth/authn.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, hex, isTrue, memoByName, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
 import { WorkQueue } from './workqueue.ts';
+import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';
 import { killingEvents, kubeletNodeEvents, kubeletPodEvents, type KubeletEvent } from '../events/kubelet.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
@@ -412,6 +413,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     const now = Date.now();
     const uid = pod.metadata.uid!;
     const client = st.client;
+    trace('kl.sync', name, pod.metadata.deletionTimestamp ? 'term' : (pod.status as any)?.phase);
     if (pod.metadata.deletionTimestamp) {
       // Stop the containers (podStopSeconds, within the grace period), then remove the pod.
       const since = terminatingSince.get(uid) ?? now;
@@ -419,10 +421,15 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
       terminatingSince.set(uid, since);
       const deadline = Date.parse(pod.metadata.deletionTimestamp);
       const due = Math.min(since + timing.podStopSeconds * 1000, Number.isNaN(deadline) ? now : deadline);
-      if (now < due) return podQueue.after(key, due - now);
+      if (now < due) {
+        trace('kl.wake', name, String(due));
+        return podQueue.after(key, due - now);
+      }
+      trace('kl.final.req', name);
       await client.delete(podKind, ns, name, { gracePeriodSeconds: 0, preconditions: { uid } }).catch((e) => {
         if (e?.code !== 404 && e?.code !== 409) throw e;
       });
+      trace('kl.final.done', name);
       return;
     }
     const phase = (pod.status as any)?.phase;
@@ -462,10 +469,15 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
       imagePullError: isTrue(node.metadata.annotations, Annotations.nodeImagePullError),
     };
     const { status, wakeAt } = kubeletPodStatus(pod, memo, podCtx);
-    if (wakeAt !== undefined) podQueue.after(key, wakeAt - now);
+    if (wakeAt !== undefined) {
+      trace('kl.wake', name, String(wakeAt));
+      podQueue.after(key, wakeAt - now);
+    }
     statusComputed(memo, pod, node, wakeAt);
     if (deepEqual(status, pod.status ?? {}, true)) return;
     memo.computed = undefined; // until the write is done
+    const traced = tracing ? `${status.phase}${status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') ? '+ready' : ''}` : undefined;
+    trace('kl.status.req', name, traced);
     let recomputed = false;
     const written = await client.update(podKind, ns, name, (o) => {
       if (o.metadata.uid !== uid) return;
@@ -478,6 +490,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     }, 'status');
     // The stored pod holds what we computed: its own event need not be computed again. (A status
     // computed from another version of the pod is not known to hold: the next event computes it.)
+    trace('kl.status.done', name, traced);
     if (!recomputed && written.metadata.uid === uid) statusComputed(memo, written, node, wakeAt);
     record(st, referenceTo(podKind, pod), kubeletPodEvents(pod, pod.status, written.status));
   }
@@ -573,7 +586,10 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   for (const c of cache.list(nodeStore.resourcePrefix)) onNode('SYNC', c.object);
   for (const c of cache.list(podStore.resourcePrefix)) onPod('SYNC', c.object);
   watch(nodeStore.resourcePrefix, (e) => onNode(e.type, e.object.object, e.previous));
-  watch(podStore.resourcePrefix, (e) => onPod(e.type, e.object.object));
+  watch(podStore.resourcePrefix, (e) => {
+    if (tracing) tracePodEvent('kl', e);
+    onPod(e.type, e.object.object);
+  });
   watch(cmStore.resourcePrefix, (e) => onConfigMap(e.object.object));
   watch(leaseStore.prefixFor(NODE_LEASE_NAMESPACE), (e) => e.type !== 'DELETED' && onLease(e.object.object));
 

@@ -22,6 +22,7 @@ import type { UserInfo } from '../auth/authn.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
+import { trace, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 
 export const schedulerIdentity: UserInfo = { name: 'system:kube-scheduler', groups: ['system:authenticated'] };
@@ -151,6 +152,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
 
   async function schedule(key: string) {
     const [ns, name] = key.split('/');
+    trace('sch.sync', name);
     const pod = cache.get(podStore.keyFor(ns, name))?.object;
     if (!pod || !wantsScheduling(pod)) {
       unpark(key);
@@ -189,6 +191,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
     // scheduled meanwhile see its ports (the scheduler cache's assume).
     const nodeName = best.metadata.name!;
     place(key, nodeName, wanted);
+    trace('sch.bind.req', name);
     try {
       await client.update(
         podKind,
@@ -206,6 +209,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
         },
         'binding',
       );
+      trace('sch.bind.done', name);
       events.event(referenceTo(podKind, pod), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${nodeName}`);
     } catch (e: any) {
       const current = cache.get(podStore.keyFor(ns, name))?.object;
@@ -253,6 +257,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
     const key = podKey(pod);
     const nodeName = (pod.spec as any)?.nodeName as string | undefined;
     const before = nodeOfPod.get(key);
+    if (tracing && type === 'ADDED') trace('sch.see.added', pod.metadata.name!);
     // Finished pods free their ports (the scheduler's informer leaves them out).
     const holds = type !== 'DELETED' && !!nodeName && !isTerminal(pod);
     place(key, holds ? nodeName : undefined, holds ? hostPortsOf(pod.spec as any) : []);

@@ -423,7 +423,9 @@ export class Store {
     if (meta.resourceVersion) throw errors.internal('resourceVersion should not be set on objects to be created');
     const stored = canonicalOrder(obj);
     // Validation of a large object took its turn on the event loop; let waiting requests go before storing it.
-    await yieldToEventLoop();
+    // A small one is stored in the same turn: a turn later it could miss the group commit starting meanwhile
+    // and wait out a whole commit cycle (a DaemonSet's pod creates, the Events of every controller).
+    if (ctx.large) await yieldToEventLoop();
     if (ctx.dryRun) {
       if (this.cache.get(this.keyFor(meta.namespace, meta.name!))) throw errors.alreadyExists(kind, meta.name!);
       return stored;
