@@ -206,7 +206,7 @@ export async function benchCluster5000() {
     type Turn = { ms: number; cpuMs: number; waitMs: number };
     type Dist = { n: number; mean: number; p50: number; p90: number; p99: number; max: number };
     const { loopDelay, gc, longTurns, watchFlush, commit } = (await c.stats()) as unknown as {
-      commit?: { groupsPerSecond: number; groupSize: Dist; heldGroups: number; cacheLag: Dist } & Record<'queued' | 'writer' | 'deliver' | 'held' | 'total', Dist>;
+      commit?: { groupsPerSecond: number; groupSize: Dist; heldGroups: number; cacheLag: Dist } & Record<'queued' | 'writer' | 'writerCommit' | 'writerSync' | 'deliver' | 'held' | 'total', Dist>;
       watchFlush?: { flushes: number; slices: number; writes: number; bytes: number; wait: { p50: number; p99: number; max: number } };
       loopDelay: { p50: number; p99: number; max: number };
       gc?: { minor: GcSummary; major: GcSummary };
@@ -273,6 +273,7 @@ export async function benchCluster5000() {
       console.log(`    storage group commits: ${commit.groupsPerSecond}/s of ${d(commit.groupSize)} writes; ${commit.heldGroups} groups held for their listeners' writes`);
       console.log(`      a write in the store, ms: in all ${d(commit.total)}`);
       for (const p of ['queued', 'writer', 'deliver', 'held'] as const) console.log(`        ${p}: ${d(commit[p])}`);
+      if (commit.writerCommit) console.log(`          of writer, on its thread: the transaction ${d(commit.writerCommit)}; then until an fsync covered it ${d(commit.writerSync)}`);
       console.log(`      the watch cache from a group's events to the last applied, ms: ${d(commit.cacheLag)}`);
     }
     if (gc) {

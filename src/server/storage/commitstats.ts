@@ -40,6 +40,9 @@ let on = false;
 let started = 0;
 let phases: Record<Phase, Histogram>;
 let groups: Histogram;
+/** Within `writer`: the thread's transaction, and from its end until the fsync covering it ended. */
+let writerCommit: Histogram;
+let writerSync: Histogram;
 let heldGroups = 0;
 /** How long the cache took from a batch's arrival to its last event applied. */
 let cacheLag: Histogram;
@@ -49,6 +52,8 @@ export function resetCommitStats(enable = true) {
   started = performance.now();
   phases = Object.fromEntries(PHASES.map((p) => [p, new Histogram()])) as Record<Phase, Histogram>;
   groups = new Histogram();
+  writerCommit = new Histogram();
+  writerSync = new Histogram();
   heldGroups = 0;
   cacheLag = new Histogram();
 }
@@ -57,9 +62,19 @@ resetCommitStats(false);
 export const commitStatsOn = () => on;
 
 /** One group's writes: when each was asked for, and when the group reached each phase's end. */
-export function recordGroup(asked: number[], t: { start: number; answered: number; delivered: number }, settled: number, held: boolean) {
+export function recordGroup(
+  asked: number[],
+  t: { start: number; answered: number; delivered: number },
+  settled: number,
+  held: boolean,
+  writer?: { commit: number; sync: number },
+) {
   if (!on) return;
   groups.add(asked.length);
+  if (writer) {
+    writerCommit.add(writer.commit, asked.length);
+    writerSync.add(writer.sync, asked.length);
+  }
   if (held) heldGroups++;
   const n = asked.length;
   for (const a of asked) {
@@ -85,6 +100,8 @@ export function commitStats() {
     groupSize: groups.summary(),
     heldGroups,
     ...Object.fromEntries(PHASES.map((p) => [p, phases[p].summary()])),
+    writerCommit: writerCommit.summary(),
+    writerSync: writerSync.summary(),
     cacheLag: cacheLag.summary(),
   };
 }

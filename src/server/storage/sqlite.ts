@@ -23,7 +23,7 @@
 // go on while the writer appends.
 
 import Database from 'better-sqlite3';
-import { Writer, type WriteOp, type WriteOutcome } from './writer.ts';
+import { Writer, type WriteOp, type WriteOutcome, type WriterTimes } from './writer.ts';
 import { commitStatsOn, recordGroup } from './commitstats.ts';
 import {
   MAX_OBJECT_BYTES,
@@ -63,7 +63,7 @@ interface PendingWrite {
 }
 
 /** A group's outcomes from the writer thread, or why its transaction failed. */
-type GroupAnswer = { outcomes: WriteOutcome[]; syncFailed?: unknown } | { txFailed: unknown };
+type GroupAnswer = { outcomes: WriteOutcome[]; syncFailed?: unknown; ms?: WriterTimes } | { txFailed: unknown };
 /** When a group was sent, answered (committed and synced) and delivered (only while commitstats.ts counts; 0 otherwise). */
 type CommitTimes = { start: number; answered: number; delivered: number };
 
@@ -343,7 +343,7 @@ export class SqliteStorage implements Storage {
     // readers (the poller, a new subscriber, a list) see the store as it was before it.
     if (this.inFlight++ === 0) this.durableCap = this.stmt.currentRevision.get()!.rev;
     const answer = this.writer.commit(ops.map((o) => o.op)).then(
-      (a): GroupAnswer => ({ outcomes: a.outcomes, syncFailed: a.syncFailed }),
+      (a): GroupAnswer => ({ outcomes: a.outcomes, syncFailed: a.syncFailed, ms: a.ms }),
       // The transaction failed (busy, disk, the writer thread died): none of its writes happened, or not known to.
       (error: unknown): GroupAnswer => ({ txFailed: error ?? new StorageError('Unavailable', 'SqliteStorage: transaction failed') }),
     );
@@ -399,7 +399,7 @@ export class SqliteStorage implements Storage {
       });
       // Listeners wrote while handling these events: those (in the next group sent) commit first.
       const held = this.pending.length > before;
-      if (times.start) mine.push(() => recordGroup(ops.map((o) => o.at), times, performance.now(), held));
+      if (times.start) mine.push(() => recordGroup(ops.map((o) => o.at), times, performance.now(), held, answer.ms));
       if (held) for (const settle of mine) this.held.push({ until: this.nextGroup, settle });
       else settled.push(...mine);
     }

@@ -38,7 +38,13 @@ export type WriterRequest =
  * writes are in the log but not known to be durable), the revision compaction reached,
  * or why the transaction failed (nothing written).
  */
-export type WriterAnswer = { outcomes: WriteOutcome[]; syncFailed?: string } | { compacted: number } | { failed: string };
+export type WriterAnswer = { outcomes: WriteOutcome[]; syncFailed?: string; ms?: WriterTimes } | { compacted: number } | { failed: string };
+
+/** How long the thread took over a group: its transaction, then until the fsync that covers it ended. */
+export interface WriterTimes {
+  commit: number;
+  sync: number;
+}
 
 export class Writer {
   private worker: Worker | undefined;
@@ -55,7 +61,7 @@ export class Writer {
    * alone), and answers once the log is synced past them. Groups may be sent
    * before the ones before them are answered; they are answered in order.
    */
-  async commit(ops: WriteOp[]): Promise<{ outcomes: WriteOutcome[]; syncFailed?: string }> {
+  async commit(ops: WriteOp[]): Promise<{ outcomes: WriteOutcome[]; syncFailed?: string; ms?: WriterTimes }> {
     const answer = await this.request({ type: 'commit', id: 0, ops });
     if ('outcomes' in answer) return answer;
     throw new StorageError('Unavailable', 'failed' in answer ? answer.failed : 'unexpected answer from the SQLite writer');

@@ -171,13 +171,13 @@ function commit(ops: WriteOp[]): WriterAnswer & { wrote?: boolean } {
 const walFile = `${file}-wal`;
 let walFd: number | undefined;
 /** Committed groups' answers, in order, waiting for the next fsync (or for those before them). */
-let unsynced: { id: number; answer: WriterAnswer; wrote: boolean }[] = [];
+let unsynced: { id: number; answer: WriterAnswer; wrote: boolean; began: number; committed: number }[] = [];
 let syncing = false;
 let failNextSync = false;
 
-function answerWhenSynced(id: number, answer: WriterAnswer & { wrote?: boolean }): void {
+function answerWhenSynced(id: number, answer: WriterAnswer & { wrote?: boolean }, began: number): void {
   const { wrote = false, ...rest } = answer as WriterAnswer & { wrote?: boolean };
-  unsynced.push({ id, answer: rest as WriterAnswer, wrote: wrote && syncs });
+  unsynced.push({ id, answer: rest as WriterAnswer, wrote: wrote && syncs, began, committed: performance.now() });
   if (!syncing) syncAndAnswer();
 }
 
@@ -187,9 +187,11 @@ function syncAndAnswer(): void {
   unsynced = [];
   const answer = (error: unknown) => {
     if (closed) return;
+    const now = performance.now();
     for (const b of batch) {
       const failed = error !== undefined && b.wrote && 'outcomes' in b.answer;
-      parentPort!.postMessage({ id: b.id, ...b.answer, ...(failed ? { syncFailed: String((error as Error)?.message ?? error) } : {}) });
+      const ms = { commit: b.committed - b.began, sync: now - b.committed };
+      parentPort!.postMessage({ id: b.id, ...b.answer, ms, ...(failed ? { syncFailed: String((error as Error)?.message ?? error) } : {}) });
     }
     // While the event loop delivers the events.
     checkpoint();
@@ -272,8 +274,9 @@ parentPort!.on('message', (m: WriterRequest) => {
     return;
   }
   if (m.type === 'compact') return compact(m.id, m.revision);
+  const began = performance.now();
   const answer = commit(m.ops);
   // Dies between the commit and its answer, the worst moment (tests of what the writers get).
   if (crash) process.exit(1);
-  answerWhenSynced(m.id, answer);
+  answerWhenSynced(m.id, answer, began);
 });
