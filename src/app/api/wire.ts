@@ -5,7 +5,6 @@
 import type { KubeObject } from '../../kinds/kind.ts';
 import { answerOf, apiBase, kubeFetch, requestHeaders, unreachable, type Connection, type KubeList } from './client.ts';
 import type { WireAnswer, WireRequest } from './wireserve.ts';
-import { takeRun } from './managedapart.ts';
 
 /** Items per run of a page: ~3 ms of JSON.parse for pods on a quiet core. */
 const RUN = 200;
@@ -56,12 +55,12 @@ export interface ListPage {
 
 /** Runs of a page as they come, taken one at a time. */
 class Runs {
-  private queue: { run: string; managed: (string | null)[] }[] = [];
+  private queue: string[] = [];
   private ended = false;
   private failure: unknown;
   private waiter: (() => void) | undefined;
 
-  add(run: { run: string; managed: (string | null)[] }) {
+  add(run: string) {
     this.queue.push(run);
     this.wake();
   }
@@ -81,7 +80,7 @@ class Runs {
   async next(): Promise<(() => KubeObject[]) | undefined> {
     while (!this.queue.length && !this.ended) await new Promise<void>((r) => (this.waiter = r));
     const run = this.queue.shift();
-    if (run !== undefined) return () => takeRun(run.run, run.managed);
+    if (run !== undefined) return () => JSON.parse(run) as KubeObject[];
     if (this.failure) throw this.failure;
     return undefined;
   }
@@ -128,7 +127,7 @@ export function readListPage(conn: Connection, path: string): Promise<ListPage> 
         if (a.op === 'head') {
           ({ status, statusText } = a);
           give(a.head, false);
-        } else if (a.op === 'run') runs.add(a);
+        } else if (a.op === 'run') runs.add(a.run);
         else if (a.op === 'end') {
           w.answers.delete(id);
           give(a.head, true);

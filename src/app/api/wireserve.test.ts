@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../../server/testing.ts';
 import { serveWire, type WireAnswer } from './wireserve.ts';
-import { takeRun } from './managedapart.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -38,7 +37,7 @@ describe('the wire worker', () => {
     expect(answers.map((a) => a.op)).toEqual(['head', 'run', 'run', 'run', 'run', 'end']);
     const head = answers[0] as Extract<WireAnswer, { op: 'head' }>;
     expect(head.status).toBe(200);
-    const runs = answers.flatMap((a) => (a.op === 'run' ? [takeRun(a.run, a.managed) as unknown[]] : []));
+    const runs = answers.flatMap((a) => (a.op === 'run' ? [JSON.parse(a.run) as unknown[]] : []));
     expect(runs.map((r) => r.length)).toEqual([6, 6, 6, 2]);
     expect(runs.flat()).toEqual(direct.items);
     // The server writes the metadata first: the early head has it, continue token and all.
@@ -68,7 +67,7 @@ describe('the wire worker', () => {
       expect(JSON.parse((answers[0] as { head: string }).head).metadata.continue).toBe(direct.metadata.continue);
       sendRest();
       await until(() => answers.some((a) => a.op === 'end'));
-      const runs = answers.flatMap((a) => (a.op === 'run' ? [takeRun(a.run, a.managed) as unknown[]] : []));
+      const runs = answers.flatMap((a) => (a.op === 'run' ? [JSON.parse(a.run) as unknown[]] : []));
       expect(runs.map((r) => r.length)).toEqual([4, 4, 4, 4, 4]);
       expect(runs.flat()).toEqual(direct.items);
     } finally {

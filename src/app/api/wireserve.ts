@@ -15,10 +15,7 @@
 //   stream for up to a frame, and the Pods list's write -> row p95 rose.
 // Messages stay text (one JSON array per batch, parsed by the main thread):
 // structured clone of parsed objects costs ~3x a JSON.parse to deserialise.
-// A page's items come with their managedFields apart, as text the main thread
-// parses only if something reads them (managedapart.ts).
 import { ListSplitter } from './listsplit.ts';
-import { managedApart } from './managedapart.ts';
 
 export type WireRequest =
   | { op: 'page'; id: number; url: string; headers: Record<string, string>; per: number }
@@ -32,8 +29,8 @@ export type WireAnswer =
   | { id: number; op: 'page'; status: number; statusText: string; text?: string; error?: string }
   /** A 2xx page's list as it stands when its items begin, closed with no items (`head` at `end` when it had no items array). */
   | { id: number; op: 'head'; status: number; statusText: string; head: string }
-  /** The page's next run of items, as one JSON array's text with each item's managedFields apart (managedapart.ts). */
-  | { id: number; op: 'run'; run: string; managed: (string | null)[] }
+  /** The page's next run of items, as one JSON array's text. */
+  | { id: number; op: 'run'; run: string }
   /** The page is read: the whole list with `"items":[]`. */
   | { id: number; op: 'end'; head: string }
   | { id: number; op: 'open' }
@@ -83,7 +80,7 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
           post({ id, op: 'head', status: res.status, statusText: res.statusText, head });
           headSent = true;
         }
-        for (const run of runs) post({ id, op: 'run', ...managedApart(run) });
+        for (const run of runs) post({ id, op: 'run', run });
         if (done) break;
       }
     } catch (e) {
