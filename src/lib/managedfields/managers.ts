@@ -109,6 +109,15 @@ export interface Writer {
   subresource?: string;
 }
 
+/** The writer's entry head (manager, operation, apiVersion, subresource) at `time`: one place for its shape. */
+const writerEntry = (writer: Writer, operation: Operation, time: string | undefined) => ({
+  manager: writer.manager,
+  operation,
+  apiVersion: writer.apiVersion,
+  ...(writer.subresource ? { subresource: writer.subresource } : {}),
+  time,
+});
+
 export interface Conflict {
   manager: Manager;
   path: FieldPath;
@@ -199,7 +208,7 @@ export function updateManaged(live: JSONMap | undefined, next: JSONMap, managed:
   const id = managerId({ ...writer, operation: 'Update' });
   if (!mine.empty()) {
     const prev = out.get(id);
-    out.set(id, { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: ctx.now, fields: prev ? prev.fields.union(mine) : mine });
+    out.set(id, { ...writerEntry(writer, 'Update', ctx.now), fields: prev ? prev.fields.union(mine) : mine });
   }
   return capUpdateManagers(withoutStripped(out));
 }
@@ -250,8 +259,7 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
     else if (left) out.push(withFieldsV1(e, left));
   }
   if (!mine.empty()) {
-    const entry: ManagedFieldsEntry = { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, time: ctx.now, ...(writer.subresource ? { subresource: writer.subresource } : {}) };
-    out.push(withFieldsV1(entry, renewedFields ?? (mine.toFieldsV1() as FieldsV1)));
+    out.push(withFieldsV1(writerEntry(writer, 'Update', ctx.now), renewedFields ?? (mine.toFieldsV1() as FieldsV1)));
   }
   if (out.length < 2) return out;
   // Sorted as encodeManaged sorts, each time parsed once.
@@ -475,7 +483,7 @@ function applyOnce(live: JSONMap, config: JSONMap, managedIn: Managed, writer: W
   const last = managed.get(id);
   let object = merge(live, config, ctx.schema);
   const set = toFieldSet(config, ctx.schema).recursiveDifference(ctx.ignored);
-  managed.set(id, { manager: writer.manager, operation: 'Apply', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}), time: last?.time, fields: set });
+  managed.set(id, { ...writerEntry(writer, 'Apply', last?.time), fields: set });
   if (last && !last.fields.empty()) object = prune(object, managed, last.fields, ctx);
   takeChanged(live, object, managed, id, force, ctx);
   if (writer.manager === KUBECTL_MANAGER && hasLastApplied(object)) object = withLastApplied(object, config);
