@@ -29,6 +29,10 @@ const SPLICE_LIMIT = 32;
 
 const str = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The rows' order, ascending: by sort key, then name, then namespace (read only on a tie). */
+const byKey = (ka: string | number, kb: string | number, a: KubeObject, b: KubeObject) =>
+  (ka < kb ? -1 : ka > kb ? 1 : 0) || str(a.metadata.name ?? '', b.metadata.name ?? '') || str(a.metadata.namespace ?? '', b.metadata.namespace ?? '');
+
 /**
  * `items` in order of `sortValue` (then name, then namespace), descending if
  * asked, reusing `prev` when it was sorted the same way: by `change` when it
@@ -55,11 +59,8 @@ export function sortRows(
   if (change && change.from === prev.items) ({ removed, added } = change);
   else ({ removed, added } = difference(prev.rows, items));
   const sign = desc ? -1 : 1;
-  const cmp = (a: KubeObject, b: KubeObject) => {
-    const ka = key(a);
-    const kb = key(b);
-    return sign * ((ka < kb ? -1 : ka > kb ? 1 : 0) || str(a.metadata.name ?? '', b.metadata.name ?? '') || str(a.metadata.namespace ?? '', b.metadata.namespace ?? ''));
-  };
+  const cmp = (a: KubeObject, b: KubeObject) =>
+    sign * byKey(key(a), key(b), a, b);
   let rows: KubeObject[];
   if (removed.length + added.length > items.length) {
     // Mostly other objects (a filter typed or cleared): sorting them is cheaper than merging.
@@ -115,8 +116,7 @@ function merge(a: readonly KubeObject[], b: readonly KubeObject[], key: (o: Kube
   while (i < a.length && j < b.length) {
     const x = a[i];
     const y = b[j];
-    const c = kb < ka ? -1 : kb > ka ? 1 : str(y.metadata.name ?? '', x.metadata.name ?? '') || str(y.metadata.namespace ?? '', x.metadata.namespace ?? '');
-    if (sign * c < 0) {
+    if (sign * byKey(kb, ka, y, x) < 0) {
       out[k++] = y;
       if (++j < b.length) kb = key(b[j]);
     } else {
@@ -137,6 +137,7 @@ function merge(a: readonly KubeObject[], b: readonly KubeObject[], key: (o: Kube
 function sortAll(items: readonly KubeObject[], key: (o: KubeObject) => string | number, desc: boolean): KubeObject[] {
   const d = items.map((o) => ({ k: key(o), name: o.metadata.name ?? '', ns: o.metadata.namespace ?? '', o }));
   const sign = desc ? -1 : 1;
+  // byKey's order, over the fields flattened beside each key.
   d.sort((a, b) => sign * ((a.k < b.k ? -1 : a.k > b.k ? 1 : 0) || str(a.name, b.name) || str(a.ns, b.ns)));
   return d.map((x) => x.o);
 }
