@@ -690,23 +690,21 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       trace('ds.plan', ds.metadata.name!, `${p.nodesToCreate.length}/${p.podsToDelete.length}`);
       return p;
     };
-    if (rolling && toCreate.length && !toDelete.length && !allowsSurge(ds as any)) {
-      // Manage only creates, without surge: a node without a pod counts as unavailable as one whose new
-      // pod is not available yet, so the rolling update's plan comes out the same before these creates
-      // as after them (upstream makes it after, once they are observed). Its deletes go out with them.
-      const p = plan(st);
-      const r = await syncNodes(ds, p?.podsToDelete ?? [], [...toCreate, ...(p?.nodesToCreate ?? [])], hash);
-      st.settled = false;
-      await cleanupHistory(ds, sel, old);
-      return r.more;
-    }
-    const managed = await syncNodes(ds, toDelete, toCreate, hash);
+    // Manage only creates, without surge: a node without a pod counts as unavailable as one whose new
+    // pod is not available yet, so the rolling update's plan comes out the same before these creates
+    // as after them (upstream makes it after, once they are observed). Its writes go out with them.
+    const together = rolling && toCreate.length > 0 && toDelete.length === 0 && !allowsSurge(ds as any);
+    const early = together ? plan(st) : undefined;
+    const managed = early
+      ? await syncNodes(ds, early.podsToDelete, [...toCreate, ...early.nodesToCreate], hash)
+      : await syncNodes(ds, toDelete, toCreate, hash);
     let more = managed.more;
-    // The rolling update runs once the controller has observed manage's writes (upstream's
+    if (together) st.settled = false;
+    // Else the rolling update runs once the controller has observed manage's writes (upstream's
     // expectations are then satisfied): a write resolves once the watch cache applied it, which
     // handed its event to this controller's index, so this is so unless the cache fell behind; the
     // events of manage's writes bring us back then.
-    if (rolling && managed.revision <= cache.revision) {
+    else if (rolling && managed.revision <= cache.revision) {
       const current = refresh(ds, sel, hash, Date.now());
       const p = plan(current);
       if (p) {
