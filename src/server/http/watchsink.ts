@@ -5,6 +5,8 @@
 // newline-delimited events; a WebSocket as several text messages (one event
 // each, as kube-apiserver sends and clients decode them) in one socket write.
 
+import { Histogram } from '../histogram.ts';
+
 /** How a run of encoded events becomes the bytes of one write on a wire. */
 export interface Framing {
   /** The bytes for `events` (each a JSON document and its newline), in order. Never modifies them. */
@@ -90,25 +92,19 @@ let flushing: { sinks: WatchSink[]; at: number; cost: number; since: number } | 
  * waited in the sinks, from the first event of a flush's window to the last
  * write of that flush, in 1 ms buckets (constant memory however long it runs).
  */
-const WAIT_BUCKETS = 2000;
-let flushStats = { flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Uint32Array(WAIT_BUCKETS + 1) };
+const newFlushStats = () => ({ flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Histogram(2000, 1) });
+let flushStats = newFlushStats();
 /** When the first event of the window now gathering arrived (0: none waits). */
 let windowStart = 0;
 
 export function resetWatchFlushStats() {
-  flushStats = { flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Uint32Array(WAIT_BUCKETS + 1) };
+  flushStats = newFlushStats();
 }
 
 export function watchFlushStats() {
   const { waits, ...counts } = flushStats;
-  const n = waits.reduce((a, b) => a + b, 0);
-  const pct = (p: number) => {
-    for (let i = 0, seen = 0; i <= WAIT_BUCKETS; i++) if ((seen += waits[i]) > n * p) return i;
-    return WAIT_BUCKETS;
-  };
-  let max = 0;
-  for (let i = 0; i <= WAIT_BUCKETS; i++) if (waits[i]) max = i;
-  return { ...counts, wait: { p50: pct(0.5), p99: pct(0.99), max } };
+  const { p50, p99, max } = waits.summary();
+  return { ...counts, wait: { p50, p99, max } };
 }
 
 function scheduleFlush() {
@@ -196,7 +192,7 @@ function flushWaiting() {
     return;
   }
   flushing = undefined;
-  if (f.since) flushStats.waits[Math.min(WAIT_BUCKETS, Math.round(now - f.since))]++;
+  if (f.since) flushStats.waits.add(now - f.since);
   flushAt = now + Math.min(MAX_FLUSH_MS, Math.max(WATCH_FLUSH_MS, f.cost / FLUSH_SHARE));
   if (waiting.size) scheduleFlush();
 }

@@ -3,29 +3,10 @@
 // default, when it costs one test per group. Times in ms, in 0.1 ms buckets
 // (constant memory however long a bench runs).
 
-const BUCKETS = 20_000;
-const STEP_MS = 0.1;
+import { Histogram } from '../histogram.ts';
 
-class Histogram {
-  private readonly counts = new Uint32Array(BUCKETS + 1);
-  private n = 0;
-  private max = 0;
-  private sum = 0;
-  add(ms: number, times = 1) {
-    this.counts[Math.min(BUCKETS, Math.max(0, Math.round(ms / STEP_MS)))] += times;
-    this.n += times;
-    this.sum += ms * times;
-    if (ms > this.max) this.max = ms;
-  }
-  summary() {
-    const pct = (p: number) => {
-      for (let i = 0, seen = 0; i <= BUCKETS; i++) if ((seen += this.counts[i]) > this.n * p) return i * STEP_MS;
-      return BUCKETS * STEP_MS;
-    };
-    const r = (x: number) => Math.round(x * 10) / 10;
-    return { n: this.n, mean: r(this.n ? this.sum / this.n : 0), p50: r(pct(0.5)), p90: r(pct(0.9)), p99: r(pct(0.99)), max: r(this.max) };
-  }
-}
+/** In 0.1 ms buckets up to 2 s. */
+const histogram = () => new Histogram(20_000, 0.1);
 
 /**
  * The phases of a write, each from the end of the one before: asked for -> its
@@ -50,12 +31,12 @@ let cacheLag: Histogram;
 export function resetCommitStats(enable = true) {
   on = enable;
   started = performance.now();
-  phases = Object.fromEntries(PHASES.map((p) => [p, new Histogram()])) as Record<Phase, Histogram>;
-  groups = new Histogram();
-  writerCommit = new Histogram();
-  writerSync = new Histogram();
+  phases = Object.fromEntries(PHASES.map((p) => [p, histogram()])) as Record<Phase, Histogram>;
+  groups = histogram();
+  writerCommit = histogram();
+  writerSync = histogram();
   heldGroups = 0;
-  cacheLag = new Histogram();
+  cacheLag = histogram();
 }
 resetCommitStats(false);
 
