@@ -22,6 +22,7 @@ export class Histogram {
   }
   summary() {
     const pct = (p: number) => {
+      if (this.n === 0) return 0;
       for (let i = 0, seen = 0; i <= this.buckets; i++) if ((seen += this.counts[i]) > this.n * p) return i * this.stepMs;
       return this.buckets * this.stepMs;
     };
