@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configMapKind } from '../../kinds/configmap.ts';
 import { startTestServer, type TestServer } from '../testing.ts';
+import { jsonOf, watchFrame } from '../watch/encodings.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -45,4 +46,44 @@ it('keeps a parse of the stored JSON when the write failed or another write stor
   expect(s.peek('default', 'raced')!.object.data).toEqual({ a: 'x' });
   await server.client.update(configMapKind, 'default', 'raced', (o) => void ((o as any).data = { a: 'z' }));
   expect(s.peek('default', 'raced')!.object.data).toEqual({ a: 'z' });
+});
+
+it("hands the watch cache its writes' JSON with the revision spliced in, equal to the object's own", async () => {
+  const s = store();
+  const frames: Buffer[] = [];
+  const created = await server.client.create(configMapKind, { metadata: { name: 'spliced', namespace: 'default', annotations: { city: 'zürich' } }, data: { a: '1' } });
+  // Right after the write, the cache holds the text it framed or nothing (a text nobody framed is not kept).
+  const after = s.peek('default', 'spliced')!;
+  expect(after.json).toBeUndefined();
+  expect(jsonOf(after)).toBe(JSON.stringify(created));
+  // A watcher's frame of an update, a status-like write and a graceful delete are the object's own JSON, byte for byte.
+  const stop = await s.watch('default', { labelSelector: [], fieldSelector: [], limit: 0, watch: true, allowWatchBookmarks: false, hasSelectors: false, resourceVersion: Number(created.metadata.resourceVersion) }, {
+    event: (type, c) => void frames.push(watchFrame(type, c)),
+    bookmark: () => {},
+    error: (e) => void frames.push(Buffer.from(String(e))),
+  });
+  const updated = await server.client.update(configMapKind, 'default', 'spliced', (o) => void ((o as any).data = { a: '2', b: '東京' }));
+  await server.client.update(configMapKind, 'default', 'spliced', (o) => void ((o as any).metadata.finalizers = ['example.com/hold']));
+  const deleting = await s.delete('default', 'spliced', { dryRun: false }, { dryRun: false, warnings: [] });
+  expect(deleting.deleted).toBe(false);
+  await server.client.update(configMapKind, 'default', 'spliced', (o) => void delete (o as any).metadata.finalizers);
+  stop();
+  const events = frames.map((f) => f.toString());
+  expect(events.length).toBe(4);
+  expect(events[0]).toBe(`{"type":"MODIFIED","object":${JSON.stringify(updated)}}\n`);
+  expect(JSON.parse(events[2]).object.metadata.deletionTimestamp).toBeTruthy();
+  expect(JSON.parse(events[3]).type).toBe('DELETED');
+  for (const e of events) expect(Buffer.byteLength(e)).toBe(Buffer.from(e).length);
+});
+
+it('answers a deletion with the last state at its revision, without changing the cached object', async () => {
+  const s = store();
+  await server.client.create(configMapKind, { metadata: { name: 'gone', namespace: 'default' }, data: { a: '1' } });
+  const before = s.peek('default', 'gone')!.object;
+  const { object, deleted } = await s.delete('default', 'gone', { dryRun: false }, { dryRun: false, warnings: [] });
+  expect(deleted).toBe(true);
+  expect(Number(object.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
+  expect(object.data).toEqual({ a: '1' });
+  expect(before.metadata.resourceVersion).not.toBe(object.metadata.resourceVersion);
+  expect(s.peek('default', 'gone')).toBeUndefined();
 });

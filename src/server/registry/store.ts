@@ -10,6 +10,7 @@ import { deepEqual, clone } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
+import { storedJSON } from '../watch/encodings.ts';
 import { jsonOf, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
@@ -432,10 +433,10 @@ export class Store {
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const value = JSON.stringify(stored);
+        const { value, metadataEnd } = storedJSON(stored);
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
-        await this.stored(this.keyFor(meta.namespace, stored.metadata.name!), value, stored, (k) => this.storage.create(k, value));
+        await this.stored(this.keyFor(meta.namespace, stored.metadata.name!), value, metadataEnd, stored, (k) => this.storage.create(k, value));
         // The cache parsed it in this turn; the caller's answer (serialising it again) gets the next.
         if (large) await yieldToEventLoop();
         return stored;
@@ -506,12 +507,12 @@ export class Store {
         !this.kind.strategy.deletionPending?.(next);
       try {
         const body = withoutResourceVersion(next);
-        const value = finishing ? '' : JSON.stringify(body);
+        const { value, metadataEnd } = finishing ? { value: '', metadataEnd: -1 } : storedJSON(body);
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
         const revision = finishing
           ? await this.storage.delete(key, current.revision).then(async (r) => (await this.cache.waitFor(r), r))
-          : await this.stored(key, value, body, (k) => this.storage.update(k, value, current.revision));
+          : await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, current.revision));
         if (large) await yieldToEventLoop();
         if (finishing) body.metadata.resourceVersion = String(revision);
         return body;
@@ -527,13 +528,14 @@ export class Store {
   }
 
   /**
-   * Stores `value`, the JSON of `object`, with `write` and waits for the
-   * cache to apply it. The cache takes `object` itself rather than parsing
-   * `value` (WatchCache.expect), so the object returned to the writer is the
-   * cached one, frozen, as every reader of the cache shares it.
+   * Stores `value`, the JSON of `object` (storedJSON, which says where its
+   * metadata ends), with `write` and waits for the cache to apply it. The
+   * cache takes `object` itself rather than parsing `value`
+   * (WatchCache.expect), so the object returned to the writer is the cached
+   * one, frozen, as every reader of the cache shares it.
    */
-  private async stored(key: string, value: string, object: KubeObject, write: (key: string) => Promise<number>): Promise<number> {
-    this.cache.expect(key, value, object);
+  private async stored(key: string, value: string, metadataEnd: number, object: KubeObject, write: (key: string) => Promise<number>): Promise<number> {
+    this.cache.expect(key, value, object, metadataEnd);
     try {
       const revision = await write(key);
       // Not applied in time: the cache parses the event when it comes, and the writer keeps its object.
@@ -649,7 +651,9 @@ export class Store {
       const forbidden = kind.strategy.forbidDelete?.(obj);
       if (forbidden) throw errors.forbidden(kind, name, forbidden);
       if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'DELETE', namespace: obj.metadata.namespace, name, old: obj });
-      const next = JSON.parse(jsonOf(current)) as KubeObject; // a copy (from the serialisation the watchers share)
+      // The write's own object: the metadata is all a deletion changes, so the rest is the cached object's,
+      // shared (nobody changes a cached object); a kind whose deletion changes more gets a whole copy.
+      const next = kind.strategy.onDeletionStart ? (JSON.parse(jsonOf(current)) as KubeObject) : { ...obj, metadata: { ...obj.metadata } };
       const meta = next.metadata;
       const started = meta.deletionTimestamp;
       const now = Date.now();
@@ -695,8 +699,8 @@ export class Store {
         if (ctx.dryRun) return { object: next, deleted: false };
         const body = withoutResourceVersion(canonicalOrder(next));
         try {
-          const value = JSON.stringify(body);
-          await this.stored(key, value, body, (k) => this.storage.update(k, value, current.revision));
+          const { value, metadataEnd } = storedJSON(body);
+          await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, current.revision));
           return { object: body, deleted: false };
         } catch (e) {
           if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
@@ -707,8 +711,8 @@ export class Store {
       try {
         const revision = await this.storage.delete(key, current.revision);
         await this.cache.waitFor(revision);
-        const last = JSON.parse(jsonOf(current)) as KubeObject;
-        last.metadata.resourceVersion = String(revision);
+        // The last state at the deletion's revision: the cached object's parts, with metadata of its own.
+        const last: KubeObject = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
         return { object: last, deleted: true };
       } catch (e) {
         if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;

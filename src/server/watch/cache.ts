@@ -73,8 +73,11 @@ export function toCached(key: string, value: string, revision: number): CachedOb
 interface Written {
   value: string;
   object: KubeObject;
+  /** Where `value`'s metadata ends (storedJSON), or -1. */
+  metadataEnd: number;
 }
 
+import { withResourceVersion } from './encodings.ts';
 export { jsonOf } from './encodings.ts';
 
 class Bucket {
@@ -309,8 +312,8 @@ export class WatchCache {
    * are frozen (FREEZE_CACHED), so a change throws there; elsewhere nothing
    * checks it.
    */
-  expect(key: string, value: string, object: KubeObject) {
-    this.written.set(key, { value, object });
+  expect(key: string, value: string, object: KubeObject, metadataEnd = -1) {
+    this.written.set(key, { value, object, metadataEnd });
   }
 
   /** Forgets what expect() was told for `key` (the write failed). */
@@ -324,9 +327,18 @@ export class WatchCache {
     this.written.delete(e.key);
     if (written.value !== e.value) return toCached(e.key, e.value, e.revision);
     const object = written.object;
+    // The revision goes last in the metadata, so the object's JSON is the stored JSON with it spliced in
+    // (withResourceVersion): the watchers' frames are made from that text, not by serialising the object again.
+    const splice = written.metadataEnd >= 0 && !Object.hasOwn(object.metadata, 'resourceVersion');
     object.metadata.resourceVersion = String(e.revision);
     // What it shares with the object it replaces is settled already (see expect).
-    return { key: e.key, object: settleAsJSON(object, previous, FREEZE_CACHED), revision: e.revision };
+    const c: CachedObject = { key: e.key, object: settleAsJSON(object, previous, FREEZE_CACHED), revision: e.revision };
+    if (splice) {
+      c.json = withResourceVersion(e.value, written.metadataEnd, e.revision);
+      // Under tests, the splice is checked against the object's own serialisation.
+      if (FREEZE_CACHED && c.json !== JSON.stringify(object)) throw new Error(`watch cache: the stored JSON of ${e.key} with its revision is not the object's JSON`);
+    }
+    return c;
   }
 
   private applyOne(e: StorageEvent) {
@@ -352,6 +364,8 @@ export class WatchCache {
     }
     this.revision = e.revision;
     this.watchers.deliver(event);
+    // A text nobody framed is not kept beside the object (it is made again if asked for).
+    if (object.bytes === undefined) object.json = undefined;
   }
 
   private settleWaiting() {

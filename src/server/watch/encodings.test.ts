@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { readWatch, startTestServer, type TestServer } from '../testing.ts';
-import { bytesOf, jsonOf, listChunks, watchFrame } from './encodings.ts';
+import { bytesOf, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion } from './encodings.ts';
 import type { CachedObject } from './cache.ts';
 
 let s: TestServer;
@@ -104,6 +104,31 @@ describe('encodings of one cached object', () => {
     expect(JSON.parse(watchFrame('DELETED', c).toString()).type).toBe('DELETED');
   });
 
+  it('makes the object\'s bytes with its first frame, as the middle of that frame', () => {
+    const c = cached();
+    const f = watchFrame('ADDED', c);
+    expect(c.bytes?.toString()).toBe(JSON.stringify(c.object));
+    expect(c.json).toBeUndefined();
+    expect(f.toString()).toBe(`{"type":"ADDED","object":${JSON.stringify(c.object)}}\n`);
+    // The bytes are a view of the frame (the non-ASCII label counted in bytes, not characters).
+    expect(c.bytes!.buffer).toBe(f.buffer);
+    expect(c.bytes!.byteOffset).toBe(f.byteOffset + Buffer.byteLength('{"type":"ADDED","object":'));
+    // A later frame of another type copies the bytes; both frames stay whole.
+    const d = watchFrame('DELETED', c);
+    expect(d.toString()).toBe(`{"type":"DELETED","object":${JSON.stringify(c.object)}}\n`);
+    expect(f.toString()).toBe(`{"type":"ADDED","object":${JSON.stringify(c.object)}}\n`);
+    expect(jsonOf(c)).toBe(JSON.stringify(c.object));
+  });
+
+  it('frames an object whose JSON text was made already (a write\'s private copy read it)', () => {
+    const c = cached();
+    const text = jsonOf(c);
+    expect(c.json).toBe(text);
+    expect(watchFrame('MODIFIED', c).toString()).toBe(`{"type":"MODIFIED","object":${text}}\n`);
+    expect(c.json).toBeUndefined();
+    expect(bytesOf(c).toString()).toBe(text);
+  });
+
   it('lists items between the envelope and the tail, with their lengths summed', () => {
     const a = cached();
     const b = { ...cached(), key: '/registry/core/nodes/b', object: { ...cached().object, metadata: { name: 'b' } } };
@@ -111,5 +136,23 @@ describe('encodings of one cached object', () => {
     const body = Buffer.concat(chunks);
     expect(body.length).toBe(length);
     expect(JSON.parse(body.toString())).toEqual({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 3 }, items: [a.object, b.object] });
+  });
+});
+
+describe('the JSON a write stores', () => {
+  it('is what JSON.stringify writes, and says where the metadata ends', () => {
+    const o: any = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { x: 'ä "q"' } }, data: { k: 'v' }, gone: undefined, 1: 'n' };
+    const { value, metadataEnd } = storedJSON(o);
+    expect(value).toBe(JSON.stringify(o));
+    expect(value[metadataEnd]).toBe('}');
+    o.metadata.resourceVersion = '42';
+    expect(withResourceVersion(value, metadataEnd, 42)).toBe(JSON.stringify(o));
+  });
+
+  it('has no place for the revision when the metadata is empty, missing or holds one already', () => {
+    expect(storedJSON({ apiVersion: 'v1', kind: 'X', metadata: {} } as any).metadataEnd).toBe(-1);
+    expect(storedJSON({ apiVersion: 'v1', kind: 'X' } as any).metadataEnd).toBe(-1);
+    const held = { apiVersion: 'v1', kind: 'X', metadata: { name: 'a', resourceVersion: '' } } as any;
+    expect(storedJSON(held)).toEqual({ value: JSON.stringify(held), metadataEnd: -1 });
   });
 });

@@ -5,6 +5,7 @@
 // framed once and written to every watcher (kube-apiserver's cachingObject
 // does the same: one serialisation per object version, per encoding).
 import type { ServerResponse } from 'node:http';
+import type { KubeObject } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from './cache.ts';
 
 /**
@@ -18,6 +19,35 @@ export function bytesOf(c: CachedObject): Buffer {
     c.json = undefined;
   }
   return c.bytes;
+}
+
+/**
+ * An object's JSON as the storage keeps it (without resourceVersion, which
+ * the storage's revision gives), written member by member as JSON.stringify
+ * writes it, so that where its metadata ends is known: `metadataEnd` is the
+ * index of the metadata's closing brace, or -1 when there is no non-empty
+ * metadata object or it holds a resourceVersion already.
+ */
+export function storedJSON(o: KubeObject): { value: string; metadataEnd: number } {
+  let value = '{';
+  let metadataEnd = -1;
+  const members = o as unknown as Record<string, unknown>;
+  for (const k of Object.keys(members)) {
+    const v = JSON.stringify(members[k]);
+    if (v === undefined) continue;
+    value += (value.length > 1 ? ',' : '') + JSON.stringify(k) + ':' + v;
+    if (k === 'metadata' && v.length > 2 && v[0] === '{' && !Object.hasOwn(o.metadata, 'resourceVersion')) metadataEnd = value.length - 1;
+  }
+  return { value: value + '}', metadataEnd };
+}
+
+/**
+ * The JSON of a stored object once its revision is set as its metadata's last
+ * member (as the watch cache sets it), made from the stored JSON without
+ * serialising the object again (see storedJSON).
+ */
+export function withResourceVersion(value: string, metadataEnd: number, revision: number): string {
+  return `${value.slice(0, metadataEnd)},"resourceVersion":"${revision}"${value.slice(metadataEnd)}`;
 }
 
 /** The object's JSON text. */
@@ -81,13 +111,34 @@ const FRAME_TAIL = Buffer.from('}\n');
 let lastFrame: { type: EventType; c: CachedObject; frame: Buffer } | undefined;
 
 /**
+ * A frame around an object that has no bytes yet: one buffer, the object's
+ * JSON encoded straight into it between the head and the tail, and the
+ * object's bytes are that middle part (a view, no copy). Made apart, the
+ * bytes and then the frame copied from them were two allocations and two
+ * copies of every object an event carries (a 5000-node rollout's ~40,000
+ * events: allocating them was ~1.2% of the server's CPU, more in its GC).
+ */
+function frameAndBytes(type: EventType, c: CachedObject): Buffer {
+  const json = c.json ?? JSON.stringify(c.object);
+  const head = FRAME_HEAD[type];
+  const length = Buffer.byteLength(json);
+  const frame = Buffer.allocUnsafe(head.length + length + FRAME_TAIL.length);
+  head.copy(frame, 0);
+  frame.write(json, head.length, length);
+  FRAME_TAIL.copy(frame, head.length + length);
+  c.bytes = frame.subarray(head.length, head.length + length);
+  c.json = undefined;
+  return frame;
+}
+
+/**
  * A JSON watch event for the object, newline-terminated. The cache delivers
  * one event to every watcher in turn, so the frame made for the first is
  * reused by the rest (a one-entry memo keeps nothing alive for long).
  */
 export function watchFrame(type: EventType, c: CachedObject): Buffer {
   if (lastFrame && lastFrame.c === c && lastFrame.type === type) return lastFrame.frame;
-  const frame = Buffer.concat([FRAME_HEAD[type], bytesOf(c), FRAME_TAIL]);
+  const frame = c.bytes ? Buffer.concat([FRAME_HEAD[type], c.bytes, FRAME_TAIL]) : frameAndBytes(type, c);
   lastFrame = { type, c, frame };
   return frame;
 }
