@@ -38,6 +38,8 @@ import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import { WorkQueue } from './workqueue.ts';
+import { SlowStartCreates } from './slowstart.ts';
+import { LatestWrite } from './latestwrite.ts';
 import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 
 /** Creates and deletes per sync at most (upstream's burstReplicas). */
@@ -334,21 +336,67 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   /**
-   * syncNodes: creates in slow-start batches (1, 2, 4, …) stopping at the
-   * first failure, and deletes; at most BURST_REPLICAS of each. The deletes
-   * go out beside the first batch rather than after the last: each batch
-   * waits out a write (a group commit), and a rolling update's next old pod
-   * should not wait for the creates of the nodes whose pods just went. Returns
-   * whether anything was written, whether work was left over, and the
-   * newest revision written (0 for none).
+   * Per DaemonSet (by uid), its creates in slow-start rounds (slowstart.ts),
+   * made from the newest DaemonSet a sync handed nodes over with. Nodes handed
+   * over for an older template are dropped when a sync brings a new one.
    */
-  async function syncNodes(ds: KubeObject, toDelete: string[], toCreate: string[], hash: string): Promise<{ wrote: boolean; more: boolean; revision: number }> {
-    const creates = toCreate.slice(0, BURST_REPLICAS);
+  const creators = new Map<string, { ds: KubeObject; hash: string; creates: SlowStartCreates }>();
+  function creatorFor(ds: KubeObject, hash: string): SlowStartCreates {
+    const uid = ds.metadata.uid!;
+    let c = creators.get(uid);
+    if (!c) {
+      const key = dsKey(ds.metadata.namespace, ds.metadata.name!);
+      const entry: { ds: KubeObject; hash: string; creates: SlowStartCreates } = {
+        ds,
+        hash,
+        creates: new SlowStartCreates((node) => createPod(entry.ds, node, entry.hash), {
+          maxRound: BURST_REPLICAS,
+          // A failure no sync waited for: the key is retried with its back-off (and its next sync waits for its creates).
+          failed: (_e, awaited) => void (awaited || queue.fail(key)),
+        }),
+      };
+      creators.set(uid, (c = entry));
+    }
+    if (c.hash !== hash) c.creates.clear();
+    c.ds = ds;
+    c.hash = hash;
+    return c.creates;
+  }
+
+  async function createPod(ds: KubeObject, node: string, hash: string): Promise<number> {
+    trace('ds.create.req', node);
+    try {
+      const p = await client.create(podKind, newPod(ds, node, hash));
+      trace('ds.create.done', p.metadata.name!, node);
+      recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata.name}`);
+      return Number(p.metadata.resourceVersion) || 0;
+    } catch (e: any) {
+      recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${e?.message ?? e}`);
+      throw e;
+    }
+  }
+
+  /**
+   * syncNodes: deletes, and creates in slow-start rounds (1, 2, 4, …; see
+   * slowstart.ts) stopping at the first failure; at most BURST_REPLICAS deletes
+   * a sync, and BURST_REPLICAS creates handed over at a time. The deletes go out
+   * beside the first round rather than after the last: each round waits out a
+   * write (a group commit), and a rolling update's next old pod should not wait
+   * for the creates of the nodes whose pods just went. Unless `awaitCreates`,
+   * the sync does not wait for its creates either (the next sync leaves their
+   * nodes alone until they are done, as upstream's expectations). Returns
+   * whether anything was written or handed over, whether work was left over,
+   * and the newest revision waited for (0 for none).
+   */
+  async function syncNodes(ds: KubeObject, toDelete: string[], toCreate: string[], hash: string, awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
+    const creator = creatorFor(ds, hash);
+    const creates = toCreate.filter((n) => !creator.has(n)).slice(0, Math.max(0, BURST_REPLICAS - creator.size));
     const deletes = toDelete.slice(0, BURST_REPLICAS);
-    const more = toCreate.length > creates.length || toDelete.length > deletes.length;
-    let wrote = false;
+    // Creates beyond the bound come back with the pod events of those handed over.
+    const more = toDelete.length > deletes.length;
+    let wrote = creates.length > 0;
     let revision = 0;
-    const written = (o: KubeObject) => (revision = Math.max(revision, Number(o.metadata.resourceVersion) || 0));
+    const written = (rv: number) => (revision = Math.max(revision, rv));
     let failure: unknown;
     const deleting = Promise.allSettled(
       deletes.map((name) => {
@@ -358,34 +406,20 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         return deleted;
       }),
     );
-    for (let pos = 0, batch = 1; pos < creates.length; pos += batch, batch *= 2) {
-      const results = await Promise.allSettled(
-        creates.slice(pos, pos + batch).map((n) => {
-          trace('ds.create.req', n);
-          const created = client.create(podKind, newPod(ds, n, hash));
-          if (tracing) void created.then((p) => trace('ds.create.done', p.metadata.name!, n), () => {});
-          return created;
-        }),
-      );
-      for (const r of results) {
-        if (r.status === 'fulfilled') {
-          written(r.value);
-          recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata.name}`);
-        }
-        else recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${r.reason?.message ?? r.reason}`);
-      }
-      if (results.some((r) => r.status === 'fulfilled')) wrote = true;
-      const failed = results.find((r) => r.status === 'rejected');
-      if (failed) {
-        failure = (failed as PromiseRejectedResult).reason;
-        break;
+    // Unless awaited, a failure is heard through the creator's `failed`.
+    const creating = creates.length ? creator.add(creates, awaitCreates) : undefined;
+    if (creating) {
+      try {
+        written((await creating).revision);
+      } catch (e) {
+        failure = e;
       }
     }
     const results = await deleting;
     results.forEach((r, i) => {
       if (r.status === 'fulfilled') {
         wrote = true;
-        written(r.value.object);
+        written(Number(r.value.object.metadata.resourceVersion) || 0);
         recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${deletes[i]}`);
       } else if (r.reason?.code !== 404) {
         failure ??= r.reason;
@@ -651,12 +685,31 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     return { toCreate, toDelete };
   }
 
-  async function storeStatus(ds: KubeObject, status: Record<string, number>, observe: boolean) {
+  /**
+   * The end-of-sync status, per DaemonSet (by uid): written after the sync,
+   * one write at a time, the newest last (latestwrite.ts), so that the next
+   * sync need not wait out the write. A failed write retries the key.
+   */
+  const statusWriters = new Map<string, LatestWrite<{ ds: KubeObject; status: Record<string, number> }>>();
+  function storeStatus(ds: KubeObject, status: Record<string, number>) {
+    const uid = ds.metadata.uid!;
+    let w = statusWriters.get(uid);
+    if (!w) {
+      const key = dsKey(ds.metadata.namespace, ds.metadata.name!);
+      w = new LatestWrite(
+        (v) => writeStatus(v.ds, v.status),
+        (e) => void (e instanceof Conflict || queue.fail(key)),
+      );
+      statusWriters.set(uid, w);
+    }
+    w.set({ ds, status });
+  }
+
+  async function writeStatus(ds: KubeObject, status: Record<string, number>) {
     const latest = cache.get(dsStore.keyFor(ds.metadata.namespace, ds.metadata.name!))?.object;
     if (!latest || latest.metadata.uid !== ds.metadata.uid) return;
     const before = (latest.status ?? {}) as Record<string, unknown>;
-    const want: Record<string, unknown> = { ...status };
-    if (observe) want.observedGeneration = ds.metadata.generation ?? 0;
+    const want: Record<string, unknown> = { ...status, observedGeneration: ds.metadata.generation ?? 0 };
     if (Object.entries(want).every(([k, v]) => before[k] === v)) return;
     trace('ds.status.req', ds.metadata.name!);
     await client.update(
@@ -693,18 +746,25 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     // Manage only creates, without surge: a node without a pod counts as unavailable as one whose new
     // pod is not available yet, so the rolling update's plan comes out the same before these creates
     // as after them (upstream makes it after, once they are observed). Its writes go out with them.
-    const together = rolling && toCreate.length > 0 && toDelete.length === 0 && !allowsSurge(ds as any);
+    // Nodes whose creates an earlier sync handed over are left alone until those are done.
+    const creator = creatorFor(ds, hash);
+    const fresh = toCreate.filter((n) => !creator.has(n));
+    const surge = allowsSurge(ds as any);
+    const together = rolling && fresh.length > 0 && toDelete.length === 0 && !surge;
     const early = together ? plan(st) : undefined;
+    // Then the sync does not wait for its creates either (the same argument: a node whose create is
+    // in flight counts as unavailable as one whose new pod is not yet available), unless the last
+    // round failed: then it waits, so that a failure keeps failing its syncs and backs off.
     const managed = early
-      ? await syncNodes(ds, early.podsToDelete, [...toCreate, ...early.nodesToCreate], hash)
-      : await syncNodes(ds, toDelete, toCreate, hash);
+      ? await syncNodes(ds, early.podsToDelete, [...fresh, ...early.nodesToCreate], hash, creator.failing)
+      : await syncNodes(ds, toDelete, fresh, hash);
     let more = managed.more;
     if (together) st.settled = false;
     // Else the rolling update runs once the controller has observed manage's writes (upstream's
     // expectations are then satisfied): a write resolves once the watch cache applied it, which
     // handed its event to this controller's index, so this is so unless the cache fell behind; the
-    // events of manage's writes bring us back then.
-    else if (rolling && managed.revision <= cache.revision) {
+    // events of manage's writes bring us back then. With surge, creates still in flight count too.
+    else if (rolling && managed.revision <= cache.revision && (!surge || !creator.size)) {
       const current = refresh(ds, sel, hash, Date.now());
       const p = plan(current);
       if (p) {
@@ -737,10 +797,15 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const live = new Set(allDaemonSets().map((d) => d.metadata.uid));
       for (const uid of placements.keys()) if (!live.has(uid)) placements.delete(uid);
       for (const uid of states.keys()) if (!live.has(uid)) states.delete(uid);
+      for (const [uid, c] of creators) if (!live.has(uid)) (c.creates.stop(), creators.delete(uid));
+      for (const uid of statusWriters.keys()) if (!live.has(uid)) statusWriters.delete(uid);
       return;
     }
     const sel = selectorOf(ds);
-    if (!sel || ds.metadata.deletionTimestamp) return;
+    if (!sel || ds.metadata.deletionTimestamp) {
+      creators.get(ds.metadata.uid!)?.creates.clear();
+      return;
+    }
     const requeueAt = { ms: Infinity };
     const requeue = (ms: number) => (requeueAt.ms = Math.min(requeueAt.ms, ms));
 
@@ -773,7 +838,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       numberUnavailable: totals.desired - totals.available,
       updatedNumberScheduled: totals.updated,
     };
-    await storeStatus(ds, status, true);
+    storeStatus(ds, status);
     if (failure) throw failure;
     // Come back when a ready pod turns available (minReadySeconds): the status
     // changes and the rollout may proceed (upstream requeues after minReadySeconds).
@@ -842,6 +907,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   return () => {
     stopped = true;
     queue.stop();
+    for (const c of creators.values()) c.creates.stop();
     broadcaster.stop();
     unwatches.forEach((u) => u());
   };

@@ -53,6 +53,11 @@ export class WorkQueue {
     this.timers.set(key, { at, timer });
   }
 
+  /** A failure found after the key's sync ended (work it handed on): retried with the key's back-off, as a failed sync. */
+  fail(key: string) {
+    this.retry(key);
+  }
+
   private retry(key: string) {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
