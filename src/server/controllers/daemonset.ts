@@ -66,6 +66,28 @@ export function stableStringify(v: unknown): string {
 /** The ControllerRevision data: a patch that restores this template (getPatch). */
 export const revisionData = (ds: KubeObject) => ({ spec: { template: { ...clone((ds.spec as any)?.template ?? {}), $patch: 'replace' } } });
 
+/**
+ * Stable texts every sync compares, kept per object: the watch cache hands out
+ * an object once per revision and never changes it, so a text made from it
+ * stays right, and goes with the object.
+ */
+const revisionTexts = new WeakMap<KubeObject, string>();
+/** A DaemonSet's template as revision data, as stable text (what its current ControllerRevision holds). */
+const templateText = (ds: KubeObject) => cachedText(ds, () => stableStringify(revisionData(ds)));
+/** A ControllerRevision's data, as stable text. */
+const revisionText = (cr: KubeObject) => cachedText(cr, () => stableStringify((cr as any).data));
+const selectorTexts = new WeakMap<KubeObject, string>();
+const selectorText = (ds: KubeObject) => {
+  let t = selectorTexts.get(ds);
+  if (t === undefined) selectorTexts.set(ds, (t = stableStringify((ds.spec as any)?.selector)));
+  return t;
+};
+function cachedText(o: KubeObject, make: () => string): string {
+  let t = revisionTexts.get(o);
+  if (t === undefined) revisionTexts.set(o, (t = make()));
+  return t;
+}
+
 const SAFE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** controller.ComputeHash: FNV-32a over the template (and collisionCount), its decimal digits made name-safe. */
@@ -218,10 +240,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       }
     }
     histories = labelled;
-    const want = stableStringify(revisionData(ds));
+    const want = templateText(ds);
     const current: KubeObject[] = [];
     const old: KubeObject[] = [];
-    for (const h of histories) (stableStringify((h as any).data) === want ? current : old).push(h);
+    for (const h of histories) (revisionText(h) === want ? current : old).push(h);
     const nextRevision = Math.max(0, ...old.map((h) => Number((h as any).revision ?? 0))) + 1;
     let cur: KubeObject;
     if (!current.length) cur = await snapshot(ds, nextRevision, want);
@@ -279,7 +301,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     } catch (e: any) {
       if (e?.reason !== 'AlreadyExists') throw e;
       const existing = cache.get(crStore.keyFor(ns, name))?.object;
-      if (existing && stableStringify((existing as any).data) === want) return existing;
+      if (existing && revisionText(existing) === want) return existing;
       // A different template under the same name: bump collisionCount so the next hash differs.
       const currentDs = cache.get(dsStore.keyFor(ns, ds.metadata.name!))?.object;
       if (currentDs && (currentDs.status as any)?.collisionCount === collisionCount) {
@@ -634,7 +656,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   /** The DaemonSet's state, judged again where its nodes or pods changed (everywhere for a new template). */
   function refresh(ds: KubeObject, sel: Requirement[], hash: string, now: number): DaemonState {
     const uid = ds.metadata.uid!;
-    const key = `${ds.metadata.generation ?? 0}/${hash}/${stableStringify((ds.spec as any)?.selector)}`;
+    const key = `${ds.metadata.generation ?? 0}/${hash}/${selectorText(ds)}`;
     let st = states.get(uid);
     if (!st || st.key !== key) {
       st = { key, entries: new Map(), dirty: new Set(allNodeNames()), totals: zeroCounts(), creates: new Set(), deletes: new Set(), failed: new Set(), timed: new Set(), tally: new RollingUpdateTally(), changed: true, settled: false };
