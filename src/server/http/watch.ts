@@ -12,7 +12,7 @@ import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
 import { columnDefinitions, parseIncludeObject, tableRow } from '../table.ts';
 import type { Representation } from './negotiate.ts';
-import type { ApiError } from './status.ts';
+import { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
 import { watchTimeoutSeconds } from './limits.ts';
 import { WatchSink, untilDrained, type Framing, type WatchWire } from './watchsink.ts';
@@ -94,6 +94,8 @@ export function prepareWatch(kind: KindDefinition, store: Store, info: RequestIn
 }
 
 export interface WatchEncoder {
+  /** An event's bytes are the same for every watcher with this kind of encoder (JSON, not Table rows). */
+  readonly framesShared: boolean;
   event(type: 'ADDED' | 'MODIFIED' | 'DELETED', c: CachedObject): Buffer;
   bookmark(resourceVersion: number, initialEventsEnd: boolean): Buffer;
   error(err: ApiError): Buffer;
@@ -115,6 +117,7 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
     return JSON.stringify({ type, object: t });
   };
   return {
+    framesShared: !table,
     event: (type, c) => (table ? frame(tableEvent(type, c.object)) : watchFrame(type, c)),
     bookmark(rv, initialEnd) {
       const meta: Record<string, unknown> = { resourceVersion: String(rv) };
@@ -126,6 +129,73 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
 }
 
 const frame = (event: string) => Buffer.from(event + '\n');
+
+/** A watch in a feed: where its events go, and how it ends. */
+interface FeedMember {
+  sink: WatchSink;
+  /** The cache was reloaded: the watch ends with a 410, as every watch then. */
+  expire(): void;
+  /** The watch ends (its events could not be encoded). */
+  end(): void;
+}
+
+/**
+ * The live watches of one prefix of one store that have no selector and take
+ * JSON: every event is the same frame for all of them and goes to all of them.
+ * One cache watcher frames it once and hands the frame to each watch's sink,
+ * instead of each watch matching, typing, encoding and counting it on its own
+ * (200 watchers of a 5000-node rollout: ~4 million such calls, ~5% of the
+ * server's CPU). A watch joins once its initial events are out (runWatch) and
+ * leaves when it ends; the feed stops with its last watch.
+ */
+class WatchFeed {
+  private readonly members = new Set<FeedMember>();
+  private readonly stop: () => void;
+  constructor(
+    store: Store,
+    namespace: string | undefined,
+    private readonly onEmpty: () => void,
+  ) {
+    this.stop = store.follow(namespace, {
+      event: (type, c) => {
+        let bytes: Buffer;
+        try {
+          bytes = watchFrame(type, c);
+        } catch (e) {
+          console.error(e);
+          for (const m of [...this.members]) m.end();
+          return;
+        }
+        for (const m of this.members) m.sink.send(bytes);
+      },
+      expire: () => {
+        for (const m of [...this.members]) m.expire();
+      },
+    });
+  }
+
+  /** Adds a watch from the next event on; returns its removal. */
+  join(m: FeedMember): () => void {
+    this.members.add(m);
+    return () => {
+      if (!this.members.delete(m) || this.members.size) return;
+      this.stop();
+      this.onEmpty();
+    };
+  }
+}
+
+const feeds = new WeakMap<Store, Map<string, WatchFeed>>();
+
+/** The feed of a store's prefix (`namespace`'s, or all), made when a first watch joins. */
+function feedOf(store: Store, namespace: string | undefined): WatchFeed {
+  let byPrefix = feeds.get(store);
+  if (!byPrefix) feeds.set(store, (byPrefix = new Map()));
+  const prefix = store.prefixFor(namespace);
+  let feed = byPrefix.get(prefix);
+  if (!feed) byPrefix.set(prefix, (feed = new WatchFeed(store, namespace, () => byPrefix.delete(prefix))));
+  return feed;
+}
 
 /** How often a watch that allows bookmarks gets one even when nothing changes. */
 const BOOKMARK_INTERVAL_MS = 60_000;
@@ -179,8 +249,16 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
       sink.send(toBytes(item.event));
       if (backpressure && sink.buffered() > highWater) await sink.drained();
     }
+    if (!queue) return;
     queue = undefined;
+    // Live and caught up: a watch whose events are every watcher's joins its prefix's feed, in the same
+    // turn as it leaves the cache (events are applied between turns), so nothing is missed or repeated.
+    if (open && live && feedable) {
+      stop();
+      stop = feedOf(store, w.namespace).join({ sink, expire, end });
+    }
   };
+  const feedable = encoder.framesShared && !q.labelSelector.length && !q.fieldSelector.length;
   let lastRevision = 0;
   const encode = (type: EventType, c: CachedObject) => {
     try {
@@ -192,6 +270,15 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
       return Buffer.alloc(0);
     }
   };
+  const fail = (err: ApiError) => {
+    // What came before the error goes out first, at once: the stream ends here.
+    live = false;
+    void flush(false);
+    send(() => encoder.error(err));
+    end();
+  };
+  // The cache was reloaded after events were lost: the client must relist, as after any 410.
+  const expire = () => fail(new ApiError(410, 'Expired', 'The resourceVersion for the provided watch is too old.'));
   sink.onGone(end);
   stop = await store.watch(w.namespace, q, {
     event: (type, c) => {
@@ -209,12 +296,7 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
       lastRevision = Math.max(lastRevision, rv);
       send(() => encoder.bookmark(rv, initialEnd));
     },
-    error: (err) => {
-      // What came before the error goes out first, at once: the stream ends here.
-      void flush(false);
-      send(() => encoder.error(err));
-      end();
-    },
+    error: (err) => fail(err),
   });
   live = true;
   if (!open) {

@@ -384,6 +384,15 @@ export class Store {
     }
   }
 
+  /**
+   * Offers every event under the namespace's prefix from the next one on, as
+   * it is applied, with no selector: what a watch without selectors gets
+   * once it is live (see watch). Returns the function that stops it.
+   */
+  follow(namespace: string | undefined, watcher: { event(type: CacheEvent['type'], object: CachedObject): void; expire(): void }): () => void {
+    return this.cache.watchLive({ prefix: this.prefixFor(namespace), deliver: (e) => watcher.event(e.type, e.object), expire: () => watcher.expire() });
+  }
+
   private withRevision(o: KubeObject, revision: number, key: string): CachedObject {
     const c = clone(o);
     c.metadata.resourceVersion = String(revision);

@@ -438,6 +438,12 @@ export class WatchCache {
     return () => this.watchers.delete(watcher);
   }
 
+  /** Registers a watcher for live events only, from the next one applied on (nothing missed or repeated between). */
+  watchLive(watcher: CacheWatcher): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
   /** The oldest revision a watch can resume from without the store (for `too old` messages). */
   get oldestRevision(): number {
     return this.historyStart;
