@@ -202,6 +202,35 @@ function timePerFrame(events: TraceEvent[], frames: number): string {
 }
 
 /**
+ * The renderer main thread's long tasks (over `ms`) between the scroll marks,
+ * grouped by what ran in them: the task's longest event below it by name (an
+ * idle callback, a timer, a worker's message, a collection, a frame...), with
+ * the idle callbacks that timed out apart. What makes the frames late.
+ */
+function longTasks(events: TraceEvent[], ms = 12): string {
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const start = events.find((e) => e.name === 'bench-scroll-start')?.ts ?? 0;
+  const end = events.find((e) => e.name === 'bench-scroll-end')?.ts ?? Infinity;
+  const onMain = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`) && e.ts >= start && e.ts <= end).sort((a, b) => a.ts - b.ts);
+  const tasks = onMain.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && (e.dur ?? 0) >= ms * 1000);
+  const by = new Map<string, { n: number; ms: number }>();
+  for (const t of tasks) {
+    const inner = onMain.filter((e) => e !== t && e.ts >= t.ts && e.ts + (e.dur ?? 0) <= t.ts + (t.dur ?? 0) && e.name !== 'ThreadControllerImpl::RunTask');
+    const top = inner.reduce<TraceEvent | undefined>((a, e) => (!a || (e.dur ?? 0) > (a.dur ?? 0) ? e : a), undefined);
+    let name = top?.name ?? '(none)';
+    if (name === 'FireIdleCallback' && top?.args?.data?.timedOut) name += ' (timed out)';
+    if (name === 'EventDispatch') name += ` ${top?.args?.data?.type ?? ''}`;
+    const gc = inner.filter((e) => e.name === 'MinorGC' || e.name === 'MajorGC' || e.name === 'V8.GC_SCAVENGER' ).reduce((a, e) => a + (e.dur ?? 0), 0);
+    if (gc > 0) name += ' +GC';
+    const g = by.get(name) ?? { n: 0, ms: 0 };
+    g.n++;
+    g.ms += (t.dur ?? 0) / 1000;
+    by.set(name, g);
+  }
+  return `${tasks.length} tasks over ${ms} ms: ` + [...by].sort((a, b) => b[1].ms - a[1].ms).map(([k, g]) => `${k} ${g.n}x mean ${f(g.ms / g.n)} ms`).join(', ');
+}
+
+/**
  * Frames per second between the page's bench-scroll-start and -end marks
  * that the renderer's compositor presented with the main thread's update
  * (PipelineReporter state STATE_PRESENTED_ALL; a frame sequence counted once).
@@ -364,7 +393,11 @@ async function inTurns<S extends { dir: string }>(browser: Browser, api: Proc, r
 async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string; count: number }, token: string, rounds = SIDE_ROUNDS) {
   const sides = buildsSideBySide().map((s) => ({ ...s, loading: [] as ScrollFigure[], loaded: [] as ScrollFigure[] }));
   await inTurns(browser, api, l.route, token, sides, rounds, async (page, side, r) => {
-    const tracing = TRACE && r === 0 ? (events: TraceEvent[], frames: number) => console.log(`    ${side.name}, ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}`) : undefined;
+    const tracing =
+      TRACE && r === 0
+        ? (events: TraceEvent[], frames: number) =>
+            console.log(`    ${side.name}, ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`)
+        : undefined;
     side.loading.push(await scroll(page, LOADING_MAX_S, tracing, l.count));
     await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
     side.loaded.push(await scroll(page));

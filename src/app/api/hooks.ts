@@ -7,9 +7,10 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
 import { api, kindPath, kubeFetch, type Connection, type KubeList } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
-import { ListWatch, type ListState, type WatchHealth } from './watch.ts';
+import { ListWatch, tellViewsNow, type ListState, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
 import { readListPage, type ListPage } from './wire.ts';
+import { idleTime } from './idletime.ts';
 
 export const queryKeys = {
   /** `labelSelector`: only the objects it selects (a list of its own, e.g. one DaemonSet's pods). */
@@ -35,15 +36,8 @@ const selecting = (labelSelector?: string): Record<string, string> => (labelSele
 
 /** A list's items are shown again once this share of them is new since they were last shown (and when complete). */
 const SHOW_GROWTH = 1 / 8;
-/** The main thread parses a page's runs of items for at most this long before it lets a frame in. */
-const SLICE_MS = 8;
-
-/** Lets the browser draw a frame (and handle input) before the caller goes on. */
-const yieldToFrame = (): Promise<void> => {
-  const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
-  return s?.yield ? s.yield() : new Promise((r) => setTimeout(r, 0));
-};
-
+/** A part due to be shown waits for idle time at most this long, ms. */
+const SHOW_WAIT_MS = 500;
 async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, labelSelector?: string): Promise<ListState> {
   // Paged as kubectl lists (limit and continue, one consistent revision for all
   // pages): a first page draws the first rows of a 50,000-pod list while
@@ -51,8 +45,8 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   // Later pages are read and cut into runs of items in the wire worker
   // (wire.ts) as their bytes arrive; the next page is asked for as soon as
   // this one's metadata (its continue token) is in, so it arrives while this
-  // one is parsed. The main thread parses a run at a time and lets frames in
-  // between, so a list scrolled while it loads keeps its frames. Items go into
+  // one is parsed. The main thread parses a run at a time in its idle time
+  // (idletime.ts), so a list scrolled while it loads keeps its frames. Items go into
   // one growing array; the views are shown a copy of it only when it has grown
   // by a share (SHOW_GROWTH), so the copies of a list of n items add up to a
   // few n, not n per page.
@@ -62,17 +56,28 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   let shown: readonly KubeObject[] = [];
   let added: KubeObject[] = items.slice();
   const pagePath = (token: string) => `${kindPath(kind, namespace)}?${new URLSearchParams({ limit: String(listPaging.next), continue: token, ...selecting(labelSelector) })}`;
+  const idle = idleTime();
   let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue)) : undefined;
-  const maybeShow = () => {
-    if (!added.length || added.length < items.length * SHOW_GROWTH) return;
+  // A part is shown in idle time too, when the idle period has room for what the last one took (its
+  // views' render included), or else once SHOW_WAIT_MS have passed: the rows grow while the user scrolls.
+  let showCost = 0;
+  let shownAt = performance.now();
+  const maybeShow = async () => {
+    if (!next || !added.length || added.length < items.length * SHOW_GROWTH) return;
+    if (shown.length && !idle.has(showCost) && performance.now() - shownAt < SHOW_WAIT_MS) return;
+    const t0 = performance.now();
     // Each part shown as an addition to the last, so views add it to what they derived.
     const now = items.slice();
-    onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added } });
+    tellViewsNow(() => onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added } }));
     shown = now;
     added = [];
+    // The views render in the microtask the show queued, before this goes on.
+    await null;
+    shownAt = performance.now();
+    showCost = shownAt - t0;
   };
   while (next) {
-    maybeShow();
+    await maybeShow();
     let page: ListPage;
     try {
       page = await next;
@@ -85,16 +90,12 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     next = token ? readListPage(conn, pagePath(token)) : undefined;
     // A failure of the page read ahead is taken when it is awaited, not reported as unhandled meanwhile.
     next?.catch(() => undefined);
-    // The main thread's time on this page since it last let a frame in (time waiting for runs not counted).
-    let busy = 0;
     for (let run; (run = await page.nextRun()); ) {
+      await idle.room();
       const t0 = performance.now();
       for (const o of run()) items.push(o), added.push(o);
-      busy += performance.now() - t0;
-      if (busy < SLICE_MS) continue;
-      if (next) maybeShow();
-      await yieldToFrame();
-      busy = 0;
+      idle.took(performance.now() - t0);
+      await maybeShow();
     }
   }
   // The complete list adds what was read since the last part shown (views that saw them go on from there).

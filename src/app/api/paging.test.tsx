@@ -85,4 +85,37 @@ describe('a list of more than one page', () => {
       listPaging.next = 2_000;
     }
   }, 60_000);
+
+  it('reads the whole list in idle time, even where every idle period is one that timed out (a page never idle)', async () => {
+    listPaging.next = 50;
+    const g = globalThis as { requestIdleCallback?: unknown };
+    const before = g.requestIdleCallback;
+    let calls = 0;
+    // Each wait for idle time ends by its timeout, with no time left: one run of items per wait.
+    g.requestIdleCallback = (cb: (d: { timeRemaining(): number; didTimeout: boolean }) => void) =>
+      setTimeout(() => (calls++, cb({ timeRemaining: () => 0, didTimeout: true })), 1);
+    try {
+      const qc = new QueryClient();
+      const key = queryKeys.list(getConnection(), nodeKind);
+      render(
+        <QueryClientProvider client={qc}>
+          <NodeCount />
+        </QueryClientProvider>,
+      );
+      await waitFor(
+        () => {
+          const data = qc.getQueryData<ListState>(key);
+          expect(data && !data.partial).toBe(true);
+        },
+        { timeout: 20_000 },
+      );
+      const direct = (await s.api('/api/v1/nodes')).body.items.map((o: { metadata: { name: string } }) => o.metadata.name);
+      expect(qc.getQueryData<ListState>(key)!.items.map((o) => o.metadata.name)).toEqual(direct);
+      // Every later page's run waited for its own idle callback.
+      expect(calls).toBeGreaterThanOrEqual(Math.ceil((direct.length - FIRST_PAGE) / 50));
+    } finally {
+      g.requestIdleCallback = before;
+      listPaging.next = 2_000;
+    }
+  }, 60_000);
 });

@@ -208,25 +208,33 @@ const frameFlush = {
     // this frame callback, and the browser draws them in this very frame. React Query's own scheduler
     // tells them in a timer task, which waits behind every socket message queued meanwhile (hundreds a
     // second in a 5000-node rollout, one task each) and is drawn a frame later at best.
-    notifyManager.setScheduler(runNow);
-    try {
-      notifyManager.batch(() => {
-        for (const w of due) {
-          try {
-            w.flush();
-          } catch (e) {
-            // One list's failure is reported without keeping the others' events from their views.
-            queueMicrotask(() => {
-              throw e;
-            });
-          }
+    tellViewsNow(() => {
+      for (const w of due) {
+        try {
+          w.flush();
+        } catch (e) {
+          // One list's failure is reported without keeping the others' events from their views.
+          queueMicrotask(() => {
+            throw e;
+          });
         }
-      });
-    } finally {
-      notifyManager.setScheduler(defaultScheduler);
-    }
+      }
+    });
   },
 };
+
+/**
+ * Runs `change` (changes to the query cache) and tells the views at its end, in this task: React
+ * renders them in the microtask after it, not in a timer task of React Query's own scheduler.
+ */
+export function tellViewsNow(change: () => void) {
+  notifyManager.setScheduler(runNow);
+  try {
+    notifyManager.batch(change);
+  } finally {
+    notifyManager.setScheduler(defaultScheduler);
+  }
+}
 
 export class ListWatch {
   private refs = 0;
