@@ -45,6 +45,8 @@ import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 /** Creates and deletes per sync at most (upstream's burstReplicas). */
 const BURST_REPLICAS = 250;
 const FAILED_POD_BACKOFF_MS = 1000;
+/** A run of slow-start creates that ran dry goes on at its size if more nodes come this soon (slowstart.ts). */
+const CREATE_RUN_RESUME_MS = 1000;
 const FAILED_POD_BACKOFF_MAX_MS = 15 * 60 * 1000;
 
 /** NodeShouldRunDaemonPod (src/lib/daemonnodes.ts, shared with the rollout view). */
@@ -373,6 +375,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         hash,
         creates: new SlowStartCreates((node) => createPod(entry.ds, node, entry.hash), {
           maxRound: BURST_REPLICAS,
+          resumeMs: CREATE_RUN_RESUME_MS,
           // A failure no sync waited for: the key is retried with its back-off (and its next sync waits for its creates).
           failed: (_e, awaited) => void (awaited || queue.fail(key)),
         }),

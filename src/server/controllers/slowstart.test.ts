@@ -5,7 +5,8 @@
 import { expect, it } from 'vitest';
 import { SlowStartCreates } from './slowstart.ts';
 
-function harness() {
+function harness(resumeMs = 0) {
+  let clock = 0;
   const asked: string[][] = [[]];
   const open = new Map<string, { resolve: (rv: number) => void; reject: (e: unknown) => void }>();
   const failures: [unknown, boolean][] = [];
@@ -16,7 +17,7 @@ function harness() {
         asked.at(-1)!.push(node);
         open.set(node, { resolve, reject });
       }),
-    { maxRound: 4, failed: (e, awaited) => failures.push([e, awaited]) },
+    { maxRound: 4, resumeMs, now: () => clock, failed: (e, awaited) => failures.push([e, awaited]) },
   );
   /** Settles the round in flight (failing the nodes named) and lets the next one start. */
   const finishRound = async (fail: string[] = []) => {
@@ -28,7 +29,7 @@ function harness() {
     }
     for (let i = 0; i < 20; i++) await Promise.resolve();
   };
-  return { creates, asked, failures, finishRound };
+  return { creates, asked, failures, finishRound, tick: (ms: number) => (clock += ms) };
 }
 
 it('creates in rounds of 1, 2, 4 (capped), one round at a time, nodes handed over meanwhile joining the next round', async () => {
@@ -84,4 +85,23 @@ it('drops the nodes still waiting when cleared (a new template), letting the rou
   await finishRound();
   expect(await handed).toEqual({ revision: 101 });
   expect(asked.at(-1)).toEqual([]);
+});
+
+it('goes on at its size when nodes come soon after a run ran dry, and from one after a pause or a failure', async () => {
+  const { creates, asked, finishRound, tick } = harness(1000);
+  creates.add(['a', 'b', 'c']);
+  await finishRound();
+  await finishRound();
+  expect(asked.at(-1)).toEqual([]);
+  tick(999);
+  creates.add(['d', 'e', 'f', 'g', 'h']);
+  expect(asked.at(-1)).toEqual(['d', 'e', 'f', 'g']); // a round of 4 would have come next
+  await finishRound();
+  await finishRound();
+  tick(1001);
+  creates.add(['i', 'j'], false);
+  expect(asked.at(-1)).toEqual(['i']);
+  await finishRound(['i']);
+  creates.add(['k', 'l'], false);
+  expect(asked.at(-1)).toEqual(['k']);
 });

@@ -4,12 +4,18 @@
 // syncs rather than inside one sync: a sync hands its nodes over and goes on
 // (its key is free for the next event), and nodes handed over while a round is
 // in flight go out in the next round instead of waiting for the whole batch
-// and a later sync. A run of rounds starts again from one create once it has
-// nothing left to create, and after a failure.
+// and a later sync. A run of rounds starts from one create, and again from one
+// after a failure; a run that ran dry goes on at its size if nodes come within
+// `resumeMs` of its last round (one rollout's stream of nodes, with gaps shorter
+// than a write), so that each burst does not climb from one again.
 
 export interface SlowStartOptions {
   /** The largest round (upstream's burstReplicas bounds a batch). */
   maxRound: number;
+  /** How long after a run's last successful round the next run goes on at its size (0: always from one, as upstream's slowStartBatch per sync). */
+  resumeMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
   /** Hears the failure that stopped a run (the nodes still waiting are dropped); `awaited`: some `add` heard it too. */
   failed: (e: unknown, awaited: boolean) => void;
 }
@@ -29,6 +35,8 @@ export class SlowStartCreates {
   private stopped = false;
   /** The last round failed (cleared by a round without failure). */
   failing = false;
+  /** The size the next round would have had, and when the last run's last round (all created) ended. */
+  private resume = { size: 1, at: -Infinity };
 
   /** `create` creates the pod for one node and gives the revision written. */
   constructor(
@@ -98,7 +106,10 @@ export class SlowStartCreates {
   private async run() {
     this.running = true;
     try {
-      for (let size = 1; this.waiting.size && !this.stopped; size = Math.min(size * 2, this.opts.maxRound)) {
+      const now = this.opts.now ?? Date.now;
+      const resumeMs = this.opts.resumeMs ?? 0;
+      const first = resumeMs > 0 && now() - this.resume.at <= resumeMs ? this.resume.size : 1;
+      for (let size = first; this.waiting.size && !this.stopped; size = Math.min(size * 2, this.opts.maxRound)) {
         const round = [...this.waiting].slice(0, size);
         for (const n of round) {
           this.waiting.delete(n);
@@ -121,8 +132,10 @@ export class SlowStartCreates {
           for (const n of this.waiting) awaited += this.settle(n, 0, failure);
           this.waiting.clear();
           this.opts.failed(failure.reason, awaited > 0);
+          this.resume = { size: 1, at: -Infinity };
           break;
         }
+        this.resume = { size: Math.min(size * 2, this.opts.maxRound), at: now() };
       }
     } finally {
       this.running = false;
