@@ -100,8 +100,8 @@ describe('idleTime', () => {
     await settle();
     const first = steps;
     expect(first).toBeGreaterThan(1);
-    // After steps of 12 ms, a period of 5 ms has no room for one.
-    f.idle(5);
+    // After steps of 12 ms, a period of 4 ms has no room for one (it had, for the first guess).
+    f.idle(4);
     await settle();
     expect(steps).toBe(first);
   });
@@ -122,6 +122,24 @@ describe('idleTime', () => {
     await next;
     // A timed-out period has no room beyond its one step.
     expect(idle.has(1)).toBe(false);
+  });
+
+  it('in a hidden tab, runs steps without waiting for idle periods', async () => {
+    const f = fakeIdle();
+    let hidden = true;
+    const idle = idleTime(f.request, () => hidden);
+    for (let i = 0; i < 5; i++) {
+      await idle.room();
+      idle.took(5);
+    }
+    expect(f.waiting()).toBe(0);
+    // Shown again: the next step waits for idle time.
+    hidden = false;
+    let stepped = false;
+    void idle.room().then(() => (stepped = true));
+    await settle();
+    expect(stepped).toBe(false);
+    expect(f.waiting()).toBe(1);
   });
 
   it('without idle callbacks, runs steps and lets frames in between', async () => {

@@ -6,8 +6,12 @@ import type { KubeObject } from '../../kinds/kind.ts';
 import { answerOf, apiBase, kubeFetch, requestHeaders, unreachable, type Connection, type KubeList } from './client.ts';
 import type { WireAnswer, WireRequest } from './wireserve.ts';
 
-/** Items per run of a page: ~3 ms of JSON.parse for pods on a quiet core. */
-const RUN = 200;
+/**
+ * Items per run of a page: ~1.5 ms of JSON.parse for pods on a quiet core. The main thread parses
+ * runs in its idle time (idletime.ts), a run only where it fits: while the list is scrolled, a
+ * frame leaves a few ms, where runs of 200 (~3 ms, more on a busy core) often did not fit.
+ */
+const RUN = 100;
 
 interface Wire {
   worker: Worker;
