@@ -15,7 +15,7 @@
 const FIRST_GUESS_MS = 2;
 /** Without idle periods, a step is still taken after this long. */
 const MAX_WAIT_MS = 200;
-/** Without requestIdleCallback: steps run this long before a frame is let in. */
+/** Where steps are sliced (no requestIdleCallback, a hidden tab): they run this long before a frame is let in. */
 const SLICE_MS = 8;
 
 interface Deadline {
@@ -71,7 +71,7 @@ export function idleTime(requestIdle: RequestIdle | null = browserIdle(), hidden
   };
 }
 
-/** Steps for SLICE_MS at a time, then a frame (where the browser has no idle callbacks). */
+/** Steps for SLICE_MS at a time, then a frame (no idle callbacks, or a hidden tab). */
 function sliced(): IdleTime {
   let busy = 0;
   return {
