@@ -30,6 +30,8 @@ export interface Cluster {
  * from package.json's start script so that they are written in one place.
  */
 function serverNodeFlags(): string[] {
+  // SCALE_SERVER_NODE_FLAGS="--max-semi-space-size=16": other flags for a trial, in place of the start script's.
+  if (process.env.SCALE_SERVER_NODE_FLAGS !== undefined) return process.env.SCALE_SERVER_NODE_FLAGS.split(' ').filter(Boolean);
   const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
   const flags = /\btsx((?: --[\w-]+(?:=\S+)?)*) src\/server\/main\.ts/.exec(start);
   if (!flags) throw new Error(`package.json's start script does not run src/server/main.ts with tsx: ${start}`);
