@@ -26,6 +26,7 @@ function dist(xs: number[]) {
 
 /** The first time in sorted `ts` at or after `t`. */
 function firstAfter(ts: number[], t: number): number {
+  if (Number.isNaN(t)) return NaN; // an earlier hop was not traced: this one is not either
   let lo = 0;
   let hi = ts.length;
   while (lo < hi) {
