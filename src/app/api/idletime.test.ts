@@ -30,6 +30,20 @@ function fakeIdle() {
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
+/** Takes steps of `ms` for as long as the test runs, each spending its time in the idle period; counts them. */
+function stepForever(idle: ReturnType<typeof idleTime>, f: ReturnType<typeof fakeIdle>, ms: number) {
+  const stepper = { steps: 0 };
+  void (async () => {
+    for (;;) {
+      await idle.room();
+      stepper.steps++;
+      f.spend(ms);
+      idle.took(ms);
+    }
+  })();
+  return stepper;
+}
+
 describe('idleTime', () => {
   it('runs steps while the idle period has room for one, then waits for the next period', async () => {
     const f = fakeIdle();
@@ -64,46 +78,29 @@ describe('idleTime', () => {
 
   it('takes one step, not more, in a period given because the wait timed out', async () => {
     const f = fakeIdle();
-    const idle = idleTime(f.request);
-    let steps = 0;
-    void (async () => {
-      for (;;) {
-        await idle.room();
-        steps++;
-        idle.took(3);
-      }
-    })();
+    const stepper = stepForever(idleTime(f.request), f, 3);
     await settle();
     f.idle(0, true);
     await settle();
-    expect(steps).toBe(1);
+    expect(stepper.steps).toBe(1);
     expect(f.waiting()).toBe(1);
     f.idle(0, true);
     await settle();
-    expect(steps).toBe(2);
+    expect(stepper.steps).toBe(2);
   });
 
   it('expects what steps have been taking: slower steps need longer periods', async () => {
     const f = fakeIdle();
-    const idle = idleTime(f.request);
-    let steps = 0;
-    void (async () => {
-      for (;;) {
-        await idle.room();
-        steps++;
-        f.spend(12);
-        idle.took(12);
-      }
-    })();
+    const stepper = stepForever(idleTime(f.request), f, 12);
     await settle();
     f.idle(50);
     await settle();
-    const first = steps;
+    const first = stepper.steps;
     expect(first).toBeGreaterThan(1);
     // After steps of 12 ms, a period of 4 ms has no room for one (it had, for the first guess).
     f.idle(4);
     await settle();
-    expect(steps).toBe(first);
+    expect(stepper.steps).toBe(first);
   });
 
   it('tells whether the idle period has room for other work', async () => {
