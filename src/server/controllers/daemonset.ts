@@ -74,19 +74,16 @@ export const revisionData = (ds: KubeObject) => ({ spec: { template: { ...clone(
  * stays right, and goes with the object.
  */
 const revisionTexts = new WeakMap<KubeObject, string>();
-/** A DaemonSet's template as revision data, as stable text (what its current ControllerRevision holds). */
-const templateText = (ds: KubeObject) => cachedText(ds, () => stableStringify(revisionData(ds)));
-/** A ControllerRevision's data, as stable text. */
-const revisionText = (cr: KubeObject) => cachedText(cr, () => stableStringify((cr as any).data));
 const selectorTexts = new WeakMap<KubeObject, string>();
-const selectorText = (ds: KubeObject) => {
-  let t = selectorTexts.get(ds);
-  if (t === undefined) selectorTexts.set(ds, (t = stableStringify((ds.spec as any)?.selector)));
-  return t;
-};
-function cachedText(o: KubeObject, make: () => string): string {
-  let t = revisionTexts.get(o);
-  if (t === undefined) revisionTexts.set(o, (t = make()));
+/** A DaemonSet's template as revision data, as stable text (what its current ControllerRevision holds). */
+const templateText = (ds: KubeObject) => cachedText(revisionTexts, ds, () => stableStringify(revisionData(ds)));
+/** A ControllerRevision's data, as stable text. */
+const revisionText = (cr: KubeObject) => cachedText(revisionTexts, cr, () => stableStringify((cr as any).data));
+/** A DaemonSet's selector, as stable text. */
+const selectorText = (ds: KubeObject) => cachedText(selectorTexts, ds, () => stableStringify((ds.spec as any)?.selector));
+function cachedText(texts: WeakMap<KubeObject, string>, o: KubeObject, make: () => string): string {
+  let t = texts.get(o);
+  if (t === undefined) texts.set(o, (t = make()));
   return t;
 }
 
