@@ -15,8 +15,8 @@
 //                   the list standing still
 //   JS heap
 // SCALE_APP_FIGURES picks figures, SCALE_APP_LISTS lists (nodes,pods);
-// SCALE_APP_BASELINE=<an older build's dist> adds scrolling and write -> row
-// side by side, this build against that one.
+// SCALE_APP_BASELINE=<an older build's dist> adds scrolling, a load left
+// alone and write -> row side by side, this build against that one.
 // The page is left alone while it loads: a marker script put in before the
 // app reports the first row on the console, so that no Playwright script runs
 // in the page (evaluating one took 130 ms of main thread on a loaded machine).
@@ -59,6 +59,15 @@ const FIRST_ROW_MARKER = `
       console.debug('first-row ' + performance.now());
     }
   }).observe(document, { subtree: true, childList: true });`;
+
+/** Put in a page to note when its table's row count reaches COUNT (the list complete), without any script run in it meanwhile. */
+const completeMarker = (count: number) => `
+  new MutationObserver((_, obs) => {
+    if (document.querySelector('[role=table][aria-rowcount="${count}"]')) {
+      obs.disconnect();
+      console.debug('complete ' + performance.now());
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-rowcount'] });`;
 
 /** Ms from navigation to the marker's console line. */
 async function navigateToFirstRow(page: Page, url: string): Promise<number> {
@@ -368,16 +377,18 @@ const buildsSideBySide = () => [{ name: 'this build', dir: BUILD }, ...BASELINE!
  * Runs `measure` on each build in turns (each side first in every other
  * round), on a fresh page each time, from the list's first row.
  */
-async function inTurns<S extends { dir: string }>(browser: Browser, api: Proc, route: string, token: string, sides: S[], rounds: number, measure: (page: Page, side: S, round: number) => Promise<void>) {
+async function inTurns<S extends { dir: string }>(browser: Browser, api: Proc, route: string, token: string, sides: S[], rounds: number, measure: (page: Page, side: S, round: number, firstRow: number) => Promise<void>, initScript = '') {
   for (let r = 0; r < rounds; r++) {
     for (const side of [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)]) {
       const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
       try {
         await serveBuild(ctx, api, side.dir, [route]);
         const page = await ctx.newPage();
-        await page.addInitScript(FIRST_ROW_MARKER);
-        await navigateToFirstRow(page, `${api.url}${route}#token=${token}`);
-        await measure(page, side, r);
+        await page.addInitScript(FIRST_ROW_MARKER + initScript);
+        const complete = initScript ? page.waitForEvent('console', { predicate: (m) => m.text().startsWith('complete '), timeout: 120_000 }) : undefined;
+        complete?.catch(() => undefined);
+        const firstRow = await navigateToFirstRow(page, `${api.url}${route}#token=${token}`);
+        await measure(page, side, r, complete ? Number((await complete).text().slice('complete '.length)) - firstRow : NaN);
       } finally {
         await ctx.close();
       }
@@ -417,6 +428,19 @@ async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string;
       );
     }
   }
+}
+
+/**
+ * A list left alone while it loads (no scrolling, no script run in the page),
+ * this build against BASELINE, in turns: from its first row until it is complete.
+ */
+async function loadSideBySide(browser: Browser, api: Proc, l: { route: string; count: number }, token: string, rounds = SIDE_ROUNDS) {
+  const sides = buildsSideBySide().map((s) => ({ ...s, ms: [] as number[] }));
+  await inTurns(browser, api, l.route, token, sides, rounds, async (_page, side, _r, complete) => void side.ms.push(complete), completeMarker(l.count));
+  const [mine, ...bases] = sides;
+  console.log(`    the list left alone while it loads, first row to complete (median of ${rounds} each, in turns; ${machine()}):`);
+  console.log(`      this build: ${f(median(mine.ms))} ms (${mine.ms.map((t) => f(t)).join(', ')})`);
+  for (const base of bases) console.log(`      ${base.name}: ${f(median(base.ms))} ms (${base.ms.map((t) => f(t)).join(', ')}); this build = ${f(median(mine.ms) / median(base.ms), 2)}x its time`);
 }
 
 /**
@@ -473,6 +497,7 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
         const s = await scroll(page);
         console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s (${f(s.shown)} presented with the new rows), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms)`);
         if (BASELINE) await scrollSideBySide(browser, api, l, token);
+        if (BASELINE) await loadSideBySide(browser, api, l, token);
       }
       if (FIGURES.has('filter')) {
         const filters: number[] = [];
