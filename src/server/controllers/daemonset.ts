@@ -408,10 +408,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
    * the sync does not wait for its creates either (the next sync leaves their
    * nodes alone until they are done, as upstream's expectations). Returns
    * whether anything was written or handed over, whether work was left over,
-   * and the newest revision waited for (0 for none).
+   * and the newest revision waited for (0 for none). `creator` is the
+   * DaemonSet's pipeline (creatorFor), taken once by its sync.
    */
-  async function syncNodes(ds: KubeObject, toDelete: string[], toCreate: string[], hash: string, awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
-    const creator = creatorFor(ds, hash);
+  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
     const creates = toCreate.filter((n) => !creator.has(n)).slice(0, Math.max(0, BURST_REPLICAS - creator.size));
     const deletes = toDelete.slice(0, BURST_REPLICAS);
     // Creates beyond the bound come back with the pod events of those handed over.
@@ -778,8 +778,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     // in flight counts as unavailable as one whose new pod is not yet available), unless the last
     // round failed: then it waits, so that a failure keeps failing its syncs and backs off.
     const managed = early
-      ? await syncNodes(ds, early.podsToDelete, [...fresh, ...early.nodesToCreate], hash, creator.failing)
-      : await syncNodes(ds, toDelete, fresh, hash);
+      ? await syncNodes(ds, creator, early.podsToDelete, [...fresh, ...early.nodesToCreate], creator.failing)
+      : await syncNodes(ds, creator, toDelete, fresh);
     let more = managed.more;
     if (together) st.settled = false;
     // Else the rolling update runs once the controller has observed manage's writes (upstream's
@@ -790,7 +790,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const current = refresh(ds, sel, hash, Date.now());
       const p = plan(current);
       if (p) {
-        const r = await syncNodes(ds, p.podsToDelete, p.nodesToCreate, hash);
+        const r = await syncNodes(ds, creator, p.podsToDelete, p.nodesToCreate);
         more ||= r.more;
         current.settled = !r.wrote && !r.more;
       }

@@ -53,12 +53,8 @@ export class WorkQueue {
     this.timers.set(key, { at, timer });
   }
 
-  /** A failure found after the key's sync ended (work it handed on): retried with the key's back-off, as a failed sync. */
+  /** The key's sync failed, or work it handed on did after it ended: the key is retried with its back-off. */
   fail(key: string) {
-    this.retry(key);
-  }
-
-  private retry(key: string) {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
     this.after(key, Math.min(BASE_DELAY_MS * 2 ** n, MAX_DELAY_MS));
@@ -73,7 +69,7 @@ export class WorkQueue {
       void this.sync(key)
         .then(
           () => this.failures.delete(key),
-          () => this.retry(key),
+          () => this.fail(key),
         )
         .finally(() => {
           this.running--;
