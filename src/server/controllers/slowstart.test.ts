@@ -1,7 +1,9 @@
-// The DaemonSet controller's slow-start creates (slowstart.ts): rounds of one,
-// two, four, … each waiting for the one before; nodes handed over mid-round
-// join the next round; the first failure stops the run and drops the rest.
-// Creates are promises the test settles by hand, so nothing depends on time.
+// The DaemonSet controller's slow-start creates (slowstart.ts): a window of
+// creates in flight that starts at one and grows by one per success (one, two,
+// four, … as the creates in flight come back); a node handed over while the
+// window has room starts at once; the first failure stops the run and drops
+// the rest. Creates are promises the test settles by hand, so nothing depends
+// on time.
 import { expect, it } from 'vitest';
 import { SlowStartCreates } from './slowstart.ts';
 
@@ -19,7 +21,7 @@ function harness(resumeMs = 0) {
       }),
     { maxRound: 4, resumeMs, now: () => clock, failed: (e, awaited) => failures.push([e, awaited]) },
   );
-  /** Settles the round in flight (failing the nodes named) and lets the next one start. */
+  /** Settles every create in flight (failing the nodes named) and lets those the window then has room for start. */
   const finishRound = async (fail: string[] = []) => {
     asked.push([]);
     for (const [node, o] of [...open]) {
@@ -32,7 +34,7 @@ function harness(resumeMs = 0) {
   return { creates, asked, failures, finishRound, tick: (ms: number) => (clock += ms) };
 }
 
-it('creates in rounds of 1, 2, 4 (capped), one round at a time, nodes handed over meanwhile joining the next round', async () => {
+it('creates 1, then 2, then 4 at a time (capped) as the creates in flight come back, nodes handed over meanwhile waiting for room', async () => {
   const { creates, asked, finishRound } = harness();
   const first = creates.add(['a', 'b', 'c']);
   expect(asked).toEqual([['a']]);
@@ -104,4 +106,23 @@ it('goes on at its size when nodes come soon after a run ran dry, and from one a
   await finishRound(['i']);
   creates.add(['k', 'l'], false);
   expect(asked.at(-1)).toEqual(['k']);
+});
+
+it('starts a node handed over while creates are in flight at once when the window has room, not after them', async () => {
+  const { creates, asked, failures, finishRound } = harness();
+  creates.add(['a', 'b']);
+  await finishRound();
+  expect(asked.at(-1)).toEqual(['b']);
+  // The window is two now: c, handed over while b is in flight, starts at once.
+  creates.add(['c'], false);
+  expect(asked.at(-1)).toEqual(['b', 'c']);
+  // No room: d waits for one of them.
+  creates.add(['d'], false);
+  expect(asked.at(-1)).toEqual(['b', 'c']);
+  expect(creates.has('d')).toBe(true);
+  await finishRound();
+  expect(asked.at(-1)).toEqual(['d']);
+  await finishRound();
+  expect(creates.size).toBe(0);
+  expect(failures).toEqual([]);
 });

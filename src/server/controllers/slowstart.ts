@@ -1,18 +1,29 @@
-// The DaemonSet controller's pod creates, in slow-start rounds as upstream's
-// slowStartBatch: one create, then two, four, … each round waiting for the
-// one before, and a failure stopping the rest. Kept per DaemonSet across its
-// syncs rather than inside one sync: a sync hands its nodes over and goes on
-// (its key is free for the next event), and nodes handed over while a round is
-// in flight go out in the next round instead of waiting for the whole batch
-// and a later sync. A run of rounds starts from one create, and again from one
-// after a failure; a run that ran dry goes on at its size if nodes come within
-// `resumeMs` of its last round (one rollout's stream of nodes, with gaps shorter
-// than a write), so that each burst does not climb from one again.
+// The DaemonSet controller's pod creates, started slowly as upstream's
+// slowStartBatch: one create, then two, four, … so that a create that cannot
+// succeed (a quota, a webhook) fails once rather than for every node, and the
+// first failure stops the rest. Kept per DaemonSet across its syncs rather
+// than inside one sync: a sync hands its nodes over and goes on (its key is
+// free for the next event).
+//
+// The bound is a window of creates in flight, not a batch that must finish as
+// a whole: it starts at one and grows by one for each create that succeeds
+// (so it doubles each time the creates in flight come back, as the batches
+// do), up to `maxRound`. A node handed over while creates are in flight starts
+// at once if the window has room, instead of waiting for every create of a
+// round begun before it came: in a rollout the nodes come as a stream, and a
+// round's wait was one write's latency added to each node's chain. What is
+// in flight is never more than one plus the creates that succeeded, as with
+// the batches.
+//
+// A run starts from one create, and again from one after a failure; a run that
+// ran dry goes on at its size if nodes come within `resumeMs` of its last
+// success (one rollout's stream of nodes, with gaps shorter than a write), so
+// that each burst does not climb from one again.
 
 export interface SlowStartOptions {
-  /** The largest round (upstream's burstReplicas bounds a batch). */
+  /** The largest window (upstream's burstReplicas bounds a batch). */
   maxRound: number;
-  /** How long after a run's last successful round the next run goes on at its size (0: always from one, as upstream's slowStartBatch per sync). */
+  /** How long after a run's last success the next run goes on at its size (0: always from one, as upstream's slowStartBatch per sync). */
   resumeMs?: number;
   /** The clock (tests). */
   now?: () => number;
@@ -29,14 +40,18 @@ interface Waiter {
 
 export class SlowStartCreates {
   private readonly waiting = new Set<string>();
-  private readonly inFlight = new Set<string>();
+  /** Creates in flight, by node: the run each belongs to. */
+  private readonly inFlight = new Map<string, number>();
   private readonly waiters = new Set<Waiter>();
-  private running = false;
   private stopped = false;
-  /** The last round failed (cleared by a round without failure). */
+  /** The run's number: a failure ends a run, and what its creates still in flight bring no longer moves the window. */
+  private run = 0;
+  /** Creates in flight at most. */
+  private window = 1;
+  /** When the last create succeeded. */
+  private lastSuccess = -Infinity;
+  /** A create failed, and none begun after the failure has succeeded yet. */
   failing = false;
-  /** The size the next round would have had, and when the last run's last round (all created) ended. */
-  private resume = { size: 1, at: -Infinity };
 
   /** `create` creates the pod for one node and gives the revision written. */
   constructor(
@@ -44,7 +59,7 @@ export class SlowStartCreates {
     private readonly opts: SlowStartOptions,
   ) {}
 
-  /** The node's create is waiting for its round or in flight. */
+  /** The node's create is waiting for room in the window or in flight. */
   has(node: string) {
     return this.waiting.has(node) || this.inFlight.has(node);
   }
@@ -61,6 +76,11 @@ export class SlowStartCreates {
    * it settles at once and a failure is only heard by `failed`.
    */
   add(nodes: readonly string[], wait = true): Promise<{ revision: number }> {
+    if (!this.size) {
+      // The run ran dry: a new one starts from one, unless this comes just after it: then it goes on at its size.
+      const resumeMs = this.opts.resumeMs ?? 0;
+      if (!(resumeMs > 0 && (this.opts.now ?? Date.now)() - this.lastSuccess <= resumeMs)) this.window = 1;
+    }
     const left = new Set<string>();
     for (const n of nodes) {
       if (!this.has(n)) this.waiting.add(n);
@@ -70,11 +90,11 @@ export class SlowStartCreates {
       if (!left.size || !wait) resolve({ revision: 0 });
       else this.waiters.add({ left, revision: 0, resolve, reject });
     });
-    if (!this.running && this.waiting.size) void this.run();
+    this.pump();
     return done;
   }
 
-  /** Drops the nodes still waiting for their round (a new template, the DaemonSet gone); rounds in flight finish. */
+  /** Drops the nodes still waiting for room (a new template, the DaemonSet gone); creates in flight finish. */
   clear() {
     for (const n of this.waiting) this.settle(n, 0);
     this.waiting.clear();
@@ -83,6 +103,45 @@ export class SlowStartCreates {
   stop() {
     this.stopped = true;
     this.clear();
+  }
+
+  /** Starts waiting creates while the window has room. */
+  private pump() {
+    if (this.stopped) return;
+    for (const n of this.waiting) {
+      if (this.inFlight.size >= this.window) break;
+      this.waiting.delete(n);
+      this.inFlight.set(n, this.run);
+      const run = this.run;
+      this.create(n).then(
+        (rv) => this.done(n, run, rv),
+        (e) => this.done(n, run, 0, { reason: e }),
+      );
+    }
+  }
+
+  private done(node: string, run: number, revision: number, failure?: { reason: unknown }) {
+    this.inFlight.delete(node);
+    if (!failure) {
+      this.settle(node, revision);
+      if (run === this.run) {
+        this.failing = false;
+        this.lastSuccess = (this.opts.now ?? Date.now)();
+        this.window = Math.min(this.window + 1, this.opts.maxRound);
+      }
+      this.pump();
+      return;
+    }
+    let awaited = this.settle(node, 0, failure);
+    if (run !== this.run) return; // its run was stopped already
+    // As slowStartBatch: the first failure stops the run; the rest wait for a later sync.
+    this.run++;
+    this.failing = true;
+    this.window = 1;
+    this.lastSuccess = -Infinity;
+    for (const n of this.waiting) awaited += this.settle(n, 0, failure);
+    this.waiting.clear();
+    this.opts.failed(failure.reason, awaited > 0);
   }
 
   /** Settles a node for those waiting on it; returns how many of them it failed. */
@@ -101,44 +160,5 @@ export class SlowStartCreates {
       }
     }
     return rejected;
-  }
-
-  private async run() {
-    this.running = true;
-    try {
-      const now = this.opts.now ?? Date.now;
-      const resumeMs = this.opts.resumeMs ?? 0;
-      const first = resumeMs > 0 && now() - this.resume.at <= resumeMs ? this.resume.size : 1;
-      for (let size = first; this.waiting.size && !this.stopped; size = Math.min(size * 2, this.opts.maxRound)) {
-        const round = [...this.waiting].slice(0, size);
-        for (const n of round) {
-          this.waiting.delete(n);
-          this.inFlight.add(n);
-        }
-        const results = await Promise.allSettled(round.map((n) => this.create(n)));
-        let failure: { reason: unknown } | undefined;
-        let awaited = 0;
-        results.forEach((r, i) => {
-          this.inFlight.delete(round[i]);
-          if (r.status === 'fulfilled') this.settle(round[i], r.value);
-          else {
-            failure ??= { reason: r.reason };
-            awaited += this.settle(round[i], 0, failure);
-          }
-        });
-        this.failing = !!failure;
-        if (failure) {
-          // As slowStartBatch: the first failure stops the batch; the rest wait for a later sync.
-          for (const n of this.waiting) awaited += this.settle(n, 0, failure);
-          this.waiting.clear();
-          this.opts.failed(failure.reason, awaited > 0);
-          this.resume = { size: 1, at: -Infinity };
-          break;
-        }
-        this.resume = { size: Math.min(size * 2, this.opts.maxRound), at: now() };
-      }
-    } finally {
-      this.running = false;
-    }
   }
 }
