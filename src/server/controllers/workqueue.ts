@@ -2,6 +2,9 @@
 // and synced by one worker at a time (a key that changes while it syncs is
 // synced again after), delayed adds, and a failed sync retried with
 // per-key exponential back-off (5 ms doubling, as the default rate limiter).
+// Syncs start only while the turn has room (turnbudget.ts): a burst of keys
+// is started over several turns, with I/O polled between them.
+import { inNextTurn, turnHasRoom } from './turnbudget.ts';
 
 export interface WorkQueueOptions {
   concurrency?: number;
@@ -60,8 +63,14 @@ export class WorkQueue {
     this.after(key, Math.min(BASE_DELAY_MS * 2 ** n, MAX_DELAY_MS));
   }
 
+  private readonly pumpLater = () => this.pump();
+
   private pump() {
     while (!this.stopped && this.running < this.concurrency && this.queued.size) {
+      if (!turnHasRoom()) {
+        inNextTurn(this.pumpLater);
+        return;
+      }
       const key = this.queued.values().next().value!;
       this.queued.delete(key);
       this.active.add(key);
