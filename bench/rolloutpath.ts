@@ -91,8 +91,9 @@ export function analyse(recs: Rec[]) {
     const d = first(O, 'kl.sync', c);
     const e = first(O, 'kl.final.req', d);
     const g = first(O, 'ds.see.deleted', e);
-    const h = firstAfter(syncStarts, g);
-    const i = first(node, 'ds.create.req', h);
+    // A sync already running when the event came may judge the node after it and ask: then it is the one.
+    const i = first(node, 'ds.create.req', g);
+    const h = Math.min(firstAfter(syncStarts, g), i);
     const k = first(P, 'sch.see.added', i);
     const l = first(P, 'sch.sync', k);
     const m = first(P, 'sch.bind.req', l);
@@ -101,9 +102,9 @@ export function analyse(recs: Rec[]) {
     const q = first(P, 'kl.status.req', p, 'Running');
     const r = first(P, 'kl.status.req', q, 'Running+ready');
     const t = first(P, 'ds.see.ready', r);
-    const u = firstAfter(syncStarts, t);
     // The last wave's new pods have no old pod left to replace.
-    const v = u < lastDelete ? firstAfter(deleteReqs, u) : NaN;
+    const v = t < lastDelete ? firstAfter(deleteReqs, t) : NaN;
+    const u = Math.min(firstAfter(syncStarts, t), v);
     const points = [a, c, d, e, g, h, i, k, l, m, o, p, q, r, t, u, v];
     points.slice(1).forEach((x, j) => hops[j][1].push(x - points[j]));
     if (points.every(Number.isFinite)) {

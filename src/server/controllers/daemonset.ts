@@ -17,6 +17,7 @@ import { controllerRevisionKind } from '../../kinds/controllerrevision.ts';
 import { refersTo, type KubeObject } from '../../kinds/kind.ts';
 import { labelSelectorAsRequirements, matchesRequirements, type Requirement } from '../../lib/labels.ts';
 import { clone, deepEqual } from '../../lib/json.ts';
+import { rfc3339 } from '../../lib/duration.ts';
 import {
   ControllerRevisionHashLabel,
   PodTemplateGenerationLabel,
@@ -399,56 +400,73 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   /**
+   * Pods whose delete this controller asked for and that the cache does not
+   * show terminating yet, per DaemonSet (by uid). A sync does not wait for its
+   * deletes (its key is free for the next event: a new pod turning Ready must
+   * not wait out a write to let the rolling update go on). Until a delete
+   * lands, syncs judge its pod as terminating, which it is about to be, so the
+   * rolling update counts its node unavailable and never deletes past
+   * maxUnavailable; upstream's expectations keep the next sync from planning
+   * until the deletes are observed instead.
+   */
+  const deleting = new Map<string, Set<string>>();
+  /** A pod as it is about to be: terminating (kept per object; cache objects never change). */
+  const terminatingViews = new WeakMap<KubeObject, KubeObject>();
+  function asTerminating(p: KubeObject): KubeObject {
+    let v = terminatingViews.get(p);
+    if (!v) terminatingViews.set(p, (v = { ...p, metadata: { ...p.metadata, deletionTimestamp: rfc3339(new Date()) } }));
+    return v;
+  }
+
+  /**
    * syncNodes: deletes, and creates in slow-start rounds (1, 2, 4, …; see
    * slowstart.ts) stopping at the first failure; at most BURST_REPLICAS deletes
-   * a sync, and BURST_REPLICAS creates handed over at a time. The deletes go out
-   * beside the first round rather than after the last: each round waits out a
-   * write (a group commit), and a rolling update's next old pod should not wait
-   * for the creates of the nodes whose pods just went. Unless `awaitCreates`,
-   * the sync does not wait for its creates either (the next sync leaves their
-   * nodes alone until they are done, as upstream's expectations). Returns
-   * whether anything was written or handed over, whether work was left over,
-   * and the newest revision waited for (0 for none). `creator` is the
-   * DaemonSet's pipeline (creatorFor), taken once by its sync.
+   * a sync, and BURST_REPLICAS creates handed over at a time. The sync waits
+   * for neither its deletes (their pods count as terminating meanwhile, see
+   * `deleting`; a failed one retries the key with its back-off) nor, unless
+   * `awaitCreates`, its creates (the next sync leaves their nodes alone until
+   * they are done, as upstream's expectations). Returns whether anything was
+   * asked for or handed over, whether work was left over, and the newest
+   * revision waited for (0 for none). `creator` is the DaemonSet's pipeline
+   * (creatorFor), taken once by its sync.
    */
   async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
+    const uid = ds.metadata.uid!;
+    const ns = ds.metadata.namespace;
+    const key = dsKey(ns, ds.metadata.name!);
+    let going = deleting.get(uid);
+    const deletes = toDelete.filter((name) => !going?.has(name)).slice(0, BURST_REPLICAS);
     const creates = toCreate.filter((n) => !creator.has(n)).slice(0, Math.max(0, BURST_REPLICAS - creator.size));
-    const deletes = toDelete.slice(0, BURST_REPLICAS);
     // Creates beyond the bound come back with the pod events of those handed over.
-    const more = toDelete.length > deletes.length;
-    let wrote = creates.length > 0;
-    let revision = 0;
-    const written = (rv: number) => (revision = Math.max(revision, rv));
-    let failure: unknown;
-    const deleting = Promise.allSettled(
-      deletes.map((name) => {
-        trace('ds.delete.req', name);
-        const deleted = client.delete(podKind, ds.metadata.namespace, name);
-        if (tracing) void deleted.then(() => trace('ds.delete.done', name), () => {});
-        return deleted;
-      }),
-    );
-    // Unless awaited, a failure is heard through the creator's `failed`.
-    const creating = creates.length ? creator.add(creates, awaitCreates) : undefined;
-    if (creating) {
-      try {
-        written((await creating).revision);
-      } catch (e) {
-        failure = e;
-      }
+    const more = toDelete.length > deletes.length + (going ? toDelete.filter((name) => going!.has(name)).length : 0);
+    const wrote = creates.length > 0 || deletes.length > 0;
+    if (deletes.length && !going) deleting.set(uid, (going = new Set()));
+    for (const name of deletes) {
+      const pod = cache.get(podStore.keyFor(ns, name))?.object;
+      const node = pod ? (targetNodeName(pod) ?? '') : undefined;
+      going!.add(name);
+      markDirty(uid, node);
+      trace('ds.delete.req', name);
+      client.delete(podKind, ns, name).then(
+        () => {
+          trace('ds.delete.done', name);
+          recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+        },
+        (e) => {
+          if (e?.code === 404) return;
+          recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
+          queue.fail(key);
+        },
+      ).finally(() => {
+        // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
+        going!.delete(name);
+        if (!going!.size && deleting.get(uid) === going) deleting.delete(uid);
+        markDirty(uid, node);
+      });
     }
-    const results = await deleting;
-    results.forEach((r, i) => {
-      if (r.status === 'fulfilled') {
-        wrote = true;
-        written(Number(r.value.object.metadata.resourceVersion) || 0);
-        recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${deletes[i]}`);
-      } else if (r.reason?.code !== 404) {
-        failure ??= r.reason;
-        recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${r.reason?.message ?? r.reason}`);
-      }
-    });
-    if (failure) throw failure;
+    if (!creates.length) return { wrote, more, revision: 0 };
+    // Unless awaited, a failure is heard through the creator's `failed`.
+    const { revision } = await creator.add(creates, awaitCreates);
     return { wrote, more, revision };
   }
 
@@ -546,7 +564,9 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   /** The DaemonSet's pods on one node (its selector matching), terminal ones being deleted left out unless asked. */
   function podsOnNode(ds: KubeObject, sel: Requirement[], node: string, includeDeletedTerminal = false): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const p of podsByControllerNode.get(ds.metadata.uid!)?.get(node)?.values() ?? []) {
+    const going = deleting.get(ds.metadata.uid!);
+    for (const cached of podsByControllerNode.get(ds.metadata.uid!)?.get(node)?.values() ?? []) {
+      const p = going?.has(cached.metadata.name!) && !cached.metadata.deletionTimestamp ? asTerminating(cached) : cached;
       if (!matchesRequirements(sel, p.metadata.labels)) continue;
       if (!includeDeletedTerminal && isTerminal(p) && p.metadata.deletionTimestamp) continue;
       out.push(p);
@@ -821,6 +841,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       for (const uid of states.keys()) if (!live.has(uid)) states.delete(uid);
       for (const [uid, c] of creators) if (!live.has(uid)) (c.creates.stop(), creators.delete(uid));
       for (const uid of statusWriters.keys()) if (!live.has(uid)) statusWriters.delete(uid);
+      for (const uid of deleting.keys()) if (!live.has(uid)) deleting.delete(uid);
       return;
     }
     const sel = selectorOf(ds);
