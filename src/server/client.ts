@@ -41,16 +41,10 @@ export class Client {
   }
 
   // Writes are async so that a refusal is a rejected promise (callers `.catch` them), never a synchronous throw.
-  /**
-   * Resolves once the object is stored (durable, and in the watch cache).
-   * `opts.accepted` is called sooner, once the create has passed validation
-   * and admission and is in a storage commit group (WriteContext.accepted);
-   * the returned promise still says whether it was stored.
-   */
-  async create(kind: KindDefinition, obj: unknown, opts: { accepted?: () => void } = {}): Promise<KubeObject> {
+  async create(kind: KindDefinition, obj: unknown): Promise<KubeObject> {
     const o = this.decode(kind, obj);
     this.authorize(kind, { verb: 'create', namespace: o.metadata.namespace });
-    return this.store(kind).create(o.metadata.namespace, o, { dryRun: false, warnings: [], user: this.user, accepted: opts.accepted });
+    return this.store(kind).create(o.metadata.namespace, o, { dryRun: false, warnings: [], user: this.user });
   }
 
   get(kind: KindDefinition, namespace: string | undefined, name: string): KubeObject {

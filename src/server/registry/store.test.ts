@@ -87,29 +87,3 @@ it('answers a deletion with the last state at its revision, without changing the
   expect(before.metadata.resourceVersion).not.toBe(object.metadata.resourceVersion);
   expect(s.peek('default', 'gone')).toBeUndefined();
 });
-
-it("tells an in-process create's caller it was accepted before the create is stored, and never a refused one", async () => {
-  const order: string[] = [];
-  const create = (name: string, data: unknown) =>
-    server.client.create(configMapKind, { metadata: { name, namespace: 'default' }, data }, { accepted: () => void order.push(`accepted ${name}`) }).then(
-      () => void order.push(`stored ${name}`),
-      (e) => void order.push(`refused ${name} ${e.code}`),
-    );
-  await create('early', { a: '1' });
-  expect(order).toEqual(['accepted early', 'stored early']);
-  // Already there, invalid, or in a namespace that does not exist: refused, and never accepted.
-  order.length = 0;
-  await create('early', { a: '2' });
-  await create('Not_A_Name', { a: '1' });
-  await server.client.create(configMapKind, { metadata: { name: 'x', namespace: 'nowhere' } }, { accepted: () => void order.push('accepted x') }).catch((e) => void order.push(`refused x ${e.code}`));
-  expect(order).toEqual(['refused early 409', 'refused Not_A_Name 422', 'refused x 404']);
-  // Accepted while its commit group is still on its way: the group goes at the end of the turn the write
-  // was asked in, and its answer comes in a later one, after this check.
-  order.length = 0;
-  const stored = create('soon', { a: '1' });
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(order).toContain('accepted soon');
-  expect(order).not.toContain('stored soon');
-  await stored;
-  expect(order).toEqual(['accepted soon', 'stored soon']);
-});

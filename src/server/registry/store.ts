@@ -41,16 +41,6 @@ export interface WriteContext {
    * create); the store records them itself when the object has moved since.
    */
   recorded?: { revision: number; managedFields: unknown[] | undefined };
-  /**
-   * A create's early word: called (once, in a microtask of the turn that
-   * stored it) when the create has passed validation and admission, its name
-   * was free in the cache, and it is in a storage commit group, before that
-   * group is durable. The write can still fail after this (its name taken by
-   * a create in the same group, the disk): the create's own promise says.
-   * A pipeline of creates that only needs to know a create was not refused
-   * starts its next step here rather than a commit later.
-   */
-  accepted?: () => void;
 }
 
 /** Validating admission: throws the Status to answer, or returns (run after validation, before storage). */
@@ -455,12 +445,7 @@ export class Store {
         const { value, metadataEnd } = storedJSON(stored);
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
-        const key = this.keyFor(meta.namespace, stored.metadata.name!);
-        const taken = !!ctx.accepted && attempt === 0 && this.cache.get(key) !== undefined;
-        const durable = this.stored(key, value, metadataEnd, stored, (k) => this.storage.create(k, value));
-        // stored() asked the storage for the write before its first await: the write is in a commit group.
-        if (ctx.accepted && attempt === 0 && !taken) queueMicrotask(ctx.accepted);
-        await durable;
+        await this.stored(this.keyFor(meta.namespace, stored.metadata.name!), value, metadataEnd, stored, (k) => this.storage.create(k, value));
         // The cache parsed it in this turn; the caller's answer (serialising it again) gets the next.
         if (large) await yieldToEventLoop();
         return stored;
