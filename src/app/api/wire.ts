@@ -5,7 +5,6 @@
 import type { KubeObject } from '../../kinds/kind.ts';
 import { answerOf, apiBase, kubeFetch, requestHeaders, unreachable, type Connection, type KubeList } from './client.ts';
 import type { WireAnswer, WireRequest } from './wireserve.ts';
-import { putManagedFieldsBack, type FieldsApart } from './managedfieldsapart.ts';
 
 /**
  * Items per run of a page: ~1.5 ms of JSON.parse for pods on a quiet core. The main thread parses
@@ -60,13 +59,13 @@ export interface ListPage {
 
 /** Runs of a page as they come, taken one at a time. */
 class Runs {
-  private queue: { run: string; fields?: FieldsApart }[] = [];
+  private queue: string[] = [];
   private ended = false;
   private failure: unknown;
   private waiter: (() => void) | undefined;
 
-  add(run: string, fields?: FieldsApart) {
-    this.queue.push({ run, fields });
+  add(run: string) {
+    this.queue.push(run);
     this.wake();
   }
 
@@ -84,15 +83,8 @@ class Runs {
 
   async next(): Promise<(() => KubeObject[]) | undefined> {
     while (!this.queue.length && !this.ended) await new Promise<void>((r) => (this.waiter = r));
-    const next = this.queue.shift();
-    if (next !== undefined) {
-      const { run, fields } = next;
-      return () => {
-        const items = JSON.parse(run) as KubeObject[];
-        putManagedFieldsBack(items, fields);
-        return items;
-      };
-    }
+    const run = this.queue.shift();
+    if (run !== undefined) return () => JSON.parse(run) as KubeObject[];
     if (this.failure) throw this.failure;
     return undefined;
   }
@@ -139,7 +131,7 @@ export function readListPage(conn: Connection, path: string): Promise<ListPage> 
         if (a.op === 'head') {
           ({ status, statusText } = a);
           give(a.head, false);
-        } else if (a.op === 'run') runs.add(a.run, a.fields);
+        } else if (a.op === 'run') runs.add(a.run);
         else if (a.op === 'end') {
           w.answers.delete(id);
           give(a.head, true);

@@ -16,7 +16,6 @@
 // Messages stay text (one JSON array per batch, parsed by the main thread):
 // structured clone of parsed objects costs ~3x a JSON.parse to deserialise.
 import { ListSplitter } from './listsplit.ts';
-import { cutManagedFields, packFields, type FieldsApart } from './managedfieldsapart.ts';
 
 export type WireRequest =
   | { op: 'page'; id: number; url: string; headers: Record<string, string>; per: number }
@@ -30,8 +29,8 @@ export type WireAnswer =
   | { id: number; op: 'page'; status: number; statusText: string; text?: string; error?: string }
   /** A 2xx page's list as it stands when its items begin, closed with no items (`head` at `end` when it had no items array). */
   | { id: number; op: 'head'; status: number; statusText: string; head: string }
-  /** The page's next run of items, as one JSON array's text; the items' managedFields cut out and in `fields` (managedfieldsapart.ts), when they had any. */
-  | { id: number; op: 'run'; run: string; fields?: FieldsApart }
+  /** The page's next run of items, as one JSON array's text. */
+  | { id: number; op: 'run'; run: string }
   /** The page is read: the whole list with `"items":[]`. */
   | { id: number; op: 'end'; head: string }
   | { id: number; op: 'open' }
@@ -47,8 +46,8 @@ interface Socket {
   opened: boolean;
 }
 
-/** Serves requests, answering through `post` (`transfer`: buffers handed over, not copied); `WS` is the WebSocket class to use. */
-export function serveWire(post: (a: WireAnswer, transfer?: Transferable[]) => void, WS: typeof WebSocket = WebSocket): (req: WireRequest) => void {
+/** Serves requests, answering through `post`; `WS` is the WebSocket class to use. */
+export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = WebSocket): (req: WireRequest) => void {
   const sockets = new Map<number, Socket>();
 
   const hand = (id: number, s: Socket) => {
@@ -81,14 +80,7 @@ export function serveWire(post: (a: WireAnswer, transfer?: Transferable[]) => vo
           post({ id, op: 'head', status: res.status, statusText: res.statusText, head });
           headSent = true;
         }
-        for (const text of runs) {
-          const { run, fields } = cutManagedFields(text);
-          if (!fields.length) post({ id, op: 'run', run });
-          else {
-            const packed = packFields(fields);
-            post({ id, op: 'run', run, fields: packed }, [packed.bytes.buffer, packed.ends.buffer]);
-          }
-        }
+        for (const run of runs) post({ id, op: 'run', run });
         if (done) break;
       }
     } catch (e) {

@@ -18,7 +18,6 @@ import { hashOfTemplate, revisionsOfDaemonSet, type ClusterView, type RolloutPla
 import { useConnection } from '../../api/connection.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import type { ListState } from '../../api/watch.ts';
-import { hasManagedFields, withoutManagedFields } from '../../api/managedfieldsapart.ts';
 import { ForecastMirror, ForecastSender, type ForecastAnswer, type ForecastList, type ForecastRequest } from '../../workers/liveforecast.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
@@ -87,7 +86,7 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
     // (most of a pod's bytes; each object sent is copied into the worker).
     const isPodEvent = (e: KubeObject) => (e as any).involvedObject?.kind === podKind.kind;
     const slim = (items: readonly KubeObject[], keep?: (o: KubeObject) => boolean) =>
-      (keep ? items.filter(keep) : items).map((o) => (hasManagedFields(o.metadata) ? { ...o, metadata: withoutManagedFields(o.metadata) } : o));
+      (keep ? items.filter(keep) : items).map((o) => (o.metadata.managedFields ? { ...o, metadata: { ...o.metadata, managedFields: undefined } } : o));
     // Changes are gathered and sent every FEED_MS, not as the watch flushes: the copy into the worker
     // left the frame flush (it delayed the render of every update), and an object that changed several
     // times meanwhile (a pod goes through five states in a few seconds) is copied once.
