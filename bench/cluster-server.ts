@@ -26,6 +26,19 @@ const server = await startServer({
 console.log(`cluster: ${server.url} ${server.adminToken}`);
 
 const nodePrefix = '/registry/core/nodes/';
+// When each marker write of scale-cluster.ts (a `bench-marker` label on one node and one pod) was
+// applied in the watch cache: from then on its event is the watch path's to deliver (in STATS as
+// `markersInCache`, [sequence number, ms since the epoch], the clock the bench's readers use).
+let markersInCache = new Map<number, number>();
+for (const prefix of [`${nodePrefix}sim-node-00042`, '/registry/core/pods/default/bench-marker']) {
+  server.cache.watchLive({
+    prefix,
+    deliver(e) {
+      const seq = e.object.object.metadata.labels?.['bench-marker'];
+      if (seq !== undefined && !markersInCache.has(Number(seq))) markersInCache.set(Number(seq), performance.timeOrigin + performance.now());
+    },
+  });
+}
 let profiler: Session | undefined;
 // How late the server's event loop ran timers: a write, an event's delivery, all wait behind the turn in progress.
 const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -67,7 +80,7 @@ const turnSummary = () => {
 const gcSummary = (ds: number[]) => ({ count: ds.length, totalMs: ds.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...ds), over50: ds.filter((d) => d > 50).length });
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
-  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.(), commitStats.resetCommitStats?.());
+  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.(), commitStats.resetCommitStats?.(), (markersInCache = new Map()));
   if (line === 'profile-start') {
     profiler = new Session();
     profiler.connect();
@@ -88,7 +101,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.() })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), markersInCache: [...markersInCache] })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

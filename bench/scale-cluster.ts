@@ -224,6 +224,10 @@ export async function benchCluster5000() {
 
     const results = await watchers.stop();
     watchers = undefined;
+    /** When each marker's event was applied in the server's watch cache (an older server does not say). */
+    const inCache = new Map(((await c.stats()) as unknown as { markersInCache?: [number, number][] }).markersInCache ?? []);
+    /** From the watch cache to the watcher: the watch path's own delivery, without the write's way into the store. */
+    const fromCache: number[] = [];
     const lat: number[] = [];
     /** Delivery after the marker write's response, by transport: what the watch path adds to the write's own time. */
     const afterAck: Record<'chunked' | 'websocket', number[]> = { chunked: [], websocket: [] };
@@ -242,6 +246,8 @@ export async function benchCluster5000() {
           byTransport[t].push(got - at);
           const ack = acked.get(seq);
           if (ack !== undefined) afterAck[t].push(got - ack);
+          const cached = inCache.get(seq);
+          if (cached !== undefined) fromCache.push(got - cached);
         }
       }
     });
@@ -258,6 +264,10 @@ export async function benchCluster5000() {
     for (const t of ['chunked', 'websocket'] as const) {
       if (!byTransport[t].length) continue;
       console.log(`    over ${t}: p50 ${f(pct(byTransport[t], 0.5))} ms, p99 ${f(pct(byTransport[t], 0.99))} ms; after the write's response: p50 ${f(pct(afterAck[t], 0.5))} ms, p99 ${f(pct(afterAck[t], 0.99))} ms, max ${f(Math.max(...afterAck[t]))} ms`);
+    }
+    if (fromCache.length) {
+      const toCache = [...inCache].flatMap(([seq, at]) => (sent.has(seq) ? [at - sent.get(seq)!] : []));
+      console.log(`    from the event in the server's watch cache to the watcher: p50 ${f(pct(fromCache, 0.5))} ms, p99 ${f(pct(fromCache, 0.99))} ms, max ${f(Math.max(...fromCache))} ms (${fromCache.length} deliveries); the write's request to its event in the cache p50 ${f(pct(toCache, 0.5))} ms, p99 ${f(pct(toCache, 0.99))} ms`);
     }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
     console.log(`    the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
