@@ -10,12 +10,18 @@ const busy = (ms: number) => {
   while (performance.now() - t < ms);
 };
 
-it('starts a burst of syncs over several turns, letting a timer run between them, and starts every one', async () => {
+/** A queue whose syncs each keep the thread 4 ms, and the keys started so far. */
+function busyQueue() {
   const started: string[] = [];
   const q = new WorkQueue(async (key) => {
     started.push(key);
     busy(4);
   }, 100);
+  return { q, started };
+}
+
+it('starts a burst of syncs over several turns, letting a timer run between them, and starts every one', async () => {
+  const { q, started } = busyQueue();
   let atTimer = -1;
   setTimeout(() => (atTimer = started.length), 0);
   for (let i = 0; i < 20; i++) q.add(`k${i}`);
@@ -30,11 +36,7 @@ it('starts a burst of syncs over several turns, letting a timer run between them
 });
 
 it('starts nothing left for a later turn once stopped', async () => {
-  const started: string[] = [];
-  const q = new WorkQueue(async (key) => {
-    started.push(key);
-    busy(4);
-  }, 100);
+  const { q, started } = busyQueue();
   for (let i = 0; i < 20; i++) q.add(`k${i}`);
   const inFirstTurn = started.length;
   q.stop();
