@@ -419,35 +419,23 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   /**
-   * syncNodes: deletes, and creates in slow-start rounds (1, 2, 4, …; see
-   * slowstart.ts) stopping at the first failure; at most BURST_REPLICAS deletes
-   * a sync, and BURST_REPLICAS creates handed over at a time. The sync waits
-   * for neither its deletes (their pods count as terminating meanwhile, see
-   * `deleting`; a failed one retries the key with its back-off) nor, unless
-   * `awaitCreates`, its creates (the next sync leaves their nodes alone until
-   * they are done, as upstream's expectations). Returns whether anything was
-   * asked for or handed over, whether work was left over, and the newest
-   * revision waited for (0 for none). `creator` is the DaemonSet's pipeline
-   * (creatorFor), taken once by its sync.
+   * Asks for one pod's delete without waiting for it: the pod counts as
+   * terminating (`deleting`) until its delete lands or fails, and a failure
+   * retries the DaemonSet's key with its back-off.
    */
-  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
+  function deletePod(ds: KubeObject, name: string) {
     const uid = ds.metadata.uid!;
     const ns = ds.metadata.namespace;
-    const key = dsKey(ns, ds.metadata.name!);
     let going = deleting.get(uid);
-    const deletes = toDelete.filter((name) => !going?.has(name)).slice(0, BURST_REPLICAS);
-    const creates = toCreate.filter((n) => !creator.has(n)).slice(0, Math.max(0, BURST_REPLICAS - creator.size));
-    // Creates beyond the bound come back with the pod events of those handed over.
-    const more = toDelete.length > deletes.length + (going ? toDelete.filter((name) => going!.has(name)).length : 0);
-    const wrote = creates.length > 0 || deletes.length > 0;
-    if (deletes.length && !going) deleting.set(uid, (going = new Set()));
-    for (const name of deletes) {
-      const pod = cache.get(podStore.keyFor(ns, name))?.object;
-      const node = pod ? (targetNodeName(pod) ?? '') : undefined;
-      going!.add(name);
-      markDirty(uid, node);
-      trace('ds.delete.req', name);
-      client.delete(podKind, ns, name).then(
+    if (!going) deleting.set(uid, (going = new Set()));
+    const pod = cache.get(podStore.keyFor(ns, name))?.object;
+    const node = pod ? (targetNodeName(pod) ?? '') : undefined;
+    going.add(name);
+    markDirty(uid, node);
+    trace('ds.delete.req', name);
+    client
+      .delete(podKind, ns, name)
+      .then(
         () => {
           trace('ds.delete.done', name);
           recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
@@ -455,15 +443,37 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         (e) => {
           if (e?.code === 404) return;
           recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
-          queue.fail(key);
+          queue.fail(dsKey(ns, ds.metadata.name!));
         },
-      ).finally(() => {
+      )
+      .finally(() => {
         // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
-        going!.delete(name);
-        if (!going!.size && deleting.get(uid) === going) deleting.delete(uid);
+        going.delete(name);
+        if (!going.size && deleting.get(uid) === going) deleting.delete(uid);
         markDirty(uid, node);
       });
-    }
+  }
+
+  /**
+   * syncNodes: deletes, and creates through the DaemonSet's slow-start window
+   * (slowstart.ts), which stops at the first failure; at most BURST_REPLICAS
+   * deletes a sync, and BURST_REPLICAS creates handed over at a time. The sync
+   * waits for neither its deletes (deletePod) nor, unless `awaitCreates`, its
+   * creates (the next sync leaves their nodes alone until they are done, as
+   * upstream's expectations). Returns whether anything was asked for or handed
+   * over, whether work was left over, and the newest revision waited for (0
+   * for none). `creator` is the DaemonSet's pipeline (creatorFor), taken once
+   * by its sync.
+   */
+  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
+    const going = deleting.get(ds.metadata.uid!);
+    const asked = going ? toDelete.filter((name) => !going.has(name)) : toDelete;
+    const deletes = asked.slice(0, BURST_REPLICAS);
+    const creates = toCreate.filter((n) => !creator.has(n)).slice(0, Math.max(0, BURST_REPLICAS - creator.size));
+    // Creates beyond the bound come back with the pod events of those handed over.
+    const more = asked.length > deletes.length;
+    const wrote = creates.length > 0 || deletes.length > 0;
+    for (const name of deletes) deletePod(ds, name);
     if (!creates.length) return { wrote, more, revision: 0 };
     // Unless awaited, a failure is heard through the creator's `failed`.
     const { revision } = await creator.add(creates, awaitCreates);
