@@ -2,7 +2,8 @@
 // web app when a static dir is given). Answers `stats` on stdin with a
 // `STATS {…}` line: Lease renewal latencies as the agents measured them
 // in-process, and how many nodes report Ready; `reset` clears the latencies;
-// `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase;
+// `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase,
+// `heap-start` and `heap-stop <file>` a sampling profile of what it allocates (garbage included);
 // `loop-reset` starts the event-loop delay histogram and the list of long turns over (both are in STATS).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
@@ -40,6 +41,7 @@ for (const prefix of [`${nodePrefix}sim-node-00042`, '/registry/core/pods/defaul
   });
 }
 let profiler: Session | undefined;
+let heapProfiler: Session | undefined;
 // How late the server's event loop ran timers: a write, an event's delivery, all wait behind the turn in progress.
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
@@ -86,6 +88,19 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     profiler.connect();
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
+  }
+  if (line === 'heap-start') {
+    heapProfiler = new Session();
+    heapProfiler.connect();
+    await heapProfiler.post('HeapProfiler.enable');
+    // Objects a collection freed stay in the profile: the young garbage is what the minor collections cost.
+    await heapProfiler.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+  }
+  if (line.startsWith('heap-stop ') && heapProfiler) {
+    const { profile } = await heapProfiler.post('HeapProfiler.stopSampling');
+    writeFileSync(line.slice('heap-stop '.length), JSON.stringify(profile));
+    heapProfiler.disconnect();
+    heapProfiler = undefined;
   }
   if (line.startsWith('profile-stop ') && profiler) {
     const { profile } = await profiler.post('Profiler.stop');

@@ -32,6 +32,9 @@ const READER_THREADS = Number(process.env.SCALE_READER_THREADS ?? 2);
 const HEARTBEAT_MEASURE_S = Number(process.env.SCALE_HEARTBEAT_SECONDS ?? 20);
 const APP = process.env.SCALE_CLUSTER_APP !== '0';
 const MARKER_MS = 250;
+/** The node and the pod the marker writes label. */
+const MARKER_NODE = 'sim-node-00042';
+const MARKER_POD = 'bench-marker';
 const TRANSPORT = process.env.SCALE_WATCH_TRANSPORT ?? 'mixed';
 const overWebSocket = (i: number) => (TRANSPORT === 'mixed' ? i % 4 >= 2 : TRANSPORT === 'websocket');
 
@@ -66,7 +69,7 @@ class Watchers {
       const mine = Array.from({ length: n }, (_, i) => i).filter((i) => i % threads === t);
       const paths = mine.map((i) => `${overWebSocket(i) ? 'ws:' : ''}${i % 2 ? '/api/v1/pods' : '/api/v1/nodes'}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`);
       this.indices.push(mine);
-      this.workers.push(readerWorker({ url: c.url, headers: c.headers, paths }));
+      this.workers.push(readerWorker({ url: c.url, headers: c.headers, paths, markerNames: [MARKER_NODE, MARKER_POD] }));
     }
   }
   /** Resolves once every worker has opened its watches. */
@@ -165,7 +168,7 @@ export async function benchCluster5000() {
     }
 
     // A pod of no DaemonSet (the rollout would replace it) for the markers the pod watchers time.
-    await api(c, '/api/v1/namespaces/default/pods', { method: 'POST', body: { metadata: { name: 'bench-marker' }, spec: { nodeName: 'sim-node-00042', containers: [{ name: 'c', image: 'busybox:1.36' }] } } });
+    await api(c, '/api/v1/namespaces/default/pods', { method: 'POST', body: { metadata: { name: MARKER_POD }, spec: { nodeName: MARKER_NODE, containers: [{ name: 'c', image: 'busybox:1.36' }] } } });
     // The watchers start from now.
     const rv = JSON.parse(await getText(c, '/api/v1/nodes?limit=1')).metadata.resourceVersion;
     watchers = new Watchers(c, WATCHERS, rv);
@@ -174,6 +177,8 @@ export async function benchCluster5000() {
 
     // SCALE_PROFILE=<file>: a CPU profile of the server during the rollout.
     if (process.env.SCALE_PROFILE) c.send('profile-start');
+    // SCALE_HEAP_PROFILE=<file>: a sampling profile of what the server allocates during the rollout.
+    if (process.env.SCALE_HEAP_PROFILE) c.send('heap-start');
     const generation = await rollBenchDaemonSet(c, 'busybox:1.37');
     const t2 = performance.now();
     const cpuRoll0 = cpuSeconds(pid);
@@ -187,7 +192,7 @@ export async function benchCluster5000() {
     const markers = (async () => {
       // Markers alternate between a node and a pod, so both kinds of watcher time them.
       for (let seq = 0; rolling; seq++) {
-        const target = seq % 2 ? '/api/v1/namespaces/default/pods/bench-marker' : '/api/v1/nodes/sim-node-00042';
+        const target = seq % 2 ? `/api/v1/namespaces/default/pods/${MARKER_POD}` : `/api/v1/nodes/${MARKER_NODE}`;
         sent.set(seq, now());
         await api(c, target, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { labels: { 'bench-marker': String(seq) } } } }).then(
           () => acked.set(seq, now()),
@@ -214,6 +219,7 @@ export async function benchCluster5000() {
     };
     const bench = process.cpuUsage(benchCpu0);
     if (process.env.SCALE_PROFILE) c.send(`profile-stop ${process.env.SCALE_PROFILE}`);
+    if (process.env.SCALE_HEAP_PROFILE) c.send(`heap-stop ${process.env.SCALE_HEAP_PROFILE}`);
     rolling = false;
     const rows = await rowsDuring;
     await markers;
