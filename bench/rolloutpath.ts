@@ -170,6 +170,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     rmSync(file, { force: true });
     process.env.ROLLOUT_TRACE = file; // the server process inherits it
     process.env.SCALE_CLUSTER_APP = '0';
+    // The trace follows one rollout: the watched one (SCALE_WATCHERS=0 makes it a rollout by itself).
+    process.env.SCALE_QUIET_ROLLOUT = '0';
     const { benchCluster5000 } = await import('./scale-cluster.ts');
     await benchCluster5000();
     for (let i = 0; i < 120 && !existsSync(file); i++) await sleep(500);

@@ -31,6 +31,8 @@ const WATCHERS = Number(process.env.SCALE_WATCHERS ?? 200);
 const READER_THREADS = Number(process.env.SCALE_READER_THREADS ?? 2);
 const HEARTBEAT_MEASURE_S = Number(process.env.SCALE_HEARTBEAT_SECONDS ?? 20);
 const APP = process.env.SCALE_CLUSTER_APP !== '0';
+/** SCALE_QUIET_ROLLOUT=0 leaves out the rollout without watchers. */
+const QUIET_ROLLOUT = process.env.SCALE_QUIET_ROLLOUT !== '0';
 const MARKER_MS = 250;
 /** The node and the pod the marker writes label. */
 const MARKER_NODE = 'sim-node-00042';
@@ -155,6 +157,18 @@ export async function benchCluster5000() {
     await benchDaemonSetDone(c, NODES);
     console.log(`  DaemonSet created on ${NODES} nodes and available in ${f((performance.now() - t1) / 1000)} s; server RSS ${f(rssMB(pid), 0)} MB`);
 
+    // The rollout by itself first: no watchers, no markers, no browser. What it takes over the floor is the
+    // rollout's own cost; the watched rollout below adds 200 watchers' share of the two cores.
+    const floor = rolloutFloorSeconds(NODES);
+    if (QUIET_ROLLOUT) {
+      const quietGeneration = await rollBenchDaemonSet(c, 'busybox:1.36.1');
+      const tq = performance.now();
+      const cpuQ0 = cpuSeconds(pid);
+      await benchDaemonSetDone(c, NODES, quietGeneration);
+      const quiet = (performance.now() - tq) / 1000;
+      console.log(`  rollout across ${NODES} nodes by itself (no watchers): ${f(quiet)} s = ${f(quiet / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x); server ${f((cpuSeconds(pid) - cpuQ0) / quiet, 2)} cores (${machine()})`);
+    }
+
     // The app: the Nodes list open while the rollout runs.
     let page: Page | undefined;
     if (APP) {
@@ -224,8 +238,7 @@ export async function benchCluster5000() {
     const rows = await rowsDuring;
     await markers;
     await sleep(2000);
-    const floor = rolloutFloorSeconds(NODES);
-    console.log(`  rollout across ${NODES} nodes (maxUnavailable 10%): ${f(wall)} s = ${f(wall / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x; ${machine()})`);
+    console.log(`  rollout across ${NODES} nodes (maxUnavailable 10%) with ${WATCHERS} watchers: ${f(wall)} s = ${f(wall / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x; ${machine()})`);
     console.log(`  during the rollout: server ${f(serverCores, 2)} cores (${f(serverCpu)} CPU-s), ${f(writesPerS, 0)} write system calls/s, this bench (watchers, markers) ${f((bench.user + bench.system) / 1e6 / wall, 2)} cores; server RSS after it ${f(rssMB(pid), 0)} MB`);
 
     const results = await watchers.stop();
