@@ -138,7 +138,8 @@ export async function benchDaemonSetDone(c: Cluster, nodes: number, generation?:
   for (;;) {
     const st = (await clusterApi(c, `${DAEMONSETS}/bench`)).status ?? {};
     if ((generation === undefined || st.observedGeneration >= generation) && st.desiredNumberScheduled === nodes && st.updatedNumberScheduled === nodes && st.numberAvailable === nodes) return;
-    await sleep(250);
+    // Every 50 ms (a GET of one object): at 250 ms the poll alone added 125 ms on average to a rollout's time.
+    await sleep(50);
   }
 }
 
