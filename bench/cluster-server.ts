@@ -15,6 +15,7 @@ import { heartbeatStats, resetHeartbeatStats } from '../src/server/controllers/n
 // A namespace import: a clone of an older commit without these runs the same bench (A/B).
 import * as watchSink from '../src/server/http/watchsink.ts';
 import * as commitStats from '../src/server/storage/commitstats.ts';
+import * as recorder from '../src/server/events/recorder.ts';
 
 const [dataDir, nodes, heartbeatSeconds, staticDir] = process.argv.slice(2);
 const server = await startServer({
@@ -116,7 +117,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), markersInCache: [...markersInCache] })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), events: recorder.recorderTotals, markersInCache: [...markersInCache] })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

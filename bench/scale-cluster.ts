@@ -53,6 +53,13 @@ function getText(c: Cluster, path: string): Promise<string> {
   });
 }
 
+/** The in-process actors' Events since the server started (an older server does not say). */
+type EventTotals = { recorded: number; created: number; patched: number; dropped: { queueFull: number; rateLimited: number; failed: number } };
+const eventsLine = (e: EventTotals) => {
+  const dropped = e.dropped.queueFull + e.dropped.rateLimited + e.dropped.failed;
+  return `Events since the server started: ${e.recorded} recorded, ${e.created} created, ${e.patched} counted into one written before, ${dropped} dropped (queue full ${e.dropped.queueFull}, rate-limited ${e.dropped.rateLimited}, failed ${e.dropped.failed}); ${e.recorded - e.created - e.patched - dropped} still queued at the rollout's end`;
+};
+
 /** A clock every thread shares (the readers run in workers): ms since the epoch. */
 const now = () => performance.timeOrigin + performance.now();
 
@@ -214,7 +221,8 @@ export async function benchCluster5000() {
     type GcSummary = { count: number; totalMs: number; maxMs: number; over50: number };
     type Turn = { ms: number; cpuMs: number; waitMs: number };
     type Dist = { n: number; mean: number; p50: number; p90: number; p99: number; max: number };
-    const { loopDelay, gc, longTurns, watchFlush, commit } = (await c.stats()) as unknown as {
+    const { loopDelay, gc, longTurns, watchFlush, commit, events } = (await c.stats()) as unknown as {
+      events?: EventTotals;
       commit?: { groupsPerSecond: number; groupSize: Dist; heldGroups: number; cacheLag: Dist } & Record<'queued' | 'writer' | 'writerCommit' | 'writerSync' | 'deliver' | 'held' | 'total', Dist>;
       watchFlush?: { flushes: number; slices: number; writes: number; bytes: number; wait: { p50: number; p99: number; max: number } };
       loopDelay: { p50: number; p99: number; max: number };
@@ -296,6 +304,7 @@ export async function benchCluster5000() {
       if (commit.writerCommit) console.log(`          of writer, on its thread: the transaction ${d(commit.writerCommit)}; then until an fsync covered it ${d(commit.writerSync)}`);
       console.log(`      the watch cache from a group's events to the last applied, ms: ${d(commit.cacheLag)}`);
     }
+    if (events) console.log(`    ${eventsLine(events)}`);
     if (gc) {
       const g = (s: GcSummary) => `${s.count} pauses, ${f(s.totalMs, 0)} ms in all (${f((100 * s.totalMs) / 1000 / wall, 1)}% of the rollout), longest ${f(s.maxMs)} ms, ${s.over50} over 50 ms`;
       console.log(`    server garbage collection during the rollout: major ${g(gc.major)}; minor ${g(gc.minor)}`);
@@ -305,12 +314,22 @@ export async function benchCluster5000() {
     // figures earlier runs of this bench compare with), on a server holding one rollout's more Events.
     if (QUIET_ROLLOUT) {
       await page?.goto('about:blank');
+      // Nor the Events the watched rollout left queued (thousands: its actors record them faster than they are written).
+      const drain0 = performance.now();
+      for (let i = 0; i < 240; i++) {
+        const { events: e } = (await c.stats()) as unknown as { events?: EventTotals };
+        if (!e || e.recorded - e.created - e.patched - e.dropped.queueFull - e.dropped.rateLimited - e.dropped.failed <= 0) break;
+        await sleep(250);
+      }
+      console.log(`  the Events left queued were written in ${f((performance.now() - drain0) / 1000)} s`);
       const quietGeneration = await rollBenchDaemonSet(c, 'busybox:1.36.1');
       const tq = performance.now();
       const cpuQ0 = cpuSeconds(pid);
       await benchDaemonSetDone(c, NODES, quietGeneration);
       const quiet = (performance.now() - tq) / 1000;
+      const { events: quietEvents } = (await c.stats()) as unknown as { events?: EventTotals };
       console.log(`  rollout across ${NODES} nodes by itself (no watchers): ${f(quiet)} s = ${f(quiet / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x); server ${f((cpuSeconds(pid) - cpuQ0) / quiet, 2)} cores (${machine()})`);
+      if (quietEvents) console.log(`    ${eventsLine(quietEvents)}`);
     }
     if (!page) return;
     console.log(`  app, Nodes list during the rollout: write -> row in the DOM p50 ${f(pct(rows, 0.5), 0)} ms, p95 ${f(pct(rows, 0.95), 0)} ms over ${rows.length} writes (aim: p95 under 100 ms)`);
