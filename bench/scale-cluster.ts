@@ -9,6 +9,7 @@
 import http from 'node:http';
 import type { Worker } from 'node:worker_threads';
 import { rowShownAt } from './rowshown.ts';
+import type { RecorderStats } from '../src/server/events/recorder.ts';
 import { readerWorker, type ReaderResult } from './watchreaders.ts';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import {
@@ -54,12 +55,12 @@ function getText(c: Cluster, path: string): Promise<string> {
   });
 }
 
-/** The in-process actors' Events since the server started (an older server does not say). */
-type EventTotals = { recorded: number; created: number; patched: number; dropped: { queueFull: number; rateLimited: number; failed: number } };
-const eventsDropped = (e: EventTotals) => e.dropped.queueFull + e.dropped.rateLimited + e.dropped.failed;
+/** The in-process actors' Events since the server started (the recorder's totals; an older server does not say). */
+const eventTotals = async (c: Cluster) => ((await c.stats()) as unknown as { events?: RecorderStats }).events;
+const eventsDropped = (e: RecorderStats) => e.dropped.queueFull + e.dropped.rateLimited + e.dropped.failed;
 /** Events recorded and not yet written or dropped. */
-const eventsQueued = (e: EventTotals) => e.recorded - e.created - e.patched - eventsDropped(e);
-const eventsLine = (e: EventTotals) =>
+const eventsQueued = (e: RecorderStats) => e.recorded - e.created - e.patched - eventsDropped(e);
+const eventsLine = (e: RecorderStats) =>
   `Events since the server started: ${e.recorded} recorded, ${e.created} created, ${e.patched} counted into one written before, ${eventsDropped(e)} dropped (queue full ${e.dropped.queueFull}, rate-limited ${e.dropped.rateLimited}, failed ${e.dropped.failed}); ${eventsQueued(e)} still queued at the rollout's end`;
 
 /** A clock every thread shares (the readers run in workers): ms since the epoch. */
@@ -224,7 +225,7 @@ export async function benchCluster5000() {
     type Turn = { ms: number; cpuMs: number; waitMs: number };
     type Dist = { n: number; mean: number; p50: number; p90: number; p99: number; max: number };
     const { loopDelay, gc, longTurns, watchFlush, commit, events } = (await c.stats()) as unknown as {
-      events?: EventTotals;
+      events?: RecorderStats;
       commit?: { groupsPerSecond: number; groupSize: Dist; heldGroups: number; cacheLag: Dist } & Record<'queued' | 'writer' | 'writerCommit' | 'writerSync' | 'deliver' | 'held' | 'total', Dist>;
       watchFlush?: { flushes: number; slices: number; writes: number; bytes: number; wait: { p50: number; p99: number; max: number } };
       loopDelay: { p50: number; p99: number; max: number };
@@ -319,7 +320,7 @@ export async function benchCluster5000() {
       // Nor the Events the watched rollout left queued (thousands: its actors record them faster than they are written).
       const drain0 = performance.now();
       for (let i = 0; i < 240; i++) {
-        const { events: e } = (await c.stats()) as unknown as { events?: EventTotals };
+        const e = await eventTotals(c);
         if (!e || eventsQueued(e) <= 0) break;
         await sleep(250);
       }
@@ -329,7 +330,7 @@ export async function benchCluster5000() {
       const cpuQ0 = cpuSeconds(pid);
       await benchDaemonSetDone(c, NODES, quietGeneration);
       const quiet = (performance.now() - tq) / 1000;
-      const { events: quietEvents } = (await c.stats()) as unknown as { events?: EventTotals };
+      const quietEvents = await eventTotals(c);
       console.log(`  rollout across ${NODES} nodes by itself (no watchers): ${f(quiet)} s = ${f(quiet / floor, 2)}x the ${floor} s its simulated delays take (aim 1.1x); server ${f((cpuSeconds(pid) - cpuQ0) / quiet, 2)} cores (${machine()})`);
       if (quietEvents) console.log(`    ${eventsLine(quietEvents)}`);
     }
