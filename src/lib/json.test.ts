@@ -30,6 +30,27 @@ describe('clone', () => {
     expect(clone(null)).toBe(null);
     expect(clone(undefined)).toBe(undefined);
   });
+  it('gives what a JSON round trip gives, key order included', () => {
+    const roundTrip = (v: unknown) => JSON.parse(JSON.stringify(v));
+    const values: unknown[] = [
+      { b: 1, a: { '2': 'x', '1': 'y', z: [1, undefined, () => 0, Symbol('s'), NaN, -0, Infinity] }, gone: undefined, f: () => 0 },
+      { when: new Date(0), m: new Map([[1, 2]]), own: { toJSON: () => 'mine' }, nested: [[[]], {}] },
+      JSON.parse('{"__proto__":{"polluted":true},"k":"v"}'),
+      Object.assign(Object.create(null), { n: 1 }),
+      [null, true, 'é\u2028', 1e21, -1.5],
+      'text',
+      0,
+    ];
+    for (const v of values) {
+      const c = clone(v);
+      expect(JSON.stringify(c)).toBe(JSON.stringify(roundTrip(v)));
+      expect(c).toStrictEqual(roundTrip(v));
+    }
+    const proto = clone(JSON.parse('{"__proto__":{"polluted":true}}'));
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.hasOwn(proto, '__proto__')).toBe(true);
+    expect(() => clone({ big: 1n })).toThrow(TypeError);
+  });
 });
 
 describe('jsonDuplicateKeys', () => {

@@ -8,7 +8,8 @@ import type { DeleteOptions, ListQuery } from './registry/options.ts';
 import { ADMIN, type UserInfo } from './auth/authn.ts';
 import { allowAll, forbiddenMessage, type Attributes, type Authorizer } from './auth/authz.ts';
 import { errors } from './http/status.ts';
-import { jsonOf, type CachedObject } from './watch/cache.ts';
+import type { CachedObject } from './watch/cache.ts';
+import { clone } from '../lib/json.ts';
 
 export class Client {
   constructor(
@@ -75,10 +76,10 @@ export class Client {
       name,
       async (cached) => {
         // A private copy of the cached object the store is about to compare against
-        // (parsed from the serialisation its watchers share), so keeping its
-        // resourceVersion costs nothing and satisfies kinds that reject
+        // (copied member by member: parsing its cached bytes took twice as long), so
+        // keeping its resourceVersion costs nothing and satisfies kinds that reject
         // unconditional updates (VolumeAttachment).
-        const current = JSON.parse(jsonOf(cached)) as KubeObject;
+        const current = clone(cached.object);
         mutate(current);
         // A status write keeps the stored spec: decoding the copy's again would be thrown away.
         return this.decode(kind, current, true, subresource === 'status' ? cached.object : undefined);

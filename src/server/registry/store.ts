@@ -480,9 +480,7 @@ export class Store {
     ctx: WriteContext,
     subresource?: string,
   ): Promise<KubeObject> {
-    // The copy is parsed from the object's serialisation, which the watchers of this write's
-    // previous state made already (or which is made here once, for them): half of a clone.
-    return this.guaranteedUpdateFrom(namespace, name, async (c) => tryUpdate(JSON.parse(jsonOf(c)) as KubeObject), ctx, subresource);
+    return this.guaranteedUpdateFrom(namespace, name, async (c) => tryUpdate(clone(c.object)), ctx, subresource);
   }
 
   /**
@@ -662,7 +660,7 @@ export class Store {
       if (ctx.user) this.admission?.({ user: ctx.user, kind, operation: 'DELETE', namespace: obj.metadata.namespace, name, old: obj });
       // The write's own object: the metadata is all a deletion changes, so the rest is the cached object's,
       // shared (nobody changes a cached object); a kind whose deletion changes more gets a whole copy.
-      const next = kind.strategy.onDeletionStart ? (JSON.parse(jsonOf(current)) as KubeObject) : { ...obj, metadata: { ...obj.metadata } };
+      const next = kind.strategy.onDeletionStart ? clone(obj) : { ...obj, metadata: { ...obj.metadata } };
       const meta = next.metadata;
       const started = meta.deletionTimestamp;
       const now = Date.now();
