@@ -34,8 +34,9 @@ export function deepEqual(a: unknown, b: unknown, asJSON = false): boolean {
  * A deep copy with JSON semantics: what JSON.parse(JSON.stringify(v)) gives
  * (undefined and function members dropped, such array elements null,
  * non-finite numbers null, toJSON honoured), copied member by member without
- * the text between, which costs a third of the round trip or less (a 3 KB
- * pod: ~6 µs against ~13 µs parsing its cached bytes, ~34 µs both ways).
+ * the text between: a third of the round trip's time or less (a 2.7 KB pod,
+ * ~5-10 µs against ~34 µs), about what parsing the object's JSON alone takes
+ * in the server, where copies of every kind's objects meet in one function.
  */
 export function clone<T>(v: T): T {
   return v === undefined ? v : (copyAsJSON(v) as T);

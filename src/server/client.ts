@@ -75,8 +75,7 @@ export class Client {
       namespace,
       name,
       async (cached) => {
-        // A private copy of the cached object the store is about to compare against
-        // (copied member by member: parsing its cached bytes took twice as long), so
+        // A private copy of the cached object the store is about to compare against, so
         // keeping its resourceVersion costs nothing and satisfies kinds that reject
         // unconditional updates (VolumeAttachment).
         const current = clone(cached.object);
