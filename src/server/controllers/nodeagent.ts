@@ -1,8 +1,9 @@
 // Simulated node agents in the style of KWOK: for each simulated node a
 // kubelet that registers the node (for `--sim-nodes`), renews its Lease in
 // `kube-node-lease` as `system:node:<name>` with renewals spread over the
-// interval, posts its status when it changes (or every
-// nodeStatusReportFrequency), runs the pods
+// interval (a loop of its own, so a renewal never waits for status writes),
+// posts its status when it changes (the image list of new pods at the next
+// heartbeat tick; an unchanged status every nodeStatusReportFrequency), runs the pods
 // bound to it (Pending -> Running -> Ready, crash loops and failing readiness
 // on request), deletes terminating pods once their containers have stopped,
 // and reports the deprecated dynamic configuration. Beside them runs the part
@@ -76,6 +77,8 @@ interface NodeState {
   checked?: KubeObject;
   /** Pods came since the image list was made. */
   imagesDirty: boolean;
+  /** The status loop's tick came (the image list is posted then). */
+  statusTick?: boolean;
   /** Images pulled on this node: they stay after their pods go, as on a real node until image GC. */
   pulled?: Set<string>;
   /** When the dynamic config's soak ends (the status changes then). */
@@ -283,19 +286,18 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!simulated(node) || unreachable(node)) return; // an unreachable kubelet posts nothing
     const st = stateOf(name);
     const now = Date.now();
-    if (st.beat || st.nextHeartbeat === 0) {
-      st.beat = false;
-      st.nextHeartbeat = nextSlot(st, now + intervalMs / 2);
-      await renewLease(st, node, now);
-    }
-    // The status is compared only when something it derives from moved: the
-    // node, the pods (images), the config soak; else only when a report is due.
+    // The status is compared only when something it derives from moved: the node or the
+    // config soak at once; the pods (images) at the status loop's next tick (every heartbeat
+    // interval, as upstream's nodeStatusUpdateFrequency), so a node that takes ten pods posts
+    // its image list once, not ten times; else only when a report is due.
+    const tick = st.statusTick;
+    st.statusTick = false;
     const report = now >= st.nextReport;
-    const images = report || st.imagesDirty;
+    const images = report || (st.imagesDirty && (tick || !st.checked));
     if (!report && !images && st.checked === node && !(st.wakeAt !== undefined && now >= st.wakeAt)) return;
     const { status, wakeAt } = kubeletNodeStatus(node, st, now, false, images);
     st.checked = node;
-    st.imagesDirty = false;
+    if (images) st.imagesDirty = false;
     st.wakeAt = wakeAt;
     if (wakeAt !== undefined) nodeQueue.after(name, wakeAt - now);
     if (!report && deepEqual(status, node.status ?? {}, true)) return;
@@ -305,7 +307,21 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     record(st, { kind: 'Node', name, uid: name }, kubeletNodeEvents(name, node.status, written.status));
   }
 
-  /** The kubelet's node lease controller: create the Lease once, then renew it in place. */
+  /**
+   * The kubelet's node lease controller, apart from its status loop (as upstream's): a renewal
+   * never waits for a status write, nor for other kubelets' writes beyond the store's own queue.
+   */
+  async function syncLease(name: string) {
+    const node = getNode(name);
+    if (!node || !simulated(node) || unreachable(node)) return; // (a renewal left due is taken up when the node is reachable again)
+    const st = stateOf(name);
+    const now = Date.now();
+    st.beat = false;
+    st.nextHeartbeat = nextSlot(st, now + intervalMs / 2);
+    await renewLease(st, node, now);
+  }
+
+  /** Creates the Lease once, then renews it in place. */
   async function renewLease(st: NodeState, node: KubeObject, now: number) {
     const t0 = performance.now();
     const exists = cache.get(leaseStore.keyFor(NODE_LEASE_NAMESPACE, st.name));
@@ -502,7 +518,11 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   // commit (an fsync), and a narrow queue would make 5000 kubelets take turns
   // (a rollout wave of 500 pods whose start delay runs out at once would wait
   // out four commits in a row at 128).
-  const nodeQueue = new WorkQueue(syncNode, 64);
+  // Node status and Lease renewals likewise: each kubelet's own loops, unbounded. With a shared
+  // 64 for both, ten DaemonSets created at once on 5000 nodes (50,000 pods, every write slower
+  // meanwhile) held renewals back until Leases were over a minute old and 1,100 nodes went NotReady.
+  const nodeQueue = new WorkQueue(syncNode, Infinity);
+  const leaseQueue = new WorkQueue(syncLease, Infinity);
   const lifecycleQueue = new WorkQueue(syncLifecycle, 4);
   const podQueue = new WorkQueue(syncPod, 5000);
 
@@ -521,6 +541,9 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!simulated(node)) return;
     health.observeNode(name, conditionOf(node, 'Ready'), Date.now());
     nodeQueue.add(name);
+    // Not renewed yet, or a renewal left due while the kubelet was unreachable.
+    const st = nodes.get(name);
+    if (!st || st.beat || st.nextHeartbeat === 0) leaseQueue.add(name);
     lifecycleQueue.add(name);
     const pullError = (n: KubeObject) => isTrue(n.metadata.annotations, Annotations.nodeImagePullError);
     if (previous && (faulted(previous) !== faulted(node) || unreachable(previous) !== unreachable(node) || pullError(previous) !== pullError(node))) podsOf(name);
@@ -610,7 +633,12 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
   const checkDue = (st: NodeState | undefined, now: number) => {
     if (st && !st.beat && st.nextHeartbeat > 0 && now >= st.nextHeartbeat) {
       st.beat = true;
-      nodeQueue.add(st.name);
+      leaseQueue.add(st.name);
+      // The status loop's tick, when it has something to post: new images, or a report due.
+      if (st.imagesDirty || now >= st.nextReport) {
+        st.statusTick = true;
+        nodeQueue.add(st.name);
+      }
     }
   };
   let lastSweep = Date.now();
@@ -634,6 +662,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     clearInterval(monitor);
     broadcaster.stop();
     nodeQueue.stop();
+    leaseQueue.stop();
     lifecycleQueue.stop();
     podQueue.stop();
     unwatches.forEach((u) => u());
