@@ -172,7 +172,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
             ))}
           </div>
           <p className="rollout-facts">
-            {rolling ? <BudgetLine model={model} /> : <span>Update strategy OnDelete: a pod moves to the new template only when it is deleted.</span>}
+            {rolling ? <BudgetLine model={model} loaded={loaded} rollingUpdate={strategy.rollingUpdate} /> : <span>Update strategy OnDelete: a pod moves to the new template only when it is deleted.</span>}
             {!status.done && !status.error && stalled > 0 ? (
               <span data-testid="rollout-estimate">
                 {' '}
@@ -196,7 +196,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
 
       <section className="panel rollout-live" aria-label="Nodes">
         <h2>
-          Nodes <span className="muted">{model.rows.length} should run this daemon</span>
+          Nodes <span className="muted">{loaded ? `${model.rows.length} should run this daemon` : `${model.rows.length} so far, loading…`}</span>
         </h2>
         <div className="body">
           <div className="toolbar">
@@ -393,10 +393,17 @@ const TimelinePanel = memo(
 
 const stalledOn = (n: number) => `stalled on ${n} node${n === 1 ? '' : 's'}`;
 
-function BudgetLine({ model }: { model: RolloutModel }) {
+function BudgetLine({ model, loaded, rollingUpdate }: { model: RolloutModel; loaded: boolean; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } }) {
   const b = model.budget;
   const ru = b.mode === 'surge' ? 'maxSurge' : 'maxUnavailable';
   const limit = b.mode === 'surge' ? b.maxSurge : b.maxUnavailable;
+  // Resolved against the nodes listed so far it would be a wrong number (10% of the first page's nodes).
+  if (!loaded)
+    return (
+      <span data-testid="rollout-budget">
+        Budget: {ru} {String(rollingUpdate?.[ru] ?? (ru === 'maxSurge' ? 0 : 1))}, counted once every node and pod is listed ({model.rows.length} nodes so far)
+      </span>
+    );
   return (
     <span data-testid="rollout-budget">
       Budget: {ru} resolves to <strong>{limit}</strong> of {b.desiredNumberScheduled} node{b.desiredNumberScheduled === 1 ? '' : 's'};{' '}

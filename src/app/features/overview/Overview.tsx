@@ -42,7 +42,16 @@ export function Overview({ namespace }: { namespace?: string }) {
     { title: 'Daemon sets', list: daemonSets, note: `${rolling.length} rolling out`, to: '/daemonsets', bad: false },
     { title: 'Network policies', list: policies, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
     { title: 'Volume attachments', list: attachments, note: `${failing.length} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
-  ].map(({ list, ...c }) => (refused(list) ? { ...c, value: '—', note: 'no access', bad: false } : { ...c, value: list.items.length }));
+  ].map(({ list, ...c }) =>
+    refused(list)
+      ? { ...c, value: '—', note: 'no access', bad: false }
+      : list.isPending
+        ? { ...c, value: '…', note: 'loading', bad: false }
+        : // Later pages still coming: the counts are of what came so far, and say so.
+          list.partial
+          ? { ...c, value: `${list.items.length}…`, note: `loading; ${c.note} so far` }
+          : { ...c, value: list.items.length },
+  );
   return (
     <>
       <div className="page-head">
@@ -61,12 +70,14 @@ export function Overview({ namespace }: { namespace?: string }) {
       </div>
       <div className="grid2">
         <section className="panel">
-          <h2>Nodes not ready {notReady.length > 0 && <Badge tone="bad">{notReady.length}</Badge>}</h2>
+          <h2>
+            Nodes not ready {notReady.length > 0 && <Badge tone="bad">{notReady.length}</Badge>} {nodes.partial && <span className="muted">of the nodes listed so far</span>}
+          </h2>
           <div className="body">
             {refused(nodes) ? (
               noAccess
             ) : notReady.length === 0 ? (
-              <p className="muted">Every node is Ready.</p>
+              <p className="muted">{nodes.partial ? 'Every node listed so far is Ready.' : 'Every node is Ready.'}</p>
             ) : (
               <table className="simple">
                 <tbody>
