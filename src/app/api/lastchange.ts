@@ -16,11 +16,21 @@ export interface LastChange {
   time: string;
 }
 
+/**
+ * Servers without the path (no audit log, or not ours: a bare "404 page not found", where a
+ * log without the object answers a Status): not asked again for the page's life. The question
+ * comes again with every change of the object, and a DaemonSet's status changes several times
+ * a second in a rollout.
+ */
+const withoutLog = new Set<string>();
+
 /** Asked without the refusal listeners kubeFetch tells: a 403 here is no sign-in matter. */
 async function fetchLastChange(conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string): Promise<LastChange | null> {
+  if (withoutLog.has(connectionKey(conn))) return null;
   const q = new URLSearchParams({ group: kind.group, resource: kind.plural, name });
   if (namespace) q.set('namespace', namespace);
   const res = await send(conn, `/debug/audit/last-change?${q}`).catch(() => undefined);
+  if (res?.status === 404 && !res.headers.get('content-type')?.includes('json')) withoutLog.add(connectionKey(conn));
   if (!res?.ok) return null;
   const body = (await res.json().catch(() => undefined)) as (LastChange & { kind?: string }) | undefined;
   return body?.kind === 'LastChange' ? body : null;
