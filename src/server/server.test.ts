@@ -514,6 +514,21 @@ describe('list', () => {
     expect((await s.api('/api/v1/nodes?continue=garbage')).status).toBe(400);
   });
 
+  it("pages from the list its first page was cut from, after the cache moved on and the store compacted that revision", async () => {
+    for (const n of ['snap-a', 'snap-b', 'snap-c', 'snap-d']) await s.api('/api/v1/nodes', { method: 'POST', body: node(n, { v: 'before' }) });
+    const path = `/api/v1/nodes?limit=2&labelSelector=v`;
+    const first = (await s.api(path)).body;
+    expect(first.items.map((i: any) => i.metadata.name)).toEqual(['snap-a', 'snap-b']);
+    // Changed, added and compacted away in the store after the first page.
+    await s.api('/api/v1/nodes/snap-d', { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: { metadata: { labels: { v: 'after' } } } });
+    await s.api('/api/v1/nodes', { method: 'POST', body: node('snap-e', { v: 'after' }) });
+    await s.storage.compact(s.cache.revision);
+    const rest = (await s.api(`${path}&continue=${encodeURIComponent(first.metadata.continue)}`)).body;
+    expect(rest.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    expect(rest.items.map((i: any) => `${i.metadata.name}=${i.metadata.labels.v}`)).toEqual(['snap-c=before', 'snap-d=before']);
+    expect(rest.metadata.continue).toBeUndefined();
+  });
+
   it('serves an empty list as items: []', async () => {
     const r = await s.api('/apis/apps/v1/namespaces/kube-public/daemonsets');
     expect(r.body).toMatchObject({ kind: 'DaemonSetList', apiVersion: 'apps/v1', items: [] });

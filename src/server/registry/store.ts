@@ -270,14 +270,16 @@ export class Store {
       atRevision = await this.catchUp();
     }
     if (atRevision === undefined || atRevision === this.cache.revision) {
-      return this.pageFromCache(prefix, start, q, match);
+      return this.pageOf(this.cache.list(prefix), this.cache.revision, prefix, start, q, match);
     }
+    // A later page of a list whose first came from the cache: the same list, as it was then.
+    const kept = q.continueToken && this.cache.listSnapshots.at(prefix, atRevision);
+    if (kept) return this.pageOf(kept, atRevision, prefix, start, q, match);
     return this.pageFromStorage(prefix, start, atRevision, q, match);
   }
 
-  private pageFromCache(prefix: string, start: string, q: ListQuery, match: (o: KubeObject) => boolean): ListPage {
-    const all = this.cache.list(prefix);
-    const revision = this.cache.revision;
+  /** A page of `all`, the key-ordered list of `prefix` at `revision`; kept for the pages after it when there are more. */
+  private pageOf(all: CachedObject[], revision: number, prefix: string, start: string, q: ListQuery, match: (o: KubeObject) => boolean): ListPage {
     let i = 0;
     if (start) {
       let lo = 0;
@@ -298,6 +300,7 @@ export class Store {
     if (q.limit > 0 && i < all.length) {
       page.continueToken = encodeContinue(revision, all[i].key.slice(prefix.length));
       if (!q.hasSelectors) page.remainingItemCount = all.length - i;
+      this.cache.listSnapshots.keep(prefix, revision, all);
     }
     return page;
   }

@@ -78,6 +78,7 @@ interface Written {
 }
 
 import { withResourceVersion } from './encodings.ts';
+import { ListSnapshots } from './listsnapshots.ts';
 export { jsonOf } from './encodings.ts';
 
 class Bucket {
@@ -155,6 +156,8 @@ export class WatchCache {
   private unsubscribe: (() => void) | undefined;
   /** The newest revision applied. */
   revision = 0;
+  /** Lists paged LISTs were cut from, for their later pages (listsnapshots.ts). */
+  readonly listSnapshots = new ListSnapshots();
   /** The cache's history covers events after this revision. */
   private historyStart = 0;
 
