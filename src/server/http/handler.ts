@@ -14,7 +14,7 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/auth
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import { jsonOf, type CachedObject } from '../watch/cache.ts';
-import { bytesOf, writeList } from '../watch/encodings.ts';
+import { bytesOf, writeList, writePrettyList } from '../watch/encodings.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
@@ -462,7 +462,7 @@ export function createHandler(ctx: HandlerContext) {
           throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${apiVersionOf(kind)}, Kind=${kind.listKind})`);
         }
         const page = await store.list(ns, q);
-        if (rep.type === 'json' && !pretty) return writeList(res, { listKind: kind.listKind, apiVersion: apiVersionOf(kind), ...page }, page.items);
+        if (rep.type === 'json') return (pretty ? writePrettyList : writeList)(res, { listKind: kind.listKind, apiVersion: apiVersionOf(kind), ...page }, page.items);
         const listMeta: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
         if (page.continueToken) listMeta.continue = page.continueToken;
         if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;

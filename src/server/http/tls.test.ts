@@ -211,6 +211,30 @@ describe('HTTP/2', () => {
     }
   });
 
+  it('writes a pretty list larger than its stream takes at once (curl asks for HTTP/2 too)', async () => {
+    await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'pretty-h2' } } });
+    for (let i = 0; i < 450; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) => s.api('/api/v1/namespaces/pretty-h2/configmaps', { method: 'POST', body: { metadata: { name: `cm-${i + j}` }, data: { text: 'x'.repeat(2000) } } })),
+      );
+    }
+    const session = http2Connect(s.httpsUrl, { ca: servingCA.cert, servername: 'localhost' });
+    try {
+      const text = await new Promise<string>((resolve, reject) => {
+        const stream = session.request({ ':path': '/api/v1/namespaces/pretty-h2/configmaps', authorization: `Bearer ${s.adminToken}`, 'user-agent': 'curl/8.5.0' });
+        let body = '';
+        stream.on('data', (d) => (body += d));
+        stream.on('end', () => resolve(body));
+        stream.on('error', reject);
+      });
+      const list = JSON.parse(text);
+      expect(list.items).toHaveLength(450);
+      expect(text).toBe(JSON.stringify(list, null, 2) + '\n');
+    } finally {
+      session.close();
+    }
+  });
+
   it('carries kubectl get -w (kubectl speaks HTTP/2 by default)', async () => {
     const kubectl = kubectlFor({ httpsUrl: s.httpsUrl, ca: servingCA.cert, adminToken: s.adminToken });
     const child = spawn('kubectl', ['get', 'configmaps', '-w', '-o', 'name', '--request-timeout=0'], { env: kubectl.env });
