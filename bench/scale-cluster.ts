@@ -371,9 +371,8 @@ async function appFigures(page: Page, c: Cluster, rows: number[]) {
  * busiest, and a node it leaves unheard for the grace period goes Unknown.
  */
 async function moreDaemonSets(c: Cluster, pid: number, count = 9) {
-  const leases = await watchLeaseGaps(c);
-  await sleep(2000);
   await benchDaemonSetDone(c, NODES); // (the rollouts before are over)
+  const leases = await watchLeaseGaps(c);
   const t0 = performance.now();
   const cpu0 = cpuSeconds(pid);
   for (let i = 1; i <= count; i++) {

@@ -114,10 +114,17 @@ export function answerOf<T>(conn: Connection, path: string, status: number, stat
 /** The error of a request that got no answer. */
 export const unreachable = (conn: Connection, e: unknown) => new KubeError(0, undefined, `cannot reach ${apiBase(conn)}: ${(e as Error).message ?? e}`);
 
+/**
+ * A list's address, with `pretty=false`: kube-apiserver (and ours, as it) indents what it answers
+ * a browser (by its User-Agent), and an indented list is a third larger, and ours makes it item by
+ * item where a compact one is its cached bytes as they are.
+ */
+export const listPath = (kind: KindDefinition, namespace: string | undefined, query: Record<string, string>) =>
+  `${kindPath(kind, namespace)}?${new URLSearchParams({ ...query, pretty: 'false' })}`;
+
 /** Typed verbs over kubeFetch for one kind. */
 export const api = {
-  list: (conn: Connection, kind: KindDefinition, namespace?: string, query = '') =>
-    kubeFetch<KubeList>(conn, kindPath(kind, namespace) + (query ? `?${query}` : '')),
+  list: (conn: Connection, kind: KindDefinition, namespace?: string, query: Record<string, string> = {}) => kubeFetch<KubeList>(conn, listPath(kind, namespace, query)),
   get: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string) =>
     kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name)),
   create: (conn: Connection, kind: KindDefinition, obj: KubeObject, dryRun = false) =>

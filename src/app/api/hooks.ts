@@ -5,7 +5,7 @@ import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
-import { api, kindPath, kubeFetch, type Connection, type KubeList } from './client.ts';
+import { api, kubeFetch, listPath, type Connection, type KubeList } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
 import { ListWatch, tellViewsNow, type ListState, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
@@ -29,15 +29,10 @@ export const FIRST_PAGE = 100;
 /** The size of the later pages (a setting, so that tests read a list of a few hundred in many pages). */
 export const listPaging = { next: 2_000 };
 
-/**
- * A list's query, with `pretty=false`: kube-apiserver (and ours, as it) indents what it answers a
- * browser (by its User-Agent), and an indented list is a third larger, and ours makes it item by
- * item where a compact one is its cached bytes as they are.
- */
-const listQuery = (q: Record<string, string>, labelSelector?: string) => new URLSearchParams({ ...q, ...(labelSelector ? { labelSelector } : {}), pretty: 'false' });
+const selecting = (labelSelector?: string): Record<string, string> => (labelSelector ? { labelSelector } : {});
 
 /** The address of a list's first page (also sent early, see routes/readahead.ts). */
-export const firstPagePath = (kind: KindDefinition, namespace?: string, labelSelector?: string) => `${kindPath(kind, namespace)}?${listQuery({ limit: String(FIRST_PAGE) }, labelSelector)}`;
+export const firstPagePath = (kind: KindDefinition, namespace?: string, labelSelector?: string) => listPath(kind, namespace, { limit: String(FIRST_PAGE), ...selecting(labelSelector) });
 
 /** A list's items are shown again once this share of them is new since they were last shown (and when complete). */
 const SHOW_GROWTH = 1 / 8;
@@ -60,7 +55,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   const items: KubeObject[] = first.items.slice();
   let shown: readonly KubeObject[] = [];
   let added: KubeObject[] = items.slice();
-  const pagePath = (token: string) => `${kindPath(kind, namespace)}?${listQuery({ limit: String(listPaging.next), continue: token }, labelSelector)}`;
+  const pagePath = (token: string) => listPath(kind, namespace, { limit: String(listPaging.next), continue: token, ...selecting(labelSelector) });
   const idle = idleTime();
   let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue)) : undefined;
   // A part is shown in idle time too, when the idle period has room for what the last one took (its
@@ -109,7 +104,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */
 async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string): Promise<ListState> {
-  const page: KubeList = await api.list(conn, kind, namespace, listQuery({ resourceVersion: '0' }, labelSelector).toString());
+  const page: KubeList = await api.list(conn, kind, namespace, { resourceVersion: '0', ...selecting(labelSelector) });
   return { items: page.items, resourceVersion: page.metadata.resourceVersion ?? '' };
 }
 

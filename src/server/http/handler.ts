@@ -14,7 +14,7 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/auth
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import { jsonOf, type CachedObject } from '../watch/cache.ts';
-import { bytesOf, writeList, writePrettyList } from '../watch/encodings.ts';
+import { bytesOf, listMetadata, writeList, writePrettyList } from '../watch/encodings.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
@@ -463,9 +463,7 @@ export function createHandler(ctx: HandlerContext) {
         }
         const page = await store.list(ns, q);
         if (rep.type === 'json') return (pretty ? writePrettyList : writeList)(res, { listKind: kind.listKind, apiVersion: apiVersionOf(kind), ...page }, page.items);
-        const listMeta: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
-        if (page.continueToken) listMeta.continue = page.continueToken;
-        if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
+        const listMeta = listMetadata(page);
         if (rep.type === 'table') {
           return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), parseIncludeObject(query.get('includeObject')), listMeta), { pretty });
         }

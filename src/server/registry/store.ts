@@ -10,7 +10,7 @@ import { deepEqual, clone } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
-import { storedJSON } from '../watch/encodings.ts';
+import { listMetadata, storedJSON } from '../watch/encodings.ts';
 import { jsonOf, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
@@ -746,9 +746,6 @@ export class Store {
 
   /** Serialised list body, concatenating each object's cached JSON. */
   listJSON(page: ListPage): string {
-    const meta: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
-    if (page.continueToken) meta.continue = page.continueToken;
-    if (page.remainingItemCount !== undefined) meta.remainingItemCount = page.remainingItemCount;
-    return `{"kind":${JSON.stringify(this.kind.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(this.kind))},"metadata":${JSON.stringify(meta)},"items":[${page.items.map(jsonOf).join(',')}]}`;
+    return `{"kind":${JSON.stringify(this.kind.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(this.kind))},"metadata":${JSON.stringify(listMetadata(page))},"items":[${page.items.map(jsonOf).join(',')}]}`;
   }
 }

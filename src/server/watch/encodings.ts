@@ -66,14 +66,20 @@ export interface ListEnvelope {
   remainingItemCount?: number;
 }
 
+/** A list's metadata: its revision, and where a paged one goes on. */
+export function listMetadata(page: Pick<ListEnvelope, 'resourceVersion' | 'continueToken' | 'remainingItemCount'>): Record<string, unknown> {
+  const meta: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
+  if (page.continueToken) meta.continue = page.continueToken;
+  if (page.remainingItemCount !== undefined) meta.remainingItemCount = page.remainingItemCount;
+  return meta;
+}
+
 const COMMA = Buffer.from(',');
 const TAIL = Buffer.from(']}\n');
 
 /** A list's body as chunks (head, items with commas, tail) and its length in bytes. */
 export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): { chunks: Buffer[]; length: number } {
-  const meta: Record<string, unknown> = { resourceVersion: String(env.resourceVersion) };
-  if (env.continueToken) meta.continue = env.continueToken;
-  if (env.remainingItemCount !== undefined) meta.remainingItemCount = env.remainingItemCount;
+  const meta = listMetadata(env);
   const head = Buffer.from(`{"kind":${JSON.stringify(env.listKind)},"apiVersion":${JSON.stringify(env.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`);
   const chunks: Buffer[] = new Array(items.length * 2 + 1);
   chunks[0] = head;
@@ -131,19 +137,16 @@ const drainOrClose = (res: ServerResponse) =>
  * batches, waiting for the socket to drain, in slices of the event loop.
  */
 export async function writePrettyList(res: ServerResponse, env: ListEnvelope, items: readonly CachedObject[], headers: Record<string, string | string[]> = {}) {
-  const meta: Record<string, unknown> = { resourceVersion: String(env.resourceVersion) };
-  if (env.continueToken) meta.continue = env.continueToken;
-  if (env.remainingItemCount !== undefined) meta.remainingItemCount = env.remainingItemCount;
+  const meta = listMetadata(env);
   const indent = (json: string, by: string) => json.replace(/\n/g, `\n${by}`);
   res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
   const head = `{\n  "kind": ${JSON.stringify(env.listKind)},\n  "apiVersion": ${JSON.stringify(env.apiVersion)},\n  "metadata": ${indent(JSON.stringify(meta, null, 2), '  ')},\n  "items": [`;
   if (!items.length) return void res.end(`${head}]\n}\n`);
   let sliceStart = performance.now();
   let text = `${head}\n`;
-  for (let i = 0; i < items.length; i += PRETTY_BATCH) {
-    const end = Math.min(items.length, i + PRETTY_BATCH);
-    for (let k = i; k < end; k++) text += `${k ? ',\n' : ''}    ${indent(JSON.stringify(items[k].object, null, 2), '    ')}`;
-    if (end === items.length) break;
+  for (let k = 0; k < items.length; k++) {
+    text += `${k ? ',\n' : ''}    ${indent(JSON.stringify(items[k].object, null, 2), '    ')}`;
+    if ((k + 1) % PRETTY_BATCH !== 0 || k + 1 === items.length) continue;
     const drained = res.write(text);
     text = '';
     if (res.destroyed) return;

@@ -44,7 +44,8 @@ export class ListSnapshots {
     if (!s) return undefined;
     // Most recently used last: the oldest unused goes first when there are too many.
     this.kept.delete(key);
-    this.kept.set(key, { items: s.items, usedAt: this.now() });
+    this.kept.set(key, s);
+    s.usedAt = this.now();
     return s.items;
   }
 

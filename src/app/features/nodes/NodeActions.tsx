@@ -22,7 +22,7 @@ interface DrainResult {
 
 async function drain(conn: Connection, name: string): Promise<DrainResult> {
   await cordon(conn, name, true);
-  const pods = await api.list(conn, podKind, undefined, new URLSearchParams({ fieldSelector: `spec.nodeName=${name}` }).toString());
+  const pods = await api.list(conn, podKind, undefined, { fieldSelector: `spec.nodeName=${name}` });
   const result: DrainResult = { evicted: [], skipped: [] };
   for (const p of pods.items) {
     const id = `${p.metadata.namespace}/${p.metadata.name}`;

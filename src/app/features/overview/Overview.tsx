@@ -42,16 +42,13 @@ export function Overview({ namespace }: { namespace?: string }) {
     { title: 'Daemon sets', list: daemonSets, note: `${rolling.length} rolling out`, to: '/daemonsets', bad: false },
     { title: 'Network policies', list: policies, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
     { title: 'Volume attachments', list: attachments, note: `${failing.length} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
-  ].map(({ list, ...c }) =>
-    refused(list)
-      ? { ...c, value: '—', note: 'no access', bad: false }
-      : list.isPending
-        ? { ...c, value: '…', note: 'loading', bad: false }
-        : // Later pages still coming: the counts are of what came so far, and say so.
-          list.partial
-          ? { ...c, value: `${list.items.length}…`, note: `loading; ${c.note} so far` }
-          : { ...c, value: list.items.length },
-  );
+  ].map(({ list, ...c }) => {
+    if (refused(list)) return { ...c, value: '—', note: 'no access', bad: false };
+    if (list.isPending) return { ...c, value: '…', note: 'loading', bad: false };
+    // Later pages still coming: the counts are of what came so far, and say so.
+    if (list.partial) return { ...c, value: `${list.items.length}…`, note: `loading; ${c.note} so far` };
+    return { ...c, value: list.items.length };
+  });
   return (
     <>
       <div className="page-head">
