@@ -3,7 +3,7 @@ import {
   escapeValue,
   FieldSelectorParseError,
   formatFieldRequirements,
-  matchesFieldRequirements,
+  fieldMatcher,
   parseFieldSelector,
   unescapeValue,
 } from './fieldselector.ts';
@@ -70,18 +70,22 @@ describe('escaping', () => {
   });
 });
 
-describe('matchesFieldRequirements', () => {
-  const fields: Record<string, string> = { 'metadata.name': 'n1', 'spec.unschedulable': 'false' };
-  const get = (f: string) => fields[f];
+describe('fieldMatcher', () => {
+  const object: Record<string, string> = { 'metadata.name': 'n1', 'spec.unschedulable': 'false' };
+  type O = typeof object;
+  // Each field read from the object; a field with no reader (metadata.namespace here) reads as empty.
+  const readerOf = (f: string) => (f in object ? (o: O) => o[f] : undefined);
+  const matches = (selector: string) => fieldMatcher(parseFieldSelector(selector), readerOf)(object);
   it('matches', () => {
-    expect(matchesFieldRequirements(parseFieldSelector('metadata.name=n1'), get)).toBe(true);
-    expect(matchesFieldRequirements(parseFieldSelector('metadata.name!=n1'), get)).toBe(false);
-    expect(matchesFieldRequirements(parseFieldSelector('metadata.name=n1,spec.unschedulable=true'), get)).toBe(false);
-    expect(matchesFieldRequirements([], get)).toBe(true);
+    expect(matches('metadata.name=n1')).toBe(true);
+    expect(matches('metadata.name!=n1')).toBe(false);
+    expect(matches('metadata.name=n1,spec.unschedulable=true')).toBe(false);
+    expect(matches('metadata.name=n1,spec.unschedulable!=true,spec.unschedulable!=yes')).toBe(true);
+    expect(matches('')).toBe(true);
   });
   it('treats a missing field as the empty string', () => {
-    expect(matchesFieldRequirements(parseFieldSelector('metadata.namespace='), get)).toBe(true);
-    expect(matchesFieldRequirements(parseFieldSelector('metadata.namespace=x'), get)).toBe(false);
-    expect(matchesFieldRequirements(parseFieldSelector('metadata.namespace!=x'), get)).toBe(true);
+    expect(matches('metadata.namespace=')).toBe(true);
+    expect(matches('metadata.namespace=x')).toBe(false);
+    expect(matches('metadata.namespace!=x')).toBe(true);
   });
 });

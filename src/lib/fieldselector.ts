@@ -82,12 +82,17 @@ export function parseFieldSelector(text: string): FieldRequirement[] {
   return reqs;
 }
 
-/** A missing field reads as the empty string, as fields.Set.Get does. */
-export function matchesFieldRequirements(reqs: FieldRequirement[], get: (field: string) => string | undefined): boolean {
-  return reqs.every((r) => {
-    const actual = get(r.field) ?? '';
-    return r.operator === '=' ? actual === r.value : actual !== r.value;
-  });
+/**
+ * The test of the requirements on an object, each field's reader looked up once (a list tests
+ * every object of a kind: 400,000 events); a field without one, or missing, reads as the empty
+ * string, as fields.Set.Get does.
+ */
+export function fieldMatcher<T>(reqs: FieldRequirement[], readerOf: (field: string) => ((o: T) => string | undefined) | undefined): (o: T) => boolean {
+  const tests = reqs.map((r) => ({ read: readerOf(r.field) ?? (() => undefined), equal: r.operator === '=', value: r.value }));
+  return (o) => {
+    for (const t of tests) if (((t.read(o) ?? '') === t.value) !== t.equal) return false;
+    return true;
+  };
 }
 
 /** Selector text for requirements (values escaped), e.g. for building list URLs. */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import { matchesRequirements } from '../../lib/labels.ts';
-import { matchesFieldRequirements } from '../../lib/fieldselector.ts';
+import { fieldMatcher } from '../../lib/fieldselector.ts';
 import { deepEqual, clone } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
@@ -236,9 +236,9 @@ export class Store {
     const { labelSelector, fieldSelector } = q;
     if (!labelSelector.length && !fieldSelector.length) return () => true;
     const fields = this.kind.fieldSelector.fields;
-    return (o) =>
-      matchesRequirements(labelSelector, o.metadata.labels) &&
-      matchesFieldRequirements(fieldSelector, (f) => (f === 'metadata.name' && !fields[f] ? o.metadata.name : fields[f]?.(o)));
+    const byFields = fieldMatcher<KubeObject>(fieldSelector, (f) => fields[f] ?? (f === 'metadata.name' ? (o) => o.metadata.name : undefined));
+    if (!labelSelector.length) return byFields;
+    return (o) => matchesRequirements(labelSelector, o.metadata.labels) && byFields(o);
   }
 
   /** Waits (up to ~3 s) for a resourceVersion the client has seen but this server has not; 504 after. */
