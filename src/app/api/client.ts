@@ -39,7 +39,7 @@ export class KubeError extends Error {
 export interface KubeList<T = KubeObject> {
   kind: string;
   apiVersion: string;
-  metadata: { resourceVersion?: string; continue?: string };
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
   items: T[];
 }
 
@@ -121,6 +121,20 @@ export const unreachable = (conn: Connection, e: unknown) => new KubeError(0, un
  */
 export const listPath = (kind: KindDefinition, namespace: string | undefined, query: Record<string, string>) =>
   `${kindPath(kind, namespace)}?${new URLSearchParams({ ...query, pretty: 'false' })}`;
+
+/** Which of a kind's objects a list holds: those its selectors select (all, when neither is set). */
+export interface Selection {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** A selection's query parameters (those set). */
+export function selecting(s: Selection | undefined): Record<string, string> {
+  const q: Record<string, string> = {};
+  if (s?.labelSelector) q.labelSelector = s.labelSelector;
+  if (s?.fieldSelector) q.fieldSelector = s.fieldSelector;
+  return q;
+}
 
 /** Typed verbs over kubeFetch for one kind. */
 export const api = {

@@ -2,20 +2,25 @@
 // by its shared watch, objects read from those lists, discovery, and the
 // overall connection health. Query keys are built here and nowhere else.
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
+import { hashKey, useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
-import { api, kubeFetch, listPath, type Connection, type KubeList } from './client.ts';
+import { api, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
-import { ListWatch, tellViewsNow, type ListState, type WatchHealth } from './watch.ts';
+import { ListWatch, keepNewest, tellViewsNow, type ListState, type Newest, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
 import { readListPage, type ListPage } from './wire.ts';
 import { idleTime } from './idletime.ts';
 
 export const queryKeys = {
-  /** `labelSelector`: only the objects it selects (a list of its own, e.g. one DaemonSet's pods). */
-  list: (conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string) =>
-    (labelSelector ? ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? '', labelSelector] : ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? '']) as readonly string[],
+  /** `selection`: only the objects it selects (a list of its own, e.g. one DaemonSet's pods, one object's events). */
+  list: (conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest) => {
+    const key = ['list', connectionKey(conn), kind.group, kind.plural, namespace ?? ''];
+    const selected = selectionKey(selection);
+    if (selected || newest) key.push(selected);
+    if (newest) key.push(`newest=${newest.max}`);
+    return key as readonly string[];
+  },
   object: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string) => ['object', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name] as const,
   discovery: (conn: Connection) => ['discovery', connectionKey(conn)] as const,
 };
@@ -29,16 +34,17 @@ export const FIRST_PAGE = 100;
 /** The size of the later pages (a setting, so that tests read a list of a few hundred in many pages). */
 export const listPaging = { next: 2_000 };
 
-const selecting = (labelSelector?: string): Record<string, string> => (labelSelector ? { labelSelector } : {});
+/** A selection as a query key has it: its query string, '' for the whole list. */
+const selectionKey = (s?: Selection) => new URLSearchParams(selecting(s)).toString();
 
 /** The address of a list's first page (also sent early, see routes/readahead.ts). */
-export const firstPagePath = (kind: KindDefinition, namespace?: string, labelSelector?: string) => listPath(kind, namespace, { limit: String(FIRST_PAGE), ...selecting(labelSelector) });
+export const firstPagePath = (kind: KindDefinition, namespace?: string, selection?: Selection) => listPath(kind, namespace, { limit: String(FIRST_PAGE), ...selecting(selection) });
 
 /** A list's items are shown again once this share of them is new since they were last shown (and when complete). */
 const SHOW_GROWTH = 1 / 8;
 /** A part due to be shown waits for idle time at most this long, ms. */
 const SHOW_WAIT_MS = 500;
-async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, labelSelector?: string): Promise<ListState> {
+async function fetchList(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, selection?: Selection, newest?: Newest): Promise<ListState> {
   // Paged as kubectl lists (limit and continue, one consistent revision for all
   // pages): a first page draws the first rows of a 50,000-pod list while
   // the rest is read; the watch then continues from the list's revision.
@@ -50,12 +56,18 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   // one growing array; the views are shown a copy of it only when it has grown
   // by a share (SHOW_GROWTH), so the copies of a list of n items add up to a
   // few n, not n per page.
-  const first = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, labelSelector));
+  const first = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, selection));
   const resourceVersion = first.metadata.resourceVersion ?? '';
-  const items: KubeObject[] = first.items.slice();
+  let items: KubeObject[] = first.items.slice();
   let shown: readonly KubeObject[] = [];
   let added: KubeObject[] = items.slice();
-  const pagePath = (token: string) => listPath(kind, namespace, { limit: String(listPaging.next), continue: token, ...selecting(labelSelector) });
+  // A list kept to its newest (watch.ts, Newest): what it lets go, it counts, and from the first page
+  // on it says how many the server holds (remainingItemCount, when the server tells it).
+  let read = items.length;
+  let total = newest && first.metadata.remainingItemCount !== undefined ? read + first.metadata.remainingItemCount : undefined;
+  /** Items were let go since the last part shown: the next is shown whole, not as an addition. */
+  let letGo = false;
+  const pagePath = (token: string) => listPath(kind, namespace, { limit: String(listPaging.next), continue: token, ...selecting(selection) });
   const idle = idleTime();
   let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue)) : undefined;
   // A part is shown in idle time too, when the idle period has room for what the last one took (its
@@ -68,7 +80,9 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     const t0 = performance.now();
     // Each part shown as an addition to the last, so views add it to what they derived.
     const now = items.slice();
-    tellViewsNow(() => onPage?.({ items: now, resourceVersion, partial: true, change: { from: shown, removed: [], added } }));
+    const change = letGo ? undefined : { from: shown, removed: [], added };
+    tellViewsNow(() => onPage?.({ items: now, resourceVersion, partial: true, change, total }));
+    letGo = false;
     shown = now;
     added = [];
     // The views render in the microtask the show queued, before this goes on.
@@ -84,7 +98,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     } catch (e) {
       // 410: the revision was compacted between pages; one unpaged list from the watch cache instead.
       if ((e as { code?: number }).code !== 410) throw e;
-      return fetchAll(conn, kind, namespace, labelSelector);
+      return fetchAll(conn, kind, namespace, selection, newest);
     }
     const token = page.metadata.continue;
     next = token ? readListPage(conn, pagePath(token)) : undefined;
@@ -93,19 +107,30 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     for (let run; (run = await page.nextRun()); ) {
       await idle.room();
       const t0 = performance.now();
-      for (const o of run()) items.push(o), added.push(o);
+      for (const o of run()) items.push(o), added.push(o), read++;
+      if (newest) {
+        const kept = keepNewest(items, newest);
+        if (kept !== items) ((items = kept as KubeObject[]), (added = []), (letGo = true));
+      }
       idle.took(performance.now() - t0);
       await maybeShow();
     }
   }
   // The complete list adds what was read since the last part shown (views that saw them go on from there).
-  return { items, resourceVersion, change: { from: shown, removed: [], added } };
+  // One kept to its newest is exactly those: what was read since the last trim may be older.
+  if (newest) {
+    total = read;
+    const kept = keepNewest(items, newest, 1);
+    if (kept !== items) ((items = kept as KubeObject[]), (letGo = true));
+  }
+  return { items, resourceVersion, change: letGo ? undefined : { from: shown, removed: [], added }, total };
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */
-async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string): Promise<ListState> {
-  const page: KubeList = await api.list(conn, kind, namespace, { resourceVersion: '0', ...selecting(labelSelector) });
-  return { items: page.items, resourceVersion: page.metadata.resourceVersion ?? '' };
+async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest): Promise<ListState> {
+  const page: KubeList = await api.list(conn, kind, namespace, { resourceVersion: '0', ...selecting(selection) });
+  const resourceVersion = page.metadata.resourceVersion ?? '';
+  return newest ? { items: keepNewest(page.items, newest, 1), resourceVersion, total: page.items.length } : { items: page.items, resourceVersion };
 }
 
 // ---- watches and their health --------------------------------------------
@@ -117,14 +142,14 @@ const healthListeners = new Set<() => void>();
 let lastListError = false;
 const notifyHealth = () => healthListeners.forEach((l) => l());
 
-function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string, labelSelector?: string): ListWatch {
-  const key = queryKeys.list(conn, kind, namespace, labelSelector);
+function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest): ListWatch {
+  const key = queryKeys.list(conn, kind, namespace, selection, newest);
   const id = JSON.stringify(key);
   let byKey = watchesByClient.get(qc);
   if (!byKey) watchesByClient.set(qc, (byKey = new Map()));
   let w = byKey.get(id);
   if (!w) {
-    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace, showPages(qc, key), labelSelector), notifyHealth, labelSelector);
+    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace, showPages(qc, key), selection, newest), notifyHealth, selection, newest);
     byKey.set(id, w);
     watches.add(w);
   }
@@ -138,9 +163,9 @@ const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
 };
 
 /** Lists, and tells the connection indicator whether the server answered. */
-async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, labelSelector?: string): Promise<ListState> {
+async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, selection?: Selection, newest?: Newest): Promise<ListState> {
   try {
-    const s = await fetchList(conn, kind, namespace, onPage, labelSelector);
+    const s = await fetchList(conn, kind, namespace, onPage, selection, newest);
     if (lastListError) ((lastListError = false), notifyHealth());
     return s;
   } catch (e) {
@@ -179,17 +204,19 @@ export function stopAllWatches(qc?: QueryClient) {
 const NO_ITEMS: readonly KubeObject[] = [];
 
 /**
- * The live list of a kind, in one namespace or all (namespace undefined); with `labelSelector`, of
- * the objects it selects only (listed and watched so: the others' events never arrive). `data.change`
- * says what the last update changed.
+ * The live list of a kind, in one namespace or all (namespace undefined); with `selection`, of
+ * the objects it selects only (listed and watched so: the others' events never arrive); with `newest`,
+ * kept to the newest of them (`data.total` says how many there are). `data.change` says what the
+ * last update changed.
  */
-export function useList(kind: KindDefinition, namespace?: string, labelSelector?: string) {
+export function useList(kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest) {
   const conn = useConnection();
   const qc = useQueryClient();
   const ns = kind.scope === 'Namespaced' ? namespace : undefined;
+  const queryKey = queryKeys.list(conn, kind, ns, selection, newest);
   const options = {
-    queryKey: queryKeys.list(conn, kind, ns, labelSelector),
-    queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKeys.list(conn, kind, ns, labelSelector)), labelSelector),
+    queryKey,
+    queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKey), selection, newest),
     staleTime: Infinity,
     gcTime: 60_000,
     // A list's state is new (or not) by identity: structural sharing would compare 50,000 objects deeply per update.
@@ -203,15 +230,17 @@ export function useList(kind: KindDefinition, namespace?: string, labelSelector?
   if (!qc.getQueryState(options.queryKey)) void qc.prefetchQuery(options);
   const query = useQuery(options);
   useEffect(() => {
-    const w = watchFor(qc, conn, kind, ns, labelSelector);
+    const w = watchFor(qc, conn, kind, ns, selection, newest);
     w.acquire();
     return () => w.release();
-  }, [qc, conn, kind, ns, labelSelector]);
+    // The list by its key, not by the identity of `selection` (new on each render) and `newest`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [qc, conn, kind, ns, hashKey(queryKey)]);
   // The cache's own array (typed mutable for the views that pass it on as KubeObject[]): never changed in place.
   const items = (query.data?.items ?? NO_ITEMS) as KubeObject[];
   /** Later pages of the first list are still being read. */
   const partial = query.data?.partial === true;
-  return { ...query, items, partial };
+  return { ...query, items, partial, total: query.data?.total };
 }
 
 /**

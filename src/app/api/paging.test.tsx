@@ -4,11 +4,12 @@
 // from the list's revision only once the list is complete.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/react';
+import type { KubeObject } from '../../kinds/kind.ts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import type { TestServer } from '../../server/testing.ts';
 import { connectToTestServer } from './testserver.ts';
-import type { ListState } from './watch.ts';
+import { keepNewest, type ListState, type Newest } from './watch.ts';
 import { FIRST_PAGE, listPaging, queryKeys, useList } from './hooks.ts';
 import { getConnection } from './connection.ts';
 
@@ -118,4 +119,67 @@ describe('a list of more than one page', () => {
       listPaging.next = 2_000;
     }
   }, 60_000);
+
+  it('kept to its newest: lets the oldest go as it reads and as the watch adds, and counts them all', async () => {
+    listPaging.next = 50;
+    // The node's number is its age here; the newest 100 are kept.
+    const at = (o: KubeObject) => Number(/\d+$/.exec(o.metadata.name!)?.[0] ?? -1);
+    const newest: Newest = { max: 100, at };
+    const qc = new QueryClient();
+    const key = queryKeys.list(getConnection(), nodeKind, undefined, undefined, newest);
+    const sizes: number[] = [];
+    function Newest() {
+      const { items, total } = useList(nodeKind, undefined, undefined, newest);
+      sizes.push(items.length);
+      return <p data-testid="newest">{`${items.length} of ${total}`}</p>;
+    }
+    const byAge = (names: string[]) => names.sort((a, b) => at({ metadata: { name: b } }) - at({ metadata: { name: a } }));
+    const view = render(
+      <QueryClientProvider client={qc}>
+        <Newest />
+      </QueryClientProvider>,
+    );
+    try {
+      await waitFor(
+        () => {
+          const data = qc.getQueryData<ListState>(key);
+          expect(data && !data.partial).toBe(true);
+        },
+        { timeout: 20_000 },
+      );
+      const direct: string[] = (await s.api('/api/v1/nodes')).body.items.map((o: KubeObject) => o.metadata.name);
+      const kept = qc.getQueryData<ListState>(key)!;
+      expect(kept.total).toBe(direct.length);
+      // The newest `max`, exactly, once read whole.
+      expect(byAge(kept.items.map((o) => o.metadata.name!))).toEqual(byAge(direct).slice(0, 100));
+      // Never more than its slack while read.
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(125);
+      // Thirty newer ones from the watch: the oldest go once past the slack, and all are counted.
+      for (let i = 0; i < 30; i++) await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${2000 + i}` } } });
+      await waitFor(() => expect(screen.getByTestId('newest').textContent).toMatch(new RegExp(` of ${direct.length + 30}$`)), { timeout: 20_000 });
+      const now = qc.getQueryData<ListState>(key)!;
+      expect(now.items.length).toBeLessThanOrEqual(125);
+      expect(byAge(now.items.map((o) => o.metadata.name!))).toEqual(byAge([...direct, ...Array.from({ length: 30 }, (_, i) => `n-${2000 + i}`)]).slice(0, now.items.length));
+      // One of those let go is deleted: counted, though not held.
+      await s.api(`/api/v1/nodes/${byAge(direct).at(-1)}`, { method: 'DELETE' });
+      await waitFor(() => expect(qc.getQueryData<ListState>(key)!.total).toBe(direct.length + 29), { timeout: 20_000 });
+    } finally {
+      view.unmount();
+      listPaging.next = 2_000;
+    }
+  }, 60_000);
+});
+
+describe('keepNewest', () => {
+  const o = (name: string) => ({ metadata: { name } }) as KubeObject;
+  const newest = (max: number): Newest => ({ max, at: (x) => Number(x.metadata.name!.split('.')[0]) });
+  it('keeps a list within its slack as it is, else the newest `max`, ties at the cutoff in list order', () => {
+    const items = ['1', '5', '3', '5.b', '4', '2'].map(o);
+    expect(keepNewest(items, newest(5))).toBe(items);
+    expect(keepNewest(items, newest(3)).map((x) => x.metadata.name)).toEqual(['5', '5.b', '4']);
+    expect(keepNewest(items, newest(1)).map((x) => x.metadata.name)).toEqual(['5']);
+    expect(keepNewest(items, newest(2)).map((x) => x.metadata.name)).toEqual(['5', '5.b']);
+    // Without slack: exactly `max`.
+    expect(keepNewest(items, newest(5), 1).map((x) => x.metadata.name)).toEqual(['5', '3', '5.b', '4', '2']);
+  });
 });

@@ -15,7 +15,7 @@
 // that went over every item, held the main thread ~25 ms per frame.
 import { defaultScheduler, notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { apiBase, kindPath, send, type Connection, type KubeStatus } from './client.ts';
+import { apiBase, kindPath, selecting, send, type Connection, type KubeStatus, type Selection } from './client.ts';
 import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
 
@@ -27,6 +27,31 @@ export interface ListState {
   partial?: boolean;
   /** How `items` differs from the items of the state before it. */
   change?: ListChange;
+  /** A list kept to its newest (Newest): how many objects the server holds, when known. */
+  total?: number;
+}
+
+/**
+ * A list kept to the newest `max` of its objects by `at`, the rest let go as it is read and as the
+ * watch adds more: the Events page's, as a cluster may hold 400,000 events (ten DaemonSets
+ * rolled out on 5000 nodes, kept for the hour events live), which no tab could hold.
+ */
+export interface Newest {
+  max: number;
+  at(o: KubeObject): number;
+}
+
+/** A kept list grows to this many times its `max` before the oldest are let go (a sort each time). */
+const NEWEST_SLACK = 1.25;
+
+/** `items` trimmed to the newest `max` (the same array when within `slack` times that). */
+export function keepNewest(items: readonly KubeObject[], newest: Newest, slack = NEWEST_SLACK): readonly KubeObject[] {
+  if (items.length <= newest.max * slack) return items;
+  const at = Float64Array.from(items, newest.at);
+  const cutoff = at.slice().sort()[items.length - newest.max];
+  // Those newer than the cutoff, then those at it until there are `max`.
+  let room = newest.max - at.filter((t) => t > cutoff).length;
+  return items.filter((_, i) => at[i] > cutoff || (at[i] === cutoff && room-- > 0));
 }
 
 /** `from` with `removed` taken out and `added` put in gives the new items (a replaced object is in both). */
@@ -262,7 +287,9 @@ export class ListWatch {
     private readonly list: () => Promise<ListState>,
     private readonly onHealth: () => void,
     /** Watches only the objects it selects, as the list did. */
-    private readonly labelSelector?: string,
+    private readonly selection?: Selection,
+    /** Keeps only the newest, as the list did. */
+    private readonly newest?: Newest,
   ) {}
 
   private relist(): Promise<ListState> {
@@ -329,7 +356,7 @@ export class ListWatch {
       }
     }
     if (!this.running) return;
-    const q = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: state.resourceVersion, ...(this.labelSelector ? { labelSelector: this.labelSelector } : {}) });
+    const q = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: state.resourceVersion, ...selecting(this.selection) });
     const url = `${kindPath(this.kind, this.namespace)}?${q}`;
     const generation = ++this.generation;
     const current = () => generation === this.generation && this.running;
@@ -402,19 +429,29 @@ export class ListWatch {
     let resourceVersion = state.resourceVersion;
     // The last event of each uid wins; the index turns them into one change.
     const updates = new Map<string, KubeObject | undefined>();
+    let total = state.total;
     for (const e of events) {
       const rv = e.object?.metadata?.resourceVersion;
       if (rv) resourceVersion = rv;
       if (e.type === 'BOOKMARK') continue;
       updates.set(uidOf(e.object), e.type === 'DELETED' ? undefined : e.object);
+      if (total !== undefined) total += e.type === 'ADDED' ? 1 : e.type === 'DELETED' ? -1 : 0;
     }
     if (this.indexed.items !== state.items) this.indexed.reset(state.items);
     const change = updates.size ? this.indexed.apply(updates) : undefined;
     if (!change) {
       // Only bookmarks (or nothing that changes an item): remember where to resume without re-rendering anyone.
       state.resourceVersion = resourceVersion;
+      state.total = total;
       return;
     }
-    this.queryClient.setQueryData<ListState>(this.key, { items: this.indexed.items, resourceVersion, change });
+    const kept = this.newest ? keepNewest(this.indexed.items, this.newest) : this.indexed.items;
+    if (kept === this.indexed.items) {
+      this.queryClient.setQueryData<ListState>(this.key, { items: kept, resourceVersion, change, total });
+      return;
+    }
+    // The oldest let go: a list the views take in whole.
+    this.indexed.reset(kept);
+    this.queryClient.setQueryData<ListState>(this.key, { items: kept, resourceVersion, total });
   }
 }

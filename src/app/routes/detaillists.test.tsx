@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 // A DaemonSet's page: its route reads the rollout's lists (the DaemonSet's own
-// pods, the nodes, the revisions) as soon as the DaemonSet is known, and the
-// namespace's events only once those are read. Against the real server; the
-// app's requests are recorded as they are made.
+// pods, the nodes, the revisions) as soon as the DaemonSet is known, and its
+// events (by field selector, not the namespace's) only once those are read.
+// Against the real server; the app's requests are recorded as they are made.
 import { describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -40,15 +40,24 @@ describe("a detail page's lists", () => {
       method: 'POST',
       body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'agent.1' }, involvedObject: { kind: 'DaemonSet', namespace: NS, name: 'agent', uid: ds.metadata.uid }, reason: 'Checked', message: 'looked at by the test', type: 'Normal' },
     });
+    // The namespace's other events (here a pod's of the same name) are not the page's to read.
+    await s.api(`/api/v1/namespaces/${NS}/events`, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'agent.2' }, involvedObject: { kind: 'Pod', namespace: NS, name: 'agent' }, reason: 'Other', message: 'about a pod', type: 'Normal' },
+    });
 
     // Each list the app reads, in the order asked, and what had been asked when the lists were read.
     const lists: string[] = [];
+    const answers: string[] = [];
     const native = globalThis.fetch;
     vi.stubGlobal('WebSocket', undefined);
-    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+    vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
-      if (!url.searchParams.has('watch')) lists.push(`${url.pathname}${url.searchParams.has('labelSelector') ? `?labelSelector=${url.searchParams.get('labelSelector')}` : ''}`);
-      return native(input, init);
+      const selectors = ['labelSelector', 'fieldSelector'].filter((p) => url.searchParams.has(p)).map((p) => `${p}=${url.searchParams.get(p)}`);
+      if (!url.searchParams.has('watch')) lists.push(`${url.pathname}${selectors.length ? `?${selectors.join('&')}` : ''}`);
+      const answer = await native(input, init);
+      if (url.pathname.endsWith('/events') && !url.searchParams.has('watch')) answers.push(await answer.clone().text());
+      return answer;
     });
     let askedWhenSettled: string[] | undefined;
     function Page() {
@@ -81,7 +90,9 @@ describe("a detail page's lists", () => {
       await waitFor(() => expect(askedWhenSettled).toBeDefined());
       expect(askedWhenSettled).toEqual([`/apis/apps/v1/namespaces/${NS}/daemonsets`, `/api/v1/namespaces/${NS}/pods?labelSelector=app=agent`, '/api/v1/nodes', `/apis/apps/v1/namespaces/${NS}/controllerrevisions`]);
       await waitFor(() => expect(screen.getByRole('region', { name: 'Events' }).textContent).toContain('looked at by the test'));
-      expect(lists.slice(askedWhenSettled!.length)).toEqual([`/api/v1/namespaces/${NS}/events`]);
+      expect(lists.slice(askedWhenSettled!.length)).toEqual([`/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.kind=DaemonSet,involvedObject.name=agent`]);
+      expect(answers.join()).toContain('looked at by the test');
+      expect(answers.join()).not.toContain('about a pod');
     } finally {
       view.unmount();
       stopAllWatches(qc);

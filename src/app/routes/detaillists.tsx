@@ -6,15 +6,16 @@
 import { useEffect, useRef, useState } from 'react';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { useList, useObject } from '../api/hooks.ts';
+import type { Selection } from '../api/client.ts';
 
 /** A list as useList reads it. */
 export interface ListRef {
   kind: KindDefinition;
   namespace?: string;
-  labelSelector?: string;
+  selection?: Selection;
 }
 
-const idOf = (l: ListRef) => JSON.stringify([l.kind.group, l.kind.plural, l.namespace ?? '', l.labelSelector ?? '']);
+const idOf = (l: ListRef) => JSON.stringify([l.kind.group, l.kind.plural, l.namespace ?? '', l.selection?.labelSelector ?? '', l.selection?.fieldSelector ?? '']);
 
 /**
  * Reads the object's list and then `lists(object)`; calls `onSettled` once each has been read
@@ -44,7 +45,7 @@ export function DetailLists({ kind, namespace, name, lists, onSettled }: { kind:
 
 /** Reads one list (its watch too, while mounted); tells once it is read whole or failed. */
 function ReadList({ list, onSettled }: { list: ListRef; onSettled: () => void }) {
-  const l = useList(list.kind, list.namespace, list.labelSelector);
+  const l = useList(list.kind, list.namespace, list.selection);
   const settled = l.isError || (l.isSuccess && !l.partial);
   const told = useRef(false);
   useEffect(() => {

@@ -22,7 +22,7 @@ import { ForecastMirror, ForecastSender, type ForecastAnswer, type ForecastList,
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { findPlan, plansOf, plansVersion, recordFrom, saveOutcome, savePlan, type Outcome, type PlanRecord } from './planstore.ts';
-import { podSelectorOf } from './lists.ts';
+import { podEvents, podSelectorOf } from './lists.ts';
 import { outcomeOf } from './outcome.ts';
 import { NodeNamesCell } from './RolloutPlanView.tsx';
 
@@ -77,23 +77,17 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
     }
     const keys: [ForecastList, QueryKey][] = [
       ['nodes', queryKeys.list(conn, nodeKind)],
-      ['pods', queryKeys.list(conn, podKind, namespace, podSelector)],
+      ['pods', queryKeys.list(conn, podKind, namespace, { labelSelector: podSelector })],
       ['revisions', queryKeys.list(conn, controllerRevisionKind, namespace)],
       ['daemonSets', queryKeys.list(conn, daemonSetKind, namespace)],
-      ['events', queryKeys.list(conn, eventKind, namespace)],
+      ['events', queryKeys.list(conn, eventKind, namespace, podEvents(namespace).selection)],
     ];
-    // The plan reads only the pods' events (the kubelets' Killing and Started), and no object's managedFields
-    // (most of a pod's bytes; each object sent is copied into the worker).
-    const isPodEvent = (e: KubeObject) => (e as any).involvedObject?.kind === podKind.kind;
-    const slim = (items: readonly KubeObject[], keep?: (o: KubeObject) => boolean) =>
-      (keep ? items.filter(keep) : items).map((o) => (o.metadata.managedFields ? { ...o, metadata: { ...o.metadata, managedFields: undefined } } : o));
+    // The plan reads no object's managedFields (most of a pod's bytes; each object sent is copied into the worker).
+    const slim = (items: readonly KubeObject[]) => items.map((o) => (o.metadata.managedFields ? { ...o, metadata: { ...o.metadata, managedFields: undefined } } : o));
     // Changes are gathered and sent every FEED_MS, not as the watch flushes: the copy into the worker
     // left the frame flush (it delayed the render of every update), and an object that changed several
     // times meanwhile (a pod goes through five states in a few seconds) is copied once.
-    const batch = new ForecastSender((m) => {
-      const keep = m.list === 'events' ? isPodEvent : undefined;
-      post(m.type === 'reset' ? { ...m, items: slim(m.items, keep) } : { ...m, added: slim(m.added, keep) });
-    });
+    const batch = new ForecastSender((m) => post(m.type === 'reset' ? { ...m, items: slim(m.items) } : { ...m, added: slim(m.added) }));
     sender.current = batch;
     const feed = (list: ForecastList, state: ListState | undefined) => {
       if (state) batch.take(list, state);

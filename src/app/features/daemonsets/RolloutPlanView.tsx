@@ -17,14 +17,15 @@ import { useList } from '../../api/hooks.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { recordFrom, savePlan } from './planstore.ts';
+import { podEvents } from './lists.ts';
 
-/** Nodes, and the namespace's pods, revisions, DaemonSets and events (the kubelets' show the old pods' stop), from the app's shared watches. */
+/** Nodes, and the namespace's pods, revisions, DaemonSets and pods' events (the kubelets' show the old pods' stop), from the app's shared watches. */
 export function useClusterView(namespace: string | undefined): { view: ClusterView; loaded: boolean } {
   const nodes = useList(nodeKind);
   const pods = useList(podKind, namespace);
   const revisions = useList(controllerRevisionKind, namespace);
   const daemonSets = useList(daemonSetKind, namespace);
-  const events = useList(eventKind, namespace);
+  const events = useList(eventKind, namespace, podEvents(namespace).selection);
   const view = useMemo(
     () =>
       ({
@@ -32,7 +33,7 @@ export function useClusterView(namespace: string | undefined): { view: ClusterVi
         pods: pods.items,
         revisions: revisions.items,
         daemonSets: daemonSets.items,
-        events: events.items.filter((e: any) => e.involvedObject?.kind === podKind.kind),
+        events: events.items,
       }) as unknown as ClusterView,
     [nodes.items, pods.items, revisions.items, daemonSets.items, events.items],
   );

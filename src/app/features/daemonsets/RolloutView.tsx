@@ -16,12 +16,12 @@ import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
-import { podSelectorOf } from './lists.ts';
+import { podSelectorOf, rolloutEventLists } from './lists.ts';
+import type { ListRef } from '../../routes/detaillists.tsx';
 import { useRolloutTimeline, type TimelineEvent } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
 import { isConditionTrue } from '../../../lib/conditions.ts';
-import { eventKind } from '../../../kinds/events.ts';
 import { RolloutEvents, type RecordedEvent } from './events.ts';
 import { ForecastLine, PlanVsActual, useLiveForecast } from './RolloutForecast.tsx';
 import './rollout.css';
@@ -61,13 +61,13 @@ function searchFilter(q: string): ((r: NodeRow) => boolean) | undefined {
 
 export function RolloutView({ ds }: { ds: KubeObject }) {
   const ns = ds.metadata.namespace;
-  const selector = podSelectorOf(ds);
-  const pods = useList(podKind, ns, selector);
+  const selection = { labelSelector: podSelectorOf(ds) };
+  const pods = useList(podKind, ns, selection);
   const nodes = useList(nodeKind);
   const revisions = useList(controllerRevisionKind, ns);
   // Every change of these lists, not only the last one before each render: the derived state follows them.
   const conn = useConnection();
-  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns, selector));
+  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns, selection));
   const nodeChanges = useListChanges(queryKeys.list(conn, nodeKind));
   const opened = useRef(Date.now()).current;
   const tick = useNow();
@@ -306,15 +306,21 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
   );
 }
 
-/** Takes the namespace's recorded events into `recorded` as the watch changes them. Renders nothing. */
+/** Takes the recorded events the page reads (lists.ts, rolloutEventLists) into `recorded` as the watches change them. Renders nothing. */
 function EventsFeed({ ds, recorded, isDaemonPod }: { ds: KubeObject; recorded: RolloutEvents; isDaemonPod: (name: string) => boolean }) {
-  const ns = ds.metadata.namespace;
-  const events = useList(eventKind, ns);
-  const changes = useListChanges(queryKeys.list(useConnection(), eventKind, ns));
+  return rolloutEventLists(ds).map((list) => {
+    const name = `${list.namespace ?? ''}?${list.selection?.fieldSelector ?? ''}`;
+    return <EventsOf key={name} name={name} list={list} ds={ds} recorded={recorded} isDaemonPod={isDaemonPod} />;
+  });
+}
+
+function EventsOf({ name, list, ds, recorded, isDaemonPod }: { name: string; list: ListRef; ds: KubeObject; recorded: RolloutEvents; isDaemonPod: (name: string) => boolean }) {
+  const events = useList(list.kind, list.namespace, list.selection);
+  const changes = useListChanges(queryKeys.list(useConnection(), list.kind, list.namespace, list.selection));
   // After the commit: the index tells the parts that show events, which draw before the frame is painted.
   useLayoutEffect(() => {
-    recorded.update(ds, events.items, isDaemonPod, changes);
-  }, [ds, events.items, recorded, isDaemonPod, changes]);
+    recorded.update(name, ds, events.items, isDaemonPod, changes);
+  }, [name, ds, events.items, recorded, isDaemonPod, changes]);
   return null;
 }
 

@@ -45,7 +45,7 @@ describe("the DaemonSet page's pods", () => {
     const watches = recordWatches((url) => `${url.pathname}?labelSelector=${url.searchParams.get('labelSelector') ?? ''}`);
     const seen: string[][] = [];
     function Pods() {
-      const { items } = useList(podKind, NS, podSelectorOf(ds));
+      const { items } = useList(podKind, NS, { labelSelector: podSelectorOf(ds) });
       seen.push(items.map((p) => p.metadata.name!).sort());
       return null;
     }

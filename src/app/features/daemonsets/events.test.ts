@@ -25,16 +25,16 @@ describe('the rollout events, taken in as the watch delivers them', () => {
     const e1 = event('e1', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:01Z');
     const e2 = event('e2', 'Node', 'n2', 'Warning', '2026-01-01T00:00:02Z');
     const e3 = event('e3', 'Pod', 'other', 'Normal', '2026-01-01T00:00:03Z');
-    expect(index.update(ds, [e1, e2, e3], (n) => daemonPods.has(n))).toBe(true);
+    expect(index.update('all', ds, [e1, e2, e3], (n) => daemonPods.has(n))).toBe(true);
     expect(index.warningFor(row('n1', ['d-1']))?.message).toBe('e1 x1');
     expect(index.warningFor(row('n2', ['d-2']))?.message).toBe('e2 x1');
     expect(index.about().map((e) => e.name)).toEqual(['e1']);
     // The same list again is nothing new; the event seen again (count 2, later) replaces its line.
     const list = [e1, e2, e3];
-    index.update(ds, list, (n) => daemonPods.has(n));
-    expect(index.update(ds, list, (n) => daemonPods.has(n))).toBe(false);
+    index.update('all', ds, list, (n) => daemonPods.has(n));
+    expect(index.update('all', ds, list, (n) => daemonPods.has(n))).toBe(false);
     const e1again = event('e1', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:09Z', 2);
-    index.update(ds, [e1again, e2, e3], (n) => daemonPods.has(n));
+    index.update('all', ds, [e1again, e2, e3], (n) => daemonPods.has(n));
     expect(index.about().map((e) => e.message)).toEqual(['e1 x2']);
     expect(index.warningFor(row('n2', ['d-1']))?.message).toBe('e1 x2');
   });
@@ -47,7 +47,7 @@ describe('the rollout events, taken in as the watch delivers them', () => {
     const e3 = event('e3', 'Pod', 'd-1', 'Normal', '2026-01-01T00:00:03Z');
     const list = [e1];
     changes.record({ items: list, resourceVersion: '1' });
-    index.update(ds, list, () => true, changes);
+    index.update('all', ds, list, () => true, changes);
     // Two flushes before the next update: both changes are taken. An object no change names is not read,
     // even one never seen: the changes are the watch's word.
     const unseen = event('e0', 'Pod', 'd-1', 'Warning', '2026-01-01T00:00:09Z');
@@ -55,12 +55,24 @@ describe('the rollout events, taken in as the watch delivers them', () => {
     changes.record({ items: second, resourceVersion: '2', change: { from: list, removed: [], added: [e2] } });
     const third = [...second, e3];
     changes.record({ items: third, resourceVersion: '3', change: { from: second, removed: [], added: [e3] } });
-    expect(index.update(ds, third, () => true, changes)).toBe(true);
+    expect(index.update('all', ds, third, () => true, changes)).toBe(true);
     expect(index.about().map((e) => e.name)).toEqual(['e2', 'e3', 'e1']);
     // A list that does not follow from the one taken in (a relist) is read whole.
     const relisted = [...third];
     changes.record({ items: relisted, resourceVersion: '9' });
-    expect(index.update(ds, relisted, () => true, changes)).toBe(true);
+    expect(index.update('all', ds, relisted, () => true, changes)).toBe(true);
     expect(index.about().map((e) => e.name)).toEqual(['e0', 'e2', 'e3', 'e1']);
+  });
+
+  it('takes in several lists, each followed on its own', () => {
+    const index = new RolloutEvents();
+    const pods = [event('p1', 'Pod', 'd-1', 'Normal', '2026-01-01T00:00:01Z')];
+    const nodes = [event('n1', 'Node', 'n1', 'Warning', '2026-01-01T00:00:02Z')];
+    expect(index.update('pods', ds, pods, () => true)).toBe(true);
+    expect(index.update('nodes', ds, nodes, () => true)).toBe(true);
+    // Each list is compared with its own last state: the pods' list again is nothing new.
+    expect(index.update('pods', ds, pods, () => true)).toBe(false);
+    expect(index.warningFor(row('n1', ['d-1']))?.message).toBe('n1 x1');
+    expect(index.about().map((e) => e.name)).toEqual(['p1']);
   });
 });

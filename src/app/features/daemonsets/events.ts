@@ -37,7 +37,8 @@ const MAX_ABOUT = 300;
 export class RolloutEvents {
   /** The events already taken in (the watch replaces an event object when it changes). */
   private seen = new WeakSet<KubeObject>();
-  private list: readonly KubeObject[] = [];
+  /** Each list's items as last taken in, by the list's name. */
+  private lists = new Map<string, readonly KubeObject[]>();
   /** The last Warning about each pod (of the DaemonSet's namespace) and each node, by `Pod/<name>` or `Node/<name>`. */
   private warnings = new Map<string, RecordedEvent>();
   private aboutList: RecordedEvent[] = [];
@@ -48,16 +49,18 @@ export class RolloutEvents {
   warningsVersion = 0;
 
   /**
-   * Takes in the events as the watch has them now. `isDaemonPod(name)` says
-   * whether a pod of that name is (or was) one of the DaemonSet's; an event is
-   * judged when it first arrives. `changes`: the watch's changes of the
-   * list, so only those since the list given last are looked at.
+   * Takes in the events of one list (`list` names it: the page reads a few,
+   * lists.ts) as the watch has them now. `isDaemonPod(name)` says whether a pod
+   * of that name is (or was) one of the DaemonSet's; an event is judged when
+   * it first arrives. `changes`: the watch's changes of the list, so only
+   * those since the list given last are looked at.
    */
-  update(ds: KubeObject, events: readonly KubeObject[], isDaemonPod: (name: string) => boolean, changes?: ListChanges): boolean {
-    if (events === this.list) return false;
+  update(list: string, ds: KubeObject, events: readonly KubeObject[], isDaemonPod: (name: string) => boolean, changes?: ListChanges): boolean {
+    const before = this.lists.get(list) ?? [];
+    if (events === before) return false;
     // What the watch says it added (or replaced) since the list taken in last, else the whole list.
-    const fresh = changes?.take(this.list, events)?.flatMap((c) => c.added) ?? events;
-    this.list = events;
+    const fresh = changes?.take(before, events)?.flatMap((c) => c.added) ?? events;
+    this.lists.set(list, events);
     let changed = false;
     let warned = false;
     for (const e of fresh) {

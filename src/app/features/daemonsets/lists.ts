@@ -1,10 +1,11 @@
-// The lists a DaemonSet's page reads before it can count its nodes: small and
-// free of the page's own code, so the route can start them from the address,
-// before the page's chunks have loaded (routes/views.tsx). The namespace's
-// events are not among them: after a rollout across 5000 nodes they are a list
-// as big as the nodes and pods together, and they only add to the counts
-// (the warnings beside nodes), so the page reads them once the counts show.
+// The lists a DaemonSet's page reads: first those it needs to count its nodes,
+// small and free of the page's own code, so the route can start them from the
+// address, before the page's chunks have loaded (routes/views.tsx); then the
+// recorded events, which only add to the counts (the warnings beside nodes, the
+// timeline, the old pods' stop in a plan), so the page reads them once the counts show.
 import type { KubeObject } from '../../../kinds/kind.ts';
+import { eventKind, eventsAbout, nodeWarnings, podEventsButStarts } from '../../../kinds/events.ts';
+import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
@@ -23,7 +24,20 @@ export function podSelectorOf(ds: KubeObject): string | undefined {
 
 /** The DaemonSet's pods, every node and the namespace's ControllerRevisions, in the order the page reads them. */
 export const rolloutLists = (ds: KubeObject): ListRef[] => [
-  { kind: podKind, namespace: ds.metadata.namespace, labelSelector: podSelectorOf(ds) },
+  { kind: podKind, namespace: ds.metadata.namespace, selection: { labelSelector: podSelectorOf(ds) } },
   { kind: nodeKind },
   { kind: controllerRevisionKind, namespace: ds.metadata.namespace },
+];
+
+/** The namespace's pods' events a plan and the timeline read (kinds/events.ts: podEventsButStarts). */
+export const podEvents = (namespace: string | undefined): ListRef => ({ kind: eventKind, namespace, selection: { fieldSelector: podEventsButStarts } });
+
+/**
+ * The recorded events the page reads, by field selector, not the namespace's all: those about the
+ * DaemonSet, its namespace's pods' (podEvents) and the nodes' warnings.
+ */
+export const rolloutEventLists = (ds: KubeObject): ListRef[] => [
+  { kind: eventKind, namespace: ds.metadata.namespace, selection: { fieldSelector: eventsAbout(daemonSetKind.kind, ds.metadata.name!) } },
+  podEvents(ds.metadata.namespace),
+  { kind: eventKind, selection: { fieldSelector: nodeWarnings } },
 ];

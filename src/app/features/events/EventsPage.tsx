@@ -1,10 +1,13 @@
 // Events across the cluster (or the namespace chosen in the top bar), newest
 // first, filterable by the involved object's kind, type, reason and text,
 // live through the shared watch. Only the rows in view are drawn (WindowedRows) and the filtering runs
-// on a deferred copy of the list, so a flood of events keeps the page smooth.
+// on a deferred copy of the list, so a flood of events keeps the page smooth. The page keeps the
+// newest NEWEST.max: ten DaemonSets rolled out on 5000 nodes leave 400,000 events for the hour they
+// live, over 600 MB in a tab; it says how many there are and keeps the newest as more come.
 import { useDeferredValue, useMemo } from 'react';
 import { eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
+import type { Newest } from '../../api/watch.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam } from '../../routes/router.tsx';
@@ -12,6 +15,8 @@ import { ageText, objectText } from './EventsSection.tsx';
 import './events.css';
 
 const ROW = 34;
+/** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. */
+export const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
 /** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
 const EVENTS_MIN_WIDTH = 1124;
 
@@ -21,7 +26,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
   const [type, setType] = useSearchParam('type');
   const [reason, setReason] = useSearchParam('reason');
   const [text, setText] = useSearchParam('q');
-  const events = useList(eventKind, ns || undefined);
+  const events = useList(eventKind, ns || undefined, undefined, NEWEST);
   const items = useDeferredValue(events.items);
   const now = useNow();
 
@@ -48,7 +53,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       <div className="page-head">
         <h1>Events</h1>
         <span className="muted">
-          {shown.length} of {items.length}
+          {shown.length} of {events.total !== undefined && events.total > items.length ? `the newest ${items.length} (${events.total} in all)` : items.length}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
         {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}

@@ -1,10 +1,11 @@
 // The Events section of a detail page, as `kubectl describe` ends with one:
 // what happened to this object, newest first, warnings marked, live through
-// the shared watch of events (all namespaces for cluster-scoped objects,
-// whose events live in `default`; the object's namespace otherwise).
+// a watch of the object's own events (by field selector, in all namespaces
+// for cluster-scoped objects, whose events live in `default`; in the
+// object's namespace otherwise).
 import { useMemo, useRef } from 'react';
 import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
-import { EventsAbout, eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
+import { EventsAbout, eventFrom, eventKind, eventMessage, eventsAbout, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useListChanges } from '../../api/listchanges.ts';
@@ -14,11 +15,7 @@ import './events.css';
 
 const SHOWN = 50;
 
-/**
- * `after`: the page's own lists are still being read; the events wait for them (a
- * namespace's events after a 5000-node rollout are as big a list as its nodes and
- * pods together, and the page shows those first). Once started, they stay.
- */
+/** `after`: the page's own lists are still being read; the events wait for them. Once started, they stay. */
 export function EventsSection({ kind, object, after = false }: { kind: KindDefinition; object: KubeObject; after?: boolean }) {
   const started = useRef(false);
   started.current ||= !after;
@@ -36,10 +33,13 @@ export function EventsSection({ kind, object, after = false }: { kind: KindDefin
 
 function ObjectEvents({ kind, object }: { kind: KindDefinition; object: KubeObject }) {
   const namespace = kind.scope === 'Namespaced' ? object.metadata.namespace : undefined;
-  const events = useList(eventKind, namespace);
-  const changes = useListChanges(queryKeys.list(useConnection(), eventKind, namespace));
-  // The events about the object, kept as the watch changes the list (kinds/events.ts, EventsAbout).
   const name = object.metadata.name!;
+  // Listed by field selector: a Node's page once read the cluster's every event (400,000 after ten
+  // DaemonSets rolled out on 5000 nodes: 330 MB in the tab 40 s in, still reading) to show its one or two.
+  const selection = { fieldSelector: eventsAbout(kind.kind, name) };
+  const events = useList(eventKind, namespace, selection);
+  const changes = useListChanges(queryKeys.list(useConnection(), eventKind, namespace, selection));
+  // The events about the object, kept as the watch changes the list (kinds/events.ts, EventsAbout).
   const about = useMemo(() => ({ index: new EventsAbout({ kind: kind.kind, name, namespace }), list: [] as readonly KubeObject[] }), [kind.kind, name, namespace]);
   const shown = useMemo(() => {
     if (events.items !== about.list) {
