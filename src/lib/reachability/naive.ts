@@ -279,5 +279,5 @@ export function naiveMatrix(ctx: NaiveContext, port: number, protocol: Protocol 
       if (pairAllowed(ctx, parties[i], parties[j], port, protocol)) bits[i * rowWords + (j >>> 5)] |= 1 << (j & 31);
     }
   }
-  return { port, protocol, pods: pods.map((p) => p.ref), rowWords, bits, podClass: Int32Array.from(pods, (_, i) => i), classCount: n, classRowWords: rowWords, classBits: bits };
+  return { port, protocol, pods: pods.map((p) => p.ref), rowWords, bits, podClass: Int32Array.from(pods, (_, i) => i), classCount: n, classRowWords: rowWords, classBits: bits, ownNode: new Float64Array(0) };
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeReachability } from './index.ts';
 import { naiveAllowed, naiveContext, naiveMatrix, peerMatches, selects } from './naive.ts';
 import { ns, node, pod, policy, rng } from './test-helpers.ts';
-import type { ContainerPortLike, Endpoint, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyPortLike, NetworkPolicyRuleLike, PodLike, Protocol, ReachabilityInput } from './types.ts';
+import { matrixAllowed, type ContainerPortLike, type Endpoint, type NetworkPolicyLike, type NetworkPolicyPeerLike, type NetworkPolicyPortLike, type NetworkPolicyRuleLike, type PodLike, type Protocol, type ReachabilityInput } from './types.ts';
 import type { LabelSelector } from '../labels.ts';
 
 type R = ReturnType<typeof rng>;
@@ -115,6 +115,7 @@ describe('fast engine equals the naive evaluator', () => {
   it('on 200 random clusters, every pair, several ports and protocols', () => {
     let pairs = 0;
     let allowedPairs = 0;
+    let ownNodePairs = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const input = randomCluster(seed);
       const engine = analyzeReachability(input);
@@ -140,11 +141,16 @@ describe('fast engine equals the naive evaluator', () => {
         }
         pairs += fast.pods.length ** 2;
         for (const w of fast.bits) allowedPairs += w.toString(2).split('1').length - 1;
+        // Read through the classes and the own-node pairs (as the app reads a big cluster), the same answer.
+        const n = fast.pods.length;
+        for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (matrixAllowed(fast, i, j) !== (((slow.bits[i * slow.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1)) expect({ seed, i, j }).toBe('agreeing');
+        ownNodePairs += fast.ownNode.length;
       }
     }
     // The generator must produce both outcomes in quantity, or the test proves little.
     expect(allowedPairs).toBeGreaterThan(pairs * 0.2);
     expect(allowedPairs).toBeLessThan(pairs * 0.9);
+    expect(ownNodePairs).toBeGreaterThan(0);
   });
 
   it('single pairs, addresses outside the pods included', () => {

@@ -135,7 +135,12 @@ export interface ReachabilityMatrix {
   protocol: Protocol;
   pods: PodRef[];
   rowWords: number;
-  bits: Uint32Array;
+  /**
+   * Bit `i * rowWords * 32 + j`: pod i may reach pod j. n² bits (450 MB at 60,000 pods): the
+   * engine makes them when first read; what reads a cluster's worth of pairs reads them through
+   * the classes (classBits, ownNode, matrixAllowed).
+   */
+  readonly bits: Uint32Array;
   /** The equivalence class of each pod (pods of one class are indistinguishable to every policy). */
   podClass: Int32Array;
   classCount: number;
@@ -143,10 +148,12 @@ export interface ReachabilityMatrix {
    * The same answer per class pair: bit `a * classRowWords * 32 + b` is set
    * when pods of class a may reach pods of class b. It leaves out the one
    * pod-level exception (traffic from a destination's own node, i.e. from
-   * host-network pods or pods holding a node's IP), which `bits` includes.
+   * host-network pods or pods holding a node's IP), which `ownNode` holds.
    */
   classRowWords: number;
   classBits: Uint32Array;
+  /** The pairs allowed beyond classBits (from a destination's own node), as `i * pods.length + j`, ascending. */
+  ownNode: Float64Array;
 }
 
 /** What changed between two matrices of the same port and protocol, over the pods present in both. */
@@ -168,7 +175,19 @@ export interface MatrixDiff {
 }
 
 export function matrixAllowed(m: ReachabilityMatrix, from: number, to: number): boolean {
-  return ((m.bits[from * m.rowWords + (to >>> 5)] >>> (to & 31)) & 1) === 1;
+  const a = m.podClass[from];
+  const b = m.podClass[to];
+  if (((m.classBits[a * m.classRowWords + (b >>> 5)] >>> (b & 31)) & 1) === 1) return true;
+  // The own-node pairs, by binary search.
+  const key = from * m.pods.length + to;
+  let lo = 0;
+  let hi = m.ownNode.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (m.ownNode[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m.ownNode.length && m.ownNode[lo] === key;
 }
 
 /** One peer of a rule and the pods it matches (indexes into the analysis's `pods`). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeReachability, matrixAllowed, type NetworkPolicyLike, type PodLike, type ReachabilityInput } from '../../../lib/reachability/index.ts';
+import { analyzeReachability, type NetworkPolicyLike, type PodLike, type ReachabilityInput } from '../../../lib/reachability/index.ts';
 import { sampleAddress, Session } from './compute.ts';
 
 const pod = (ns: string, name: string, labels: Record<string, string>, ip: string, ports: { name: string; containerPort: number }[] = []): PodLike => ({
@@ -40,16 +40,22 @@ describe('reachability view computations', () => {
     ]);
   });
 
-  it('counts allowed pod pairs per group pair exactly as the pod matrix says', () => {
+  it('counts allowed pod pairs per group pair exactly as the pod matrix says, own-node traffic included', () => {
     const s = new Session();
-    const inp = input([denyX, allowB]);
+    // A host-network daemon on n1 (the node's address): its traffic passes the ingress policies of n1's pods.
+    const daemon: PodLike = { metadata: { name: 'agent', namespace: 'y', labels: { app: 'agent' } }, spec: { nodeName: 'n1', hostNetwork: true, containers: [] }, status: { podIP: '10.0.0.10' } };
+    const base = input([denyX, allowB]);
+    const inp = { ...base, pods: [...base.pods, daemon] };
     const sum = s.setInput(inp, 1);
     const view = s.matrixView(8080, 'TCP');
     const m = analyzeReachability(inp).matrix(8080, 'TCP');
+    expect(m.ownNode.length).toBeGreaterThan(0);
     const G = sum.groups.length;
     const groupOf = (name: string) => sum.groups.findIndex((g) => g.pods.some((p) => p.name === name));
     const expected = new Uint32Array(G * G);
-    m.pods.forEach((from, i) => m.pods.forEach((to, j) => matrixAllowed(m, i, j) && expected[groupOf(from.name) * G + groupOf(to.name)]++));
+    // From the pod matrix itself, pair by pair.
+    const bit = (i: number, j: number) => ((m.bits[i * m.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1;
+    m.pods.forEach((from, i) => m.pods.forEach((to, j) => bit(i, j) && expected[groupOf(from.name) * G + groupOf(to.name)]++));
     expect([...view.counts]).toEqual([...expected]);
     expect(view.allowedPairs).toBe(expected.reduce((a, b) => a + b, 0));
   });

@@ -3,7 +3,7 @@
 // Node tests can call it too). The views never see pod-by-pod matrices:
 // pods of one namespace with the same labels are one group, and a matrix
 // answer is a count of allowed pod pairs per group pair.
-import { analyzeReachability, diffMatrices, diffPairs, evaluateIntents, proposeIntentFix, proposePairFix, type Endpoint, type FixProposal, type Intent, type IntentResult, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
+import { analyzeReachability, diffMatrices, matrixAllowed, diffPairs, evaluateIntents, proposeIntentFix, proposePairFix, type Endpoint, type FixProposal, type Intent, type IntentResult, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
 import { matchesLabelSelector } from '../../../lib/labels.ts';
 import { cidrContainsIP, formatIP, networkOf, parseCIDRSloppy, type CIDR } from '../../../lib/cidr.ts';
 import { describePeer, effectivePolicyTypes } from '../../../lib/netpol-describe.ts';
@@ -193,43 +193,45 @@ export function sampleAddress(cidr: string, except: string[] = []): string | und
 
 /**
  * Allowed pod pairs per bucket pair, buckets given per pod (groups, or
- * namespaces). A row equal to the previous one reuses its counts: pods of one
- * workload sit next to each other and usually share their row.
+ * namespaces): from the class matrix, each class's pods counted per bucket,
+ * and the own-node pairs; the work follows classes x buckets, not pods².
  */
 function bucketCounts(m: ReachabilityMatrix, bucketOf: Int32Array, B: number): { counts: Uint32Array; allowed: number } {
-  const counts = new Uint32Array(B * B);
   const n = m.pods.length;
-  const rw = m.rowWords;
-  const rowCounts = new Uint32Array(B);
+  const C = m.classCount;
+  const cw = m.classRowWords;
+  // Each class's pods per bucket, and in all.
+  const perBucket = new Float64Array(C * B);
+  const size = new Float64Array(C);
+  for (let i = 0; i < n; i++) perBucket[m.podClass[i] * B + bucketOf[i]]++, size[m.podClass[i]]++;
+  const counts = new Uint32Array(B * B);
+  const reached = new Float64Array(B);
   let allowed = 0;
-  let rowTotal = 0;
-  for (let i = 0; i < n; i++) {
-    const base = i * rw;
-    let same = i > 0;
-    if (same) {
-      for (let w = 0; w < rw; w++) {
-        if (m.bits[base + w] !== m.bits[base - rw + w]) {
-          same = false;
-          break;
-        }
+  for (let s = 0; s < C; s++) {
+    // The pods a pod of class s reaches, per bucket.
+    reached.fill(0);
+    let reachedAll = 0;
+    for (let w = 0; w < cw; w++) {
+      let x = m.classBits[s * cw + w];
+      while (x !== 0) {
+        const low = x & -x;
+        const d = (w << 5) + 31 - Math.clz32(low);
+        for (let b = 0; b < B; b++) reached[b] += perBucket[d * B + b];
+        reachedAll += size[d];
+        x ^= low;
       }
     }
-    if (!same) {
-      rowCounts.fill(0);
-      rowTotal = 0;
-      for (let w = 0; w < rw; w++) {
-        let x = m.bits[base + w];
-        while (x !== 0) {
-          const low = x & -x;
-          rowCounts[bucketOf[(w << 5) + 31 - Math.clz32(low)]]++;
-          rowTotal++;
-          x ^= low;
-        }
-      }
+    for (let a = 0; a < B; a++) {
+      const from = perBucket[s * B + a];
+      if (from === 0) continue;
+      for (let b = 0; b < B; b++) counts[a * B + b] += from * reached[b];
+      allowed += from * reachedAll;
     }
-    const out = bucketOf[i] * B;
-    for (let g = 0; g < B; g++) counts[out + g] += rowCounts[g];
-    allowed += rowTotal;
+  }
+  for (const k of m.ownNode) {
+    const i = Math.floor(k / n);
+    counts[bucketOf[i] * B + bucketOf[k - i * n]]++;
+    allowed++;
   }
   return { counts, allowed };
 }
@@ -469,7 +471,7 @@ export class Session {
       const i = this.analysis.indexOf(from);
       for (const to of b.pods) {
         const j = this.analysis.indexOf(to);
-        const ok = ((m.bits[i * m.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1;
+        const ok = matrixAllowed(m, i, j);
         if (ok) allowed ??= [from, to];
         else denied ??= [from, to];
         if (allowed && denied) break outer;
