@@ -1,9 +1,10 @@
 // Messages between the page and reachability.worker.ts.
-import type { Endpoint, NetworkPolicyLike, Protocol, ReachabilityInput } from '../../../lib/reachability/index.ts';
+import type { Endpoint, NetworkPolicyLike, Protocol } from '../../../lib/reachability/index.ts';
+import type { InputChanges } from './inputsync.ts';
 import type { GraphLevel, LiveIntent, PortSpec } from './compute.ts';
 
 type Body =
-  | { type: 'input'; input: ReachabilityInput; version: number }
+  | { type: 'input'; changes: InputChanges; version: number }
   | { type: 'summary' }
   | { type: 'matrix'; port: number; protocol: Protocol }
   | { type: 'graph'; level: GraphLevel }

@@ -1,10 +1,11 @@
-// The reachability engine off the UI thread: the page posts the live cluster
-// (trimmed to what the engine reads) and asks for matrix, graph, explanation
+// The reachability engine off the UI thread: the page posts what changed in the
+// live cluster (inputsync.ts: trimmed to what the engine reads) and asks for matrix, graph, explanation
 // and what-if answers; requests are answered in the order they arrive.
 // First: Zod must not probe for eval under the app's CSP (see jitless.ts).
 import '../../jitless.ts';
 import { Session } from './compute.ts';
 import type { WorkerRequest, WorkerResponse } from './protocol.ts';
+import { ReceivedInput } from './inputsync.ts';
 
 interface WorkerScope {
   onmessage: ((e: MessageEvent<WorkerRequest>) => void) | null;
@@ -12,11 +13,12 @@ interface WorkerScope {
 }
 const scope = self as unknown as WorkerScope;
 const session = new Session();
+const input = new ReceivedInput();
 
 function answer(req: WorkerRequest): { result: unknown; transfer?: Transferable[] } {
   switch (req.type) {
     case 'input':
-      return { result: session.setInput(req.input, req.version) };
+      return { result: session.setInput(input.apply(req.changes), req.version) };
     case 'summary':
       return { result: session.getSummary() };
     case 'matrix': {
