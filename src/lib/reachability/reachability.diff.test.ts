@@ -31,7 +31,7 @@ describe('diffMatrices', () => {
     const d2 = diffMatrices(after, analyzeReachability({ ...base, policies: [edited] }).matrix(80));
     expect(names(diffPairs(d2, 'newlyAllowed'))).toEqual(['b/client->a/db']);
     expect(names(diffPairs(d2, 'newlyDenied'))).toEqual(['a/web->a/db']);
-    expect(structuredClone(d2).newlyAllowed).toEqual(d2.newlyAllowed);
+    expect(diffPairs(structuredClone(d2), 'newlyAllowed')).toEqual(diffPairs(d2, 'newlyAllowed'));
   });
 
   it('compares by pod name when the pod lists differ, and reports added and removed pods', () => {
@@ -55,7 +55,7 @@ describe('diffMatrices', () => {
     expect(diffPairs(d, 'newlyDenied', 4)).toHaveLength(4);
   });
 
-  it('stays compact for a deny-all over 3000 pods', () => {
+  it('stays compact for a deny-all over 3000 pods: its size follows the classes, not the pairs', () => {
     const pods: PodLike[] = Array.from({ length: 3000 }, (_, i) => pod('a', `p${String(i).padStart(4, '0')}`, { app: `app${i % 40}` }, { ip: `10.1.${i >> 8}.${i & 255}` }));
     const input = { ...base, pods };
     const before = analyzeReachability({ ...input, policies: [] }).matrix(80);
@@ -64,7 +64,7 @@ describe('diffMatrices', () => {
     const d = diffMatrices(before, after);
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(d.newlyDeniedCount).toBe(3000 * 3000);
-    expect(d.newlyDenied.byteLength).toBeLessThan(3000 * 3000 / 8 + 3000 * 4);
+    expect(d.members.length).toBe(1);
     expect(diffPairs(d, 'newlyDenied', 3)).toHaveLength(3);
   });
 });

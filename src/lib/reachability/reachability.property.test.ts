@@ -2,7 +2,7 @@
 // every pod pair, several ports and protocols, plus single pairs with
 // addresses outside the pods.
 import { describe, expect, it } from 'vitest';
-import { analyzeReachability } from './index.ts';
+import { analyzeReachability, diffMatrices, diffPairs } from './index.ts';
 import { naiveAllowed, naiveContext, naiveMatrix, peerMatches, selects } from './naive.ts';
 import { ns, node, pod, policy, rng } from './test-helpers.ts';
 import { matrixAllowed, type ContainerPortLike, type Endpoint, type NetworkPolicyLike, type NetworkPolicyPeerLike, type NetworkPolicyPortLike, type NetworkPolicyRuleLike, type PodLike, type Protocol, type ReachabilityInput } from './types.ts';
@@ -151,6 +151,38 @@ describe('fast engine equals the naive evaluator', () => {
     expect(allowedPairs).toBeGreaterThan(pairs * 0.2);
     expect(allowedPairs).toBeLessThan(pairs * 0.9);
     expect(ownNodePairs).toBeGreaterThan(0);
+  });
+
+  it('diffs of 120 random edits list the pairs the pod matrices say changed, own-node pairs included', () => {
+    let changed = 0;
+    let ownNode = 0;
+    for (let seed = 1; seed <= 120; seed++) {
+      const input = randomCluster(seed);
+      // The edit: the cluster's policies against every other one of them dropped and another cluster's added.
+      const edited = { ...input, policies: [...input.policies.filter((_, i) => i % 2 === 0), ...randomCluster(seed + 1000).policies] };
+      for (const [port, protocol] of [[80, 'TCP'], [53, 'UDP']] as const) {
+        const before = analyzeReachability(input).matrix(port, protocol);
+        const after = analyzeReachability(edited).matrix(port, protocol);
+        const d = diffMatrices(before, after);
+        const n = d.pods.length;
+        const bit = (m: typeof before, i: number, j: number) => ((m.bits[i * m.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1;
+        const expected = { newlyAllowed: [] as string[], newlyDenied: [] as string[] };
+        // The pods are the same, in the same order, before and after.
+        for (let i = 0; i < n; i++)
+          for (let j = 0; j < n; j++) {
+            if (bit(before, i, j) === bit(after, i, j)) continue;
+            expected[bit(after, i, j) ? 'newlyAllowed' : 'newlyDenied'].push(`${d.pods[i].name}->${d.pods[j].name}`);
+          }
+        const listed = (which: 'newlyAllowed' | 'newlyDenied') => diffPairs(d, which, Infinity).map((p) => `${p.from.name}->${p.to.name}`);
+        expect({ seed, port, allowed: listed('newlyAllowed'), denied: listed('newlyDenied') }).toEqual({ seed, port, allowed: expected.newlyAllowed, denied: expected.newlyDenied });
+        expect([d.newlyAllowedCount, d.newlyDeniedCount]).toEqual([expected.newlyAllowed.length, expected.newlyDenied.length]);
+        changed += expected.newlyAllowed.length + expected.newlyDenied.length;
+        ownNode += d.ownBefore.size + d.ownAfter.size;
+      }
+    }
+    // The generator must make edits that change pairs, own-node ones among them, or the test proves little.
+    expect(changed).toBeGreaterThan(1000);
+    expect(ownNode).toBeGreaterThan(0);
   });
 
   it('single pairs, addresses outside the pods included', () => {

@@ -156,17 +156,24 @@ export interface ReachabilityMatrix {
   ownNode: Float64Array;
 }
 
-/** What changed between two matrices of the same port and protocol, over the pods present in both. */
+/**
+ * What changed between two matrices of the same port and protocol, over the pods present in both:
+ * by joint class (pods of one class before and one class after change alike), and the own-node pairs.
+ */
 export interface MatrixDiff {
   port: number;
   protocol: Protocol;
-  /** The pods present before and after, ordered by namespace then name; the bitsets below index into it. */
+  /** The pods present before and after, ordered by namespace then name; the indexes below are into it. */
   pods: PodRef[];
-  rowWords: number;
-  /** Pairs denied before and allowed after (same layout as ReachabilityMatrix.bits). */
-  newlyAllowed: Uint32Array;
-  /** Pairs allowed before and denied after. */
-  newlyDenied: Uint32Array;
+  /** Each pod's joint class. */
+  joint: Int32Array;
+  /** Each joint class's pods, ascending. */
+  members: number[][];
+  /** Per joint class pair `x * members.length + y`: 1 denied before and allowed after, -1 the other way, 0 the same. */
+  cells: Int8Array;
+  /** The own-node pairs (ReachabilityMatrix.ownNode) before and after, as `i * pods.length + j`. */
+  ownBefore: Set<number>;
+  ownAfter: Set<number>;
   newlyAllowedCount: number;
   newlyDeniedCount: number;
   /** Pods only in `after` / only in `before` (their pairs are not compared). */
@@ -174,6 +181,7 @@ export interface MatrixDiff {
   removedPods: PodRef[];
 }
 
+/** Whether pod `from` may reach pod `to` (indexes into `pods`): read through the classes and the own-node pairs, not `bits`. */
 export function matrixAllowed(m: ReachabilityMatrix, from: number, to: number): boolean {
   const a = m.podClass[from];
   const b = m.podClass[to];
