@@ -15,7 +15,8 @@ export interface ListRef {
   selection?: Selection;
 }
 
-const idOf = (l: ListRef) => JSON.stringify([l.kind.group, l.kind.plural, l.namespace ?? '', l.selection?.labelSelector ?? '', l.selection?.fieldSelector ?? '']);
+/** A list's identity (its kind, namespace and selectors). */
+export const listId = (l: ListRef) => JSON.stringify([l.kind.group, l.kind.plural, l.namespace ?? '', l.selection?.labelSelector ?? '', l.selection?.fieldSelector ?? '']);
 
 /**
  * Reads the object's list and then `lists(object)`; calls `onSettled` once each has been read
@@ -27,16 +28,16 @@ export function DetailLists({ kind, namespace, name, lists, onSettled }: { kind:
   const settled = useRef(new Set<string>());
   const [, setCount] = useState(0);
   const objectSettled = isError || (isSuccess && !partial);
-  const all = objectSettled && (!object || refs.every((r) => settled.current.has(idOf(r))));
+  const all = objectSettled && (!object || refs.every((r) => settled.current.has(listId(r))));
   useEffect(() => {
     if (all) onSettled();
   }, [all, onSettled]);
   return refs.map((r) => (
     <ReadList
-      key={idOf(r)}
+      key={listId(r)}
       list={r}
       onSettled={() => {
-        settled.current.add(idOf(r));
+        settled.current.add(listId(r));
         setCount((c) => c + 1);
       }}
     />

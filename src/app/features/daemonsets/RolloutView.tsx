@@ -17,7 +17,7 @@ import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
 import { podSelectorOf, rolloutEventLists } from './lists.ts';
-import type { ListRef } from '../../routes/detaillists.tsx';
+import { listId, type ListRef } from '../../routes/detaillists.tsx';
 import { useRolloutTimeline, type TimelineEvent } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
 import { StrategyEditor } from './StrategyEditor.tsx';
@@ -308,10 +308,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
 
 /** Takes the recorded events the page reads (lists.ts, rolloutEventLists) into `recorded` as the watches change them. Renders nothing. */
 function EventsFeed({ ds, recorded, isDaemonPod }: { ds: KubeObject; recorded: RolloutEvents; isDaemonPod: (name: string) => boolean }) {
-  return rolloutEventLists(ds).map((list) => {
-    const name = `${list.namespace ?? ''}?${list.selection?.fieldSelector ?? ''}`;
-    return <EventsOf key={name} name={name} list={list} ds={ds} recorded={recorded} isDaemonPod={isDaemonPod} />;
-  });
+  return rolloutEventLists(ds).map((list) => <EventsOf key={listId(list)} name={listId(list)} list={list} ds={ds} recorded={recorded} isDaemonPod={isDaemonPod} />);
 }
 
 function EventsOf({ name, list, ds, recorded, isDaemonPod }: { name: string; list: ListRef; ds: KubeObject; recorded: RolloutEvents; isDaemonPod: (name: string) => boolean }) {

@@ -16,7 +16,7 @@ import './events.css';
 
 const ROW = 34;
 /** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. */
-export const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
+const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
 /** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
 const EVENTS_MIN_WIDTH = 1124;
 

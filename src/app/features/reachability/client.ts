@@ -103,6 +103,7 @@ const live = {
   /** A new worker: it is sent everything. */
   reset() {
     sent.reset();
+    this.sentSize = 0;
     this.set({ summary: undefined, computing: true });
   },
   /** A message to the worker is unanswered: the next waits for its answer. */
