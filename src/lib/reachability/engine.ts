@@ -10,7 +10,7 @@ import type { IPAddress } from '../cidr.ts';
 import { compileIPBlock, ipBlockContainsAny, ipv4Ints, type CompiledIPBlock } from './ipblock.ts';
 import { normalizeProtocol, policyNamespace, policyTypesOf, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
 import { SELECTS_NOTHING, SelectorMatcher } from './selectors.ts';
-import type { Direction, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, PeerSummary, PolicySummary, Protocol, ReachabilityMatrix, RuleSummary } from './types.ts';
+import type { Direction, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, PeerSummary, PodRef, PolicySummary, Protocol, ReachabilityMatrix, RuleSummary } from './types.ts';
 
 type Peer =
   /** pod/namespace selector ids; undefined = field not set. */
@@ -97,6 +97,8 @@ export class Engine {
   private readonly portStates = new Map<string, PortState>();
   /** Pods holding some node's address: their rows carry the own-node exception. */
   private readonly nodeSources: number[] = [];
+  /** The pods and their classes as every matrix of this engine gives them (one copy for all ports, so a diff of several ports aligns them once). */
+  private shared?: { pods: PodRef[]; podClass: Int32Array };
 
   constructor(model: ClusterModel) {
     this.model = model;
@@ -487,19 +489,19 @@ export class Engine {
       for (const j of [...found].sort((a, b) => a - b)) keys.push(i * n + j);
     }
     const classes = this.classes;
-    const podClass = cls.slice();
+    const shared = (this.shared ??= { pods: pods.map((p) => p.ref), podClass: cls.slice() });
     const ownNode = Float64Array.from(keys);
     let bits: Uint32Array | undefined;
     return {
       port,
       protocol,
-      pods: pods.map((p) => p.ref),
+      pods: shared.pods,
       rowWords: words(n),
       // The pod matrix (n² bits: 450 MB at 60,000 pods) only for a reader that asks for it.
       get bits() {
         return (bits ??= podMatrix(classes, classBits, cw, ownNode, n));
       },
-      podClass,
+      podClass: shared.podClass,
       classCount: C,
       classRowWords: cw,
       classBits,
