@@ -11,7 +11,8 @@ import type { KubeObject } from '../../kinds/kind.ts';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
 import type { TestServer } from '../../server/testing.ts';
 import { connectToTestServer } from '../api/testserver.ts';
-import { stopAllWatches } from '../api/hooks.ts';
+import { queryKeys, stopAllWatches, useObject } from '../api/hooks.ts';
+import { getConnection } from '../api/connection.ts';
 import { rolloutLists } from '../features/daemonsets/lists.ts';
 import { EventsSection } from '../features/events/EventsSection.tsx';
 import { DetailLists } from './detaillists.tsx';
@@ -88,13 +89,54 @@ describe("a detail page's lists", () => {
     );
     try {
       await waitFor(() => expect(askedWhenSettled).toBeDefined());
-      expect(askedWhenSettled).toEqual([`/apis/apps/v1/namespaces/${NS}/daemonsets`, `/api/v1/namespaces/${NS}/pods?labelSelector=app=agent`, '/api/v1/nodes', `/apis/apps/v1/namespaces/${NS}/controllerrevisions`]);
+      expect(askedWhenSettled).toEqual([`/apis/apps/v1/namespaces/${NS}/daemonsets?fieldSelector=metadata.name=agent`, `/api/v1/namespaces/${NS}/pods?labelSelector=app=agent`, '/api/v1/nodes', `/apis/apps/v1/namespaces/${NS}/controllerrevisions`]);
       await waitFor(() => expect(screen.getByRole('region', { name: 'Events' }).textContent).toContain('looked at by the test'));
       expect(lists.slice(askedWhenSettled!.length)).toEqual([`/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.kind=DaemonSet,involvedObject.name=agent`]);
       expect(answers.join()).toContain('looked at by the test');
       expect(answers.join()).not.toContain('about a pod');
     } finally {
       view.unmount();
+      stopAllWatches(qc);
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("read an object from its kind's whole list when one is cached, else alone by name", async () => {
+    const asked: string[] = [];
+    const native = globalThis.fetch;
+    vi.stubGlobal('WebSocket', undefined);
+    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (!url.searchParams.has('watch') && url.pathname.endsWith('/daemonsets')) asked.push(url.searchParams.get('fieldSelector') ?? '');
+      return native(input, init);
+    });
+    function Shown() {
+      const { object } = useObject(daemonSetKind, NS, 'agent');
+      return <p data-testid="shown">{object?.metadata.name ?? '-'}</p>;
+    }
+    const qc = new QueryClient();
+    try {
+      // Nothing cached: the object alone.
+      let view = render(
+        <QueryClientProvider client={qc}>
+          <Shown />
+        </QueryClientProvider>,
+      );
+      await waitFor(() => expect(screen.getByTestId('shown').textContent).toBe('agent'));
+      expect(asked).toEqual(['metadata.name=agent']);
+      view.unmount();
+      // The namespace's list cached (its list page was open): read from it, nothing asked.
+      qc.setQueryData(queryKeys.list(getConnection(), daemonSetKind, NS), { items: [(await s.api(`/apis/apps/v1/namespaces/${NS}/daemonsets/agent`)).body], resourceVersion: '1' });
+      asked.length = 0;
+      view = render(
+        <QueryClientProvider client={qc}>
+          <Shown />
+        </QueryClientProvider>,
+      );
+      await waitFor(() => expect(screen.getByTestId('shown').textContent).toBe('agent'));
+      expect(asked).toEqual([]);
+      view.unmount();
+    } finally {
       stopAllWatches(qc);
       vi.unstubAllGlobals();
     }

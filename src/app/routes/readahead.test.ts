@@ -15,8 +15,8 @@ describe('listOfAddress', () => {
   });
 
   it('names the list a detail page reads its object from', () => {
-    expect(objectListOfAddress('/daemonsets/web/agent')).toMatchObject({ kind: { kind: 'DaemonSet' }, namespace: 'web' });
-    expect(objectListOfAddress('/nodes/node-1')).toMatchObject({ kind: { kind: 'Node' }, namespace: undefined });
+    expect(objectListOfAddress('/daemonsets/web/agent')).toMatchObject({ kind: { kind: 'DaemonSet' }, namespace: 'web', name: 'agent' });
+    expect(objectListOfAddress('/nodes/node-1')).toMatchObject({ kind: { kind: 'Node' }, namespace: undefined, name: 'node-1' });
     for (const path of ['/', '/nodes', '/daemonsets/web', '/nodes/a/b', '/edit/nodes/n', '/events/x', '/nothing/a/b']) expect(objectListOfAddress(path)).toBeUndefined();
   });
 });

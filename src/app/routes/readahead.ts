@@ -5,7 +5,7 @@
 // is made.
 import { getConnection } from '../api/connection.ts';
 import { firstPages } from '../api/firstpages.ts';
-import { firstPagePath } from '../api/hooks.ts';
+import { byName, firstPagePath } from '../api/hooks.ts';
 import { appPath } from './router.tsx';
 import { viewForPlural } from './views.tsx';
 import { isAppPage } from '../../lib/approutes.ts';
@@ -21,18 +21,21 @@ export function listOfAddress(path: string, search: string) {
 }
 
 /**
- * The list a detail page's object is read from (`/daemonsets/web/agent`: the DaemonSets of
- * `web`), else undefined. Its page's other lists follow from the object (App.tsx, DetailRoute).
+ * The list a detail page's object is read from (`/daemonsets/web/agent`: the DaemonSet `agent`
+ * of `web`, by name, as hooks.ts useObject reads it when nothing is cached, as at the app's
+ * start), else undefined. Its page's other lists follow from the object (App.tsx, DetailRoute).
  */
 export function objectListOfAddress(path: string) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts.length < 2 || isAppPage(parts[0])) return undefined;
   const kind = viewForPlural(parts[0])?.kind;
   if (!kind || parts.length !== (kind.scope === 'Namespaced' ? 3 : 2)) return undefined;
-  return { kind, namespace: kind.scope === 'Namespaced' ? parts[1] : undefined };
+  return { kind, namespace: kind.scope === 'Namespaced' ? parts[1] : undefined, name: parts[parts.length - 1] };
 }
 
 if (typeof window !== 'undefined') {
-  const list = listOfAddress(appPath(), window.location.search) ?? objectListOfAddress(appPath());
+  const list = listOfAddress(appPath(), window.location.search);
+  const object = objectListOfAddress(appPath());
   if (list) firstPages.sendEarly(getConnection(), firstPagePath(list.kind, list.namespace));
+  else if (object) firstPages.sendEarly(getConnection(), firstPagePath(object.kind, object.namespace, byName(object.name)));
 }
