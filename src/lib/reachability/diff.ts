@@ -5,11 +5,9 @@
 // own-node pairs, not pods squared (60,000 pods: 3.6 billion pairs). diffPairs
 // lists the first changed pairs for display.
 import { podKey } from './model.ts';
-import type { MatrixDiff, PodRef, ReachabilityMatrix } from './types.ts';
+import { matrixClassAllowed, type MatrixDiff, type PodRef, type ReachabilityMatrix } from './types.ts';
 
 const compareRefs = (a: PodRef, b: PodRef) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-const classAllowed = (m: ReachabilityMatrix, a: number, b: number) => ((m.classBits[a * m.classRowWords + (b >>> 5)] >>> (b & 31)) & 1) === 1;
 
 /** The pods of two matrices lined up, and their joint classes: the same for every port of two analyses. */
 interface Joint {
@@ -77,8 +75,8 @@ export function diffMatrices(before: ReachabilityMatrix, after: ReachabilityMatr
   let newlyDeniedCount = 0;
   for (let x = 0; x < J; x++) {
     for (let y = 0; y < J; y++) {
-      const was = classAllowed(before, sides[x][0], sides[y][0]);
-      const is = classAllowed(after, sides[x][1], sides[y][1]);
+      const was = matrixClassAllowed(before, sides[x][0], sides[y][0]);
+      const is = matrixClassAllowed(after, sides[x][1], sides[y][1]);
       if (was === is) continue;
       cells[x * J + y] = is ? 1 : -1;
       if (is) newlyAllowedCount += members[x].length * members[y].length;

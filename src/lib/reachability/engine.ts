@@ -99,6 +99,8 @@ export class Engine {
   private readonly nodeSources: number[] = [];
   /** The pods and their classes as every matrix of this engine gives them (one copy for all ports, so a diff of several ports aligns them once). */
   private shared?: { pods: PodRef[]; podClass: Int32Array };
+  /** The pods on each node, by the node's addresses (for the own-node pairs; the same for every port). */
+  private onNodeByIP?: Map<string, number[]>;
 
   constructor(model: ClusterModel) {
     this.model = model;
@@ -445,6 +447,13 @@ export class Engine {
     return false;
   }
 
+  private podsOnNodes(): Map<string, number[]> {
+    if (this.onNodeByIP) return this.onNodeByIP;
+    const onNode = new Map<string, number[]>();
+    for (const p of this.model.pods) for (const ip of p.hostIPs) onNode.get(ip)?.push(p.index) ?? onNode.set(ip, [p.index]);
+    return (this.onNodeByIP = onNode);
+  }
+
   matrix(port: number, protocol: Protocol): ReachabilityMatrix {
     const st = this.portState(port, protocol);
     const C = this.classes.length;
@@ -477,8 +486,7 @@ export class Engine {
     const pods = this.model.pods;
     const n = pods.length;
     const cls = this.podClass;
-    const onNode = new Map<string, number[]>();
-    for (const p of pods) for (const ip of p.hostIPs) onNode.get(ip)?.push(p.index) ?? onNode.set(ip, [p.index]);
+    const onNode = this.podsOnNodes();
     const keys: number[] = [];
     for (const i of this.nodeSources) {
       const e = this.egressRow(st, cls[i]);

@@ -181,11 +181,12 @@ export interface MatrixDiff {
   removedPods: PodRef[];
 }
 
+/** Whether pods of class `a` may reach pods of class `b` (own-node pairs aside). */
+export const matrixClassAllowed = (m: ReachabilityMatrix, a: number, b: number) => ((m.classBits[a * m.classRowWords + (b >>> 5)] >>> (b & 31)) & 1) === 1;
+
 /** Whether pod `from` may reach pod `to` (indexes into `pods`): read through the classes and the own-node pairs, not `bits`. */
 export function matrixAllowed(m: ReachabilityMatrix, from: number, to: number): boolean {
-  const a = m.podClass[from];
-  const b = m.podClass[to];
-  if (((m.classBits[a * m.classRowWords + (b >>> 5)] >>> (b & 31)) & 1) === 1) return true;
+  if (matrixClassAllowed(m, m.podClass[from], m.podClass[to])) return true;
   // The own-node pairs, by binary search.
   const key = from * m.pods.length + to;
   let lo = 0;

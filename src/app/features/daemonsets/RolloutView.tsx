@@ -16,7 +16,7 @@ import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
-import { podSelectorOf, rolloutEventLists } from './lists.ts';
+import { daemonPods, rolloutEventLists } from './lists.ts';
 import { listId, type ListRef } from '../../routes/detaillists.tsx';
 import { useRolloutTimeline, type TimelineEvent } from './timeline.ts';
 import { RolloutHistory } from './RolloutHistory.tsx';
@@ -61,13 +61,13 @@ function searchFilter(q: string): ((r: NodeRow) => boolean) | undefined {
 
 export function RolloutView({ ds }: { ds: KubeObject }) {
   const ns = ds.metadata.namespace;
-  const selection = { labelSelector: podSelectorOf(ds) };
-  const pods = useList(podKind, ns, selection);
+  const own = daemonPods(ds);
+  const pods = useList(podKind, ns, own.selection);
   const nodes = useList(nodeKind);
   const revisions = useList(controllerRevisionKind, ns);
   // Every change of these lists, not only the last one before each render: the derived state follows them.
   const conn = useConnection();
-  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns, selection));
+  const podChanges = useListChanges(queryKeys.list(conn, podKind, ns, own.selection));
   const nodeChanges = useListChanges(queryKeys.list(conn, nodeKind));
   const opened = useRef(Date.now()).current;
   const tick = useNow();

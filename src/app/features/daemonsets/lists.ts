@@ -22,9 +22,12 @@ export function podSelectorOf(ds: KubeObject): string | undefined {
   return s === '<none>' || s === '<error>' ? undefined : s;
 }
 
+/** The DaemonSet's pods, by its selector. */
+export const daemonPods = (ds: KubeObject): ListRef => ({ kind: podKind, namespace: ds.metadata.namespace, selection: { labelSelector: podSelectorOf(ds) } });
+
 /** The DaemonSet's pods, every node and the namespace's ControllerRevisions, in the order the page reads them. */
 export const rolloutLists = (ds: KubeObject): ListRef[] => [
-  { kind: podKind, namespace: ds.metadata.namespace, selection: { labelSelector: podSelectorOf(ds) } },
+  daemonPods(ds),
   { kind: nodeKind },
   { kind: controllerRevisionKind, namespace: ds.metadata.namespace },
 ];
