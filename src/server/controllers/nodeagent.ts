@@ -29,7 +29,7 @@ import { Annotations, hex, isTrue, memoByName, timingOf, type SimulationOptions,
 import { WorkQueue } from './workqueue.ts';
 import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';
-import { killingEvents, kubeletNodeEvents, kubeletPodEvents, type KubeletEvent } from '../events/kubelet.ts';
+import { killingEvents, kubeletNodeEvents, kubeletPodEvents, nodeStatusEvent, type KubeletEvent } from '../events/kubelet.ts';
 import { nodeConfigStatus, type NodeConfigSource } from './nodeconfig.ts';
 import { kubeletPodStatus, statusComputed, statusHolds, type PodMemo } from './kubeletpods.ts';
 import { leaseTiming, NODE_LEASE_NAMESPACE, NodeHealth, nodeLease, renewNodeLease } from './nodelease.ts';
@@ -87,6 +87,8 @@ interface NodeState {
   internalIP?: string;
   /** The soak clock of the assigned dynamic config: key -> when it was recorded. */
   assigned?: { key: string; at: number };
+  /** spec.unschedulable as this kubelet last saw it (upstream's lastNodeUnschedulable, false at start). */
+  unschedulable?: boolean;
   client: Client;
   events?: EventRecorder;
 }
@@ -286,6 +288,12 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!simulated(node) || unreachable(node)) return; // an unreachable kubelet posts nothing
     const st = stateOf(name);
     const now = Date.now();
+    // A cordon or uncordon is recorded as the kubelet's node status loop sees it (upstream's recordNodeSchedulableEvent).
+    const unschedulable = !!(node.spec as any)?.unschedulable;
+    if (unschedulable !== !!st.unschedulable) {
+      st.unschedulable = unschedulable;
+      record(st, { kind: 'Node', name, uid: name }, [nodeStatusEvent(name, unschedulable ? 'NodeNotSchedulable' : 'NodeSchedulable')]);
+    }
     // The status is compared only when something it derives from moved: the node or the
     // config soak at once; the pods (images) at the status loop's next tick (every heartbeat
     // interval, as upstream's nodeStatusUpdateFrequency), so a node that takes ten pods posts

@@ -89,6 +89,9 @@ export function killingEvents(pod: KubeObject): KubeletEvent[] {
 }
 
 /** Node condition changes as the kubelet reports them (recordNodeStatusEvent): `Node x status is now: NodeReady`. */
+/** A node event as the kubelet words a change of the node's status. */
+export const nodeStatusEvent = (name: string, reason: string): KubeletEvent => ({ type: 'Normal', reason, message: `Node ${name} status is now: ${reason}` });
+
 export function kubeletNodeEvents(name: string, before: any, after: any): KubeletEvent[] {
   const out: KubeletEvent[] = [];
   const cond = (s: any, t: string) => (s?.conditions ?? []).find((c: any) => c.type === t);
@@ -104,8 +107,7 @@ export function kubeletNodeEvents(name: string, before: any, after: any): Kubele
   for (const [type, bad, good] of pairs) {
     const a = cond(after, type)?.status;
     if (a && a !== cond(before, type)?.status) {
-      const reason = a === 'True' ? bad : good;
-      out.push({ type: 'Normal', reason, message: `Node ${name} status is now: ${reason}` });
+      out.push(nodeStatusEvent(name, a === 'True' ? bad : good));
     }
   }
   // The dynamic kubelet config moved to another source (the kubelet restarts to use it).
@@ -123,8 +125,7 @@ export function kubeletNodeEvents(name: string, before: any, after: any): Kubele
   const ready = cond(after, 'Ready')?.status;
   const wasReady = cond(before, 'Ready')?.status;
   if (ready && ready !== wasReady && ready !== 'Unknown') {
-    const reason = ready === 'True' ? 'NodeReady' : 'NodeNotReady';
-    out.push({ type: 'Normal', reason, message: `Node ${name} status is now: ${reason}` });
+    out.push(nodeStatusEvent(name, ready === 'True' ? 'NodeReady' : 'NodeNotReady'));
   }
   return out;
 }

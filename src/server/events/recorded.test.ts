@@ -89,6 +89,19 @@ describe('events recorded by the actors', () => {
     expect(unready[0].involvedObject.fieldPath).toBe('spec.containers{c}');
   });
 
+  it('the kubelet reports a cordon and an uncordon (NodeNotSchedulable, NodeSchedulable)', async () => {
+    expect((await s.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'ev-cordon' } } })).status).toBe(201);
+    await until(() => eventsFor('involvedObject.name=ev-cordon,reason=NodeReady'), (i) => i.length > 0, 'NodeReady');
+    expect(await eventsFor('involvedObject.name=ev-cordon,reason=NodeSchedulable')).toEqual([]); // schedulable from the start: nothing to say
+    const cordon = (unschedulable: boolean) => s.api('/api/v1/nodes/ev-cordon', { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: { spec: { unschedulable } } });
+    expect((await cordon(true)).status).toBe(200);
+    const off = await until(() => eventsFor('involvedObject.name=ev-cordon,reason=NodeNotSchedulable'), (i) => i.length > 0, 'NodeNotSchedulable');
+    expect(off[0]).toMatchObject({ type: 'Normal', message: 'Node ev-cordon status is now: NodeNotSchedulable', source: { component: 'kubelet', host: 'ev-cordon' }, involvedObject: { kind: 'Node', name: 'ev-cordon' } });
+    expect((await cordon(false)).status).toBe(200);
+    const on = await until(() => eventsFor('involvedObject.name=ev-cordon,reason=NodeSchedulable'), (i) => i.length > 0, 'NodeSchedulable');
+    expect(on[0].message).toBe('Node ev-cordon status is now: NodeSchedulable');
+  });
+
   it('the kubelet reports moving to another config source', async () => {
     const cm = await s.api('/api/v1/namespaces/kube-system/configmaps', {
       method: 'POST',
