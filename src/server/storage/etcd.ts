@@ -102,6 +102,9 @@ export class EtcdStorage implements Storage {
       hosts: opts.servers,
       credentials: tls,
       dialTimeout: timeout,
+      // No bound on what etcd may answer (kube-apiserver's client sets the largest): gRPC's default of 4 MiB
+      // cut off a watch response of 1,000 revisions of pods with their previous values, and the watch never got past it.
+      grpcOptions: { 'grpc.max_receive_message_length': -1 },
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
       faultHandling: {
         // Move on to another member only when the request cannot have reached

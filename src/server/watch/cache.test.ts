@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteStorage } from '../storage/sqlite.ts';
-import { WatchCache } from './cache.ts';
+import { listEverything, WatchCache } from './cache.ts';
 
 let dir: string;
 let storage: SqliteStorage;
@@ -73,3 +73,26 @@ it('catches up within a few turns when other work fills every turn of the event 
   // Events that waited 20 ms are applied in the next turn, however many.
   expect(at[at.length - 1] - at[0]).toBeLessThanOrEqual(3);
 }, 60_000);
+
+it('reads the whole store in pages at the first page’s revision (listEverything)', async () => {
+  for (let i = 0; i < 25; i++) await storage.create(`/registry/core/configmaps/default/c${String(i).padStart(2, '0')}`, JSON.stringify({ i }));
+  const reads: { limit?: number; revision?: number }[] = [];
+  const list = storage.list.bind(storage);
+  const counted = Object.create(storage, {
+    list: {
+      value: async (prefix: string, opts: { limit?: number; revision?: number; startKey?: string } = {}) => {
+        reads.push({ limit: opts.limit, revision: opts.revision });
+        const page = await list(prefix, opts);
+        // A write lands between pages: the later pages still read the first page's revision.
+        if (reads.length === 1) await storage.create('/registry/core/configmaps/default/c99', '{}');
+        return page;
+      },
+    },
+  });
+  const all = await listEverything(counted, 10);
+  expect(all.items.map((o) => JSON.parse(o.value).i)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  expect(reads.length).toBe(3);
+  expect(reads.every((r) => r.limit === 10)).toBe(true);
+  expect(reads.slice(1).every((r) => r.revision === all.revision)).toBe(true);
+  expect(all.more).toBe(false);
+});
