@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { Etcd3, GRPCDeadlineExceededError, type IKeyValue, type IWatchResponse, type IResponseHeader } from 'etcd3';
 import { handleWhen, retry } from 'cockatiel';
+import { RevisionWaiters } from './revisionwaiters.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
@@ -75,7 +76,7 @@ export class EtcdStorage implements Storage {
   private readonly lostListeners = new Map<Listener, () => void>();
   /** The newest revision the live watch has delivered (every revision, whatever its key). */
   private lastRevision = 0;
-  private readonly revisionWaiters: { revision: number; resolve: () => void }[] = [];
+  private readonly revisionWaiters = new RevisionWaiters();
   /** The newest compacted revision known (from compact_rev_key, our own compactions and watch cancellations). */
   private knownCompacted = 0;
   private stream: Awaited<ReturnType<Etcd3['watchClient']['watch']>> | undefined;
@@ -424,10 +425,7 @@ export class EtcdStorage implements Storage {
   /** Resolves once the live watch has delivered `revision` (false after `timeoutMs`). */
   waitForRevision(revision: number, timeoutMs = this.requestTimeoutMs): Promise<boolean> {
     if (revision <= this.lastRevision) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const t = setTimeout(() => resolve(false), timeoutMs);
-      this.revisionWaiters.push({ revision, resolve: () => (clearTimeout(t), resolve(true)) });
-    });
+    return this.revisionWaiters.wait(revision, timeoutMs);
   }
 
   /** Keeps one watch open from `lastRevision + 1`, re-establishing it (on any member) after a failure. */
@@ -526,11 +524,7 @@ export class EtcdStorage implements Storage {
   private advance(revision: number): void {
     if (revision <= this.lastRevision) return;
     this.lastRevision = revision;
-    if (!this.revisionWaiters.length) return;
-    const ready = this.revisionWaiters.filter((w) => w.revision <= revision);
-    if (!ready.length) return;
-    this.revisionWaiters.splice(0, this.revisionWaiters.length, ...this.revisionWaiters.filter((w) => w.revision > revision));
-    for (const w of ready) w.resolve();
+    this.revisionWaiters.reached(revision);
   }
 
   private emit(events: StorageEvent[]): void {

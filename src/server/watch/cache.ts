@@ -4,6 +4,7 @@
 // subscription (kube-apiserver's cacher).
 import type { KubeObject } from '../../kinds/kind.ts';
 import { StorageError, type ListResult, type Storage, type StorageEvent } from '../storage/storage.ts';
+import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
 
@@ -168,7 +169,7 @@ export class WatchCache {
   private readonly buckets = new Map<string, Bucket>();
   private readonly history: CacheEvent[] = [];
   private readonly watchers = new Watchers();
-  private readonly waiting: { revision: number; resolve: () => void }[] = [];
+  private readonly waiting = new RevisionWaiters();
   /** Objects this server's writes are storing, by key, until their events come (see expect). */
   private readonly written = new Map<string, Written>();
   private unsubscribe: (() => void) | undefined;
@@ -390,18 +391,13 @@ export class WatchCache {
   }
 
   private settleWaiting() {
-    while (this.waiting.length && this.waiting[0].revision <= this.revision) this.waiting.shift()!.resolve();
-    this.waiting.sort((a, b) => a.revision - b.revision);
+    this.waiting.reached(this.revision);
   }
 
   /** Resolves once the cache has applied `revision` (a write's own revision, for read-your-writes). */
   waitFor(revision: number, timeoutMs = 3000): Promise<boolean> {
     if (revision <= this.revision) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const t = setTimeout(() => resolve(false), timeoutMs);
-      this.waiting.push({ revision, resolve: () => (clearTimeout(t), resolve(true)) });
-      this.waiting.sort((a, b) => a.revision - b.revision);
-    });
+    return this.waiting.wait(revision, timeoutMs);
   }
 
   get(key: string): CachedObject | undefined {
