@@ -288,11 +288,13 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!simulated(node) || unreachable(node)) return; // an unreachable kubelet posts nothing
     const st = stateOf(name);
     const now = Date.now();
+    // The kubelet's node events name the node by name as its uid, as upstream's nodeRef does.
+    const nodeRef = { kind: 'Node', name, uid: name };
     // A cordon or uncordon is recorded as the kubelet's node status loop sees it (upstream's recordNodeSchedulableEvent).
     const unschedulable = !!(node.spec as any)?.unschedulable;
     if (unschedulable !== !!st.unschedulable) {
       st.unschedulable = unschedulable;
-      record(st, { kind: 'Node', name, uid: name }, [nodeStatusEvent(name, unschedulable ? 'NodeNotSchedulable' : 'NodeSchedulable')]);
+      record(st, nodeRef, [nodeStatusEvent(name, unschedulable ? 'NodeNotSchedulable' : 'NodeSchedulable')]);
     }
     // The status is compared only when something it derives from moved: the node or the
     // config soak at once; the pods (images) at the status loop's next tick (every heartbeat
@@ -311,8 +313,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (!report && deepEqual(status, node.status ?? {}, true)) return;
     const written = await st.client.update(nodeKind, undefined, name, (o) => void (o.status = kubeletNodeStatus(o, st, now, true, images).status), 'status');
     st.nextReport = now + reportMs;
-    // The kubelet's node events name the node by name as its uid, as upstream's nodeRef does.
-    record(st, { kind: 'Node', name, uid: name }, kubeletNodeEvents(name, node.status, written.status));
+    record(st, nodeRef, kubeletNodeEvents(name, node.status, written.status));
   }
 
   /**
@@ -380,7 +381,8 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     }
     if (ready.status !== 'True' && !deepEqual(current, want ? [want] : [])) {
       // RecordNodeStatusChange, once per change of the taints it drives.
-      lifecycleEvents.event({ kind: 'Node', name, uid: name }, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+      const e = nodeStatusEvent(name, 'NodeNotReady');
+      lifecycleEvents.event({ kind: 'Node', name, uid: name }, e.type, e.reason, e.message);
     }
     if (ready.status !== 'True') {
       // MarkPodsNotReady: pods on a node that is not Ready are not Ready either.

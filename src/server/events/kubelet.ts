@@ -88,10 +88,10 @@ export function killingEvents(pod: KubeObject): KubeletEvent[] {
   return ((pod.spec as any)?.containers ?? []).map((c: any) => ({ type: 'Normal' as const, reason: 'Killing', message: `Stopping container ${c.name}`, fieldPath: containerPath(c.name) }));
 }
 
-/** Node condition changes as the kubelet reports them (recordNodeStatusEvent): `Node x status is now: NodeReady`. */
-/** A node event as the kubelet words a change of the node's status. */
+/** A change of a node's status as the kubelet (recordNodeStatusEvent) and the node lifecycle controller word it: `Node x status is now: NodeReady`. */
 export const nodeStatusEvent = (name: string, reason: string): KubeletEvent => ({ type: 'Normal', reason, message: `Node ${name} status is now: ${reason}` });
 
+/** Node condition changes as the kubelet reports them. */
 export function kubeletNodeEvents(name: string, before: any, after: any): KubeletEvent[] {
   const out: KubeletEvent[] = [];
   const cond = (s: any, t: string) => (s?.conditions ?? []).find((c: any) => c.type === t);

@@ -30,29 +30,25 @@ export class RevisionWaiters {
         resolve(reached);
       };
       // After every waiter at or below this revision: most waits are for the newest revision, at the end.
-      let lo = 0;
-      let hi = this.waiters.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (this.waiters[mid].revision <= revision) lo = mid + 1;
-        else hi = mid;
-      }
-      this.waiters.splice(lo, 0, { revision, settle });
+      this.waiters.splice(this.atOrBelow(revision), 0, { revision, settle });
     });
   }
 
   /** Every waiter at or below `revision` is resolved (true; one that timed out already stays false). */
   reached(revision: number): void {
-    const w = this.waiters;
-    if (!w.length || w[0].revision > revision) return;
-    let lo = 0;
-    let hi = w.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (w[mid].revision <= revision) lo = mid + 1;
-      else hi = mid;
-    }
-    for (const x of w.splice(0, lo)) x.settle(true);
+    const n = this.atOrBelow(revision);
+    if (n) for (const x of this.waiters.splice(0, n)) x.settle(true);
   }
 
+  /** How many waiters wait for `revision` or an earlier one (they come first). */
+  private atOrBelow(revision: number): number {
+    let lo = 0;
+    let hi = this.waiters.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.waiters[mid].revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }

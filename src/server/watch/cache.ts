@@ -312,12 +312,12 @@ export class WatchCache {
       this.queuedAt = 0;
       this.arrivals = [];
     }
-    this.settleWaiting();
+    this.waiting.reached(this.revision);
   }
 
   private apply(events: StorageEvent[]) {
     for (const e of events) this.applyOne(e);
-    this.settleWaiting();
+    this.waiting.reached(this.revision);
   }
 
   /**
@@ -388,10 +388,6 @@ export class WatchCache {
     this.watchers.deliver(event);
     // A text nobody framed is not kept beside the object (it is made again if asked for).
     if (object.bytes === undefined) object.json = undefined;
-  }
-
-  private settleWaiting() {
-    this.waiting.reached(this.revision);
   }
 
   /** Resolves once the cache has applied `revision` (a write's own revision, for read-your-writes). */
