@@ -37,7 +37,11 @@ function firstAfter(ts: number[], t: number): number {
   return ts[lo] ?? NaN;
 }
 
-export function analyse(recs: Rec[]) {
+export function analyse(all0: Rec[]) {
+  // The trace follows the first DaemonSet synced; it ends where another's sync starts (the bench's fleet after the rollout).
+  const rolled = all0.find((r) => r[1] === 'ds.sync.start')?.[2];
+  const other = all0.findIndex((r) => r[1] === 'ds.sync.start' && r[2] !== rolled);
+  const recs = other < 0 ? all0 : all0.slice(0, other);
   // Per pod: each kind of record's times, in order.
   const byPod = new Map<string, Map<string, { t: number; d?: string }[]>>();
   const all = new Map<string, number[]>();

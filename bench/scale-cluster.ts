@@ -37,6 +37,8 @@ const HEARTBEAT_MEASURE_S = Number(process.env.SCALE_HEARTBEAT_SECONDS ?? 20);
 const APP = process.env.SCALE_CLUSTER_APP !== '0';
 /** SCALE_QUIET_ROLLOUT=0 leaves out the rollout without watchers. */
 const QUIET_ROLLOUT = process.env.SCALE_QUIET_ROLLOUT !== '0';
+/** SCALE_FLEET=0 leaves out the nine more DaemonSets (50,000 pods) at the end. */
+const FLEET = process.env.SCALE_FLEET !== '0';
 const MARKER_MS = 250;
 /** The node and the pod the marker writes label. */
 const MARKER_NODE = 'sim-node-00042';
@@ -340,7 +342,7 @@ export async function benchCluster5000() {
       if (quietEvents) console.log(`    ${eventsLine(quietEvents)}`);
     }
     if (page) await appFigures(page, c, rows);
-    await moreDaemonSets(c, pid);
+    if (FLEET) await moreDaemonSets(c, pid);
   } finally {
     watchers?.terminate();
     await browser?.close();

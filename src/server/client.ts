@@ -3,7 +3,7 @@
 // through the same decode, defaulting, validation, admission and storage path.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { decodeObject } from './registry/decode.ts';
-import type { Store } from './registry/store.ts';
+import type { Store, WriteContext } from './registry/store.ts';
 import type { DeleteOptions, ListQuery } from './registry/options.ts';
 import { ADMIN, type UserInfo } from './auth/authn.ts';
 import { allowAll, forbiddenMessage, type Attributes, type Authorizer } from './auth/authz.ts';
@@ -53,6 +53,12 @@ export class Client {
     return this.store(kind).get(namespace, name);
   }
 
+  /** The object as a GET without resourceVersion reads it: as new as the storage (etcd), whatever the cache's lag. */
+  async getLatest(kind: KindDefinition, namespace: string | undefined, name: string): Promise<KubeObject> {
+    this.authorize(kind, { verb: 'get', namespace, name });
+    return (await this.store(kind).getAt(namespace, name, undefined)).object;
+  }
+
   /** The current objects (from the watch cache), optionally filtered. */
   async list(kind: KindDefinition, namespace?: string, q: Partial<ListQuery> = {}): Promise<CachedObject[]> {
     this.authorize(kind, { verb: 'list', namespace });
@@ -69,7 +75,7 @@ export class Client {
   }
 
   /** Read-modify-write with retries on conflict; `mutate` edits a private copy. */
-  async update(kind: KindDefinition, namespace: string | undefined, name: string, mutate: (o: KubeObject) => void, subresource?: string) {
+  async update(kind: KindDefinition, namespace: string | undefined, name: string, mutate: (o: KubeObject) => void, subresource?: string, opts: Pick<WriteContext, 'returnWhenStored'> = {}) {
     this.authorize(kind, { verb: 'update', namespace, name, subresource });
     return this.store(kind).guaranteedUpdateFrom(
       namespace,
@@ -83,7 +89,7 @@ export class Client {
         // A status write keeps the stored spec: decoding the copy's again would be thrown away.
         return this.decode(kind, current, true, subresource === 'status' ? cached.object : undefined);
       },
-      { dryRun: false, warnings: [], user: this.user },
+      { dryRun: false, warnings: [], user: this.user, ...opts },
       subresource,
     );
   }

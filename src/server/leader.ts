@@ -85,6 +85,7 @@ export class LeaderElector {
   private stopped = false;
   private wake?: () => void;
   private loop?: Promise<void>;
+  private running?: Promise<boolean>;
 
   constructor(
     client: Client,
@@ -154,22 +155,34 @@ export class LeaderElector {
         // acquire: wait.JitterUntil(retryPeriod, 1.2)
         await this.sleep(retryPeriodMs * (1 + Math.random() * 1.2));
         if (this.stopped) break;
-        if (await this.tryAcquireOrRenew()) this.startLeading();
+        if (await this.attempt()) this.startLeading();
         continue;
       }
-      // renew: every retryPeriod, each attempt bounded by what is left of renewDeadline.
+      // renew, as client-go's renew loop: retryPeriod after the last renewal, a round of attempts every
+      // retryPeriod, bounded by renewDeadline from the round's start (not from the last renewal's start:
+      // a renewal that took seconds on a busy etcd would leave the next round only what remained).
       await this.sleep(retryPeriodMs);
       if (this.stopped) break;
-      const left = this.lastRenew + renewDeadlineMs - Date.now();
-      const renewed = left > 0 && (await withTimeout(this.tryAcquireOrRenew(), left));
+      const roundEnd = Date.now() + renewDeadlineMs;
+      let renewed = false;
+      for (let left = renewDeadlineMs; left > 0 && !this.stopped; left = roundEnd - Date.now()) {
+        renewed = await withTimeout(this.attempt(), left);
+        if (renewed || this.takenOver()) break;
+        await this.sleep(Math.min(retryPeriodMs, Math.max(0, roundEnd - Date.now())));
+      }
       if (this.stopped) break;
       if (renewed) continue;
-      if (this.observed && this.observed.holderIdentity !== this.config.identity) {
-        this.stopLeading(`lease ${this.lease} is now held by ${this.observed.holderIdentity || '<nobody>'}`);
-      } else if (Date.now() - this.lastRenew >= renewDeadlineMs) {
-        this.stopLeading(`failed to renew lease ${this.lease}: timed out waiting for the condition`);
-      }
+      this.stopLeading(
+        this.takenOver()
+          ? `lease ${this.lease} is now held by ${this.observed!.holderIdentity || '<nobody>'}`
+          : `failed to renew lease ${this.lease}: timed out waiting for the condition`,
+      );
     }
+  }
+
+  /** Whether the lease was last seen held by someone else (or released). */
+  private takenOver(): boolean {
+    return !!this.observed && this.observed.holderIdentity !== this.config.identity;
   }
 
   private startLeading() {
@@ -200,6 +213,14 @@ export class LeaderElector {
     }
   }
 
+  /**
+   * One attempt at a time: an attempt still running when the next is due (one that outlived its
+   * round on a busy storage) is waited for, not raced by another, whose write would conflict with it.
+   */
+  private attempt(): Promise<boolean> {
+    return (this.running ??= this.tryAcquireOrRenew().finally(() => (this.running = undefined)));
+  }
+
   /** client-go's tryAcquireOrRenew: true when we hold the lease after it. */
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity } = this.config;
@@ -214,7 +235,9 @@ export class LeaderElector {
     try {
       let current: KubeObject;
       try {
-        current = this.client.get(leaseKind, namespace, name);
+        // Read as client-go's elector reads it (from etcd, not a watch cache): a cache behind a busy etcd
+        // would hand back our previous renewal, and the renewal written against it would conflict until the lease expired.
+        current = await this.client.getLatest(leaseKind, namespace, name);
       } catch (e) {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
         const created = await this.client.create(leaseKind, {
@@ -239,11 +262,18 @@ export class LeaderElector {
         desired.leaseTransitions = old.leaseTransitions + (mine ? 0 : 1);
       }
       const rv = this.observedResourceVersion;
-      const updated = await this.client.update(leaseKind, namespace, name, (o) => {
-        // The resourceVersion we judged by: a write by anyone since is a 409, never overwritten.
-        o.metadata.resourceVersion = rv;
-        o.spec = { ...(o.spec as object), ...desired };
-      });
+      const updated = await this.client.update(
+        leaseKind,
+        namespace,
+        name,
+        (o) => {
+          // The resourceVersion we judged by: a write by anyone since is a 409, never overwritten.
+          o.metadata.resourceVersion = rv;
+          o.spec = { ...(o.spec as object), ...desired };
+        },
+        undefined,
+        { returnWhenStored: true },
+      );
       this.observe(updated);
       this.lastRenew = now;
       return true;

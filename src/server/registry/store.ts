@@ -11,7 +11,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
 import { listMetadata, storedJSON } from '../watch/encodings.ts';
-import { jsonOf, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
+import { jsonOf, toCached, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
 import { encodeContinue, resourceVersionText, type DeleteOptions, type ListQuery } from './options.ts';
@@ -41,6 +41,12 @@ export interface WriteContext {
    * create); the store records them itself when the object has moved since.
    */
   recorded?: { revision: number; managedFields: unknown[] | undefined };
+  /**
+   * The write returns once the storage has it, as kube-apiserver's writes return once etcd has
+   * them, without waiting for this server's watch cache to apply it: for a writer that reads
+   * from the storage (the leader elector), whose deadline a cache behind a busy etcd would eat.
+   */
+  returnWhenStored?: boolean;
 }
 
 /** Validating admission: throws the Status to answer, or returns (run after validation, before storage). */
@@ -192,10 +198,58 @@ export class Store {
    */
   async getAt(namespace: string | undefined, name: string, resourceVersion: number | undefined): Promise<CachedObject> {
     if (resourceVersion === undefined) {
-      const current = await this.catchUp();
-      if (current !== undefined) throw errors.timeout(`Timeout: the watch cache is at revision ${this.cache.revision}, behind the storage's ${current}`);
+      // Without a resourceVersion, kube-apiserver reads the object from etcd. The cache answers when it is
+      // as new as the storage; behind it (the storage written faster than its watch delivers), the storage itself.
+      if (await this.behindStorage()) {
+        const stored = await this.readStored(this.keyFor(namespace, name));
+        if (!stored) throw errors.notFound(this.kind, name);
+        return stored;
+      }
     } else await this.awaitRevision(resourceVersion);
     return this.getCached(namespace, name);
+  }
+
+  /**
+   * Whether other processes write the storage too and it holds revisions the cache has not applied
+   * yet. When the storage cannot tell in time (etcd unreachable), the cache answers as it is.
+   */
+  private async behindStorage(): Promise<boolean> {
+    const current = await this.storageRevision();
+    return current !== undefined && current > this.cache.revision;
+  }
+
+  /** The shared storage's current revision, or undefined when it is not shared or does not answer within 2 s. */
+  private async storageRevision(): Promise<number | undefined> {
+    if (!this.storage.shared) return undefined;
+    let timer: number | NodeJS.Timeout | undefined;
+    const deadline = new Promise<undefined>((r) => (timer = setTimeout(r, 2000)));
+    return Promise.race([this.storage.currentRevision(), deadline])
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer as NodeJS.Timeout));
+  }
+
+  /** The object as the storage holds it now, not as the cache does (a consistent read of one key). */
+  private async readStored(key: string): Promise<CachedObject | undefined> {
+    try {
+      const s = await this.storage.get(key);
+      return s && toCached(key, s.value, s.modRevision);
+    } catch (e) {
+      throw fromStorage(e);
+    }
+  }
+
+  /**
+   * What a write tries again against after the storage refused it for a
+   * conflict: the cache's object once the cache has applied the write it
+   * conflicted with (waited for up to a second, which spaces out the
+   * retries of writers racing on one object); else the current object the
+   * refusal carried, as kube-apiserver's GuaranteedUpdate retries against
+   * the state etcd answered with, whatever its watch cache's lag.
+   */
+  private async afterConflict(key: string, e: StorageError, tried: number): Promise<{ current: CachedObject | undefined; stored: boolean }> {
+    const latest = e.current;
+    if ((await this.cache.waitFor(latest?.modRevision ?? tried + 1, 1000)) || !latest) return { current: this.cache.get(key), stored: false };
+    return { current: toCached(key, latest.value, latest.modRevision), stored: true };
   }
 
   /**
@@ -207,12 +261,7 @@ export class Store {
    * unreachable), the cache answers as it is.
    */
   private async catchUp(): Promise<number | undefined> {
-    if (!this.storage.shared) return undefined;
-    let timer: number | NodeJS.Timeout | undefined;
-    const deadline = new Promise<undefined>((r) => (timer = setTimeout(r, 2000)));
-    const current = await Promise.race([this.storage.currentRevision(), deadline])
-      .catch(() => undefined)
-      .finally(() => clearTimeout(timer as NodeJS.Timeout));
+    const current = await this.storageRevision();
     if (current === undefined || current <= this.cache.revision) return undefined;
     return (await this.cache.waitFor(current, 3000)) ? undefined : current;
   }
@@ -258,7 +307,10 @@ export class Store {
     let start = '';
     if (q.continueToken) {
       // -1 continues at the latest revision; a revision this server never reached was not handed out by it.
-      if (q.continueToken.rv > this.cache.revision) throw errors.badRequest('invalid continue token: continue key is not valid: the resource version is newer than the server\'s');
+      // (With a shared storage the first page may have been read from it, at a revision the cache has not reached.)
+      if (q.continueToken.rv > this.cache.revision && !(q.continueToken.rv <= ((await this.storageRevision()) ?? 0))) {
+        throw errors.badRequest('invalid continue token: continue key is not valid: the resource version is newer than the server\'s');
+      }
       atRevision = q.continueToken.rv === -1 ? undefined : q.continueToken.rv;
       start = prefix + q.continueToken.start;
     } else if (q.resourceVersion !== undefined && q.resourceVersion !== 0) {
@@ -499,16 +551,31 @@ export class Store {
     subresource?: string,
   ): Promise<KubeObject> {
     const key = this.keyFor(namespace, name);
+    let current = this.cache.get(key);
+    /** Whether `current` was read from the storage rather than the cache (upstream's origStateIsCurrent). */
+    let stored = false;
     for (let attempt = 0; ; attempt++) {
-      const current = this.cache.get(key);
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
-      const desired = await tryUpdate(current);
-      if (!ctx.applied) await this.recordManagedFields(current, desired, ctx, subresource);
+      let next: KubeObject;
+      try {
+        const desired = await tryUpdate(current);
+        if (!ctx.applied) await this.recordManagedFields(current, desired, ctx, subresource);
+        if (ctx.large) await yieldToEventLoop();
+        next = this.prepareUpdate(desired, current.object, ctx, subresource);
+      } catch (e) {
+        // A conflict judged against the cache (a resourceVersion the client read from the storage, through
+        // another replica, or before this cache applied it) is judged once more against the stored object.
+        if (e instanceof ApiError && e.code === 409 && !stored && this.storage.shared) {
+          current = await this.readStored(key);
+          stored = true;
+          continue;
+        }
+        throw e;
+      }
       if (ctx.large) await yieldToEventLoop();
-      const next = this.prepareUpdate(desired, current.object, ctx, subresource);
-      if (ctx.large) await yieldToEventLoop();
-      if (sameButResourceVersion(next, current.object)) return current.object;
+      const { object: was, revision: at } = current;
+      if (sameButResourceVersion(next, was)) return was;
       if (ctx.dryRun) return next;
       const finishing =
         next.metadata.deletionTimestamp &&
@@ -521,14 +588,14 @@ export class Store {
         const large = value.length > LARGE_OBJECT_CHARS;
         if (large) await yieldToEventLoop();
         const revision = finishing
-          ? await this.storage.delete(key, current.revision).then(async (r) => (await this.cache.waitFor(r), r))
-          : await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, current.revision));
+          ? await this.storage.delete(key, at).then(async (r) => (await this.cache.waitFor(r), r))
+          : await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, at), !ctx.returnWhenStored);
         if (large) await yieldToEventLoop();
         if (finishing) body.metadata.resourceVersion = String(revision);
         return body;
       } catch (e) {
         if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
-          await this.cache.waitFor((e.current?.modRevision ?? current.revision + 1), 1000);
+          ({ current, stored } = await this.afterConflict(key, e, at));
           continue;
         }
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(this.kind, name);
@@ -544,12 +611,13 @@ export class Store {
    * (WatchCache.expect), so the object returned to the writer is the cached
    * one, frozen, as every reader of the cache shares it.
    */
-  private async stored(key: string, value: string, metadataEnd: number, object: KubeObject, write: (key: string) => Promise<number>): Promise<number> {
+  private async stored(key: string, value: string, metadataEnd: number, object: KubeObject, write: (key: string) => Promise<number>, awaitCache = true): Promise<number> {
     this.cache.expect(key, value, object, metadataEnd);
     try {
       const revision = await write(key);
       // Not applied in time: the cache parses the event when it comes, and the writer keeps its object.
-      if (!(await this.cache.waitFor(revision))) this.cache.forget(key, object);
+      const applied = this.cache.waitFor(revision).then((ok) => ok || this.cache.forget(key, object));
+      if (awaitCache) await applied;
       if (!Object.isFrozen(object)) object.metadata.resourceVersion = String(revision);
       return revision;
     } catch (e) {
@@ -646,12 +714,19 @@ export class Store {
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions, ctx: WriteContext): Promise<{ object: KubeObject; deleted: boolean }> {
     const key = this.keyFor(namespace, name);
     const kind = this.kind;
+    let current = this.cache.get(key);
+    let stored = false;
     for (let attempt = 0; ; attempt++) {
-      const current = this.cache.get(key);
       if (!current) throw errors.notFound(kind, name);
-      const obj = current.object;
+      const { object: obj, revision } = current;
       const pre = opts.preconditions;
       const gk = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
+      // Preconditions judged against the cache are judged once more against the stored object, as an update's are.
+      if (((pre?.uid && pre.uid !== obj.metadata.uid) || (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion)) && !stored && this.storage.shared) {
+        current = await this.readStored(key);
+        stored = true;
+        continue;
+      }
       if (pre?.uid && pre.uid !== obj.metadata.uid) {
         throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`, { name, group: kind.group || undefined, kind: kind.plural });
       }
@@ -710,22 +785,28 @@ export class Store {
         const body = withoutResourceVersion(canonicalOrder(next));
         try {
           const { value, metadataEnd } = storedJSON(body);
-          await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, current.revision));
+          await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, revision));
           return { object: body, deleted: false };
         } catch (e) {
-          if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
+          if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
+            ({ current, stored } = await this.afterConflict(key, e, revision));
+            continue;
+          }
           throw fromStorage(e);
         }
       }
       if (ctx.dryRun) return { object: obj, deleted: true };
       try {
-        const revision = await this.storage.delete(key, current.revision);
-        await this.cache.waitFor(revision);
+        const deleted = await this.storage.delete(key, revision);
+        await this.cache.waitFor(deleted);
         // The last state at the deletion's revision: the cached object's parts, with metadata of its own.
-        const last: KubeObject = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
+        const last: KubeObject = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(deleted) } };
         return { object: last, deleted: true };
       } catch (e) {
-        if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) continue;
+        if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
+          ({ current, stored } = await this.afterConflict(key, e, revision));
+          continue;
+        }
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(kind, name);
         throw fromStorage(e);
       }

@@ -98,6 +98,20 @@ describe('EtcdStorage: etcd itself', () => {
     expect(replayed.map((e) => e.key)).toEqual(Array.from({ length: 6 }, (_, i) => `/registry/configmaps/default/big-${i}`));
   });
 
+  it('with two seats for writes, forty sent at once all land, and refused ones give their seats back (none waits behind a leaked seat)', async () => {
+    const s = await open({ maxWritesInFlight: 2 });
+    const keys = Array.from({ length: 40 }, (_, i) => `/registry/configmaps/default/seat-${i}`);
+    const revisions = await Promise.all(keys.map((k, i) => s.create(k, v(i))));
+    expect(new Set(revisions).size).toBe(40);
+    // Conflicts and creates of existing keys give their seats back as successes do.
+    const refused = await Promise.allSettled(keys.map((k) => s.create(k, v('again'))));
+    expect(refused.every((r) => r.status === 'rejected' && (r.reason as StorageError).code === 'AlreadyExists')).toBe(true);
+    const conflicts = await Promise.allSettled(keys.map((k) => s.update(k, v('stale'), 1)));
+    expect(conflicts.every((r) => r.status === 'rejected' && (r.reason as StorageError).code === 'Conflict')).toBe(true);
+    const lease = await s.create('/registry/coordination.k8s.io/leases/kube-system/seat', v('lease'));
+    expect(lease).toBeGreaterThan(Math.max(...revisions));
+  });
+
   it('takes turns compacting with kube-apiserver’s compact_rev_key: a replica with a stale view does not compact', async () => {
     const a = await open();
     const b = await open();

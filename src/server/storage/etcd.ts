@@ -17,8 +17,9 @@
 
 import { readFileSync } from 'node:fs';
 import { Etcd3, GRPCDeadlineExceededError, type IKeyValue, type IWatchResponse, type IResponseHeader } from 'etcd3';
-import { handleWhen, retry } from 'cockatiel';
+import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry } from 'cockatiel';
 import { RevisionWaiters } from './revisionwaiters.ts';
+import { Seats } from './seats.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
@@ -42,6 +43,8 @@ export interface EtcdStorageOptions {
   requestTimeoutMs?: number;
   /** Keys plus values larger than this many UTF-8 bytes are rejected with TooLarge (default etcd's 1.5 MiB). */
   maxValueBytes?: number;
+  /** Writes in flight to etcd at once (default 200, as kube-apiserver's --max-mutating-requests-inflight); the rest queue, Leases first. */
+  maxWritesInFlight?: number;
   /**
    * Resources whose etcd keys are named as kube-apiserver names them: storage
    * keys under `key` (`/registry/<group>/<plural>/`) live under
@@ -50,6 +53,9 @@ export interface EtcdStorageOptions {
    */
   resources?: { key: string; etcd: string }[];
 }
+
+/** Storage keys of coordination.k8s.io Leases, whose writes go first (see Seats). */
+const LEASES = '/registry/coordination.k8s.io/leases/';
 
 /** The storage keys' root; etcd keys replace it with the prefix. */
 export const REGISTRY_ROOT = '/registry';
@@ -67,6 +73,8 @@ export class EtcdStorage implements Storage {
   private readonly prefix: string;
   private readonly requestTimeoutMs: number;
   private readonly maxValueBytes: number;
+  /** Seats for writes in flight; Leases (the controllers' leadership, the nodes' heartbeats) get the freed ones first. */
+  private readonly seats: Seats;
   /** Storage resource prefix -> etcd resource segment, and back. */
   private readonly toEtcdResource = new Map<string, string>();
   private readonly fromEtcdResource = new Map<string, string>();
@@ -87,6 +95,7 @@ export class EtcdStorage implements Storage {
     this.prefix = opts.prefix ?? REGISTRY_ROOT;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.maxValueBytes = opts.maxValueBytes ?? MAX_OBJECT_BYTES;
+    this.seats = new Seats(opts.maxWritesInFlight ?? 200);
     for (const r of opts.resources ?? []) {
       this.toEtcdResource.set(r.key, r.etcd);
       this.fromEtcdResource.set(r.etcd, r.key);
@@ -112,6 +121,9 @@ export class EtcdStorage implements Storage {
         // this one (as clientv3 retries mutations): a write that timed out may
         // have been applied, and trying it again would misreport its outcome.
         global: retry(handleWhen(notSent), { maxAttempts: Math.max(1, opts.servers.length - 1) }),
+        // A member is passed over for a while only when it cannot be reached. The library's default also
+        // counted calls that ran out of time: three slow answers from a busy etcd failed every call for 5 s.
+        host: () => circuitBreaker(handleWhen(notSent), { halfOpenAfter: 5000, breaker: new ConsecutiveBreaker(3) }),
       },
     });
   }
@@ -255,7 +267,7 @@ export class EtcdStorage implements Storage {
   async create(key: string, value: string): Promise<number> {
     this.checkSize(key, value);
     const k = this.toEtcd(key);
-    const res = await this.call(() =>
+    const res = await this.write(key, () =>
       this.client.kv.txn({
         compare: [{ key: k, target: 'Version', result: 'Equal', version: 0 }],
         success: [{ request_put: { key: k, value: Buffer.from(value) } }],
@@ -282,7 +294,7 @@ export class EtcdStorage implements Storage {
   /** Runs `op` when the key is at `expected`; otherwise NotFound or Conflict with the current object. */
   private async guarded(key: string, expected: number, op: Parameters<Etcd3['kv']['txn']>[0]['success'] extends (infer T)[] | undefined ? T : never): Promise<number> {
     const k = this.toEtcd(key);
-    const res = await this.call(() =>
+    const res = await this.write(key, () =>
       this.client.kv.txn({
         compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
         success: [op],
@@ -294,6 +306,18 @@ export class EtcdStorage implements Storage {
     if (!kv) throw new StorageError('NotFound', `${key} not found`);
     const current = this.toObject(kv);
     throw new StorageError('Conflict', `${key} has been modified: expected revision ${expected}, current ${current.modRevision}`, current);
+  }
+
+  /** A write to `key` once it has a seat (a Lease's ahead of the rest); Timeout when none is free within the request deadline. */
+  private async write<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    if (!(await this.seats.take(key.startsWith(LEASES), this.requestTimeoutMs))) {
+      throw new StorageError('Timeout', `no write to etcd could start within ${this.requestTimeoutMs}ms: ${this.seats.limit} in flight, ${this.seats.queued} waiting`);
+    }
+    try {
+      return await this.call(fn);
+    } finally {
+      this.seats.release();
+    }
   }
 
   private checkSize(key: string, value: string): void {

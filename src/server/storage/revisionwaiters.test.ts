@@ -27,3 +27,22 @@ describe('RevisionWaiters', () => {
     expect(w.size).toBe(0);
   });
 });
+
+it('settles thousands of waiters a revision at a time, in order, with waits added between the steps', async () => {
+  const w = new RevisionWaiters();
+  const settled: number[] = [];
+  const all: Promise<void>[] = [];
+  const wait = (r: number) => all.push(w.wait(r, 60_000).then((ok) => void (ok && settled.push(r))));
+  for (let r = 1; r <= 3000; r++) wait(r);
+  for (let r = 1; r <= 3000; r++) {
+    w.reached(r);
+    // A wait for a revision already passed among those still waiting, and one for a later one.
+    if (r % 500 === 0) wait(r + 2000);
+  }
+  w.reached(6000);
+  await Promise.all(all);
+  // In revision order: each step settles what it reached, the waits added for later ones included.
+  const expected = [...Array.from({ length: 3000 }, (_, i) => i + 1), ...[500, 1000, 1500, 2000, 2500, 3000].map((r) => r + 2000)].sort((a, b) => a - b);
+  expect(settled).toEqual(expected);
+  expect(w.size).toBe(0);
+});

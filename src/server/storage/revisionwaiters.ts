@@ -11,11 +11,12 @@ interface Waiter {
 }
 
 export class RevisionWaiters {
-  /** In revision order (equal revisions in arrival order). */
-  private readonly waiters: Waiter[] = [];
+  /** From `head` on, in revision order (equal revisions in arrival order); before it, settled. */
+  private waiters: Waiter[] = [];
+  private head = 0;
 
   get size() {
-    return this.waiters.length;
+    return this.waiters.length - this.head;
   }
 
   /** Resolves true once reached(r) is called with r >= `revision`, false after `timeoutMs`. */
@@ -34,15 +35,27 @@ export class RevisionWaiters {
     });
   }
 
-  /** Every waiter at or below `revision` is resolved (true; one that timed out already stays false). */
+  /**
+   * Every waiter at or below `revision` is resolved (true; one that timed out already stays false).
+   * The settled ones are cut off the front only once they are half the array: a cache far behind its
+   * storage steps forward a revision at a time under tens of thousands of waiters, and moving them
+   * all at every step took a fifth of the server's CPU.
+   */
   reached(revision: number): void {
-    const n = this.atOrBelow(revision);
-    if (n) for (const x of this.waiters.splice(0, n)) x.settle(true);
+    const end = this.atOrBelow(revision);
+    for (; this.head < end; this.head++) this.waiters[this.head].settle(true);
+    if (this.head > 1024 && this.head * 2 > this.waiters.length) {
+      this.waiters = this.waiters.slice(this.head);
+      this.head = 0;
+    } else if (this.head === this.waiters.length) {
+      this.waiters.length = 0;
+      this.head = 0;
+    }
   }
 
-  /** How many waiters wait for `revision` or an earlier one (they come first). */
+  /** Where the waiters for revisions above `revision` start (those at or below come first). */
   private atOrBelow(revision: number): number {
-    let lo = 0;
+    let lo = this.head;
     let hi = this.waiters.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
