@@ -53,10 +53,10 @@ export class Client {
     return this.store(kind).get(namespace, name);
   }
 
-  /** The object as a GET without resourceVersion reads it: as new as the storage (etcd), whatever the cache's lag. */
+  /** The object as the storage (etcd) holds it, whatever the cache's lag: what client-go's leader elector reads. */
   async getLatest(kind: KindDefinition, namespace: string | undefined, name: string): Promise<KubeObject> {
     this.authorize(kind, { verb: 'get', namespace, name });
-    return (await this.store(kind).getAt(namespace, name, undefined)).object;
+    return (await this.store(kind).getLatest(namespace, name)).object;
   }
 
   /** The current objects (from the watch cache), optionally filtered. */

@@ -66,9 +66,14 @@ it('a GET without resourceVersion reads the storage when the cache is behind it'
   hold();
   const rv = await writeElsewhere(created, { v: '2' });
   expect(store.get('default', 'read').data).toEqual({ v: '1' });
+  // The API's GET (the storage's revision is ahead of the cache's) and the elector's read (always the storage's).
+  const got = (await store.getAt('default', 'read', undefined)).object;
   const latest = await client.getLatest(configMapKind, 'default', 'read');
-  expect(latest.data).toEqual({ v: '2' });
-  expect(latest.metadata.resourceVersion).toBe(rv);
+  for (const o of [got, latest]) {
+    expect(o.data).toEqual({ v: '2' });
+    expect(o.metadata.resourceVersion).toBe(rv);
+  }
+  await expect(store.getAt('default', 'nowhere', undefined)).rejects.toMatchObject({ code: 404 });
   await expect(client.getLatest(configMapKind, 'default', 'nowhere')).rejects.toMatchObject({ code: 404 });
   release();
 });

@@ -210,6 +210,18 @@ export class Store {
   }
 
   /**
+   * The object as the storage holds it now: read from it when other processes write it too (etcd),
+   * whatever the cache's lag and however slowly it answers (no fallback to the cache, as `getAt`
+   * has for availability); the cache's when this process is the only writer.
+   */
+  async getLatest(namespace: string | undefined, name: string): Promise<CachedObject> {
+    if (!this.storage.shared) return this.getCached(namespace, name);
+    const stored = await this.readStored(this.keyFor(namespace, name));
+    if (!stored) throw errors.notFound(this.kind, name);
+    return stored;
+  }
+
+  /**
    * Whether other processes write the storage too and it holds revisions the cache has not applied
    * yet. When the storage cannot tell in time (etcd unreachable), the cache answers as it is.
    */
