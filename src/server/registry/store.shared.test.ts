@@ -157,3 +157,17 @@ it('a list in pages read from the storage, the cache behind it, continues: the t
   await expect(store.list('default', { ...query, continueToken: { rv: rv + 1000, start: token.start } })).rejects.toMatchObject({ code: 400 });
   release();
 });
+
+it('an object created through another replica, not yet in the cache, can be updated and deleted at once', async () => {
+  hold();
+  const key = store.keyFor('default', 'elsewhere');
+  const rv = await inner.create(key, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'elsewhere', namespace: 'default', uid: 'u-1', creationTimestamp: '2026-12-03T00:00:00Z' }, data: { v: '1' } }));
+  expect(store.peek('default', 'elsewhere')).toBeUndefined();
+  const updated = await client.update(configMapKind, 'default', 'elsewhere', (o) => void ((o as any).data = { v: '2' }), undefined, { returnWhenStored: true });
+  expect(updated.data).toEqual({ v: '2' });
+  expect(Number(updated.metadata.resourceVersion)).toBeGreaterThan(rv);
+  const deleting = client.delete(configMapKind, 'default', 'elsewhere', { preconditions: { uid: 'u-1' } });
+  setTimeout(release, 200);
+  expect((await deleting).deleted).toBe(true);
+  expect(await inner.get(key)).toBeUndefined();
+});

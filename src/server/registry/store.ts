@@ -567,6 +567,11 @@ export class Store {
     /** Whether `current` was read from the storage rather than the cache (upstream's origStateIsCurrent). */
     let stored = false;
     for (let attempt = 0; ; attempt++) {
+      // Not in the cache: created through another replica, perhaps, and not yet applied here.
+      if (!current && !stored && this.storage.shared) {
+        current = await this.readStored(key);
+        stored = true;
+      }
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
       let next: KubeObject;
@@ -729,6 +734,10 @@ export class Store {
     let current = this.cache.get(key);
     let stored = false;
     for (let attempt = 0; ; attempt++) {
+      if (!current && !stored && this.storage.shared) {
+        current = await this.readStored(key);
+        stored = true;
+      }
       if (!current) throw errors.notFound(kind, name);
       const { object: obj, revision } = current;
       const pre = opts.preconditions;
