@@ -99,6 +99,7 @@ export const leaseKind: KindDefinition = {
   },
   subresources: {},
   verbs: STANDARD_VERBS,
+  writesFirst: true,
   defaults() {},
   validate(obj, { old }) {
     return [

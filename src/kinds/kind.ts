@@ -159,6 +159,12 @@ export interface KindDefinition {
    * conversion both ways. Objects live under the stored kind's keys.
    */
   storedAs?: { kind: KindDefinition; toStored: (obj: any) => any; fromStored: (obj: any) => any };
+  /**
+   * Writes of this kind go first when writes to the storage queue (etcd's seats): they keep
+   * something alive (a leader's lease, a node's heartbeat), as API Priority and Fairness gives
+   * them the leader-election and node-high levels.
+   */
+  writesFirst?: boolean;
 }
 
 /** How a workload replaces its pods when its pod template changes (the editor's review says it before Apply). */

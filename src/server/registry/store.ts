@@ -200,11 +200,7 @@ export class Store {
     if (resourceVersion === undefined) {
       // Without a resourceVersion, kube-apiserver reads the object from etcd. The cache answers when it is
       // as new as the storage; behind it (the storage written faster than its watch delivers), the storage itself.
-      if (await this.behindStorage()) {
-        const stored = await this.readStored(this.keyFor(namespace, name));
-        if (!stored) throw errors.notFound(this.kind, name);
-        return stored;
-      }
+      if (await this.behindStorage()) return this.getLatest(namespace, name);
     } else await this.awaitRevision(resourceVersion);
     return this.getCached(namespace, name);
   }
@@ -248,6 +244,19 @@ export class Store {
     } catch (e) {
       throw fromStorage(e);
     }
+  }
+
+  /**
+   * A write computed against the cache may be computed once more against the storage's own object
+   * (the object missing from the cache, a precondition it failed): only when other processes write
+   * the storage too (etcd), and once.
+   */
+  private mayReread(stored: boolean): boolean {
+    return !stored && this.storage.shared === true;
+  }
+
+  private async reread(key: string): Promise<{ current: CachedObject | undefined; stored: true }> {
+    return { current: await this.readStored(key), stored: true };
   }
 
   /**
@@ -568,10 +577,7 @@ export class Store {
     let stored = false;
     for (let attempt = 0; ; attempt++) {
       // Not in the cache: created through another replica, perhaps, and not yet applied here.
-      if (!current && !stored && this.storage.shared) {
-        current = await this.readStored(key);
-        stored = true;
-      }
+      if (!current && this.mayReread(stored)) ({ current, stored } = await this.reread(key));
       if (!current) throw errors.notFound(this.kind, name);
       // Should the object change while the update is computed, the write below conflicts and is retried.
       let next: KubeObject;
@@ -583,9 +589,8 @@ export class Store {
       } catch (e) {
         // A conflict judged against the cache (a resourceVersion the client read from the storage, through
         // another replica, or before this cache applied it) is judged once more against the stored object.
-        if (e instanceof ApiError && e.code === 409 && !stored && this.storage.shared) {
-          current = await this.readStored(key);
-          stored = true;
+        if (e instanceof ApiError && e.code === 409 && this.mayReread(stored)) {
+          ({ current, stored } = await this.reread(key));
           continue;
         }
         throw e;
@@ -734,25 +739,24 @@ export class Store {
     let current = this.cache.get(key);
     let stored = false;
     for (let attempt = 0; ; attempt++) {
-      if (!current && !stored && this.storage.shared) {
-        current = await this.readStored(key);
-        stored = true;
-      }
+      if (!current && this.mayReread(stored)) ({ current, stored } = await this.reread(key));
       if (!current) throw errors.notFound(kind, name);
       const { object: obj, revision } = current;
       const pre = opts.preconditions;
       const gk = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
-      // Preconditions judged against the cache are judged once more against the stored object, as an update's are.
-      if (((pre?.uid && pre.uid !== obj.metadata.uid) || (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion)) && !stored && this.storage.shared) {
-        current = await this.readStored(key);
-        stored = true;
-        continue;
-      }
-      if (pre?.uid && pre.uid !== obj.metadata.uid) {
-        throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`, { name, group: kind.group || undefined, kind: kind.plural });
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-        throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`, { name, group: kind.group || undefined, kind: kind.plural });
+      const failed =
+        pre?.uid && pre.uid !== obj.metadata.uid
+          ? new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`, { name, group: kind.group || undefined, kind: kind.plural })
+          : pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion
+            ? new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${gk} "${name}": the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`, { name, group: kind.group || undefined, kind: kind.plural })
+            : undefined;
+      if (failed) {
+        // Judged against the cache: judged once more against the stored object, as an update's preconditions are.
+        if (this.mayReread(stored)) {
+          ({ current, stored } = await this.reread(key));
+          continue;
+        }
+        throw failed;
       }
       const forbidden = kind.strategy.forbidDelete?.(obj);
       if (forbidden) throw errors.forbidden(kind, name, forbidden);

@@ -99,7 +99,7 @@ describe('EtcdStorage: etcd itself', () => {
   });
 
   it('with two seats for writes, forty sent at once all land, and refused ones give their seats back (none waits behind a leaked seat)', async () => {
-    const s = await open({ maxWritesInFlight: 2 });
+    const s = await open({ maxWritesInFlight: 2, resources: etcdResources() });
     const keys = Array.from({ length: 40 }, (_, i) => `/registry/configmaps/default/seat-${i}`);
     const revisions = await Promise.all(keys.map((k, i) => s.create(k, v(i))));
     expect(new Set(revisions).size).toBe(40);

@@ -43,19 +43,23 @@ export interface EtcdStorageOptions {
   requestTimeoutMs?: number;
   /** Keys plus values larger than this many UTF-8 bytes are rejected with TooLarge (default etcd's 1.5 MiB). */
   maxValueBytes?: number;
-  /** Writes in flight to etcd at once (default 200, as kube-apiserver's --max-mutating-requests-inflight); the rest queue, Leases first. */
+  /** Writes in flight to etcd at once (default 200, as kube-apiserver's --max-mutating-requests-inflight); the rest queue, the `writesFirst` resources' first. */
   maxWritesInFlight?: number;
   /**
    * Resources whose etcd keys are named as kube-apiserver names them: storage
    * keys under `key` (`/registry/<group>/<plural>/`) live under
    * `<prefix>/<etcd>/` (e.g. `/registry/core/nodes/` under `/registry/minions/`).
-   * Other keys only have `/registry` replaced by the prefix.
+   * Other keys only have `/registry` replaced by the prefix. Writes to a
+   * resource with `writesFirst` (Leases) take the freed seats first.
    */
-  resources?: { key: string; etcd: string }[];
+  resources?: EtcdResource[];
 }
 
-/** Storage keys of coordination.k8s.io Leases, whose writes go first (see Seats). */
-const LEASES = '/registry/coordination.k8s.io/leases/';
+export interface EtcdResource {
+  key: string;
+  etcd: string;
+  writesFirst?: boolean;
+}
 
 /** The storage keys' root; etcd keys replace it with the prefix. */
 export const REGISTRY_ROOT = '/registry';
@@ -73,8 +77,10 @@ export class EtcdStorage implements Storage {
   private readonly prefix: string;
   private readonly requestTimeoutMs: number;
   private readonly maxValueBytes: number;
-  /** Seats for writes in flight; Leases (the controllers' leadership, the nodes' heartbeats) get the freed ones first. */
+  /** Seats for writes in flight; the writesFirst resources (Leases: leadership, heartbeats) get the freed ones first. */
   private readonly seats: Seats;
+  /** Storage resource prefixes whose writes go first. */
+  private readonly writesFirst = new Set<string>();
   /** Storage resource prefix -> etcd resource segment, and back. */
   private readonly toEtcdResource = new Map<string, string>();
   private readonly fromEtcdResource = new Map<string, string>();
@@ -99,6 +105,7 @@ export class EtcdStorage implements Storage {
     for (const r of opts.resources ?? []) {
       this.toEtcdResource.set(r.key, r.etcd);
       this.fromEtcdResource.set(r.etcd, r.key);
+      if (r.writesFirst) this.writesFirst.add(r.key);
     }
     const timeout = this.requestTimeoutMs;
     const tls = opts.caFile
@@ -308,9 +315,10 @@ export class EtcdStorage implements Storage {
     throw new StorageError('Conflict', `${key} has been modified: expected revision ${expected}, current ${current.modRevision}`, current);
   }
 
-  /** A write to `key` once it has a seat (a Lease's ahead of the rest); Timeout when none is free within the request deadline. */
+  /** A write to `key` once it has a seat (a writesFirst resource's ahead of the rest); Timeout when none is free within the request deadline. */
   private async write<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    if (!(await this.seats.take(key.startsWith(LEASES), this.requestTimeoutMs))) {
+    const first = this.writesFirst.has(resourceOf(key) ?? '');
+    if (!(await this.seats.take(first, this.requestTimeoutMs))) {
       throw new StorageError('Timeout', `no write to etcd could start within ${this.requestTimeoutMs}ms: ${this.seats.limit} in flight, ${this.seats.queued} waiting`);
     }
     try {

@@ -1,7 +1,7 @@
 // The storage factory (kube-apiserver's storagebackend/factory): the backend `--storage sqlite|etcd` names,
 // opened, with its compaction, so that the server assembles either the same way.
 import { join } from 'node:path';
-import { EtcdStorage, type EtcdStorageOptions } from './etcd.ts';
+import { EtcdStorage, type EtcdResource, type EtcdStorageOptions } from './etcd.ts';
 import { SqliteStorage } from './sqlite.ts';
 import type { Storage } from './storage.ts';
 import { kinds } from '../../kinds/registry.ts';
@@ -12,13 +12,13 @@ import { kinds } from '../../kinds/registry.ts';
  */
 const UPSTREAM_ETCD_RESOURCE: Record<string, string> = { 'core/nodes': 'minions' };
 
-/** Each stored kind's storage prefix and the etcd resource segment kube-apiserver uses for it. */
-export function etcdResources(): { key: string; etcd: string }[] {
+/** Each stored kind's storage prefix, the etcd resource segment kube-apiserver uses for it, and whether its writes go first. */
+export function etcdResources(): EtcdResource[] {
   return kinds
     .filter((k) => !k.storedAs)
     .map((k) => {
       const id = `${k.group || 'core'}/${k.plural}`;
-      return { key: `/registry/${id}/`, etcd: UPSTREAM_ETCD_RESOURCE[id] ?? k.plural };
+      return { key: `/registry/${id}/`, etcd: UPSTREAM_ETCD_RESOURCE[id] ?? k.plural, writesFirst: k.writesFirst };
     });
 }
 
