@@ -437,27 +437,29 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     going.add(name);
     markDirty(uid, node);
     trace('ds.delete.req', name);
-    // Counted as going from now (`deleting`); the write starts as the turn has room.
-    whenTurnHasRoom(() => void client
-      .delete(podKind, ns, name)
-      .then(
-        () => {
-          trace('ds.delete.done', name);
-          recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
-        },
-        (e) => {
-          if (e?.code === 404) return;
-          recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
-          queue.fail(dsKey(ns, ds.metadata.name!));
-        },
-      )
-      .finally(() => {
-        // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
-        going.delete(name);
-        if (!going.size && deleting.get(uid) === going) deleting.delete(uid);
-        markDirty(uid, node);
-      }),
-    );
+    // Counted as going from now (`deleting`); the write starts as the turn has room (a stopped controller's never does).
+    whenTurnHasRoom(() => {
+      if (stopped) return;
+      client
+        .delete(podKind, ns, name)
+        .then(
+          () => {
+            trace('ds.delete.done', name);
+            recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+          },
+          (e) => {
+            if (e?.code === 404) return;
+            recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
+            queue.fail(dsKey(ns, ds.metadata.name!));
+          },
+        )
+        .finally(() => {
+          // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
+          going.delete(name);
+          if (!going.size && deleting.get(uid) === going) deleting.delete(uid);
+          markDirty(uid, node);
+        });
+    });
   }
 
   /**
@@ -689,11 +691,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     return rollingUpdateNode(view, (p) => isPodUpdated(p, hash, generation), (p) => isPodAvailable(p, minReady, now));
   }
 
-  /**
-   * The DaemonSet's state, judged again where its nodes or pods changed (everywhere for a new template).
-   * With `budgetMs`, it stops once judging took that long and leaves the rest dirty (see judgeInTurns).
-   */
-  function refresh(ds: KubeObject, sel: Requirement[], hash: string, now: number, budgetMs = Infinity): DaemonState {
+  /** The DaemonSet's state; a new one (a new template or selector, a new DaemonSet) has every node dirty. */
+  function stateOf(ds: KubeObject, hash: string): DaemonState {
     const uid = ds.metadata.uid!;
     const key = `${ds.metadata.generation ?? 0}/${hash}/${selectorText(ds)}`;
     let st = states.get(uid);
@@ -702,13 +701,24 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       for (const node of podsByControllerNode.get(uid)?.keys() ?? []) st.dirty.add(node);
       states.set(uid, st);
     }
+    return st;
+  }
+
+  /** The DaemonSet's state, judged again where its nodes or pods changed (everywhere for a new template) or the clock moves a judgement. */
+  function refresh(ds: KubeObject, sel: Requirement[], hash: string, now: number): DaemonState {
+    const st = stateOf(ds, hash);
     for (const name of st.timed) st.dirty.add(name);
+    judgeDirty(ds, st, sel, hash, now, Infinity);
+    return st;
+  }
+
+  /** Judges the dirty nodes again, until `until` (performance.now()) has passed; whether some are left dirty. */
+  function judgeDirty(ds: KubeObject, st: DaemonState, sel: Requirement[], hash: string, now: number, until: number): boolean {
     if (st.dirty.size) st.changed = true;
-    const until = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
     let judged = 0;
     for (const name of st.dirty) {
-      // The clock is read every 64 nodes (~0.1 ms of judging each at 5000 nodes).
-      if (++judged % 64 === 0 && performance.now() > until) break;
+      // The clock is read every 64 nodes (about a millisecond of judging at 5000 nodes).
+      if (++judged % 64 === 0 && performance.now() > until) return true;
       st.dirty.delete(name);
       const before = st.entries.get(name);
       if (before) for (const k of COUNTS) st.totals[k] -= before.counts[k];
@@ -727,18 +737,20 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       mark(st.failed, e.failed);
       mark(st.timed, e.availableAt !== Infinity);
     }
-    return st;
+    return false;
   }
 
   /**
-   * Judges what is dirty a slice of the event loop at a time. A new template or
-   * a new DaemonSet makes every node dirty: judged in one go, 5000 nodes held
-   * the event loop for 100-200 ms (every watch flush and request waited), and
-   * nine DaemonSets created at once did that nine times over. Nodes that change
-   * meanwhile are marked dirty again and judged in a later slice.
+   * Judges what is dirty a slice of the event loop at a time, before the sync's
+   * refresh. A new template or a new DaemonSet makes every node dirty: judged in
+   * one go, 5000 nodes held the event loop for 100-200 ms (every watch flush and
+   * request waited), and nine DaemonSets created at once did that nine times
+   * over. Nodes that change meanwhile are marked dirty again and judged in a
+   * later slice; those the clock moves (`timed`) are left to refresh, so that
+   * the slices end however many there are.
    */
   async function judgeInTurns(ds: KubeObject, sel: Requirement[], hash: string) {
-    while (refresh(ds, sel, hash, Date.now(), JUDGE_SLICE_MS).dirty.size) await yieldToEventLoop();
+    while (judgeDirty(ds, stateOf(ds, hash), sel, hash, Date.now(), performance.now() + JUDGE_SLICE_MS)) await yieldToEventLoop();
   }
 
   /** manage: which nodes need a pod, which pods must go, in the node list's order. */
