@@ -50,6 +50,8 @@ const BURST_REPLICAS = 250;
 /** How long a sync judges dirty nodes before it lets the event loop go on (judgeInTurns). */
 const JUDGE_SLICE_MS = 8;
 const FAILED_POD_BACKOFF_MS = 1000;
+/** How long a create waits to be observed before the node is judged again regardless (upstream's ExpectationsTimeout). */
+const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
 /** A run of slow-start creates that ran dry goes on at its size if more nodes come this soon (slowstart.ts). */
 const CREATE_RUN_RESUME_MS = 1000;
 const FAILED_POD_BACKOFF_MAX_MS = 15 * 60 * 1000;
@@ -396,7 +398,13 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const p = await client.create(podKind, newPod(ds, node, hash));
       trace('ds.create.done', p.metadata.name!, node);
       recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata.name}`);
-      return Number(p.metadata.resourceVersion) || 0;
+      const revision = Number(p.metadata.resourceVersion) || 0;
+      // The node stays in flight until this controller has seen its pod (upstream's expectations): a write
+      // answers once the cache applied it or after 3 s, and on etcd under load the cache fell further behind;
+      // the next sync, still judging the node empty, created a second and a third pod there (5000 nodes, ten
+      // DaemonSets). As upstream's expectations, it gives up after 5 minutes.
+      await cache.waitFor(revision, EXPECTATIONS_TIMEOUT_MS);
+      return revision;
     } catch (e: any) {
       recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${e?.message ?? e}`);
       throw e;

@@ -54,9 +54,13 @@ const paced: (() => void)[] = [];
 
 function runPaced() {
   let i = 0;
-  while (i < paced.length && turnHasRoom()) paced[i++]();
-  paced.splice(0, i);
-  if (paced.length) inNextTurn(runPaced);
+  try {
+    while (i < paced.length && turnHasRoom()) paced[i++]();
+  } finally {
+    // What ran is done with, even if it threw; the rest goes on next turn.
+    paced.splice(0, i);
+    if (paced.length) inNextTurn(runPaced);
+  }
 }
 
 /**
