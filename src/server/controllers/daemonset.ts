@@ -39,7 +39,6 @@ import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
 import { WorkQueue } from './workqueue.ts';
-import { whenTurnHasRoom } from './turnbudget.ts';
 import { SlowStartCreates } from './slowstart.ts';
 import { LatestWrite } from './latestwrite.ts';
 import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
@@ -445,29 +444,25 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     going.add(name);
     markDirty(uid, node);
     trace('ds.delete.req', name);
-    // Counted as going from now (`deleting`); the write starts as the turn has room (a stopped controller's never does).
-    whenTurnHasRoom(() => {
-      if (stopped) return;
-      client
-        .delete(podKind, ns, name)
-        .then(
-          () => {
-            trace('ds.delete.done', name);
-            recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
-          },
-          (e) => {
-            if (e?.code === 404) return;
-            recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
-            queue.fail(dsKey(ns, ds.metadata.name!));
-          },
-        )
-        .finally(() => {
-          // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
-          going.delete(name);
-          if (!going.size && deleting.get(uid) === going) deleting.delete(uid);
-          markDirty(uid, node);
-        });
-    });
+    client
+      .delete(podKind, ns, name)
+      .then(
+        () => {
+          trace('ds.delete.done', name);
+          recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+        },
+        (e) => {
+          if (e?.code === 404) return;
+          recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
+          queue.fail(dsKey(ns, ds.metadata.name!));
+        },
+      )
+      .finally(() => {
+        // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
+        going.delete(name);
+        if (!going.size && deleting.get(uid) === going) deleting.delete(uid);
+        markDirty(uid, node);
+      });
   }
 
   /**

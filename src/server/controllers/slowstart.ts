@@ -20,8 +20,6 @@
 // success (one rollout's stream of nodes, with gaps shorter than a write), so
 // that each burst does not climb from one again.
 
-import { inNextTurn, turnHasRoom } from './turnbudget.ts';
-
 export interface SlowStartOptions {
   /** The largest window (upstream's burstReplicas bounds a batch). */
   maxRound: number;
@@ -107,22 +105,11 @@ export class SlowStartCreates {
     this.clear();
   }
 
-  private readonly pumpLater = () => this.pump();
-
-  /**
-   * Starts waiting creates while the window has room, and the event loop's turn
-   * (turnbudget.ts): a group commit answers a window's creates together, and
-   * each answer starts the next ones, so a window of a hundred started its
-   * hundreds of writes in one turn.
-   */
+  /** Starts waiting creates while the window has room. */
   private pump() {
     if (this.stopped) return;
     for (const n of this.waiting) {
       if (this.inFlight.size >= this.window) break;
-      if (!turnHasRoom()) {
-        inNextTurn(this.pumpLater);
-        break;
-      }
       this.waiting.delete(n);
       this.inFlight.set(n, this.run);
       const run = this.run;

@@ -48,29 +48,3 @@ export function inNextTurn(work: () => void) {
   waiting.add(work);
   schedule();
 }
-
-/** Work started as the turn has room, in the order given (whenTurnHasRoom). */
-const paced: (() => void)[] = [];
-
-function runPaced() {
-  let i = 0;
-  try {
-    while (i < paced.length && turnHasRoom()) paced[i++]();
-  } finally {
-    // What ran is done with, even if it threw; the rest goes on next turn.
-    paced.splice(0, i);
-    if (paced.length) inNextTurn(runPaced);
-  }
-}
-
-/**
- * Runs `work` now if the turn has room and nothing waits before it, else in a
- * later turn, first come first served. For work started in bursts without
- * being awaited (a DaemonSet's 250 pod deletes in one sync): started at once,
- * their writes held the event loop for tens of milliseconds.
- */
-export function whenTurnHasRoom(work: () => void) {
-  if (!paced.length && turnHasRoom()) return work();
-  paced.push(work);
-  if (paced.length === 1) inNextTurn(runPaced);
-}
