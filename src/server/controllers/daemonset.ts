@@ -391,6 +391,14 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     return c.creates;
   }
 
+  /**
+   * Resolves once this controller has seen the cache reach `revision` (its own write), as upstream's
+   * expectations are met by the informer, not by the write's answer: a write answers once the cache
+   * applied it or after 3 s, and on etcd at 5000 nodes the cache fell further behind than that. Given
+   * up after EXPECTATIONS_TIMEOUT_MS, as upstream's expectations expire.
+   */
+  const observed = (revision: number) => cache.waitFor(revision, EXPECTATIONS_TIMEOUT_MS);
+
   async function createPod(ds: KubeObject, node: string, hash: string): Promise<number> {
     trace('ds.create.req', node);
     try {
@@ -398,11 +406,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       trace('ds.create.done', p.metadata.name!, node);
       recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata.name}`);
       const revision = Number(p.metadata.resourceVersion) || 0;
-      // The node stays in flight until this controller has seen its pod (upstream's expectations): a write
-      // answers once the cache applied it or after 3 s, and on etcd under load the cache fell further behind;
-      // the next sync, still judging the node empty, created a second and a third pod there (5000 nodes, ten
-      // DaemonSets). As upstream's expectations, it gives up after 5 minutes.
-      await cache.waitFor(revision, EXPECTATIONS_TIMEOUT_MS);
+      // The node stays in flight until the pod is seen: judged empty meanwhile, it got a second and a third pod.
+      await observed(revision);
       return revision;
     } catch (e: any) {
       recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${e?.message ?? e}`);
@@ -447,9 +452,12 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     client
       .delete(podKind, ns, name)
       .then(
-        () => {
+        (r) => {
           trace('ds.delete.done', name);
           recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+          // Counted as going until the delete is seen: judged running again, its node would count as
+          // available and the rolling update could delete past maxUnavailable.
+          return observed(Number(r.object.metadata.resourceVersion) || 0);
         },
         (e) => {
           if (e?.code === 404) return;
@@ -458,7 +466,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
         },
       )
       .finally(() => {
-        // Landed (its event is in the cache) or failed: the pod is judged as the cache has it.
+        // Seen (its event is in the cache) or failed: the pod is judged as the cache has it.
         going.delete(name);
         if (!going.size && deleting.get(uid) === going) deleting.delete(uid);
         markDirty(uid, node);
