@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configMapKind } from '../../kinds/configmap.ts';
 import { startTestServer, type TestServer } from '../testing.ts';
 import { jsonOf, watchFrame } from '../watch/encodings.ts';
+import { StorageError } from '../storage/storage.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -86,4 +87,30 @@ it('answers a deletion with the last state at its revision, without changing the
   expect(object.data).toEqual({ a: '1' });
   expect(before.metadata.resourceVersion).not.toBe(object.metadata.resourceVersion);
   expect(s.peek('default', 'gone')).toBeUndefined();
+});
+
+it('answers a write that loses every retry to other writers with a 409 Conflict Status, not a 500', async () => {
+  await server.client.create(configMapKind, { metadata: { name: 'contended', namespace: 'default' }, data: { a: '1' } });
+  const storage = server.storage;
+  const update = storage.update;
+  let tries = 0;
+  // Every update refused, as if another writer always got through first.
+  storage.update = async (key) => {
+    tries++;
+    throw new StorageError('Conflict', `${key} has been modified`, await storage.get(key));
+  };
+  try {
+    const res = await server.api('/api/v1/namespaces/default/configmaps/contended', {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      body: { data: { a: '2' } },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ kind: 'Status', reason: 'Conflict', details: { name: 'contended', kind: 'configmaps' } });
+    expect(res.body.message).toContain('Operation cannot be fulfilled on configmaps "contended"');
+    expect(tries).toBeGreaterThan(10);
+  } finally {
+    storage.update = update;
+  }
+  expect(store().peek('default', 'contended')!.object.data).toEqual({ a: '1' });
 });

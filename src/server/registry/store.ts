@@ -94,13 +94,22 @@ function sameButResourceVersion(a: KubeObject, b: KubeObject): boolean {
  * is. An object too large to store is a 413 about the object: the storage's
  * own message names its key, which is no business of the client.
  */
-function fromStorage(e: unknown): unknown {
+function fromStorage(e: unknown, kind?: KindDefinition, name?: string): unknown {
   if (e instanceof StorageError && e.code === 'TooLarge') return errors.objectTooLarge(MAX_OBJECT_BYTES);
+  // A write that lost every retry to other writers of the same object: the client's to retry, as a 409 (it was a 500).
+  if (e instanceof StorageError && e.code === 'Conflict' && kind && name !== undefined) return errors.conflict(kind, name);
   // etcd without quorum or out of reach: the server's trouble, said as kube-apiserver's Statuses, retryable.
   if (e instanceof StorageError && e.code === 'Timeout') return errors.timeout(`Timeout: request did not complete within the storage deadline (${e.message})`);
   if (e instanceof StorageError && e.code === 'Unavailable') return new ApiError(503, 'ServiceUnavailable', `storage unavailable: ${e.message}`, { retryAfterSeconds: 1 });
   return e;
 }
+
+/**
+ * How many times a write that etcd refused for a conflict is tried again against the current object
+ * (GuaranteedUpdate's loop, which upstream does not bound): each refusal means another writer of the
+ * object got through, so a client loses them all only behind that many concurrent writers.
+ */
+const CONFLICT_RETRIES = 30;
 
 /** Objects whose JSON is at least this long are written a turn after they are serialised. */
 const LARGE_OBJECT_CHARS = 256 * 1024;
@@ -616,12 +625,12 @@ export class Store {
         if (finishing) body.metadata.resourceVersion = String(revision);
         return body;
       } catch (e) {
-        if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
+        if (e instanceof StorageError && e.code === 'Conflict' && attempt < CONFLICT_RETRIES) {
           ({ current, stored } = await this.afterConflict(key, e, at));
           continue;
         }
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(this.kind, name);
-        throw fromStorage(e);
+        throw fromStorage(e, this.kind, name);
       }
     }
   }
@@ -813,11 +822,11 @@ export class Store {
           await this.stored(key, value, metadataEnd, body, (k) => this.storage.update(k, value, revision));
           return { object: body, deleted: false };
         } catch (e) {
-          if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
+          if (e instanceof StorageError && e.code === 'Conflict' && attempt < CONFLICT_RETRIES) {
             ({ current, stored } = await this.afterConflict(key, e, revision));
             continue;
           }
-          throw fromStorage(e);
+          throw fromStorage(e, kind, name);
         }
       }
       if (ctx.dryRun) return { object: obj, deleted: true };
@@ -828,12 +837,12 @@ export class Store {
         const last: KubeObject = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(deleted) } };
         return { object: last, deleted: true };
       } catch (e) {
-        if (e instanceof StorageError && e.code === 'Conflict' && attempt < 10) {
+        if (e instanceof StorageError && e.code === 'Conflict' && attempt < CONFLICT_RETRIES) {
           ({ current, stored } = await this.afterConflict(key, e, revision));
           continue;
         }
         if (e instanceof StorageError && e.code === 'NotFound') throw errors.notFound(kind, name);
-        throw fromStorage(e);
+        throw fromStorage(e, kind, name);
       }
     }
   }
