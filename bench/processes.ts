@@ -29,9 +29,9 @@ function waitForUrl(child: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 /** Our API server on a fresh data dir, without the web app and controllers. */
-export async function startApiServer(extra: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-'))): Promise<Proc> {
+export async function startApiServer(extra: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-')), nodeFlags: string[] = []): Promise<Proc> {
   // node itself (not npx) so that stopping the child stops the server.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The printed app URL carries the admin token in its fragment.

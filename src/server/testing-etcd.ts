@@ -98,7 +98,8 @@ export interface EtcdTLS {
   clientKeyFile?: string;
 }
 
-export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}): Promise<EtcdCluster> {
+/** `args`: more flags for every member (e.g. `--quota-backend-bytes` for a bench at size). */
+export async function startEtcd(opts: { members?: number; tls?: EtcdTLS; args?: string[] } = {}): Promise<EtcdCluster> {
   if (!existsSync(ETCD_BINARY)) throw new Error(`${ETCD_BINARY} not found: apt-get install etcd-server`);
   const n = opts.members ?? 1;
   const root = mkdtempSync(join(tmpdir(), 'kw-etcd-'));
@@ -111,6 +112,8 @@ export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}):
   }));
   const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
 
+  /** Guard shells whose etcd this helper is killing. */
+  const killing = new WeakSet<ChildProcess>();
   const launch = (m: EtcdMember) => {
     const child = spawn(
       '/bin/sh',
@@ -128,6 +131,7 @@ export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}):
         '--logger', 'zap',
         '--log-level', 'error',
         ...(opts.tls ? ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile, '--trusted-ca-file', opts.tls.trustedCAFile, '--client-cert-auth'] : []),
+        ...(opts.args ?? []),
       ],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
@@ -143,7 +147,8 @@ export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}):
       log = (log + d.toString()).slice(-4000);
     });
     child.on('exit', (code, signal) => {
-      if (code && code !== 0 && !signal) console.error(`etcd ${m.name} exited with ${code}:\n${log}`);
+      // Told only when etcd ended by itself (a bad flag, a crash), not when killed here (137).
+      if (code && code !== 0 && !signal && !killing.has(child)) console.error(`etcd ${m.name} exited with ${code}:\n${log}`);
     });
     m.process = child;
   };
@@ -151,6 +156,7 @@ export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}):
   const kill = async (m: EtcdMember) => {
     const child = m.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    killing.add(child);
     const exited = new Promise((r) => child.once('exit', r));
     // Closing stdin makes the guard kill etcd (also before its pid was read).
     if (m.pid) killQuietly(m.pid);
@@ -161,6 +167,7 @@ export async function startEtcd(opts: { members?: number; tls?: EtcdTLS } = {}):
   const stopAll = () => {
     for (const m of members) {
       if (!m.process || m.process.exitCode !== null || m.process.signalCode !== null) continue;
+      killing.add(m.process);
       if (m.pid) killQuietly(m.pid);
       m.process.stdin!.end();
     }
