@@ -28,7 +28,7 @@ function waitForUrl(child: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-/** Our API server on a fresh data dir, without the web app and controllers. */
+/** Our API server on a fresh data dir, without the web app and the demo (its controllers run). */
 export async function startApiServer(extra: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'kw-bench-')), nodeFlags: string[] = []): Promise<Proc> {
   // node itself (not npx) so that stopping the child stops the server.
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/server/main.ts', '--port', '0', '--data-dir', dataDir, '--static-dir', join(dataDir, 'none'), '--no-demo', ...extra], {

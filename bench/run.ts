@@ -17,7 +17,7 @@ if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRollou
 if (only === 'daemonset-page') await (await import('./daemonset-page.ts')).benchDaemonSetPage();
 // Needs Debian's etcd-server; by name only.
 if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
-// Ten DaemonSets on 5000 nodes, on etcd and on SQLite (~15 minutes; needs etcd): by name only.
+// Ten DaemonSets on 5000 nodes, on SQLite and on etcd (about 12 minutes; needs etcd): by name only.
 if (only === 'etcd-fleet') await (await import('./etcd-fleet.ts')).benchEtcdFleet();
 // Needs etcd too, and waits out a 15 s lease: by name only.
 if (only === 'leader') await (await import('./leader.ts')).benchLeader();
