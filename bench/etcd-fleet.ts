@@ -6,9 +6,9 @@
 // watch cache trailed its storage (etcd's revision, or on SQLite a consistent
 // LIST's, against a `resourceVersion=0` LIST's read right after, every 5 s), the most nodes not Ready at once and
 // the controllers' leadership losses. ETCD_FLEET_NODES sets the size.
-import { cpus, loadavg } from 'node:os';
 import { Etcd3 } from 'etcd3';
-import { startApiServer, type Proc } from './processes.ts';
+import { machine, sleep } from './cluster.ts';
+import { call, startApiServer } from './processes.ts';
 import { startEtcd } from '../src/server/testing-etcd.ts';
 
 const NODES = Number(process.env.ETCD_FLEET_NODES ?? 5000);
@@ -17,14 +17,7 @@ const DAEMONSETS = 10;
 const PHASE_LIMIT_MS = 20 * 60_000;
 const SAMPLE_MS = 5000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const f = (n: number, d = 0) => n.toFixed(d);
-
-async function get(api: Proc, path: string): Promise<any> {
-  const res = await fetch(api.url + path, { headers: api.headers });
-  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
-  return res.json();
-}
 
 const daemonSet = (i: number) => ({
   apiVersion: 'apps/v1',
@@ -60,7 +53,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
   try {
     let maxNotReady = 0;
     const nodesReady = async () => {
-      const items: any[] = (await get(api, '/api/v1/nodes?resourceVersion=0')).items;
+      const items: any[] = (await call(api, 'GET', '/api/v1/nodes?resourceVersion=0')).items;
       const notReady = items.filter((n) => !ready(n)).length;
       return { total: items.length, notReady };
     };
@@ -73,16 +66,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
     const nodesReadyS = (performance.now() - t0) / 1000;
 
     const t1 = performance.now();
-    await Promise.all(
-      Array.from({ length: DAEMONSETS }, async (_, i) => {
-        const res = await fetch(`${api.url}/apis/apps/v1/namespaces/default/daemonsets`, {
-          method: 'POST',
-          headers: { ...api.headers, 'Content-Type': 'application/json' },
-          body: JSON.stringify(daemonSet(i)),
-        });
-        if (res.status !== 201) throw new Error(`create fleet-${i}: ${res.status} ${await res.text()}`);
-      }),
-    );
+    await Promise.all(Array.from({ length: DAEMONSETS }, (_, i) => call(api, 'POST', '/apis/apps/v1/namespaces/default/daemonsets', daemonSet(i))));
     const etcdClient = etcd ? new Etcd3({ hosts: etcd.endpoints }) : undefined;
     const lags: number[] = [];
     let lastNodeCheck = 0;
@@ -91,14 +75,14 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
       // The storage's revision first (etcd's own; on SQLite a consistent LIST's), then the cache's.
       const latest = etcdClient
         ? Number((await etcdClient.maintenance.status()).header.revision)
-        : Number((await get(api, '/api/v1/namespaces?limit=1')).metadata.resourceVersion);
-      const cached = Number((await get(api, '/api/v1/namespaces?resourceVersion=0&limit=1')).metadata.resourceVersion);
+        : Number((await call(api, 'GET', '/api/v1/namespaces?limit=1')).metadata.resourceVersion);
+      const cached = Number((await call(api, 'GET', '/api/v1/namespaces?resourceVersion=0&limit=1')).metadata.resourceVersion);
       lags.push(Math.max(0, latest - cached));
       if (performance.now() - lastNodeCheck > 15_000) {
         maxNotReady = Math.max(maxNotReady, (await nodesReady()).notReady);
         lastNodeCheck = performance.now();
       }
-      const sets: any[] = (await get(api, '/apis/apps/v1/namespaces/default/daemonsets?resourceVersion=0')).items;
+      const sets: any[] = (await call(api, 'GET', '/apis/apps/v1/namespaces/default/daemonsets?resourceVersion=0')).items;
       pods = sets.reduce((a, d) => a + (d.status?.numberAvailable ?? 0), 0);
       const done = sets.length === DAEMONSETS && sets.every((d) => d.status?.desiredNumberScheduled > 0 && d.status.numberAvailable === d.status.desiredNumberScheduled);
       if (done) break;
@@ -118,14 +102,14 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
 }
 
 export async function benchEtcdFleet() {
-  console.log(`\n== ${DAEMONSETS} DaemonSets at once on ${NODES} simulated nodes: etcd against SQLite (${cpus().length} cores)`);
+  console.log(`\n== ${DAEMONSETS} DaemonSets at once on ${NODES} simulated nodes: etcd against SQLite`);
   const results: Record<string, Figures> = {};
   for (const backend of ['sqlite', 'etcd'] as const) {
     const r = (results[backend] = await scenario(backend));
     console.log(
       `  ${backend}: nodes Ready in ${f(r.nodesReadyS)} s; all ${r.pods} pods available ${f(r.availableS)} s after the apply; ` +
         `watch cache behind its storage: median ${r.medianLag}, max ${r.maxLag} revisions; most nodes not Ready at once ${r.maxNotReady}; ` +
-        `leadership losses ${r.leaderLosses} (load ${loadavg()[0].toFixed(1)})`,
+        `leadership losses ${r.leaderLosses} (${machine()})`,
     );
   }
   const { etcd, sqlite } = results;

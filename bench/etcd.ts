@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { startApiServer, type Proc } from './processes.ts';
+import { call, startApiServer, type Proc } from './processes.ts';
 import { startEtcd } from '../src/server/testing-etcd.ts';
 
 const N = 600;
@@ -49,17 +49,6 @@ const configMap = (name: string, gen: number) => ({
   metadata: { name, namespace: 'default', labels: { app: 'bench' } },
   data: { gen: String(gen), payload: 'x'.repeat(512) },
 });
-
-async function call(api: Proc, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(api.url + path, {
-    method,
-    headers: { ...api.headers, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
 
 /** create, update, get of N ConfigMaps through one server. */
 async function throughServer(api: Proc, tag: string): Promise<Record<'create' | 'update' | 'get', Result>> {

@@ -56,3 +56,15 @@ export async function startBareServer(body: string): Promise<Proc> {
   const url = await waitForUrl(child, /bare: (http:\/\/\S+)/);
   return { url, headers: {}, child, stop: () => child.kill('SIGTERM') };
 }
+
+/** One request to our server with its admin token, JSON in and out; a status of 300 or more throws. */
+export async function call(api: Proc, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(api.url + path, {
+    method,
+    headers: { ...api.headers, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}

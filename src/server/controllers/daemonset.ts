@@ -392,12 +392,16 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   }
 
   /**
-   * Resolves once this controller has seen the cache reach `revision` (its own write), as upstream's
+   * The revision of `written` (its own write) once this controller has seen the cache reach it, as upstream's
    * expectations are met by the informer, not by the write's answer: a write answers once the cache
    * applied it or after 3 s, and on etcd at 5000 nodes the cache fell further behind than that. Given
    * up after EXPECTATIONS_TIMEOUT_MS, as upstream's expectations expire.
    */
-  const observed = (revision: number) => cache.waitFor(revision, EXPECTATIONS_TIMEOUT_MS);
+  async function observed(written: KubeObject): Promise<number> {
+    const revision = Number(written.metadata.resourceVersion) || 0;
+    await cache.waitFor(revision, EXPECTATIONS_TIMEOUT_MS);
+    return revision;
+  }
 
   async function createPod(ds: KubeObject, node: string, hash: string): Promise<number> {
     trace('ds.create.req', node);
@@ -405,10 +409,8 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const p = await client.create(podKind, newPod(ds, node, hash));
       trace('ds.create.done', p.metadata.name!, node);
       recorder.event(dsRef(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata.name}`);
-      const revision = Number(p.metadata.resourceVersion) || 0;
       // The node stays in flight until the pod is seen: judged empty meanwhile, it got a second and a third pod.
-      await observed(revision);
-      return revision;
+      return await observed(p);
     } catch (e: any) {
       recorder.event(dsRef(ds), 'Warning', 'FailedCreate', `Error creating: ${e?.message ?? e}`);
       throw e;
@@ -457,7 +459,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
           recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
           // Counted as going until the delete is seen: judged running again, its node would count as
           // available and the rolling update could delete past maxUnavailable.
-          return observed(Number(r.object.metadata.resourceVersion) || 0);
+          return observed(r.object);
         },
         (e) => {
           if (e?.code === 404) return;
