@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, until, watchEvents } from '../testing.ts';
 import { isPodAvailable, rolloutStatus } from '../../lib/rollout.ts';
-import { computeHash, revisionData, stableStringify } from './daemonset.ts';
+import { computeHash, judging, revisionData, stableStringify } from './daemonset.ts';
 import { daemonPodNodeName } from '../../lib/daemonnodes.ts';
 
 let s: TestServer;
@@ -568,5 +568,31 @@ describe('garbage collection', () => {
     const r = await s.api(`${DS_PATH}/gc`, { method: 'DELETE' });
     expect(r.status).toBe(200);
     await until(async () => [...(await podsOf('gc')), ...(await revisionsOf('gc'))], (all) => all.length === 0, 'pods and revisions gone');
+  });
+});
+
+describe('judging many nodes', () => {
+  it('judges the nodes of a new DaemonSet in slices of the event loop, a node changed between them judged again', async () => {
+    // A slice per 64 nodes (the clock is read every 64): 130 nodes of this group, and every node of the other tests, take several.
+    const names = Array.from({ length: 130 }, (_, i) => `sliced-${String(i).padStart(3, '0')}`);
+    await createNodes('sliced', names.map((name) => ({ name })));
+    judging.sliceMs = 0;
+    const yieldsBefore = judging.yields;
+    try {
+      await createDaemonSet(daemonSet('sliced', 'sliced'));
+      // The last node leaves the group as the controller judges: whichever slice has judged it, it is judged again.
+      expect((await mergePatch(`/api/v1/nodes/${names.at(-1)}`, { metadata: { labels: { group: 'left' } } })).status).toBe(200);
+      await rolledOut('sliced', names.length - 1);
+      expect(judging.yields - yieldsBefore).toBeGreaterThanOrEqual(2);
+    } finally {
+      judging.sliceMs = 8;
+    }
+    // One pod on each node of the group (one made on the node that left is deleted).
+    const want = JSON.stringify(names.slice(0, -1));
+    await until(async () => JSON.stringify((await podsOf('sliced')).map(nodeOf).sort()), (got) => got === want, 'a pod on each node of the group');
+    await statusAgrees('sliced', names.slice(0, -1));
+    // The DaemonSet and the nodes go, so that the tests after these do not renew their Leases.
+    expect((await s.api(`${DS_PATH}/sliced`, { method: 'DELETE' })).status).toBe(200);
+    for (const name of names) expect((await s.api(`/api/v1/nodes/${name}`, { method: 'DELETE' })).status).toBe(200);
   });
 });

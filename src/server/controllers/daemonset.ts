@@ -46,8 +46,12 @@ import { yieldToEventLoop } from '../registry/turns.ts';
 
 /** Creates and deletes per sync at most (upstream's burstReplicas). */
 const BURST_REPLICAS = 250;
-/** How long a sync judges dirty nodes before it lets the event loop go on (judgeInTurns). */
-const JUDGE_SLICE_MS = 8;
+/**
+ * How long a sync judges dirty nodes before it lets the event loop go on
+ * (judgeInTurns), and how many times syncs have let it: tests set the slice to
+ * 0 (a slice per 64 nodes) and count.
+ */
+export const judging = { sliceMs: 8, yields: 0 };
 const FAILED_POD_BACKOFF_MS = 1000;
 /** How long a create waits to be observed before the node is judged again regardless (upstream's ExpectationsTimeout). */
 const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
@@ -763,7 +767,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
    * the slices end however many there are.
    */
   async function judgeInTurns(ds: KubeObject, sel: Requirement[], hash: string) {
-    while (judgeDirty(ds, stateOf(ds, hash), sel, hash, Date.now(), performance.now() + JUDGE_SLICE_MS)) await yieldToEventLoop();
+    while (judgeDirty(ds, stateOf(ds, hash), sel, hash, Date.now(), performance.now() + judging.sliceMs)) {
+      judging.yields++;
+      await yieldToEventLoop();
+    }
   }
 
   /** manage: which nodes need a pod, which pods must go, in the node list's order. */
