@@ -24,6 +24,8 @@ import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { Worker } from 'node:worker_threads';
+import { cpuSeconds } from './cluster.ts';
 import { median } from './load.ts';
 import type { Proc } from './processes.ts';
 import { rowShownAt } from './rowshown.ts';
@@ -117,6 +119,18 @@ async function firstRows(page: Page, api: Proc, route: string, path: string, cou
   return { app, plain };
 }
 
+/** Busy and all CPU time of the machine so far (clock ticks over every core, /proc/stat). */
+function machineTicks(): { busy: number; all: number } {
+  const t = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const all = t.reduce((a, b) => a + b, 0);
+  return { busy: all - t[3] - t[4], all }; // less idle and iowait
+}
+
+/** A thread that keeps a core busy walking 64 MB of memory. */
+function busyCore(): Worker {
+  return new Worker('const b = Buffer.alloc(64 << 20); for (;;) for (let i = 0; i < b.length; i += 64) b[i]++;', { eval: true });
+}
+
 interface ScrollFigure {
   /** requestAnimationFrame callbacks per second (frames the page's main thread ran). */
   fps: number;
@@ -207,7 +221,7 @@ function timePerFrame(events: TraceEvent[], frames: number): string {
     const key = `${threads.get(`${e.pid}:${e.tid}`) ?? e.tid}/${e.name}`;
     by.set(key, (by.get(key) ?? 0) + (e.dur ?? 0) / 1000);
   }
-  return [...by].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, ms]) => `${k} ${f(ms / frames, 2)}`).join(', ');
+  return [...by].sort((a, b) => b[1] - a[1]).slice(0, 16).map(([k, ms]) => `${k} ${f(ms / frames, 2)}`).join(', ');
 }
 
 /**
@@ -487,14 +501,30 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
         // A fresh load, scrolled a screen per frame from its first row until its last page is in.
         await page.goto(`${api.url}/version`);
         await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
-        const s = await scroll(page, LOADING_MAX_S, TRACE ? (events, frames) => console.log(`    ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}`) : undefined, l.count);
+        const traced = (events: TraceEvent[], frames: number) =>
+          console.log(`    ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`);
+        const cpu0 = cpuSeconds(api.child.pid!);
+        const ticks0 = machineTicks();
+        const s = await scroll(page, LOADING_MAX_S, TRACE ? traced : undefined, l.count);
+        const serverCores = (cpuSeconds(api.child.pid!) - cpu0) / (s.ms / 1000);
+        const ticks = machineTicks();
+        const busyCores = ((ticks.busy - ticks0.busy) / (ticks.all - ticks0.all)) * os.cpus().length;
         await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
         console.log(
-          `    scroll while the list loads (first row to complete, ${f(s.ms)} ms): ${f(s.fps)} frames/s (${f(s.shown)} presented), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms) (${machine()})`,
+          `    scroll while the list loads (first row to complete, ${f(s.ms)} ms): ${f(s.fps)} frames/s (${f(s.shown)} presented), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms); meanwhile the machine ${f(busyCores, 2)} of ${os.cpus().length} cores busy, the server ${f(serverCores, 2)} (${machine()})`,
+        );
+        // The baseline: the same list, loaded, scrolled as long while a thread keeps one core busy, as the
+        // rest of the load (the browser's network and raster threads, the wire worker, the server) keeps the
+        // second core of this machine. That alone makes the page's own work per frame slower by a third.
+        const busy = busyCore();
+        const b = await scroll(page, s.ms / 1000, TRACE ? (events, frames) => console.log(`    ms per frame, the loaded list with a core kept busy (traced): ${timePerFrame(events, frames)}`) : undefined);
+        await busy.terminate();
+        console.log(
+          `      against the loaded list scrolled with one core kept busy: ${f(b.fps)} frames/s (${f(b.shown)} presented), main thread ${f(b.cpu, 1)} ms CPU per frame; while loading = ${f(s.fps / b.fps, 2)}x its frames/s, ${f(s.cpu / b.cpu, 2)}x its CPU per frame`,
         );
       }
       if (FIGURES.has('scroll')) {
-        const s = await scroll(page);
+        const s = await scroll(page, 3, TRACE ? (events, frames) => console.log(`    ms per frame while scrolling the loaded list (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`) : undefined);
         console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s (${f(s.shown)} presented with the new rows), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms)`);
         if (BASELINE) await scrollSideBySide(browser, api, l, token);
         if (BASELINE) await loadSideBySide(browser, api, l, token);
