@@ -576,8 +576,8 @@ describe('judging many nodes', () => {
     // A slice per 64 nodes (the clock is read every 64): 130 nodes of this group, and every node of the other tests, take several.
     const names = Array.from({ length: 130 }, (_, i) => `sliced-${String(i).padStart(3, '0')}`);
     await createNodes('sliced', names.map((name) => ({ name })));
+    const { sliceMs, yields: yieldsBefore } = judging;
     judging.sliceMs = 0;
-    const yieldsBefore = judging.yields;
     try {
       await createDaemonSet(daemonSet('sliced', 'sliced'));
       // The last node leaves the group as the controller judges: whichever slice has judged it, it is judged again.
@@ -585,7 +585,7 @@ describe('judging many nodes', () => {
       await rolledOut('sliced', names.length - 1);
       expect(judging.yields - yieldsBefore).toBeGreaterThanOrEqual(2);
     } finally {
-      judging.sliceMs = 8;
+      judging.sliceMs = sliceMs;
     }
     // One pod on each node of the group (one made on the node that left is deleted).
     const want = JSON.stringify(names.slice(0, -1));
