@@ -162,11 +162,20 @@ function commit(ops: WriteOp[]): WriterAnswer & { wrote?: boolean } {
 }
 
 /**
- * Making commits durable: fsync(2) of the log on libuv's pool, so that this
+ * Making commits durable: fdatasync(2) of the log on libuv's pool, so that this
  * thread commits the groups sent meanwhile, and the next fsync covers all of
  * them (a group's answer waits for an fsync begun after its commit). Answers
  * go in the order their groups came. The descriptor stays open (SQLite keeps
  * the log's file while a connection is open) and is opened again should a sync fail on it.
+ *
+ * fdatasync, as SQLite and etcd sync their logs: the log is rewritten in place
+ * once a checkpoint let it start over, so its size rarely changes, and only a
+ * changed size must reach the file system's journal with the data. fsync(2)
+ * also commits the changed modification time, which on ext4 makes the sync
+ * wait for the journal, and the journal for the database file's new blocks
+ * (it grows through a rollout): a loop syncing a 4 MB file rewritten in place
+ * beside a growing file had its longest sync 38-642 ms with fsync (over 100
+ * ms in 3 of 5 runs of 20 s), 30-106 ms with fdatasync (once), in turns.
  */
 const walFile = `${file}-wal`;
 let walFd: number | undefined;
@@ -214,7 +223,7 @@ function fsyncWal(done: (error: unknown) => void, retried = false): void {
     return done(e);
   }
   const fd = walFd;
-  fs.fsync(fd, (error) => {
+  fs.fdatasync(fd, (error) => {
     if (!error) return done(undefined);
     walFd = undefined;
     fs.close(fd, () => {});
