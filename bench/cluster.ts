@@ -129,6 +129,15 @@ export const createBenchDaemonSet = (c: Cluster) =>
     },
   });
 
+/** The i-th DaemonSet of a fleet created at once (labelled `fleet=bench`, each with an image of its own). */
+export const fleetDaemonSet = (i: number) => {
+  const name = `fleet-${i}`;
+  return {
+    metadata: { name, labels: { fleet: 'bench' } },
+    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: `registry.k8s.io/pause:3.${i}` }] } } },
+  };
+};
+
 /** A new image for the bench DaemonSet: starts a rollout; returns the DaemonSet's new generation. */
 export const rollBenchDaemonSet = async (c: Cluster, image: string): Promise<number> =>
   (await clusterApi(c, `${DAEMONSETS}/bench`, { method: 'PATCH', type: 'application/merge-patch+json', body: { spec: { template: { spec: { containers: [{ name: 'c', image }] } } } } })).metadata.generation;

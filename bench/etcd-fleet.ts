@@ -7,29 +7,19 @@
 // LIST's, against a `resourceVersion=0` LIST's read right after, every 5 s), the most nodes not Ready at once and
 // the controllers' leadership losses. ETCD_FLEET_NODES sets the size.
 import { Etcd3 } from 'etcd3';
-import { machine, sleep } from './cluster.ts';
+import { DAEMONSETS, fleetDaemonSet, machine, sleep } from './cluster.ts';
+import { median } from './load.ts';
 import { call, startApiServer } from './processes.ts';
+import { isConditionTrue } from '../src/lib/conditions.ts';
 import { startEtcd } from '../src/server/testing-etcd.ts';
 
 const NODES = Number(process.env.ETCD_FLEET_NODES ?? 5000);
-const DAEMONSETS = 10;
+const FLEET = 10;
 /** Give up on a phase after this long. */
 const PHASE_LIMIT_MS = 20 * 60_000;
 const SAMPLE_MS = 5000;
 
 const f = (n: number, d = 0) => n.toFixed(d);
-
-const daemonSet = (i: number) => ({
-  apiVersion: 'apps/v1',
-  kind: 'DaemonSet',
-  metadata: { name: `fleet-${i}`, namespace: 'default' },
-  spec: {
-    selector: { matchLabels: { app: `fleet-${i}` } },
-    template: { metadata: { labels: { app: `fleet-${i}` } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
-  },
-});
-
-const ready = (n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 
 interface Figures {
   nodesReadyS: number;
@@ -43,6 +33,7 @@ interface Figures {
 
 async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
   const etcd = backend === 'etcd' ? await startEtcd({ args: ['--quota-backend-bytes', String(8 * 1024 ** 3)] }) : undefined;
+  const etcdClient = etcd ? new Etcd3({ hosts: etcd.endpoints }) : undefined;
   const storage = etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : [];
   const t0 = performance.now();
   const api = await startApiServer([...storage, '--sim-nodes', String(NODES)], undefined, ['--max-semi-space-size=128']);
@@ -54,7 +45,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
     let maxNotReady = 0;
     const nodesReady = async () => {
       const items: any[] = (await call(api, 'GET', '/api/v1/nodes?resourceVersion=0')).items;
-      const notReady = items.filter((n) => !ready(n)).length;
+      const notReady = items.filter((n) => !isConditionTrue(n, 'Ready')).length;
       return { total: items.length, notReady };
     };
     for (;;) {
@@ -66,8 +57,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
     const nodesReadyS = (performance.now() - t0) / 1000;
 
     const t1 = performance.now();
-    await Promise.all(Array.from({ length: DAEMONSETS }, (_, i) => call(api, 'POST', '/apis/apps/v1/namespaces/default/daemonsets', daemonSet(i))));
-    const etcdClient = etcd ? new Etcd3({ hosts: etcd.endpoints }) : undefined;
+    await Promise.all(Array.from({ length: FLEET }, (_, i) => call(api, 'POST', DAEMONSETS, fleetDaemonSet(i))));
     const lags: number[] = [];
     let lastNodeCheck = 0;
     let pods = 0;
@@ -82,19 +72,18 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
         maxNotReady = Math.max(maxNotReady, (await nodesReady()).notReady);
         lastNodeCheck = performance.now();
       }
-      const sets: any[] = (await call(api, 'GET', '/apis/apps/v1/namespaces/default/daemonsets?resourceVersion=0')).items;
+      const sets: any[] = (await call(api, 'GET', `${DAEMONSETS}?resourceVersion=0`)).items;
       pods = sets.reduce((a, d) => a + (d.status?.numberAvailable ?? 0), 0);
-      const done = sets.length === DAEMONSETS && sets.every((d) => d.status?.desiredNumberScheduled > 0 && d.status.numberAvailable === d.status.desiredNumberScheduled);
+      const done = sets.length === FLEET && sets.every((d) => d.status?.desiredNumberScheduled > 0 && d.status.numberAvailable === d.status.desiredNumberScheduled);
       if (done) break;
       if (performance.now() - t1 > PHASE_LIMIT_MS) throw new Error(`${backend}: ${pods} pods available after ${PHASE_LIMIT_MS / 60_000} minutes`);
       await sleep(SAMPLE_MS);
     }
     const availableS = (performance.now() - t1) / 1000;
-    etcdClient?.close();
     maxNotReady = Math.max(maxNotReady, (await nodesReady()).notReady);
-    lags.sort((a, b) => a - b);
-    return { nodesReadyS, availableS, pods, maxLag: lags[lags.length - 1], medianLag: lags[lags.length >> 1], maxNotReady, leaderLosses };
+    return { nodesReadyS, availableS, pods, maxLag: Math.max(...lags), medianLag: median(lags), maxNotReady, leaderLosses };
   } finally {
+    etcdClient?.close();
     api.stop();
     await new Promise((r) => api.child.once('exit', r));
     await etcd?.stop();
@@ -102,7 +91,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
 }
 
 export async function benchEtcdFleet() {
-  console.log(`\n== ${DAEMONSETS} DaemonSets at once on ${NODES} simulated nodes: etcd against SQLite`);
+  console.log(`\n== ${FLEET} DaemonSets at once on ${NODES} simulated nodes: etcd against SQLite`);
   const results: Record<string, Figures> = {};
   for (const backend of ['sqlite', 'etcd'] as const) {
     const r = (results[backend] = await scenario(backend));

@@ -119,12 +119,23 @@ async function firstRows(page: Page, api: Proc, route: string, path: string, cou
   return { app, plain };
 }
 
-/** Busy and all CPU time of the machine so far (clock ticks over every core, /proc/stat). */
-function machineTicks(): { busy: number; all: number } {
-  const t = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const all = t.reduce((a, b) => a + b, 0);
-  return { busy: all - t[3] - t[4], all }; // less idle and iowait
+/** How many of the machine's cores were busy from this call until the returned function's (/proc/stat, less idle and iowait). */
+function busyCoresFromNow(): () => number {
+  const read = () => {
+    const t = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const all = t.reduce((a, b) => a + b, 0);
+    return { busy: all - t[3] - t[4], all };
+  };
+  const from = read();
+  return () => {
+    const to = read();
+    return ((to.busy - from.busy) / (to.all - from.all)) * os.cpus().length;
+  };
 }
+
+/** With SCALE_APP_TRACE (and `on`): prints, under `what`, a traced scroll's ms per frame by thread and event, and its long tasks. */
+const printTrace = (what: string, on = true) =>
+  TRACE && on ? (events: TraceEvent[], frames: number) => console.log(`    ${what} (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`) : undefined;
 
 /** A thread that keeps a core busy walking 64 MB of memory. */
 function busyCore(): Worker {
@@ -418,17 +429,10 @@ async function inTurns<S extends { dir: string }>(browser: Browser, api: Proc, r
 async function scrollSideBySide(browser: Browser, api: Proc, l: { route: string; count: number }, token: string, rounds = SIDE_ROUNDS) {
   const sides = buildsSideBySide().map((s) => ({ ...s, loading: [] as ScrollFigure[], loaded: [] as ScrollFigure[] }));
   await inTurns(browser, api, l.route, token, sides, rounds, async (page, side, r) => {
-    const tracing =
-      TRACE && r === 0
-        ? (events: TraceEvent[], frames: number) =>
-            console.log(`    ${side.name}, ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`)
-        : undefined;
-    side.loading.push(await scroll(page, LOADING_MAX_S, tracing, l.count));
+    side.loading.push(await scroll(page, LOADING_MAX_S, printTrace(`${side.name}, ms per frame while scrolling as the list loads`, r === 0), l.count));
     await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
     side.loaded.push(await scroll(page));
-    if (TRACE && r === 0) {
-      await scroll(page, 2, (events, frames) => console.log(`    ${side.name}, ms per frame while scrolling (traced): ${timePerFrame(events, frames)}`));
-    }
+    if (TRACE && r === 0) await scroll(page, 2, printTrace(`${side.name}, ms per frame while scrolling`));
   });
   const [mine, ...bases] = sides;
   const med = (xs: ScrollFigure[], k: keyof ScrollFigure) => median(xs.map((x) => x[k]));
@@ -501,30 +505,27 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
         // A fresh load, scrolled a screen per frame from its first row until its last page is in.
         await page.goto(`${api.url}/version`);
         await navigateToFirstRow(page, `${api.url}${l.route}#token=${token}`);
-        const traced = (events: TraceEvent[], frames: number) =>
-          console.log(`    ms per frame while scrolling as the list loads (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`);
         const cpu0 = cpuSeconds(api.child.pid!);
-        const ticks0 = machineTicks();
-        const s = await scroll(page, LOADING_MAX_S, TRACE ? traced : undefined, l.count);
+        const busyCores = busyCoresFromNow();
+        const s = await scroll(page, LOADING_MAX_S, printTrace('ms per frame while scrolling as the list loads'), l.count);
         const serverCores = (cpuSeconds(api.child.pid!) - cpu0) / (s.ms / 1000);
-        const ticks = machineTicks();
-        const busyCores = ((ticks.busy - ticks0.busy) / (ticks.all - ticks0.all)) * os.cpus().length;
+        const machineCores = busyCores();
         await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
         console.log(
-          `    scroll while the list loads (first row to complete, ${f(s.ms)} ms): ${f(s.fps)} frames/s (${f(s.shown)} presented), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms); meanwhile the machine ${f(busyCores, 2)} of ${os.cpus().length} cores busy, the server ${f(serverCores, 2)} (${machine()})`,
+          `    scroll while the list loads (first row to complete, ${f(s.ms)} ms): ${f(s.fps)} frames/s (${f(s.shown)} presented), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms); meanwhile the machine ${f(machineCores, 2)} of ${os.cpus().length} cores busy, the server ${f(serverCores, 2)} (${machine()})`,
         );
         // The baseline: the same list, loaded, scrolled as long while a thread keeps one core busy, as the
         // rest of the load (the browser's network and raster threads, the wire worker, the server) keeps the
         // second core of this machine. That alone makes the page's own work per frame slower by a third.
         const busy = busyCore();
-        const b = await scroll(page, s.ms / 1000, TRACE ? (events, frames) => console.log(`    ms per frame, the loaded list with a core kept busy (traced): ${timePerFrame(events, frames)}`) : undefined);
+        const b = await scroll(page, s.ms / 1000, printTrace('ms per frame, the loaded list with a core kept busy'));
         await busy.terminate();
         console.log(
           `      against the loaded list scrolled with one core kept busy: ${f(b.fps)} frames/s (${f(b.shown)} presented), main thread ${f(b.cpu, 1)} ms CPU per frame; while loading = ${f(s.fps / b.fps, 2)}x its frames/s, ${f(s.cpu / b.cpu, 2)}x its CPU per frame`,
         );
       }
       if (FIGURES.has('scroll')) {
-        const s = await scroll(page, 3, TRACE ? (events, frames) => console.log(`    ms per frame while scrolling the loaded list (traced): ${timePerFrame(events, frames)}\n      long tasks: ${longTasks(events)}`) : undefined);
+        const s = await scroll(page, 3, printTrace('ms per frame while scrolling the loaded list'));
         console.log(`    scroll a screen per frame: ${f(s.fps)} frames/s (${f(s.shown)} presented with the new rows), p95 frame ${f(s.p95, 1)} ms, main thread ${f(s.cpu, 1)} ms CPU per frame (aim 60 frames/s, 16.7 ms)`);
         if (BASELINE) await scrollSideBySide(browser, api, l, token);
         if (BASELINE) await loadSideBySide(browser, api, l, token);

@@ -18,6 +18,7 @@ import {
   clusterApi as api,
   DAEMONSETS,
   cpuSeconds,
+  fleetDaemonSet,
   createBenchDaemonSet,
   machine,
   rollBenchDaemonSet,
@@ -377,11 +378,7 @@ async function moreDaemonSets(c: Cluster, pid: number, count = 9) {
   const leases = await watchLeaseGaps(c);
   const t0 = performance.now();
   const cpu0 = cpuSeconds(pid);
-  for (let i = 1; i <= count; i++) {
-    const name = `fleet-${i}`;
-    const body = { metadata: { name, labels: { fleet: 'bench' } }, spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: `registry.k8s.io/pause:3.${i}` }] } } } };
-    await api(c, DAEMONSETS, { method: 'POST', body });
-  }
+  for (let i = 1; i <= count; i++) await api(c, DAEMONSETS, { method: 'POST', body: fleetDaemonSet(i) });
   for (;;) {
     const fleet: any[] = (await api(c, `${DAEMONSETS}?labelSelector=fleet%3Dbench`)).items;
     if (fleet.every((d) => d.status?.desiredNumberScheduled === NODES && d.status.numberAvailable === NODES)) break;

@@ -209,10 +209,10 @@ function syncAndAnswer(): void {
   };
   if (!batch.some((b) => b.wrote)) return answer(undefined);
   syncing = true;
-  fsyncWal((error) => answer(error ?? undefined));
+  syncWal((error) => answer(error ?? undefined));
 }
 
-function fsyncWal(done: (error: unknown) => void, retried = false): void {
+function syncWal(done: (error: unknown) => void, retried = false): void {
   if (failNextSync) {
     failNextSync = false;
     return done(new Error('EIO: sync failed (a test asked for it)'));
@@ -228,7 +228,7 @@ function fsyncWal(done: (error: unknown) => void, retried = false): void {
     walFd = undefined;
     fs.close(fd, () => {});
     if (retried) return done(error);
-    fsyncWal(done, true);
+    syncWal(done, true);
   });
 }
 
