@@ -41,6 +41,15 @@ for (const prefix of [`${nodePrefix}sim-node-00042`, '/registry/core/pods/defaul
     },
   });
 }
+// When each marker request (its `X-Bench-Marker` header) reached the handler and when its response was
+// sent, on the same clock: the write's way through the server, apart from the way there and back.
+let markersAtServer = new Map<number, [number, number]>();
+server.listener.http.prependListener('request', (req, res) => {
+  const seq = req.headers['x-bench-marker'];
+  if (typeof seq !== 'string') return;
+  const at = performance.timeOrigin + performance.now();
+  res.once('finish', () => markersAtServer.set(Number(seq), [at, performance.timeOrigin + performance.now()]));
+});
 let profiler: Session | undefined;
 let heapProfiler: Session | undefined;
 // How late the server's event loop ran timers: a write, an event's delivery, all wait behind the turn in progress.
@@ -83,7 +92,7 @@ const turnSummary = () => {
 const gcSummary = (ds: number[]) => ({ count: ds.length, totalMs: ds.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...ds), over50: ds.filter((d) => d > 50).length });
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'reset') resetHeartbeatStats();
-  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.(), commitStats.resetCommitStats?.(), (markersInCache = new Map()));
+  if (line === 'loop-reset') (loop.reset(), (gc = { minor: [], major: [] }), (longTurns = []), watchSink.resetWatchFlushStats?.(), commitStats.resetCommitStats?.(), (markersInCache = new Map()), (markersAtServer = new Map()));
   if (line === 'profile-start') {
     profiler = new Session();
     profiler.connect();
@@ -117,7 +126,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), events: recorder.recorderTotals, markersInCache: [...markersInCache] })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), events: recorder.recorderTotals, markersInCache: [...markersInCache], markersAtServer: [...markersAtServer] })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -99,10 +99,10 @@ export async function waitReady(c: Cluster, n: number, what: string) {
 }
 
 /** JSON in and out as the admin; a kept-alive connection the server closed as it was reused is tried once more. */
-export async function clusterApi(c: Cluster, path: string, init: { method?: string; body?: unknown; type?: string } = {}, retry = 1): Promise<any> {
+export async function clusterApi(c: Cluster, path: string, init: { method?: string; body?: unknown; type?: string; headers?: Record<string, string> } = {}, retry = 1): Promise<any> {
   const r = await fetch(c.url + path, {
     method: init.method ?? 'GET',
-    headers: { ...c.headers, 'Content-Type': init.type ?? 'application/json' },
+    headers: { ...c.headers, 'Content-Type': init.type ?? 'application/json', ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   }).catch((e) => {
     if (retry > 0 && c.child.exitCode === null) return undefined;

@@ -213,7 +213,7 @@ export async function benchCluster5000() {
       for (let seq = 0; rolling; seq++) {
         const target = seq % 2 ? `/api/v1/namespaces/default/pods/${MARKER_POD}` : `/api/v1/nodes/${MARKER_NODE}`;
         sent.set(seq, now());
-        await api(c, target, { method: 'PATCH', type: 'application/merge-patch+json', body: { metadata: { labels: { 'bench-marker': String(seq) } } } }).then(
+        await api(c, target, { method: 'PATCH', type: 'application/merge-patch+json', headers: { 'X-Bench-Marker': String(seq) }, body: { metadata: { labels: { 'bench-marker': String(seq) } } } }).then(
           () => acked.set(seq, now()),
           () => sent.delete(seq),
         );
@@ -250,7 +250,9 @@ export async function benchCluster5000() {
     const results = await watchers.stop();
     watchers = undefined;
     /** When each marker's event was applied in the server's watch cache (an older server does not say). */
-    const inCache = new Map(((await c.stats()) as unknown as { markersInCache?: [number, number][] }).markersInCache ?? []);
+    const served = (await c.stats()) as unknown as { markersInCache?: [number, number][]; markersAtServer?: [number, [number, number]][] };
+    const inCache = new Map(served.markersInCache ?? []);
+    const atServer = new Map(served.markersAtServer ?? []);
     /** From the watch cache to the watcher: the watch path's own delivery, without the write's way into the store. */
     const fromCache: number[] = [];
     const lat: number[] = [];
@@ -295,6 +297,12 @@ export async function benchCluster5000() {
       console.log(`    from the event in the server's watch cache to the watcher: p50 ${f(pct(fromCache, 0.5))} ms, p99 ${f(pct(fromCache, 0.99))} ms, max ${f(Math.max(...fromCache))} ms (${fromCache.length} deliveries); the write's request to its event in the cache p50 ${f(pct(toCache, 0.5))} ms, p99 ${f(pct(toCache, 0.99))} ms`);
     }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
+    if (atServer.size) {
+      const part = (f: (seq: number, [arrived, answered]: [number, number]) => number) => [...atServer].filter(([seq]) => acked.has(seq)).map(([seq, t]) => f(seq, t));
+      const [there, inServer, back] = [part((seq, [a]) => a - sent.get(seq)!), part((_, [a, b]) => b - a), part((seq, [, b]) => acked.get(seq)! - b)];
+      const d = (xs: number[]) => `p50 ${f(pct(xs, 0.5))}, p99 ${f(pct(xs, 0.99))}, max ${f(Math.max(...xs))} ms`;
+      console.log(`    the marker write, split: request -> the server's handler ${d(there)}; in the server ${d(inServer)}; response sent -> the bench has it ${d(back)}`);
+    }
     console.log(`    the marker write itself (request -> response): p50 ${f(pct(writes, 0.5))} ms, p99 ${f(pct(writes, 0.99))} ms; server event-loop delay during the rollout p50 ${f(loopDelay.p50)} ms, p99 ${f(loopDelay.p99)} ms, max ${f(loopDelay.max)} ms`);
     if (watchFlush) {
       const w = watchFlush;
