@@ -5,9 +5,11 @@
 // until the nodes are Ready and until every pod is available, how far the
 // watch cache trailed its storage (etcd's revision, or on SQLite a consistent
 // LIST's, against a `resourceVersion=0` LIST's read right after, every 5 s), the most nodes not Ready at once and
-// the controllers' leadership losses. ETCD_FLEET_NODES sets the size.
+// the controllers' leadership losses, and the cores the server and etcd used meanwhile.
+// ETCD_FLEET_NODES sets the size; ETCD_FLEET_PROFILE=<dir> writes each server's CPU
+// profile (node --cpu-prof) under <dir>/sqlite and <dir>/etcd.
 import { Etcd3 } from 'etcd3';
-import { DAEMONSETS, fleetDaemonSet, machine, sleep } from './cluster.ts';
+import { cpuSeconds, DAEMONSETS, fleetDaemonSet, machine, sleep } from './cluster.ts';
 import { median } from './load.ts';
 import { call, startApiServer } from './processes.ts';
 import { isConditionTrue } from '../src/lib/conditions.ts';
@@ -29,6 +31,9 @@ interface Figures {
   medianLag: number;
   maxNotReady: number;
   leaderLosses: number;
+  /** Cores the API server and etcd used from the apply until every pod was available. */
+  serverCores: number;
+  etcdCores: number;
 }
 
 async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
@@ -36,7 +41,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
   const etcdClient = etcd ? new Etcd3({ hosts: etcd.endpoints }) : undefined;
   const storage = etcd ? ['--storage', 'etcd', '--etcd-servers', etcd.endpoints.join(',')] : [];
   const t0 = performance.now();
-  const api = await startApiServer([...storage, '--sim-nodes', String(NODES)], undefined, ['--max-semi-space-size=128']);
+  const api = await startApiServer([...storage, '--sim-nodes', String(NODES)], undefined, ['--max-semi-space-size=128', ...(process.env.ETCD_FLEET_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ETCD_FLEET_PROFILE}/${backend}`] : [])]);
   let leaderLosses = 0;
   const count = (d: Buffer) => void (leaderLosses += (d.toString().match(/stopped leading/g) ?? []).length);
   api.child.stdout!.on('data', count);
@@ -57,6 +62,9 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
     const nodesReadyS = (performance.now() - t0) / 1000;
 
     const t1 = performance.now();
+    const etcdPid = etcd?.members[0].pid;
+    const cpu = () => ({ server: cpuSeconds(api.child.pid!), etcd: etcdPid ? cpuSeconds(etcdPid) : 0 });
+    const cpu1 = cpu();
     await Promise.all(Array.from({ length: FLEET }, (_, i) => call(api, 'POST', DAEMONSETS, fleetDaemonSet(i))));
     const lags: number[] = [];
     let lastNodeCheck = 0;
@@ -80,8 +88,19 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
       await sleep(SAMPLE_MS);
     }
     const availableS = (performance.now() - t1) / 1000;
+    const cpu2 = cpu();
     maxNotReady = Math.max(maxNotReady, (await nodesReady()).notReady);
-    return { nodesReadyS, availableS, pods, maxLag: Math.max(...lags), medianLag: median(lags), maxNotReady, leaderLosses };
+    return {
+      nodesReadyS,
+      availableS,
+      pods,
+      maxLag: Math.max(...lags),
+      medianLag: median(lags),
+      maxNotReady,
+      leaderLosses,
+      serverCores: (cpu2.server - cpu1.server) / availableS,
+      etcdCores: (cpu2.etcd - cpu1.etcd) / availableS,
+    };
   } finally {
     etcdClient?.close();
     api.stop();
@@ -98,7 +117,7 @@ export async function benchEtcdFleet() {
     console.log(
       `  ${backend}: nodes Ready in ${f(r.nodesReadyS)} s; all ${r.pods} pods available ${f(r.availableS)} s after the apply; ` +
         `watch cache behind its storage: median ${r.medianLag}, max ${r.maxLag} revisions; most nodes not Ready at once ${r.maxNotReady}; ` +
-        `leadership losses ${r.leaderLosses} (${machine()})`,
+        `leadership losses ${r.leaderLosses}; meanwhile the server used ${f(r.serverCores, 2)} cores${backend === 'etcd' ? `, etcd ${f(r.etcdCores, 2)}` : ''} (${machine()})`,
     );
   }
   const { etcd, sqlite } = results;

@@ -160,6 +160,22 @@ describe('EtcdStorage: faults', () => {
     }
   });
 
+  it('goes on when its client thread dies: the call it had fails Unavailable, a new thread takes the next ones, the watch resumes with no gap', async () => {
+    const s = await open();
+    const got: number[] = [];
+    s.subscribe((events) => got.push(...events.map((e) => e.revision)));
+    const revs = [await s.create('/registry/t', v(0))];
+    await settle(s);
+    // Sent just before the crash: the thread takes both messages in one go, and exits before etcd answers.
+    const inFlight = s.get('/registry/t');
+    s.crashClientThreadForTest();
+    await expect(inFlight).rejects.toMatchObject({ code: 'Unavailable' });
+    for (let i = 1; i <= 3; i++) revs.push(await s.update('/registry/t', v(i), revs.at(-1)!));
+    expect((await s.get('/registry/t'))?.value).toBe(v(3));
+    expect(await s.waitForRevision(revs.at(-1)!, 10_000)).toBe(true);
+    expect(got).toEqual(revs);
+  });
+
   it('fails writes within the deadline while quorum is lost, and recovers when it returns', async () => {
     const own = await startEtcd({ members: 3 });
     try {

@@ -14,10 +14,11 @@
 //   lets eventsSince() know when it has caught up.
 // - Every unary call has a deadline, so losing quorum fails requests with
 //   Timeout/Unavailable instead of hanging them.
+// - The etcd3 client runs on a thread of its own (etcdthread.ts): gRPC's
+//   per-request CPU is not the event loop's.
 
-import { readFileSync } from 'node:fs';
-import { Etcd3, GRPCDeadlineExceededError, type IKeyValue, type IWatchResponse, type IResponseHeader } from 'etcd3';
-import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry } from 'cockatiel';
+import type { IKeyValue, IWatchResponse, IResponseHeader, ITxnRequest } from 'etcd3';
+import { EtcdThread, type ThreadWatch } from './etcdthread.ts';
 import { RevisionWaiters } from './revisionwaiters.ts';
 import { Seats } from './seats.ts';
 import {
@@ -73,7 +74,8 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms).unref?.());
 
 export class EtcdStorage implements Storage {
   readonly shared = true;
-  readonly client: Etcd3;
+  /** The etcd3 client, on a thread of its own. */
+  private readonly client: EtcdThread;
   private readonly prefix: string;
   private readonly requestTimeoutMs: number;
   private readonly maxValueBytes: number;
@@ -93,7 +95,7 @@ export class EtcdStorage implements Storage {
   private readonly revisionWaiters = new RevisionWaiters();
   /** The newest compacted revision known (from compact_rev_key, our own compactions and watch cancellations). */
   private knownCompacted = 0;
-  private stream: Awaited<ReturnType<Etcd3['watchClient']['watch']>> | undefined;
+  private stream: ThreadWatch | undefined;
   private closed = false;
   private watching: Promise<void> | undefined;
 
@@ -107,34 +109,12 @@ export class EtcdStorage implements Storage {
       this.fromEtcdResource.set(r.etcd, r.key);
       if (r.writesFirst) this.writesFirst.add(r.key);
     }
-    const timeout = this.requestTimeoutMs;
-    const tls = opts.caFile
-      ? {
-          rootCertificate: readFileSync(opts.caFile),
-          certChain: opts.certFile ? readFileSync(opts.certFile) : undefined,
-          privateKey: opts.keyFile ? readFileSync(opts.keyFile) : undefined,
-        }
-      : undefined;
-    this.client = new Etcd3({
-      hosts: opts.servers,
-      credentials: tls,
-      dialTimeout: timeout,
-      // No bound on what etcd may answer (kube-apiserver's client sets the largest): gRPC's default of 4 MiB
-      // cut off a watch response of 1,000 revisions of pods with their previous values, and the watch never got past it.
-      // HTTP/2 flow-control windows of 32 MiB rather than grpc-js's 64 KiB. The replica's one watch brings
-      // every write back, with its previous value, and 64 KiB at a time was opened again only once a busy
-      // event loop had read it: at 5000 nodes the watch, not the CPU, fell 13,000-20,000 revisions behind.
-      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc-node.flow_control_window': 32 * 1024 * 1024 },
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-      faultHandling: {
-        // Move on to another member only when the request cannot have reached
-        // this one (as clientv3 retries mutations): a write that timed out may
-        // have been applied, and trying it again would misreport its outcome.
-        global: retry(handleWhen(notSent), { maxAttempts: Math.max(1, opts.servers.length - 1) }),
-        // A member is passed over for a while only when it cannot be reached. The library's default also
-        // counted calls that ran out of time: three slow answers from a busy etcd failed every call for 5 s.
-        host: () => circuitBreaker(handleWhen(notSent), { halfOpenAfter: 5000, breaker: new ConsecutiveBreaker(3) }),
-      },
+    this.client = new EtcdThread({
+      servers: opts.servers,
+      caFile: opts.caFile,
+      certFile: opts.certFile,
+      keyFile: opts.keyFile,
+      requestTimeoutMs: this.requestTimeoutMs,
     });
   }
 
@@ -145,7 +125,7 @@ export class EtcdStorage implements Storage {
       s.lastRevision = await s.currentRevision();
       s.knownCompacted = await s.compactedRevision();
     } catch (err) {
-      s.client.close();
+      await s.client.close();
       throw err;
     }
     s.watching = s.watchLoop();
@@ -302,7 +282,7 @@ export class EtcdStorage implements Storage {
   }
 
   /** Runs `op` when the key is at `expected`; otherwise NotFound or Conflict with the current object. */
-  private async guarded(key: string, expected: number, op: Parameters<Etcd3['kv']['txn']>[0]['success'] extends (infer T)[] | undefined ? T : never): Promise<number> {
+  private async guarded(key: string, expected: number, op: NonNullable<ITxnRequest['success']>[number]): Promise<number> {
     const k = this.toEtcd(key);
     const res = await this.write(key, () =>
       this.client.kv.txn({
@@ -581,7 +561,12 @@ export class EtcdStorage implements Storage {
     this.lostListeners.clear();
     this.stream?.cancel();
     await this.watching?.catch(() => undefined);
-    this.client.close();
+    await this.client.close();
+  }
+
+  /** The etcd client's thread exits at once, as if it had crashed (tests of what callers and the watch get). */
+  crashClientThreadForTest(): void {
+    this.client.crashForTest();
   }
 
   /** Runs an etcd call, turning its failures into StorageErrors. */
@@ -602,11 +587,6 @@ function resourceOf(key: string): string | undefined {
   return undefined;
 }
 
-/** Whether a failed call cannot have reached etcd (no connection was made), so another member may be tried. */
-function notSent(err: Error): boolean {
-  return /ECONNREFUSED|No connection established|failed to connect|connect ETIMEDOUT/i.test(err.message);
-}
-
 function expired(revision: number, compacted: number): StorageError {
   return new StorageError('Expired', `revision ${revision} has been compacted (compacted revision ${compacted})`);
 }
@@ -617,7 +597,7 @@ export function toStorageError(err: unknown): unknown {
   const msg = err.message;
   if (/required revision has been compacted/.test(msg)) return new StorageError('Expired', msg);
   if (/request is too large|message larger than max/i.test(msg)) return new StorageError('TooLarge', msg);
-  if (err instanceof GRPCDeadlineExceededError || /deadline exceeded|request timed out|timed out/i.test(msg)) {
+  if (err.name === 'GRPCDeadlineExceededError' || /deadline exceeded|request timed out|timed out/i.test(msg)) {
     return new StorageError('Timeout', `etcd did not answer in time: ${msg}`);
   }
   if (/unavailable|no leader|leader changed|ECONNREFUSED|No connection|connect|circuit|closed/i.test(msg) || (err as { code?: unknown }).code === 14) {

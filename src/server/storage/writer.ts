@@ -1,9 +1,8 @@
 // The event loop's side of the SQLite store's writer thread (writerworker.ts):
 // sends a group commit's writes, or a compaction, and answers each with what
-// the thread did. Should the thread die, the writes waiting on it fail with
-// Unavailable (never wait for ever) and the next request starts a new thread.
-import type { Worker } from 'node:worker_threads';
-import { startTsxWorker } from '../tsxworker.ts';
+// the thread did (threadrequests.ts: should the thread die, the writes waiting
+// on it fail with Unavailable and the next request starts a new thread).
+import { ThreadRequests } from './threadrequests.ts';
 import { StorageError, type StorageErrorCode, type StoredObject } from './storage.ts';
 
 /** What the thread is started with. */
@@ -47,13 +46,10 @@ export interface WriterTimes {
 }
 
 export class Writer {
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (a: WriterAnswer) => void; reject: (e: unknown) => void }>();
+  private readonly thread: ThreadRequests<Extract<WriterRequest, { id: number }>, WriterAnswer>;
 
-  /** Starts the thread at once: loading its module takes a while, and the first writes should not wait for it. */
-  constructor(private readonly data: WriterWorkerData) {
-    this.start();
+  constructor(data: WriterWorkerData) {
+    this.thread = new ThreadRequests({ from: import.meta.url, entry: './writerworker.ts', workerData: data, name: 'the SQLite writer thread' });
   }
 
   /**
@@ -62,54 +58,16 @@ export class Writer {
    * before the ones before them are answered; they are answered in order.
    */
   async commit(ops: WriteOp[]): Promise<{ outcomes: WriteOutcome[]; syncFailed?: string; ms?: WriterTimes }> {
-    const answer = await this.request({ type: 'commit', id: 0, ops });
+    const answer = await this.thread.request({ type: 'commit', ops });
     if ('outcomes' in answer) return answer;
     throw new StorageError('Unavailable', 'failed' in answer ? answer.failed : 'unexpected answer from the SQLite writer');
   }
 
   /** Compacts to `revision` (in steps, commits running between them); the compacted revision. */
   async compact(revision: number): Promise<number> {
-    const answer = await this.request({ type: 'compact', id: 0, revision });
+    const answer = await this.thread.request({ type: 'compact', revision });
     if ('compacted' in answer) return answer.compacted;
     throw new StorageError('Unavailable', 'failed' in answer ? answer.failed : 'unexpected answer from the SQLite writer');
-  }
-
-  private request(m: WriterRequest & { id: number }): Promise<WriterAnswer> {
-    const w = this.start();
-    m.id = this.nextId++;
-    return new Promise<WriterAnswer>((resolve, reject) => {
-      this.waiting.set(m.id, { resolve, reject });
-      // The thread keeps the process alive only while something waits on it.
-      if (this.waiting.size === 1) w.ref();
-      w.postMessage(m);
-    });
-  }
-
-  private start(): Worker {
-    if (this.worker) return this.worker;
-    const w = startTsxWorker(import.meta.url, './writerworker.ts', { workerData: this.data });
-    w.unref();
-    w.on('message', (m: WriterAnswer & { id: number }) => {
-      const waiter = this.waiting.get(m.id);
-      if (!waiter) return;
-      this.waiting.delete(m.id);
-      if (this.waiting.size === 0) w.unref();
-      waiter.resolve(m);
-    });
-    w.on('error', (e) => this.stopped(w, e));
-    w.on('exit', (code) => this.stopped(w, new Error(`exited with code ${code}`)));
-    this.worker = w;
-    return w;
-  }
-
-  /** The thread is gone: what waited on it fails (a commit in progress may or may not have happened). */
-  private stopped(w: Worker, e: unknown): void {
-    if (this.worker !== w) return;
-    this.worker = undefined;
-    const err = new StorageError('Unavailable', `the SQLite writer thread stopped: ${(e as Error)?.message ?? e}`);
-    const waiting = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const waiter of waiting) waiter.reject(err);
   }
 
   /**
@@ -117,22 +75,16 @@ export class Writer {
    * writers get). Not worker.terminate(): that during a SQLite call aborts the process.
    */
   crashAfterNextCommit(): void {
-    this.start().postMessage({ type: 'crash' } satisfies WriterRequest);
+    this.thread.post({ type: 'crash' } satisfies WriterRequest);
   }
 
   /** The thread's next fsync of the log fails (tests of what writers get then). */
   failNextSyncForTest(): void {
-    this.start().postMessage({ type: 'fail-sync' } satisfies WriterRequest);
+    this.thread.post({ type: 'fail-sync' } satisfies WriterRequest);
   }
 
   /** Closes the thread's connection (after what it is doing) and ends it. */
-  async close(): Promise<void> {
-    const w = this.worker;
-    if (!w) return;
-    const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
-    w.postMessage({ type: 'close' } satisfies WriterRequest);
-    const timer = setTimeout(() => void w.terminate(), 10_000);
-    await exited;
-    clearTimeout(timer);
+  close(): Promise<void> {
+    return this.thread.close({ type: 'close' } satisfies WriterRequest, 10_000);
   }
 }
