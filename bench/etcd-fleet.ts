@@ -31,6 +31,8 @@ interface Figures {
   medianLag: number;
   maxNotReady: number;
   leaderLosses: number;
+  /** Revisions (writes) from the apply until every pod was available. */
+  writes: number;
   /** Cores the API server and etcd used from the apply until every pod was available. */
   serverCores: number;
   etcdCores: number;
@@ -61,6 +63,12 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
     }
     const nodesReadyS = (performance.now() - t0) / 1000;
 
+    // The storage's revision (etcd's own; on SQLite a consistent LIST's).
+    const storageRevision = async () =>
+      etcdClient
+        ? Number((await etcdClient.maintenance.status()).header.revision)
+        : Number((await call(api, 'GET', '/api/v1/namespaces?limit=1')).metadata.resourceVersion);
+    const revisionAtApply = await storageRevision();
     const t1 = performance.now();
     const etcdPid = etcd?.members[0].pid;
     const cpu = () => ({ server: cpuSeconds(api.child.pid!), etcd: etcdPid ? cpuSeconds(etcdPid) : 0 });
@@ -69,11 +77,10 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
     const lags: number[] = [];
     let lastNodeCheck = 0;
     let pods = 0;
+    let latest = revisionAtApply;
     for (;;) {
-      // The storage's revision first (etcd's own; on SQLite a consistent LIST's), then the cache's.
-      const latest = etcdClient
-        ? Number((await etcdClient.maintenance.status()).header.revision)
-        : Number((await call(api, 'GET', '/api/v1/namespaces?limit=1')).metadata.resourceVersion);
+      // The storage's revision first, then the cache's.
+      latest = await storageRevision();
       const cached = Number((await call(api, 'GET', '/api/v1/namespaces?resourceVersion=0&limit=1')).metadata.resourceVersion);
       lags.push(Math.max(0, latest - cached));
       if (performance.now() - lastNodeCheck > 15_000) {
@@ -98,6 +105,7 @@ async function scenario(backend: 'sqlite' | 'etcd'): Promise<Figures> {
       medianLag: median(lags),
       maxNotReady,
       leaderLosses,
+      writes: latest - revisionAtApply,
       serverCores: (cpu2.server - cpu1.server) / availableS,
       etcdCores: (cpu2.etcd - cpu1.etcd) / availableS,
     };
@@ -117,7 +125,7 @@ export async function benchEtcdFleet() {
     console.log(
       `  ${backend}: nodes Ready in ${f(r.nodesReadyS)} s; all ${r.pods} pods available ${f(r.availableS)} s after the apply; ` +
         `watch cache behind its storage: median ${r.medianLag}, max ${r.maxLag} revisions; most nodes not Ready at once ${r.maxNotReady}; ` +
-        `leadership losses ${r.leaderLosses}; meanwhile the server used ${f(r.serverCores, 2)} cores${backend === 'etcd' ? `, etcd ${f(r.etcdCores, 2)}` : ''} (${machine()})`,
+        `leadership losses ${r.leaderLosses}; ${r.writes} writes meanwhile (${f(r.writes / r.pods, 1)} a pod), and the server used ${f(r.serverCores, 2)} cores${backend === 'etcd' ? `, etcd ${f(r.etcdCores, 2)}` : ''} (${machine()})`,
     );
   }
   const { etcd, sqlite } = results;
