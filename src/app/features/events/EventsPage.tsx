@@ -20,6 +20,15 @@ const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
 /** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
 const EVENTS_MIN_WIDTH = 1124;
 
+/**
+ * How many events show, of those the page keeps and (when it keeps only the newest) of all there are:
+ * "the newest 20000 of 91841" unfiltered, "12 of the newest 20000 (91841 in all)" filtered.
+ */
+export function eventsCount(shown: number, kept: number, total: number | undefined): string {
+  if (total === undefined || total <= kept) return `${shown} of ${kept}`;
+  return shown === kept ? `the newest ${kept} of ${total}` : `${shown} of the newest ${kept} (${total} in all)`;
+}
+
 export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
   const [ns] = useSearchParam('ns');
   const [kind, setKind] = useSearchParam('kind');
@@ -53,7 +62,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       <div className="page-head">
         <h1>Events</h1>
         <span className="muted">
-          {shown.length} of {events.total !== undefined && events.total > items.length ? `the newest ${items.length} (${events.total} in all)` : items.length}
+          {eventsCount(shown.length, items.length, events.total)}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
         {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
