@@ -298,7 +298,7 @@ export async function benchCluster5000() {
     }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
     if (atServer.size) {
-      const part = (f: (seq: number, [arrived, answered]: [number, number]) => number) => [...atServer].filter(([seq]) => acked.has(seq)).map(([seq, t]) => f(seq, t));
+      const part = (span: (seq: number, [arrived, answered]: [number, number]) => number) => [...atServer].filter(([seq]) => acked.has(seq)).map(([seq, t]) => span(seq, t));
       const [there, inServer, back] = [part((seq, [a]) => a - sent.get(seq)!), part((_, [a, b]) => b - a), part((seq, [, b]) => acked.get(seq)! - b)];
       const d = (xs: number[]) => `p50 ${f(pct(xs, 0.5))}, p99 ${f(pct(xs, 0.99))}, max ${f(Math.max(...xs))} ms`;
       console.log(`    the marker write, split: request -> the server's handler ${d(there)}; in the server ${d(inServer)}; response sent -> the bench has it ${d(back)}`);

@@ -246,7 +246,6 @@ export class EtcdStorage implements Storage {
         });
       });
     } finally {
-      stream.end();
       stream.cancel();
     }
     return events;

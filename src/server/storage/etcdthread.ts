@@ -31,9 +31,6 @@ export class ThreadWatch extends EventEmitter {
     this.close();
     if (this.listenerCount('error')) this.emit('error', Object.assign(new Error('1 CANCELLED: Cancelled on client'), { code: 1 }));
   }
-  end(): void {
-    this.cancel();
-  }
   private close(): void {
     this.ended = true;
     this.thread.endWatch(this);
@@ -64,7 +61,7 @@ export class EtcdThread {
       entry: './etcdworker.ts',
       workerData: opts,
       name: 'the etcd client thread',
-      onOther: (m: EtcdThreadAnswer) => 'watch' in m && this.watches.get(m.watch)?.receive(m),
+      onOther: (m) => 'watch' in m && this.watches.get(m.watch)?.receive(m),
       // Its watches end with the error its calls got.
       onStopped: (err) => [...this.watches.values()].forEach((w) => w.fail(err)),
     });

@@ -8,7 +8,7 @@ import type { Worker } from 'node:worker_threads';
 import { startTsxWorker } from '../tsxworker.ts';
 import { StorageError } from './storage.ts';
 
-export interface ThreadOptions {
+export interface ThreadOptions<Answer> {
   /** The caller's `import.meta.url` and the thread's module relative to it. */
   from: string;
   entry: string;
@@ -16,7 +16,7 @@ export interface ThreadOptions {
   /** What the thread is called in errors ("the SQLite writer thread"). */
   name: string;
   /** Messages that answer no request (the etcd watches' responses). */
-  onOther?: (m: any) => void;
+  onOther?: (m: Answer) => void;
   /** The thread is gone; `err` is what its requests failed with. */
   onStopped?: (err: StorageError) => void;
 }
@@ -30,7 +30,7 @@ export class ThreadRequests<Request extends { id: number }, Answer> {
   private readonly waiting = new Map<number, { resolve: (a: Answer) => void; reject: (e: unknown) => void }>();
 
   /** Starts the thread at once: loading its module takes a while, and the first requests should not wait for it. */
-  constructor(private readonly opts: ThreadOptions) {
+  constructor(private readonly opts: ThreadOptions<Answer>) {
     this.start();
   }
 
@@ -59,7 +59,7 @@ export class ThreadRequests<Request extends { id: number }, Answer> {
     if (this.worker) return this.worker;
     const w = startTsxWorker(this.opts.from, this.opts.entry, { workerData: this.opts.workerData });
     w.unref();
-    w.on('message', (m: { id?: number }) => {
+    w.on('message', (m: Answer & { id?: number }) => {
       const waiter = m.id === undefined ? undefined : this.waiting.get(m.id);
       if (!waiter) return this.opts.onOther?.(m);
       this.waiting.delete(m.id!);

@@ -10,7 +10,7 @@ export interface WriterWorkerData {
   file: string;
   busyTimeoutMs: number;
   maxValueBytes: number;
-  /** Whether the thread fsyncs the log before it answers a commit (false: a test's own sync stands in for it). */
+  /** Whether the thread syncs the log before it answers a commit (false: a test's own sync stands in for it). */
   syncs: boolean;
 }
 
@@ -33,13 +33,13 @@ export type WriterRequest =
   | { type: 'fail-sync' };
 
 /**
- * A group's outcomes in order (and, should the log's fsync have failed, why: then its
+ * A group's outcomes in order (and, should the log's sync have failed, why: then its
  * writes are in the log but not known to be durable), the revision compaction reached,
  * or why the transaction failed (nothing written).
  */
 export type WriterAnswer = { outcomes: WriteOutcome[]; syncFailed?: string; ms?: WriterTimes } | { compacted: number } | { failed: string };
 
-/** How long the thread took over a group: its transaction, then until the fsync that covers it ended. */
+/** How long the thread took over a group: its transaction, then until the sync that covers it ended. */
 export interface WriterTimes {
   commit: number;
   sync: number;
@@ -78,7 +78,7 @@ export class Writer {
     this.thread.post({ type: 'crash' } satisfies WriterRequest);
   }
 
-  /** The thread's next fsync of the log fails (tests of what writers get then). */
+  /** The thread's next sync of the log fails (tests of what writers get then). */
   failNextSyncForTest(): void {
     this.thread.post({ type: 'fail-sync' } satisfies WriterRequest);
   }

@@ -3,7 +3,7 @@
 // WAL checkpoints, so that none of SQLite's write statements run on the
 // server's event loop (they were a fifth of its time in a 5000-node rollout).
 // The event loop sends each group's writes and gets back each one's outcome,
-// only once the log is fsynced past them (unless a test syncs it instead).
+// only once the log is synced past them (unless a test syncs it instead).
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -163,8 +163,8 @@ function commit(ops: WriteOp[]): WriterAnswer & { wrote?: boolean } {
 
 /**
  * Making commits durable: fdatasync(2) of the log on libuv's pool, so that this
- * thread commits the groups sent meanwhile, and the next fsync covers all of
- * them (a group's answer waits for an fsync begun after its commit). Answers
+ * thread commits the groups sent meanwhile, and the next sync covers all of
+ * them (a group's answer waits for a sync begun after its commit). Answers
  * go in the order their groups came. The descriptor stays open (SQLite keeps
  * the log's file while a connection is open) and is opened again should a sync fail on it.
  *
@@ -179,7 +179,7 @@ function commit(ops: WriteOp[]): WriterAnswer & { wrote?: boolean } {
  */
 const walFile = `${file}-wal`;
 let walFd: number | undefined;
-/** Committed groups' answers, in order, waiting for the next fsync (or for those before them). */
+/** Committed groups' answers, in order, waiting for the next sync (or for those before them). */
 let unsynced: { id: number; answer: WriterAnswer; wrote: boolean; began: number; committed: number }[] = [];
 let syncing = false;
 let failNextSync = false;
