@@ -15,6 +15,8 @@ if (!only || only === 'reachability') await (await import('./reachability.ts')).
 if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRolloutPlan();
 // The DaemonSet page at 1250/2500/5000 nodes in Chromium (needs `npx vite build`): by name only.
 if (only === 'daemonset-page') await (await import('./daemonset-page.ts')).benchDaemonSetPage();
+// 5000 kubelets' lists and watches of their pods and Node, and a rollout under them (a few minutes): by name only.
+if (only === 'kubelets') await (await import('./kubelet-watches.ts')).benchKubeletWatches();
 // Needs Debian's etcd-server; by name only.
 if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
 // Ten DaemonSets on 5000 nodes, on SQLite and on etcd (about 12 minutes; needs etcd): by name only.

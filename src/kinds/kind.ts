@@ -125,6 +125,12 @@ export interface FieldSelectorSpec {
   fields: Record<string, (obj: any) => string>;
   /** How an unsupported field is reported (wording differs between kinds upstream). */
   unsupported: 'field-label' | 'known-fields';
+  /**
+   * Fields the watch cache indexes (besides metadata.name, which names the
+   * key): a list or watch selecting one value of them reads only the objects
+   * with it, as a kubelet lists and watches the pods bound to its node.
+   */
+  indexed?: string[];
 }
 
 export interface KindDefinition {

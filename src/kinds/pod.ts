@@ -970,5 +970,7 @@ export const podKind: KindDefinition = {
       'status.nominatedNodeName': (o) => o.status?.nominatedNodeName ?? '',
     },
     unsupported: 'field-label',
+    // Every kubelet lists and watches its pods by node (kube-apiserver's pod storage indexes and triggers on it).
+    indexed: ['spec.nodeName'],
   },
 };

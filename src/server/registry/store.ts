@@ -11,7 +11,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
 import { listMetadata, storedJSON } from '../watch/encodings.ts';
-import { jsonOf, toCached, TooOldError, type CachedObject, type CacheEvent, type WatchCache } from '../watch/cache.ts';
+import { jsonOf, toCached, TooOldError, type CachedObject, type CacheEvent, type WatchCache, type WatchTrigger } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
 import { encodeContinue, resourceVersionText, type DeleteOptions, type ListQuery } from './options.ts';
@@ -179,6 +179,41 @@ export class Store {
     private readonly admission?: Admission,
   ) {
     this.resourcePrefix = `/registry/${kind.group || 'core'}/${kind.plural}/`;
+    for (const field of kind.fieldSelector.indexed ?? []) cache.indexBy(this.resourcePrefix, field, this.fieldReader(field)!);
+  }
+
+  /** How a field selector reads `field` in this kind's objects (undefined: not a field it supports). */
+  private fieldReader(field: string): ((o: KubeObject) => string) | undefined {
+    return this.kind.fieldSelector.fields[field] ?? (field === 'metadata.name' ? (o) => o.metadata.name ?? '' : undefined);
+  }
+
+  /**
+   * The one value a query's field selector wants of metadata.name or of an
+   * indexed field (see FieldSelectorSpec.indexed), as a watch trigger: only
+   * objects with it can match.
+   */
+  private triggerOf(q: Pick<ListQuery, 'fieldSelector'>): WatchTrigger | undefined {
+    const wanted = (field: string) => q.fieldSelector.find((r) => r.field === field && r.operator === '=');
+    for (const field of ['metadata.name', ...(this.kind.fieldSelector.indexed ?? [])]) {
+      const r = wanted(field);
+      if (r) return { field, value: r.value, read: this.fieldReader(field)! };
+    }
+    return undefined;
+  }
+
+  /**
+   * The cached objects under `prefix` that can match the query's field
+   * selector, when an index narrows them down (one name within a namespace
+   * or of a cluster-scoped kind, or an indexed field's value); undefined
+   * when every object must be tested.
+   */
+  private candidates(namespace: string | undefined, prefix: string, q: Pick<ListQuery, 'fieldSelector'>): CachedObject[] | undefined {
+    const trigger = this.triggerOf(q);
+    if (!trigger) return undefined;
+    if (trigger.field !== 'metadata.name') return this.cache.listBy(prefix, trigger.field, trigger.value);
+    if (this.namespaced && !namespace) return undefined;
+    const c = this.cache.get(this.keyFor(namespace, trigger.value));
+    return c ? [c] : [];
   }
 
   /** The newest revision this server has applied. */
@@ -314,8 +349,7 @@ export class Store {
   matcher(q: Pick<ListQuery, 'labelSelector' | 'fieldSelector'>): (o: KubeObject) => boolean {
     const { labelSelector, fieldSelector } = q;
     if (!labelSelector.length && !fieldSelector.length) return () => true;
-    const fields = this.kind.fieldSelector.fields;
-    const byFields = fieldMatcher<KubeObject>(fieldSelector, (f) => fields[f] ?? (f === 'metadata.name' ? (o) => o.metadata.name : undefined));
+    const byFields = fieldMatcher<KubeObject>(fieldSelector, (f) => this.fieldReader(f));
     if (!labelSelector.length) return byFields;
     return (o) => matchesRequirements(labelSelector, o.metadata.labels) && byFields(o);
   }
@@ -352,6 +386,9 @@ export class Store {
       atRevision = await this.catchUp();
     }
     if (atRevision === undefined || atRevision === this.cache.revision) {
+      // A selector an index answers, when the answer is one page: a kubelet's list of its pods reads its own.
+      const few = start ? undefined : this.candidates(namespace, prefix, q);
+      if (few && (q.limit === 0 || few.length <= q.limit)) return this.pageOf(few, this.cache.revision, prefix, '', q, match);
       return this.pageOf(this.cache.list(prefix), this.cache.revision, prefix, start, q, match);
     }
     // A later page of a list whose first came from the cache: the same list, as it was then.
@@ -428,6 +465,7 @@ export class Store {
   async watch(namespace: string | undefined, q: ListQuery, sink: WatchSink): Promise<() => void> {
     const match = this.matcher(q);
     const prefix = this.prefixFor(namespace);
+    const trigger = this.triggerOf(q);
     const rv = q.resourceVersion;
     const initial = rv === undefined || rv === 0 || q.sendInitialEvents === true;
     if (rv !== undefined && rv > this.cache.revision && !(await this.cache.waitFor(rv, 3000))) {
@@ -454,12 +492,12 @@ export class Store {
     if (initial) {
       // Snapshot and subscription in one tick: nothing can slip in between.
       const from = this.cache.revision;
-      for (const c of this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
+      for (const c of this.candidates(namespace, prefix, q) ?? this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
       if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
-      return this.cache.watchFrom(from, { prefix, deliver, expire });
+      return this.cache.watchFrom(from, { prefix, trigger, deliver, expire });
     }
     try {
-      return await this.cache.watchFrom(rv!, { prefix, deliver, expire });
+      return await this.cache.watchFrom(rv!, { prefix, trigger, deliver, expire });
     } catch (e) {
       if (e instanceof TooOldError) {
         sink.error(new ApiError(410, 'Expired', e.message));

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../storage/sqlite.ts';
 import { listEverything, WatchCache } from './cache.ts';
 
@@ -95,4 +95,44 @@ it('reads the whole store in pages at the first page’s revision (listEverythin
   expect(reads.every((r) => r.limit === 10)).toBe(true);
   expect(reads.slice(1).every((r) => r.revision === all.revision)).toBe(true);
   expect(all.more).toBe(false);
+});
+
+describe('indexed by a field, as kubelets list and watch the pods of their node', () => {
+  const prefix = '/registry/core/pods/';
+  const nodeOf = (o: any) => o.spec?.nodeName ?? '';
+  const pod = (name: string, nodeName?: string) => JSON.stringify({ metadata: { name, namespace: name.split('.')[0] }, spec: nodeName ? { nodeName } : {} });
+  const names = (cs: { object: any }[] | undefined) => cs?.map((c) => `${c.object.metadata.namespace}/${c.object.metadata.name}`);
+
+  it('offers a watcher with a trigger only the events of objects with its value, before or after', async () => {
+    const offered: Record<string, string[]> = { a: [], b: [], '': [], all: [] };
+    const watch = (value: string) => cache.watchFrom(cache.revision, { prefix, trigger: { field: 'spec.nodeName', value, read: nodeOf }, deliver: (e) => void offered[value].push(`${e.type} ${e.object.object.metadata.name}`) });
+    await Promise.all([watch('a'), watch('b'), watch('')]);
+    await cache.watchFrom(cache.revision, { prefix, deliver: (e) => void offered.all.push(`${e.type} ${e.object.object.metadata.name}`) });
+    const p1 = await storage.create(`${prefix}x/x.p1`, pod('x.p1'));
+    await storage.create(`${prefix}x/x.p2`, pod('x.p2', 'b'));
+    const bound = await storage.update(`${prefix}x/x.p1`, pod('x.p1', 'a'), p1);
+    const last = await storage.delete(`${prefix}x/x.p1`, bound);
+    expect(await cache.waitFor(last)).toBe(true);
+    expect(offered.all).toEqual(['ADDED x.p1', 'ADDED x.p2', 'MODIFIED x.p1', 'DELETED x.p1']);
+    // The bind is offered to the watchers of both values, the unscheduled ('') and node a's.
+    expect(offered['']).toEqual(['ADDED x.p1', 'MODIFIED x.p1']);
+    expect(offered.a).toEqual(['MODIFIED x.p1', 'DELETED x.p1']);
+    expect(offered.b).toEqual(['ADDED x.p2']);
+  });
+
+  it('lists by the field from an index kept current through creates, updates, deletes and a namespace prefix', async () => {
+    cache.indexBy(prefix, 'spec.nodeName', nodeOf);
+    expect(cache.listBy(prefix, 'metadata.labels', 'x')).toBeUndefined();
+    const rev: Record<string, number> = {};
+    for (const [name, node] of [['y.p3', 'a'], ['x.p1', 'a'], ['x.p2', 'b'], ['y.p4', undefined]] as const) rev[name] = await storage.create(`${prefix}${name.split('.')[0]}/${name}`, pod(name, node));
+    rev['y.p4'] = await storage.update(`${prefix}y/y.p4`, pod('y.p4', 'a'), rev['y.p4']);
+    const last = await storage.delete(`${prefix}x/x.p2`, rev['x.p2']);
+    await cache.waitFor(last);
+    expect(names(cache.listBy(prefix, 'spec.nodeName', 'a'))).toEqual(['x/x.p1', 'y/y.p3', 'y/y.p4']);
+    expect(names(cache.listBy(`${prefix}y/`, 'spec.nodeName', 'a'))).toEqual(['y/y.p3', 'y/y.p4']);
+    expect(names(cache.listBy(prefix, 'spec.nodeName', 'b'))).toEqual([]);
+    expect(names(cache.listBy(prefix, 'spec.nodeName', ''))).toEqual([]);
+    // Against a scan of every pod.
+    expect(names(cache.listBy(prefix, 'spec.nodeName', 'a'))).toEqual(names(cache.list(prefix).filter((c) => nodeOf(c.object) === 'a')));
+  });
 });

@@ -43,9 +43,25 @@ export interface CacheEvent {
 export interface CacheWatcher {
   /** Only keys under this prefix are delivered. */
   prefix: string;
+  /**
+   * Only objects whose `trigger.field` reads `trigger.value`, before or after
+   * an event, matter to this watcher: it is offered only their events (a
+   * watcher within one resource). kube-apiserver's cacher does the same for a
+   * kubelet's watch of its pods (spec.nodeName) and of its Node
+   * (metadata.name): 5000 kubelets' watches are not each offered every event.
+   */
+  trigger?: WatchTrigger;
   deliver(event: CacheEvent): void;
   /** The cache was reloaded after events were lost: this watch cannot go on (its client relists, as after a 410). */
   expire?(): void;
+}
+
+/** A field of the objects and the one value a watcher wants (see CacheWatcher.trigger). */
+export interface WatchTrigger {
+  field: string;
+  value: string;
+  /** The field's value in an object; the same function for every watcher of the resource and field. */
+  read: (o: KubeObject) => string;
 }
 
 export class TooOldError extends Error {
@@ -82,20 +98,92 @@ import { withResourceVersion } from './encodings.ts';
 import { ListSnapshots } from './listsnapshots.ts';
 export { jsonOf } from './encodings.ts';
 
+/** An index of a resource's objects by the value of one field (a field selector's `field=value`). */
+class FieldIndex {
+  private readonly byValue = new Map<string, Map<string, CachedObject>>();
+  constructor(readonly read: (o: KubeObject) => string) {}
+  add(c: CachedObject) {
+    const value = this.read(c.object);
+    let objects = this.byValue.get(value);
+    if (!objects) this.byValue.set(value, (objects = new Map()));
+    objects.set(c.key, c);
+  }
+  remove(c: CachedObject) {
+    const value = this.read(c.object);
+    const objects = this.byValue.get(value);
+    if (objects?.get(c.key) === c && objects.delete(c.key) && !objects.size) this.byValue.delete(value);
+  }
+  /** The objects whose field reads `value`, in key order. */
+  list(value: string): CachedObject[] {
+    const objects = this.byValue.get(value);
+    return objects ? [...objects.values()].sort(byKey) : [];
+  }
+}
+
+const byKey = (a: CachedObject, b: CachedObject) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 class Bucket {
   readonly objects = new Map<string, CachedObject>();
   private sorted: CachedObject[] | undefined;
+  private readonly indexes = new Map<string, FieldIndex>();
+  /** Indexes the objects by `field` from now on (those here already included). */
+  addIndex(field: string, read: (o: KubeObject) => string) {
+    if (this.indexes.has(field)) return;
+    const index = new FieldIndex(read);
+    for (const c of this.objects.values()) index.add(c);
+    this.indexes.set(field, index);
+  }
   set(c: CachedObject) {
-    if (!this.objects.has(c.key)) this.sorted = undefined;
-    else if (this.sorted) this.sorted = undefined;
+    const before = this.objects.get(c.key);
+    this.sorted = undefined;
     this.objects.set(c.key, c);
+    for (const index of this.indexes.values()) {
+      if (before) index.remove(before);
+      index.add(c);
+    }
   }
   delete(key: string) {
-    if (this.objects.delete(key)) this.sorted = undefined;
+    const before = this.objects.get(key);
+    if (!before) return;
+    this.objects.delete(key);
+    this.sorted = undefined;
+    for (const index of this.indexes.values()) index.remove(before);
   }
   /** Objects in key order (the order LIST returns). */
   list(): CachedObject[] {
-    return (this.sorted ??= [...this.objects.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+    return (this.sorted ??= [...this.objects.values()].sort(byKey));
+  }
+  /** Objects whose indexed `field` reads `value`, in key order; undefined when `field` is not indexed. */
+  listBy(field: string, value: string): CachedObject[] | undefined {
+    return this.indexes.get(field)?.list(value);
+  }
+}
+
+/** Watchers of one resource: those offered every event, and those with a trigger by its field and value. */
+class ResourceWatchers {
+  readonly all = new Set<CacheWatcher>();
+  readonly triggered = new Map<string, { read: (o: KubeObject) => string; byValue: Map<string, Set<CacheWatcher>> }>();
+  add(w: CacheWatcher) {
+    const t = w.trigger;
+    if (!t) return void this.all.add(w);
+    let field = this.triggered.get(t.field);
+    if (!field) this.triggered.set(t.field, (field = { read: t.read, byValue: new Map() }));
+    let set = field.byValue.get(t.value);
+    if (!set) field.byValue.set(t.value, (set = new Set()));
+    set.add(w);
+  }
+  delete(w: CacheWatcher) {
+    const t = w.trigger;
+    if (!t) return void this.all.delete(w);
+    const field = this.triggered.get(t.field);
+    const set = field?.byValue.get(t.value);
+    if (!set?.delete(w) || set.size) return;
+    field!.byValue.delete(t.value);
+    if (!field!.byValue.size) this.triggered.delete(t.field);
+  }
+  *each(): Generator<CacheWatcher> {
+    yield* this.all;
+    for (const field of this.triggered.values()) for (const set of field.byValue.values()) yield* set;
   }
 }
 
@@ -104,29 +192,30 @@ class Bucket {
  * offered to the watchers of its resource (and to the few that watch several,
  * such as the garbage collector), not tested against every watcher's prefix.
  * 200 watchers on nodes and pods cost a pod event 100 calls, not 200 tests.
+ * Within a resource, a watcher with a trigger is offered only the events of
+ * objects with its field's value, before or after.
  */
 class Watchers {
-  private readonly byResource = new Map<string, Set<CacheWatcher>>();
+  private readonly byResource = new Map<string, ResourceWatchers>();
   /** Watchers whose prefix spans resources (`/registry/`). */
   private readonly broad = new Set<CacheWatcher>();
 
-  private setFor(w: CacheWatcher): Set<CacheWatcher> {
-    // `/registry/<group>/<resource>/` and longer are within one resource.
-    if (w.prefix.split('/').length < 5) return this.broad;
-    const resource = resourcePrefixOf(w.prefix);
-    let set = this.byResource.get(resource);
-    if (!set) this.byResource.set(resource, (set = new Set()));
-    return set;
-  }
+  private static spansResources = (w: CacheWatcher) => w.prefix.split('/').length < 5;
   add(w: CacheWatcher) {
-    this.setFor(w).add(w);
+    // `/registry/<group>/<resource>/` and longer are within one resource.
+    if (Watchers.spansResources(w)) return void this.broad.add(w);
+    const resource = resourcePrefixOf(w.prefix);
+    let r = this.byResource.get(resource);
+    if (!r) this.byResource.set(resource, (r = new ResourceWatchers()));
+    r.add(w);
   }
   delete(w: CacheWatcher) {
-    this.setFor(w).delete(w);
+    if (Watchers.spansResources(w)) this.broad.delete(w);
+    else this.byResource.get(resourcePrefixOf(w.prefix))?.delete(w);
   }
   /** Removes every watcher; returns them. */
   clear(): CacheWatcher[] {
-    const all = [...this.broad, ...[...this.byResource.values()].flatMap((s) => [...s])];
+    const all = [...this.broad, ...[...this.byResource.values()].flatMap((r) => [...r.each()])];
     this.broad.clear();
     this.byResource.clear();
     return all;
@@ -134,10 +223,21 @@ class Watchers {
   deliver(e: CacheEvent) {
     for (const w of this.broad) if (e.key.startsWith(w.prefix)) w.deliver(e);
     const resource = resourcePrefixOf(e.key);
-    const set = this.byResource.get(resource);
-    if (!set) return;
+    const r = this.byResource.get(resource);
+    if (!r) return;
     // A namespace's watcher (a prefix longer than the resource's) still tests its prefix.
-    for (const w of set) if (w.prefix.length === resource.length || e.key.startsWith(w.prefix)) w.deliver(e);
+    const offer = (set: Set<CacheWatcher> | undefined) => {
+      if (set) for (const w of set) if (w.prefix.length === resource.length || e.key.startsWith(w.prefix)) w.deliver(e);
+    };
+    offer(r.all);
+    for (const { read, byValue } of r.triggered.values()) {
+      const now = read(e.object.object);
+      offer(byValue.get(now));
+      if (e.previous !== undefined) {
+        const before = read(e.previous);
+        if (before !== now) offer(byValue.get(before));
+      }
+    }
   }
 }
 
@@ -249,8 +349,27 @@ export class WatchCache {
   private bucket(key: string): Bucket {
     const prefix = resourcePrefixOf(key);
     let b = this.buckets.get(prefix);
-    if (!b) this.buckets.set(prefix, (b = new Bucket()));
+    if (!b) {
+      this.buckets.set(prefix, (b = new Bucket()));
+      for (const [field, read] of this.indexed.get(prefix) ?? []) b.addIndex(field, read);
+    }
     return b;
+  }
+
+  /** The fields each resource's objects are indexed by (see indexBy), by resource prefix. */
+  private readonly indexed = new Map<string, Map<string, (o: KubeObject) => string>>();
+
+  /**
+   * Indexes a resource's objects by a field, for lists with a field selector
+   * on it (listBy): a kubelet's list of its pods, among 50,000, reads its own
+   * and not every pod. kube-apiserver's watch cache indexes pods by
+   * spec.nodeName for the same lists.
+   */
+  indexBy(resourcePrefix: string, field: string, read: (o: KubeObject) => string) {
+    let fields = this.indexed.get(resourcePrefix);
+    if (!fields) this.indexed.set(resourcePrefix, (fields = new Map()));
+    fields.set(field, read);
+    this.buckets.get(resourcePrefix)?.addIndex(field, read);
   }
 
   /** Events not applied yet, in order, from `queuedAt` on; see receive(). */
@@ -408,13 +527,33 @@ export class WatchCache {
   }
 
   /**
+   * Objects under `prefix` whose `field` reads `value`, in key order, from its
+   * index (see indexBy); undefined when the field is not indexed.
+   */
+  listBy(prefix: string, field: string, value: string): CachedObject[] | undefined {
+    const resource = resourcePrefixOf(prefix);
+    if (!this.indexed.get(resource)?.has(field)) return undefined;
+    const found = this.buckets.get(resource)?.listBy(field, value) ?? [];
+    return prefix === resource ? found : found.filter((c) => c.key.startsWith(prefix));
+  }
+
+  /**
    * Registers a watcher that first receives every event after `fromRevision`
    * under its prefix, then live events, with nothing missed or repeated.
    * Throws TooOldError when neither the cache nor the store still holds them.
    */
   async watchFrom(fromRevision: number, watcher: CacheWatcher): Promise<() => void> {
     if (fromRevision >= this.historyStart) {
-      for (const e of this.history) if (e.revision > fromRevision && e.key.startsWith(watcher.prefix)) watcher.deliver(e);
+      // From the first event after `fromRevision` (history is in revision order): a watch from a recent
+      // revision reads the few events since, not the whole window (5000 kubelets' watches opened).
+      const h = this.history;
+      let lo = 0;
+      for (let hi = h.length; lo < hi; ) {
+        const mid = (lo + hi) >> 1;
+        if (h[mid].revision <= fromRevision) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < h.length; i++) if (h[i].key.startsWith(watcher.prefix)) watcher.deliver(h[i]);
       this.watchers.add(watcher);
       return () => this.watchers.delete(watcher);
     }
