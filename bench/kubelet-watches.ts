@@ -11,19 +11,21 @@
 // - the server's CPU during a rollout with the 10,000 watches open, against
 //   the same rollout before they were opened; and that every watch got the
 //   events of its own pods and node and no others.
-import http from 'node:http';
+import { jsonLines } from '../src/lib/ndjson.ts';
+import { simNodeName } from '../src/server/controllers/nodeagent.ts';
 import { benchDaemonSetDone, clusterApi, cpuSeconds, createBenchDaemonSet, machine, rollBenchDaemonSet, rolloutFloorSeconds, rssMB, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 
 const NODES = Number(process.env.KUBELET_WATCH_NODES ?? 5000);
 const f = (n: number, d = 1) => n.toFixed(d);
-const nodeName = (i: number) => `sim-node-${String(i + 1).padStart(5, '0')}`;
+/** The i-th simulated node, from 0 (the simulation numbers them from 1). */
+const nodeName = (i: number) => simNodeName(i + 1);
 
-/** One watch, read line by line: what it got, by event type, and whether any was not its own. */
+/** One watch: what it got, by event type, and whether any was not its own. */
 class KubeletWatch {
   readonly counts = { ADDED: 0, MODIFIED: 0, DELETED: 0, BOOKMARK: 0, ERROR: 0 } as Record<string, number>;
   foreign = 0;
   ended = false;
-  private req: http.ClientRequest | undefined;
+  private readonly stopped = new AbortController();
   constructor(
     private readonly c: Cluster,
     private readonly path: string,
@@ -31,32 +33,22 @@ class KubeletWatch {
     private readonly own: (o: any) => boolean,
   ) {}
 
-  start(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.req = http.get(this.c.url + this.path, { headers: this.c.headers, agent: false }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`${this.path}: HTTP ${res.statusCode}`));
-        let rest = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const lines = (rest + chunk).split('\n');
-          rest = lines.pop()!;
-          for (const line of lines) {
-            if (!line) continue;
-            const e = JSON.parse(line);
-            this.counts[e.type]++;
-            if (e.type !== 'BOOKMARK' && e.type !== 'ERROR' && !this.own(e.object)) this.foreign++;
-          }
-        });
-        res.on('end', () => (this.ended = true));
-        res.on('error', () => (this.ended = true));
-        resolve();
-      });
-      this.req.on('error', (e) => (this.ended ? undefined : reject(e)));
-    });
+  /** Resolves once the server answered; the events are read from then on. */
+  async start(): Promise<void> {
+    const res = await fetch(this.c.url + this.path, { headers: this.c.headers, signal: this.stopped.signal });
+    if (res.status !== 200) throw new Error(`${this.path}: HTTP ${res.status}`);
+    void (async () => {
+      for await (const e of jsonLines(res.body!)) {
+        this.counts[e.type]++;
+        if (e.type !== 'BOOKMARK' && e.type !== 'ERROR' && !this.own(e.object)) this.foreign++;
+      }
+    })()
+      .catch(() => {})
+      .finally(() => (this.ended = !this.stopped.signal.aborted));
   }
 
   stop() {
-    this.req?.destroy();
+    this.stopped.abort();
   }
 }
 

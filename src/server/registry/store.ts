@@ -9,6 +9,7 @@ import { fieldMatcher } from '../../lib/fieldselector.ts';
 import { deepEqual, clone } from '../../lib/json.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
+import { firstNotBefore } from '../../lib/sorted.ts';
 import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
 import { listMetadata, storedJSON } from '../watch/encodings.ts';
 import { jsonOf, toCached, TooOldError, type CachedObject, type CacheEvent, type WatchCache, type WatchTrigger } from '../watch/cache.ts';
@@ -202,13 +203,12 @@ export class Store {
   }
 
   /**
-   * The cached objects under `prefix` that can match the query's field
-   * selector, when an index narrows them down (one name within a namespace
+   * The cached objects under `prefix` that can match a query with this
+   * trigger (triggerOf), when an index narrows them down (one name within a namespace
    * or of a cluster-scoped kind, or an indexed field's value); undefined
    * when every object must be tested.
    */
-  private candidates(namespace: string | undefined, prefix: string, q: Pick<ListQuery, 'fieldSelector'>): CachedObject[] | undefined {
-    const trigger = this.triggerOf(q);
+  private candidates(namespace: string | undefined, prefix: string, trigger: WatchTrigger | undefined): CachedObject[] | undefined {
     if (!trigger) return undefined;
     if (trigger.field !== 'metadata.name') return this.cache.listBy(prefix, trigger.field, trigger.value);
     if (this.namespaced && !namespace) return undefined;
@@ -387,7 +387,7 @@ export class Store {
     }
     if (atRevision === undefined || atRevision === this.cache.revision) {
       // A selector an index answers, when the answer is one page: a kubelet's list of its pods reads its own.
-      const few = start ? undefined : this.candidates(namespace, prefix, q);
+      const few = start ? undefined : this.candidates(namespace, prefix, this.triggerOf(q));
       if (few && (q.limit === 0 || few.length <= q.limit)) return this.pageOf(few, this.cache.revision, prefix, '', q, match);
       return this.pageOf(this.cache.list(prefix), this.cache.revision, prefix, start, q, match);
     }
@@ -399,17 +399,7 @@ export class Store {
 
   /** A page of `all`, the key-ordered list of `prefix` at `revision`; kept for the pages after it when there are more. */
   private pageOf(all: CachedObject[], revision: number, prefix: string, start: string, q: ListQuery, match: (o: KubeObject) => boolean): ListPage {
-    let i = 0;
-    if (start) {
-      let lo = 0;
-      let hi = all.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (all[mid].key < start) lo = mid + 1;
-        else hi = mid;
-      }
-      i = lo;
-    }
+    let i = start ? firstNotBefore(0, all.length, (j) => all[j].key < start) : 0;
     const items: CachedObject[] = [];
     for (; i < all.length; i++) {
       if (q.limit > 0 && items.length === q.limit) break;
@@ -492,7 +482,7 @@ export class Store {
     if (initial) {
       // Snapshot and subscription in one tick: nothing can slip in between.
       const from = this.cache.revision;
-      for (const c of this.candidates(namespace, prefix, q) ?? this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
+      for (const c of this.candidates(namespace, prefix, trigger) ?? this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
       if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
       return this.cache.watchFrom(from, { prefix, trigger, deliver, expire });
     }

@@ -7,6 +7,7 @@ import { StorageError, type ListResult, type Storage, type StorageEvent } from '
 import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
+import { firstNotBefore } from '../../lib/sorted.ts';
 
 /**
  * Whether the objects this server's writes hand the cache are frozen: under
@@ -149,6 +150,12 @@ class Bucket {
     this.sorted = undefined;
     for (const index of this.indexes.values()) index.remove(before);
   }
+  /** Forgets every object; the indexes stay, empty. */
+  clear() {
+    this.objects.clear();
+    this.sorted = undefined;
+    for (const [field, index] of this.indexes) this.indexes.set(field, new FieldIndex(index.read));
+  }
   /** Objects in key order (the order LIST returns). */
   list(): CachedObject[] {
     return (this.sorted ??= [...this.objects.values()].sort(byKey));
@@ -187,6 +194,9 @@ class ResourceWatchers {
   }
 }
 
+/** Whether a watcher's prefix is wider than one resource: `/registry/<group>/<resource>/` and longer are within one. */
+const spansResources = (w: CacheWatcher) => w.prefix.split('/').length < 5;
+
 /**
  * The cache's watchers, indexed by the resource they watch: an event is
  * offered to the watchers of its resource (and to the few that watch several,
@@ -200,17 +210,15 @@ class Watchers {
   /** Watchers whose prefix spans resources (`/registry/`). */
   private readonly broad = new Set<CacheWatcher>();
 
-  private static spansResources = (w: CacheWatcher) => w.prefix.split('/').length < 5;
   add(w: CacheWatcher) {
-    // `/registry/<group>/<resource>/` and longer are within one resource.
-    if (Watchers.spansResources(w)) return void this.broad.add(w);
+    if (spansResources(w)) return void this.broad.add(w);
     const resource = resourcePrefixOf(w.prefix);
     let r = this.byResource.get(resource);
     if (!r) this.byResource.set(resource, (r = new ResourceWatchers()));
     r.add(w);
   }
   delete(w: CacheWatcher) {
-    if (Watchers.spansResources(w)) this.broad.delete(w);
+    if (spansResources(w)) this.broad.delete(w);
     else this.byResource.get(resourcePrefixOf(w.prefix))?.delete(w);
   }
   /** Removes every watcher; returns them. */
@@ -327,7 +335,7 @@ export class WatchCache {
       for (let attempt = 0; !this.stopped; attempt++) {
         try {
           const all = await listEverything(this.storage);
-          this.buckets.clear();
+          for (const b of this.buckets.values()) b.clear();
           for (const item of all.items) this.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
           this.history.length = 0;
           this.revision = Math.max(this.revision, all.revision);
@@ -349,15 +357,9 @@ export class WatchCache {
   private bucket(key: string): Bucket {
     const prefix = resourcePrefixOf(key);
     let b = this.buckets.get(prefix);
-    if (!b) {
-      this.buckets.set(prefix, (b = new Bucket()));
-      for (const [field, read] of this.indexed.get(prefix) ?? []) b.addIndex(field, read);
-    }
+    if (!b) this.buckets.set(prefix, (b = new Bucket()));
     return b;
   }
-
-  /** The fields each resource's objects are indexed by (see indexBy), by resource prefix. */
-  private readonly indexed = new Map<string, Map<string, (o: KubeObject) => string>>();
 
   /**
    * Indexes a resource's objects by a field, for lists with a field selector
@@ -366,10 +368,7 @@ export class WatchCache {
    * spec.nodeName for the same lists.
    */
   indexBy(resourcePrefix: string, field: string, read: (o: KubeObject) => string) {
-    let fields = this.indexed.get(resourcePrefix);
-    if (!fields) this.indexed.set(resourcePrefix, (fields = new Map()));
-    fields.set(field, read);
-    this.buckets.get(resourcePrefix)?.addIndex(field, read);
+    this.bucket(resourcePrefix).addIndex(field, read);
   }
 
   /** Events not applied yet, in order, from `queuedAt` on; see receive(). */
@@ -532,9 +531,8 @@ export class WatchCache {
    */
   listBy(prefix: string, field: string, value: string): CachedObject[] | undefined {
     const resource = resourcePrefixOf(prefix);
-    if (!this.indexed.get(resource)?.has(field)) return undefined;
-    const found = this.buckets.get(resource)?.listBy(field, value) ?? [];
-    return prefix === resource ? found : found.filter((c) => c.key.startsWith(prefix));
+    const found = this.buckets.get(resource)?.listBy(field, value);
+    return prefix === resource || !found ? found : found.filter((c) => c.key.startsWith(prefix));
   }
 
   /**
@@ -547,13 +545,7 @@ export class WatchCache {
       // From the first event after `fromRevision` (history is in revision order): a watch from a recent
       // revision reads the few events since, not the whole window (5000 kubelets' watches opened).
       const h = this.history;
-      let lo = 0;
-      for (let hi = h.length; lo < hi; ) {
-        const mid = (lo + hi) >> 1;
-        if (h[mid].revision <= fromRevision) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let i = lo; i < h.length; i++) if (h[i].key.startsWith(watcher.prefix)) watcher.deliver(h[i]);
+      for (let i = firstNotBefore(0, h.length, (j) => h[j].revision <= fromRevision); i < h.length; i++) if (h[i].key.startsWith(watcher.prefix)) watcher.deliver(h[i]);
       this.watchers.add(watcher);
       return () => this.watchers.delete(watcher);
     }
