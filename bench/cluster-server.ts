@@ -5,6 +5,8 @@
 // `profile-start` and `profile-stop <file>` take a V8 CPU profile of a phase,
 // `heap-start` and `heap-stop <file>` a sampling profile of what it allocates (garbage included);
 // `loop-reset` starts the event-loop delay histogram and the list of long turns over (both are in STATS).
+// Flags after the positional arguments: `--token-file=<csv>` (kube-apiserver's token file, for clients
+// with identities of their own) and `--simulate-nodes=<selector>` (the nodes whose kubelet is simulated).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
@@ -17,15 +19,18 @@ import * as watchSink from '../src/server/http/watchsink.ts';
 import * as commitStats from '../src/server/storage/commitstats.ts';
 import * as recorder from '../src/server/events/recorder.ts';
 
-const [dataDir, nodes, heartbeatSeconds, staticDir] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const [dataDir, nodes, heartbeatSeconds, staticDir] = args.filter((a) => !a.startsWith('--'));
+const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const server = await startServer({
   port: 0,
   dataDir,
   demo: false,
   staticDir: staticDir ? resolve(staticDir) : undefined,
-  simulation: { extraNodes: Number(nodes), heartbeatSeconds: Number(heartbeatSeconds) },
+  tokenFile: flag('token-file'),
+  simulation: { extraNodes: Number(nodes), heartbeatSeconds: Number(heartbeatSeconds), nodes: flag('simulate-nodes') },
 });
-console.log(`cluster: ${server.url} ${server.adminToken}`);
+console.log(`cluster: ${server.url} ${server.adminToken} ${server.httpsUrl}`);
 
 const nodePrefix = '/registry/core/nodes/';
 // When each marker write of scale-cluster.ts (a `bench-marker` label on one node and one pod) was

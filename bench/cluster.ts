@@ -17,6 +17,9 @@ const ROLLOUT_NODES = Number(process.env.BENCH_ROLLOUT_NODES ?? 1000);
 
 export interface Cluster {
   url: string;
+  /** The same port over TLS, its certificate signed by `ca`. */
+  httpsUrl: string;
+  ca: string;
   /** `Authorization: Bearer <admin token>`. */
   headers: Record<string, string>;
   child: ChildProcess;
@@ -38,11 +41,17 @@ function serverNodeFlags(): string[] {
   return flags[1].trim().split(' ').filter(Boolean);
 }
 
-/** A server process (cluster-server.ts) with `nodes` simulated nodes; `staticDir` serves the web app too. */
-export async function startCluster(nodes: number, opts: { staticDir?: string } = {}): Promise<Cluster> {
+/**
+ * A server process (cluster-server.ts) with `nodes` simulated nodes; `staticDir` serves the web app too,
+ * `tokenFile` (kube-apiserver's CSV format) gives clients identities of their own, `simulateNodes` selects
+ * the nodes whose kubelet is simulated (all by default).
+ */
+export async function startCluster(nodes: number, opts: { staticDir?: string; tokenFile?: string; simulateNodes?: string } = {}): Promise<Cluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kw-cluster-'));
   const args = [...serverNodeFlags(), '--import', 'tsx', 'bench/cluster-server.ts', dataDir, String(nodes), String(HEARTBEAT_SECONDS)];
   if (opts.staticDir) args.push(opts.staticDir);
+  if (opts.tokenFile) args.push(`--token-file=${opts.tokenFile}`);
+  if (opts.simulateNodes) args.push(`--simulate-nodes=${opts.simulateNodes}`);
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const waiters: ((line: string) => void)[] = [];
@@ -52,10 +61,12 @@ export async function startCluster(nodes: number, opts: { staticDir?: string } =
       const w = (l: string) => (l.startsWith(prefix) ? resolve(l.slice(prefix.length)) : waiters.push(w));
       waiters.push(w);
     });
-  const [url, token] = (await next('cluster: ')).trim().split(' ');
+  const [url, token, httpsUrl] = (await next('cluster: ')).trim().split(' ');
   const send = (cmd: string) => child.stdin!.write(cmd + '\n');
   return {
     url,
+    httpsUrl,
+    ca: readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8'),
     headers: { Authorization: `Bearer ${token}` },
     child,
     send,

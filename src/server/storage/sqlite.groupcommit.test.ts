@@ -112,17 +112,62 @@ it('refuses the writes of a group whose fsync on the writer thread failed, then 
 });
 
 it('sends a group while the one before it is unanswered, and settles them in order', async () => {
+  // No commit interval: a write asked for in each of 20 turns is 20 groups, most sent before the ones before them are answered.
+  const pipelined = SqliteStorage.open(path.join(dir, 'pipelined.sqlite'), { commitIntervalMs: 0 });
   const settledOrder: string[] = [];
   const writes: Promise<unknown>[] = [];
-  // A write asked for in each of 20 turns: 20 groups, most sent before the ones before them are answered.
   for (let i = 0; i < 20; i++) {
-    writes.push(s.create(`/k/${i}`, '{}').then((rev) => settledOrder.push(`${i}@${rev}`)));
+    writes.push(pipelined.create(`/k/${i}`, '{}').then((rev) => settledOrder.push(`${i}@${rev}`)));
     await new Promise((r) => setImmediate(r));
   }
   await Promise.all(writes);
+  await pipelined.close();
   const revs = settledOrder.map((x) => Number(x.split('@')[1]));
   expect(revs).toEqual([...revs].sort((a, b) => a - b));
   expect(settledOrder.map((x) => x.split('@')[0])).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+});
+
+it('holds writes asked for one by one within the commit interval and sends them as one group; a write after a quiet spell goes at once', async () => {
+  // Far longer than the writes below take to ask for, even on a loaded machine.
+  const held = SqliteStorage.open(path.join(dir, 'interval.sqlite'), { commitIntervalMs: 2000 });
+  const batches: number[][] = [];
+  held.subscribe((events) => batches.push(events.map((e) => e.revision)));
+  // No group was sent before: this one goes at the end of its turn (or the test times out).
+  const first = await held.create('/k/a', '{}');
+  const later: Promise<number>[] = [];
+  let resolved = 0;
+  for (const k of ['b', 'c', 'd']) {
+    later.push(held.create(`/k/${k}`, '{}').then((rev) => (resolved++, rev)));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(resolved).toBe(0);
+  expect(batches).toEqual([[first]]);
+  // Then one transaction: one delivery of the three.
+  expect(await Promise.all(later)).toEqual([first + 1, first + 2, first + 3]);
+  expect(batches).toEqual([[first], [first + 1, first + 2, first + 3]]);
+  // Closing sends what it holds rather than refusing it.
+  const last = held.create('/k/e', '{}');
+  await held.close();
+  expect(await last).toBe(first + 4);
+});
+
+it('sends the writes waiting for the commit interval as soon as there are enough for a group', async () => {
+  // An interval no test waits out: the writes below go only once four of them wait (or the test times out).
+  const held = SqliteStorage.open(path.join(dir, 'groupsize.sqlite'), { commitIntervalMs: 600_000, commitGroupSize: 4 });
+  try {
+    const batches: number[][] = [];
+    held.subscribe((events) => batches.push(events.map((e) => e.revision)));
+    const first = await held.create('/k/a', '{}');
+    const later: Promise<number>[] = [];
+    for (const k of ['b', 'c', 'd', 'e']) {
+      later.push(held.create(`/k/${k}`, '{}'));
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all(later)).toEqual([first + 1, first + 2, first + 3, first + 4]);
+    expect(batches).toEqual([[first], [first + 1, first + 2, first + 3, first + 4]]);
+  } finally {
+    await held.close();
+  }
 });
 
 it('keeps the log bounded under writes that never pause', async () => {
