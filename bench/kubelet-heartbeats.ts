@@ -96,7 +96,10 @@ class Kubelet {
     const t0 = performance.now();
     const r = await request(this.session, this.token, method, path, body, type).catch((e: Error) => ({ status: 0, body: e.message }));
     if (r.status >= 200 && r.status < 300) kind.ms.push(performance.now() - t0);
-    else kind.failed.set(`${method} ${r.status} ${r.body?.reason ?? ''}`.trim(), (kind.failed.get(`${method} ${r.status} ${r.body?.reason ?? ''}`.trim()) ?? 0) + 1);
+    else {
+      const why = `${method} ${r.status} ${r.body?.reason ?? ''}`.trim();
+      kind.failed.set(why, (kind.failed.get(why) ?? 0) + 1);
+    }
     return r;
   }
 
