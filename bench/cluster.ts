@@ -95,6 +95,18 @@ export function writeCalls(pid: number): number {
 }
 
 export const rssMB = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1] ?? NaN) / 1024;
+/** Runs `each(i)` for i in [0, n) with `concurrency` at a time; returns the wall seconds. */
+export async function inParallel(n: number, concurrency: number, each: (i: number) => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await each(next++);
+    }),
+  );
+  return (performance.now() - t0) / 1000;
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;
 

@@ -18,7 +18,7 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSeconds, machine, rssMB, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
+import { cpuSeconds, inParallel, machine, rssMB, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 import { SIMULATED_LABEL } from '../src/server/controllers/nodeagent.ts';
 import { microTime } from '../src/server/controllers/nodelease.ts';
 import { rfc3339 } from '../src/lib/duration.ts';
@@ -173,16 +173,6 @@ class Kubelet {
   close() {
     this.session.close();
   }
-}
-
-/** Runs `each(i)` for i in [0, n) with `concurrency` at a time; returns the wall seconds. */
-async function inParallel(n: number, concurrency: number, each: (i: number) => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await each(next++);
-  }));
-  return (performance.now() - t0) / 1000;
 }
 
 /** The server's and this process's cores over `seconds`. */

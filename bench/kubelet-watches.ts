@@ -13,7 +13,7 @@
 //   events of its own pods and node and no others.
 import { jsonLines } from '../src/lib/ndjson.ts';
 import { simNodeName } from '../src/server/controllers/nodeagent.ts';
-import { benchDaemonSetDone, clusterApi, cpuSeconds, createBenchDaemonSet, machine, rollBenchDaemonSet, rolloutFloorSeconds, rssMB, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
+import { benchDaemonSetDone, clusterApi, cpuSeconds, createBenchDaemonSet, inParallel, machine, rollBenchDaemonSet, rolloutFloorSeconds, rssMB, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 
 const NODES = Number(process.env.KUBELET_WATCH_NODES ?? 5000);
 const f = (n: number, d = 1) => n.toFixed(d);
@@ -50,18 +50,6 @@ class KubeletWatch {
   stop() {
     this.stopped.abort();
   }
-}
-
-/** Runs `each(i)` for i in [0, n) with `concurrency` at a time; returns the wall seconds. */
-async function inParallel(n: number, concurrency: number, each: (i: number) => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) await each(next++);
-    }),
-  );
-  return (performance.now() - t0) / 1000;
 }
 
 async function rollout(c: Cluster, image: string) {
