@@ -30,7 +30,8 @@ const server = await startServer({
   tokenFile: flag('token-file'),
   simulation: { extraNodes: Number(nodes), heartbeatSeconds: Number(heartbeatSeconds), nodes: flag('simulate-nodes') },
 });
-console.log(`cluster: ${server.url} ${server.adminToken} ${server.httpsUrl}`);
+// The CA's PEM in base64: one word of the line.
+console.log(`cluster: ${server.url} ${server.adminToken} ${server.httpsUrl} ${Buffer.from(server.ca).toString('base64')}`);
 
 const nodePrefix = '/registry/core/nodes/';
 // When each marker write of scale-cluster.ts (a `bench-marker` label on one node and one pod) was

@@ -61,12 +61,12 @@ export async function startCluster(nodes: number, opts: { staticDir?: string; to
       const w = (l: string) => (l.startsWith(prefix) ? resolve(l.slice(prefix.length)) : waiters.push(w));
       waiters.push(w);
     });
-  const [url, token, httpsUrl] = (await next('cluster: ')).trim().split(' ');
+  const [url, token, httpsUrl, ca] = (await next('cluster: ')).trim().split(' ');
   const send = (cmd: string) => child.stdin!.write(cmd + '\n');
   return {
     url,
     httpsUrl,
-    ca: readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8'),
+    ca: Buffer.from(ca, 'base64').toString('utf8'),
     headers: { Authorization: `Bearer ${token}` },
     child,
     send,
@@ -181,26 +181,39 @@ export async function benchDaemonSetDone(c: Cluster, nodes: number, generation?:
  */
 export const rolloutFloorSeconds = (nodes: number) => Math.ceil(nodes / Math.ceil(nodes * 0.1)) * (1 + 1 + 2);
 
-async function heartbeats() {
-  const c = await startCluster(NODES);
+/** The server's and this process's cores over the next `seconds`. */
+export async function coresOver(pid: number, seconds: number) {
+  const cpu0 = cpuSeconds(pid);
+  const own0 = process.cpuUsage();
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const wall = (performance.now() - t0) / 1000;
+  const own = process.cpuUsage(own0);
+  return { wall, cores: (cpuSeconds(pid) - cpu0) / wall, clientCores: (own.user + own.system) / 1e6 / wall };
+}
+
+/** `nodes` simulated nodes renewing their Leases in-process: the server's cores over `seconds` once they are Ready and beating steadily. */
+export async function simulatedHeartbeats(nodes: number, seconds: number) {
+  const c = await startCluster(nodes);
   try {
-    const readyAfter = await waitReady(c, NODES, 'heartbeat bench');
-    console.log(`cluster: ${NODES} simulated nodes registered and Ready in ${readyAfter.toFixed(1)} s`);
+    const readyAfter = await waitReady(c, nodes, 'heartbeat bench');
     await sleep(HEARTBEAT_SECONDS * 1000); // settle into the steady heartbeat rhythm
     c.send('reset');
-    const cpu0 = cpuSeconds(c.child.pid!);
-    const t0 = performance.now();
-    await sleep(MEASURE_SECONDS * 1000);
-    const cpu = cpuSeconds(c.child.pid!) - cpu0;
-    const wall = (performance.now() - t0) / 1000;
-    const s = await c.stats();
-    console.log(`cluster: ${NODES} nodes, Lease renewed every ${HEARTBEAT_SECONDS} s, measured ${wall.toFixed(0)} s (${machine()})`);
-    console.log(`  server CPU: ${(cpu / wall).toFixed(3)} cores (${cpu.toFixed(1)} CPU-s)`);
-    console.log(`  Lease renewals: ${s.heartbeat.count} (${(s.heartbeat.count / wall).toFixed(0)}/s, expected ${(NODES / HEARTBEAT_SECONDS).toFixed(0)}/s)`);
-    console.log(`  renewal write latency: p50 ${s.heartbeat.p50.toFixed(2)} ms, p99 ${s.heartbeat.p99.toFixed(2)} ms, max ${s.heartbeat.max.toFixed(2)} ms`);
+    const m = await coresOver(c.child.pid!, seconds);
+    return { ...m, readyAfter, heartbeat: (await c.stats()).heartbeat, rss: rssMB(c.child.pid!) };
   } finally {
     c.stop();
   }
+}
+
+async function heartbeats() {
+  const m = await simulatedHeartbeats(NODES, MEASURE_SECONDS);
+  const s = m.heartbeat;
+  console.log(`cluster: ${NODES} simulated nodes registered and Ready in ${m.readyAfter.toFixed(1)} s`);
+  console.log(`cluster: ${NODES} nodes, Lease renewed every ${HEARTBEAT_SECONDS} s, measured ${m.wall.toFixed(0)} s (${machine()})`);
+  console.log(`  server CPU: ${m.cores.toFixed(3)} cores (${(m.cores * m.wall).toFixed(1)} CPU-s)`);
+  console.log(`  Lease renewals: ${s.count} (${(s.count / m.wall).toFixed(0)}/s, expected ${(NODES / HEARTBEAT_SECONDS).toFixed(0)}/s)`);
+  console.log(`  renewal write latency: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, max ${s.max.toFixed(2)} ms`);
 }
 
 async function rollout() {

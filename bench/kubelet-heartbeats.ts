@@ -18,8 +18,8 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSeconds, inParallel, machine, rssMB, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
-import { SIMULATED_LABEL } from '../src/server/controllers/nodeagent.ts';
+import { coresOver, inParallel, machine, rssMB, simulatedHeartbeats, sleep, startCluster, type Cluster } from './cluster.ts';
+import { BASE_IMAGES, DEFAULT_ALLOCATABLE, DEFAULT_CAPACITY, HEALTHY_NODE_CONDITIONS, KUBELET_VERSION, SIMULATED_LABEL } from '../src/server/controllers/nodeagent.ts';
 import { microTime } from '../src/server/controllers/nodelease.ts';
 import { rfc3339 } from '../src/lib/duration.ts';
 
@@ -30,12 +30,6 @@ const REPORT_MS = 300_000;
 const f = (n: number, d = 1) => n.toFixed(d);
 const nodeName = (i: number) => `kubelet-${String(i + 1).padStart(5, '0')}`;
 const tokenOf = (i: number) => `kubelet-bench-token-${i + 1}`;
-const CONDITIONS: [string, string, string, string][] = [
-  ['MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
-  ['DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
-  ['PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
-  ['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'],
-];
 
 /** Latencies (ms) and failures of one kind of request. */
 class Requests {
@@ -57,7 +51,7 @@ const requests = { get: new Requests(), lease: new Requests(), status: new Reque
 /** One request on a kubelet's connection; resolves with the status and the parsed body. */
 function request(session: ClientHttp2Session, token: string, method: string, path: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ':method': method, ':path': path, authorization: `Bearer ${token}`, accept: 'application/json', 'user-agent': 'kubelet/v1.32.0 (linux/amd64) kubernetes/bench' };
+    const headers: Record<string, string> = { ':method': method, ':path': path, authorization: `Bearer ${token}`, accept: 'application/json', 'user-agent': `kubelet/${KUBELET_VERSION} (linux/amd64) kubernetes/bench` };
     if (body !== undefined) headers['content-type'] = type;
     const stream = session.request(headers);
     let status = 0;
@@ -106,7 +100,7 @@ class Kubelet {
   /** Registers the Node (with its status, as the kubelet does) and creates its Lease, owned by the Node. */
   async register() {
     const now = rfc3339(new Date());
-    const node = await this.timed(requests.status, 'POST', '/api/v1/nodes', {
+    const node = await request(this.session, this.token, 'POST', '/api/v1/nodes', {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: {
@@ -116,9 +110,9 @@ class Kubelet {
       },
       spec: {},
       status: {
-        capacity: { cpu: '8', 'ephemeral-storage': '100Gi', memory: '32Gi', pods: '110' },
-        allocatable: { cpu: '7910m', 'ephemeral-storage': '95Gi', memory: '31Gi', pods: '110' },
-        conditions: CONDITIONS.map(([type, status, reason, message]) => ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: now })),
+        capacity: DEFAULT_CAPACITY,
+        allocatable: DEFAULT_ALLOCATABLE,
+        conditions: HEALTHY_NODE_CONDITIONS.map(([type, status, reason, message]) => ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: now })),
         addresses: [
           { type: 'InternalIP', address: `172.20.${this.i >> 8}.${(this.i & 255) + 1}` },
           { type: 'Hostname', address: this.name },
@@ -131,16 +125,16 @@ class Kubelet {
           kernelVersion: '6.1.0-28-cloud-amd64',
           osImage: 'Debian GNU/Linux 12 (bookworm)',
           containerRuntimeVersion: 'containerd://1.7.24',
-          kubeletVersion: 'v1.32.0',
-          kubeProxyVersion: 'v1.32.0',
+          kubeletVersion: KUBELET_VERSION,
+          kubeProxyVersion: KUBELET_VERSION,
           operatingSystem: 'linux',
           architecture: 'amd64',
         },
-        images: ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v1.32.0', 'registry.k8s.io/coredns/coredns:v1.11.3'].map((n, k) => ({ names: [n], sizeBytes: 700_000 + k * 30_000_000 })),
+        images: BASE_IMAGES.map((n, k) => ({ names: [n], sizeBytes: 700_000 + k * 30_000_000 })),
       },
     });
     if (node.status !== 201) throw new Error(`${this.name}: creating its Node: HTTP ${node.status} ${JSON.stringify(node.body)}`);
-    const lease = await this.timed(requests.lease, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
+    const lease = await request(this.session, this.token, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: this.name, namespace: 'kube-node-lease', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.name, uid: node.body.metadata.uid }] },
@@ -158,7 +152,7 @@ class Kubelet {
       this.nextReport = now + REPORT_MS;
       const at = rfc3339(new Date(now));
       // As the kubelet's two-way strategic merge patch of the node before and after its status setters.
-      await this.timed(requests.status, 'PATCH', `/api/v1/nodes/${this.name}/status`, { status: { '$setElementOrder/conditions': CONDITIONS.map(([type]) => ({ type })), conditions: CONDITIONS.map(([type]) => ({ type, lastHeartbeatTime: at })) } }, 'application/strategic-merge-patch+json');
+      await this.timed(requests.status, 'PATCH', `/api/v1/nodes/${this.name}/status`, { status: { '$setElementOrder/conditions': HEALTHY_NODE_CONDITIONS.map(([type]) => ({ type })), conditions: HEALTHY_NODE_CONDITIONS.map(([type]) => ({ type, lastHeartbeatTime: at })) } }, 'application/strategic-merge-patch+json');
     }
     this.lease.spec.renewTime = microTime(Date.now());
     const r = await this.timed(requests.lease, 'PUT', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${this.name}`, this.lease);
@@ -175,36 +169,11 @@ class Kubelet {
   }
 }
 
-/** The server's and this process's cores over `seconds`. */
-async function measure(pid: number, seconds: number) {
-  const cpu0 = cpuSeconds(pid);
-  const own0 = process.cpuUsage();
-  const t0 = performance.now();
-  await sleep(seconds * 1000);
-  const wall = (performance.now() - t0) / 1000;
-  const own = process.cpuUsage(own0);
-  return { wall, cores: (cpuSeconds(pid) - cpu0) / wall, clientCores: (own.user + own.system) / 1e6 / wall };
-}
-
-/** The in-process simulated kubelets' heartbeats of as many nodes: the baseline. */
-async function simulatedHeartbeats() {
-  const c = await startCluster(NODES);
-  try {
-    await waitReady(c, NODES, 'kubelet-heartbeats bench');
-    await sleep(INTERVAL_MS); // into the steady rhythm
-    c.send('reset');
-    const m = await measure(c.child.pid!, MEASURE_SECONDS);
-    const s = await c.stats();
-    console.log(`  simulated kubelets (in-process, ${NODES} nodes): server ${f(m.cores, 3)} cores, ${s.heartbeat.count} renewals (${f(s.heartbeat.count / m.wall, 0)}/s), p99 ${f(s.heartbeat.p99, 2)} ms; RSS ${f(rssMB(c.child.pid!), 0)} MB (${machine()})`);
-    return m.cores;
-  } finally {
-    c.stop();
-  }
-}
-
 export async function benchKubeletHeartbeats() {
   console.log(`\n== Kubelets' heartbeats over HTTP/2 and TLS: ${NODES} nodes, each renewing its Lease and reading its Node every ${INTERVAL_MS / 1000} s, its status patched every ${REPORT_MS / 60_000} minutes (${machine()})`);
-  const baseline = await simulatedHeartbeats();
+  // The baseline: the simulated kubelets' in-process heartbeats of as many nodes, on a server of their own.
+  const sim = await simulatedHeartbeats(NODES, MEASURE_SECONDS);
+  console.log(`  simulated kubelets (in-process, ${NODES} nodes): server ${f(sim.cores, 3)} cores, ${sim.heartbeat.count} renewals (${f(sim.heartbeat.count / sim.wall, 0)}/s), p99 ${f(sim.heartbeat.p99, 2)} ms; RSS ${f(sim.rss, 0)} MB (${machine()})`);
 
   const dir = mkdtempSync(join(tmpdir(), 'kw-kubelets-'));
   const tokenFile = join(dir, 'tokens.csv');
@@ -217,10 +186,9 @@ export async function benchKubeletHeartbeats() {
   try {
     const registered = await inParallel(NODES, 50, (i) => kubelets[i].register());
     console.log(`  ${NODES} kubelets connected, registered their Node and created their Lease in ${f(registered)} s (50 at a time); server RSS ${f(rssMB(pid), 0)} MB`);
-    for (const r of Object.values(requests)) r.reset();
     await sleep(5000);
     // What the server uses with these nodes and no heartbeats: its own timers, compaction, the controllers.
-    const idle = await measure(pid, INTERVAL_MS / 1000);
+    const idle = await coresOver(pid, INTERVAL_MS / 1000);
 
     // Each kubelet beats at its own phase of the interval, as 5000 machines' clocks fall.
     const loop = (async () => {
@@ -242,11 +210,11 @@ export async function benchKubeletHeartbeats() {
     // KUBELET_HEARTBEAT_PROFILE=<file>: a CPU profile of the server over the measured window.
     const profile = process.env.KUBELET_HEARTBEAT_PROFILE;
     if (profile) c.send('profile-start');
-    const m = await measure(pid, MEASURE_SECONDS);
+    const m = await coresOver(pid, MEASURE_SECONDS);
     if (profile) c.send(`profile-stop ${profile}`);
     const beats = requests.lease.ms.length;
     console.log(
-      `  server ${f(m.cores, 3)} cores (aim 0.5; ${f(m.cores / baseline, 2)}x the simulated kubelets' in-process heartbeats; ${f(idle.cores, 3)} without heartbeats), ` +
+      `  server ${f(m.cores, 3)} cores (aim 0.5; ${f(m.cores / sim.cores, 2)}x the simulated kubelets' in-process heartbeats; ${f(idle.cores, 3)} without heartbeats), ` +
         `${f(((m.cores - idle.cores) * m.wall * 1e6) / Math.max(1, beats), 0)} µs of server CPU a heartbeat beyond that; the bench's kubelets ${f(m.clientCores, 2)} cores; RSS ${f(rssMB(pid), 0)} MB (${machine()})`,
     );
     console.log(`  Lease PUTs:           ${requests.lease.summary(m.wall)}`);

@@ -42,10 +42,23 @@ export const SIMULATED_LABEL = 'sim.k8s.io/simulated';
 export const TaintNotReady = 'node.kubernetes.io/not-ready';
 export const TaintUnreachable = 'node.kubernetes.io/unreachable';
 
-const KUBELET_VERSION = 'v1.32.0';
-const DEFAULT_CAPACITY = { cpu: '8', 'ephemeral-storage': '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '32Gi', pods: '110' };
-const DEFAULT_ALLOCATABLE = { cpu: '7910m', 'ephemeral-storage': '95Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '31Gi', pods: '110' };
-const BASE_IMAGES = ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v1.32.0', 'registry.k8s.io/coredns/coredns:v1.11.3'];
+export const KUBELET_VERSION = 'v1.32.0';
+export const DEFAULT_CAPACITY = { cpu: '8', 'ephemeral-storage': '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '32Gi', pods: '110' };
+export const DEFAULT_ALLOCATABLE = { cpu: '7910m', 'ephemeral-storage': '95Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '31Gi', pods: '110' };
+export const BASE_IMAGES = ['registry.k8s.io/pause:3.10', 'registry.k8s.io/kube-proxy:v1.32.0', 'registry.k8s.io/coredns/coredns:v1.11.3'];
+type ConditionRow = readonly [type: string, status: string, reason: string, message: string];
+/** The conditions a healthy kubelet reports, in its order. */
+export const HEALTHY_NODE_CONDITIONS: readonly ConditionRow[] = [
+  ['MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
+  ['DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
+  ['PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
+  ['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'],
+];
+/** The same with the simulated network fault (the not-ready annotation). */
+const NOT_READY_NODE_CONDITIONS: readonly ConditionRow[] = [
+  ...HEALTHY_NODE_CONDITIONS.slice(0, 3),
+  ['Ready', 'False', 'KubeletNotReady', `container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:simulated fault (annotation ${Annotations.nodeNotReady})`],
+];
 /** The kubelet reports at most this many images (nodeStatusMaxImages). */
 const MAX_IMAGES = 50;
 
@@ -239,14 +252,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     if (images || !s.images) s.images = imagesOn(st);
 
     const notReady = isTrue(node.metadata.annotations, Annotations.nodeNotReady);
-    const want: [string, string, string, string][] = [
-      ['MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
-      ['DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
-      ['PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
-      notReady
-        ? ['Ready', 'False', 'KubeletNotReady', `container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:simulated fault (annotation ${Annotations.nodeNotReady})`]
-        : ['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'],
-    ];
+    const want = notReady ? NOT_READY_NODE_CONDITIONS : HEALTHY_NODE_CONDITIONS;
     const old: any[] = s.conditions ?? [];
     const others = old.filter((c) => !want.some(([t]) => t === c.type));
     s.conditions = [

@@ -301,14 +301,12 @@ export class SqliteStorage implements Storage {
 
   /** Writes waiting for the next group commit. */
   private pending: PendingWrite[] = [];
-  /** Cancels the send of the pending writes scheduled at the end of this turn or of the commit interval. */
-  private cancelSend: (() => void) | undefined;
+  /** The send of the pending writes, at the end of this turn or (atInterval) of the commit interval. */
+  private scheduled: { atInterval: boolean; cancel(): void } | undefined;
   /** When the last group was sent (performance.now()); how long a smaller group than commitGroupSize waits after it (SqliteStorageOptions). */
   private lastSent = -Infinity;
   private readonly commitIntervalMs: number;
   private readonly commitGroupSize: number;
-  /** The send scheduled is the one at the end of the interval, not of this turn. */
-  private sendAtInterval = false;
   /** The groups sent to the writer thread and not yet settled. */
   private inFlight = 0;
   /** Settles the groups in the order they were sent, each after the ones before it. */
@@ -358,23 +356,23 @@ export class SqliteStorage implements Storage {
 
   /** Sends the writes asked for so far at the end of this turn, or at the end of the commit interval while they are few. */
   private scheduleCommit(): void {
+    if (this.scheduled && !this.scheduled.atInterval) return;
     const wait = this.pending.length >= this.commitGroupSize ? 0 : this.lastSent + this.commitIntervalMs - performance.now();
-    if (this.cancelSend) {
+    if (this.scheduled) {
+      if (wait > 0) return;
       // Enough writes came while they waited for the interval: they go at the end of this turn.
-      if (!(this.sendAtInterval && wait <= 0)) return;
-      this.cancelSend();
+      this.scheduled.cancel();
     }
     const sendNow = () => {
-      this.cancelSend = undefined;
+      this.scheduled = undefined;
       this.send();
     };
-    this.sendAtInterval = wait > 0;
     if (wait > 0) {
       const timer = setTimeout(sendNow, wait);
-      this.cancelSend = () => clearTimeout(timer);
+      this.scheduled = { atInterval: true, cancel: () => clearTimeout(timer) };
     } else {
       const immediate = setImmediate(sendNow);
-      this.cancelSend = () => clearImmediate(immediate);
+      this.scheduled = { atInterval: false, cancel: () => clearImmediate(immediate) };
     }
   }
 
@@ -591,11 +589,9 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     // Writes asked for before the close go, even if their commit interval had not run out.
-    if (this.cancelSend) {
-      this.cancelSend();
-      this.cancelSend = undefined;
-      this.send();
-    }
+    this.scheduled?.cancel();
+    this.scheduled = undefined;
+    this.send();
     this.closed = true;
     // Groups sent settle first (their writes are in the log already); writes asked for from now on are not made.
     await this.settling;
