@@ -161,8 +161,11 @@ async function measureList(api: Proc, path: string, runs = 7): Promise<ListFigur
   return { ms: median(times), stringifyMs: median(ser), bareMs: median(bareTimes), bytes: body.length, items: list.items.length };
 }
 
-/** Every page of a paged LIST (limit=500), median of runs. */
-async function measurePaged(api: Proc, path: string, total: number, runs = 3): Promise<{ ms: number; items: number }> {
+/** What `kubectl get` asks for: Table rows, JSON the fallback. */
+const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+
+/** Every page of a paged LIST (limit=500; `accept`: Table rows as kubectl asks for them), median of runs. */
+async function measurePaged(api: Proc, path: string, total: number, runs = 3, accept?: string): Promise<{ ms: number; items: number }> {
   const times: number[] = [];
   let items = 0;
   for (let r = 0; r < runs; r++) {
@@ -170,7 +173,7 @@ async function measurePaged(api: Proc, path: string, total: number, runs = 3): P
     let token = '';
     const t0 = performance.now();
     do {
-      const page = await getBytes(`${api.url}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, api.headers);
+      const page = await getBytes(`${api.url}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, accept ? { ...api.headers, Accept: accept } : api.headers);
       // Only the list's metadata is read: parsing the items would measure this client.
       const head = page.body.subarray(0, 4096).toString();
       token = head.match(/"continue":"([^"]*)"/)?.[1] ?? '';
@@ -198,6 +201,7 @@ async function objects(): Promise<Proc> {
     const nodes = await measureList(api, '/api/v1/nodes');
     const pods = await measureList(api, '/api/v1/pods');
     const paged = await measurePaged(api, '/api/v1/pods', pods.items);
+    const table = await measurePaged(api, '/api/v1/pods', pods.items, 3, KUBECTL_TABLE);
     const rss = rssMB(api.child.pid!);
     const objs = size * (1 + PODS_PER_NODE);
     console.log(`-- ${size} nodes, ${size * PODS_PER_NODE} pods (server started with them in ${f(seedS)} s; ${machine()})`);
@@ -208,6 +212,7 @@ async function objects(): Promise<Proc> {
       );
     }
     console.log(`  paged LIST of pods (limit=500, ${paged.items} items): ${f(paged.ms)} ms, ${f((paged.ms * 1000) / paged.items, 2)} µs per item = ${f(paged.ms / pods.ms, 2)}x the full LIST per item`);
+    console.log(`  paged Table of pods (kubectl get pods -A's pages): ${f(table.ms)} ms, ${f((table.ms * 1000) / table.items, 2)} µs per row = ${f(table.ms / paged.ms, 2)}x the paged LIST`);
     console.log(`  server RSS ${f(rss, 0)} MB: ${f(((rss - rss0) * 1024) / objs, 1)} KB per object over the empty server (${f(rss0, 0)} MB); objects average ${f((nodes.bytes + pods.bytes) / objs / 1024, 1)} KB of JSON`);
   }
   const getPath = '/api/v1/nodes/node-00042';

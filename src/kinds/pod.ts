@@ -837,16 +837,23 @@ export function podSummary(pod: any, now: Date): { ready: string; status: string
   return { ready: `${ready}/${(spec.containers ?? []).length}`, status: reason, restarts: restartText };
 }
 
+/** The last row's podSummary: its Ready, Status and Restarts cells are read from one computation. */
+let lastSummary: { pod: unknown; now: Date; summary: ReturnType<typeof podSummary> } | undefined;
+function rowSummary(pod: any, now: Date) {
+  if (lastSummary === undefined || lastSummary.pod !== pod || lastSummary.now !== now) lastSummary = { pod, now, summary: podSummary(pod, now) };
+  return lastSummary.summary;
+}
+
 const podColumns: PrinterColumn[] = [
   { name: 'Name', type: 'string', format: 'name', description: NameColumnDescription, priority: 0, cell: (o) => o.metadata?.name ?? '' },
-  { name: 'Ready', type: 'string', description: 'The aggregate readiness state of this pod for accepting traffic.', priority: 0, cell: (o, now) => podSummary(o, now).ready },
-  { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', priority: 0, cell: (o, now) => podSummary(o, now).status },
+  { name: 'Ready', type: 'string', description: 'The aggregate readiness state of this pod for accepting traffic.', priority: 0, cell: (o, now) => rowSummary(o, now).ready },
+  { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', priority: 0, cell: (o, now) => rowSummary(o, now).status },
   {
     name: 'Restarts',
     type: 'string',
     description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
     priority: 0,
-    cell: (o, now) => podSummary(o, now).restarts,
+    cell: (o, now) => rowSummary(o, now).restarts,
   },
   { name: 'Age', type: 'string', description: AgeColumnDescription, priority: 0, cell: (o, now) => age(o.metadata?.creationTimestamp, now) },
   {

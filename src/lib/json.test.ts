@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, settleAsJSON } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, settleAsJSON, memberSpan } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -123,5 +123,24 @@ describe('deepEqual asJSON', () => {
     expect(deepEqual(a, { list: [{ y: 'z' }, null], x: 1 })).toBe(false);
     expect(deepEqual({ x: undefined }, {})).toBe(false);
     expect(deepEqual([undefined], [null])).toBe(false);
+  });
+});
+
+describe('memberSpan', () => {
+  const spanText = (v: unknown, key: string, space?: number) => {
+    const bytes = Buffer.from(JSON.stringify(v, null, space));
+    const s = memberSpan(bytes, key);
+    return s && bytes.subarray(s[0], s[1]).toString();
+  };
+  it('finds a top-level member\'s value, skipping nested members of the same name and braces in strings', () => {
+    const o = { kind: 'Pod', spec: { template: { metadata: { name: 'inner' } } }, note: 'a "}{"metadata":1', metadata: { name: 'x"}{', list: [1, { metadata: [] }], ü: 'é😀' }, status: {} };
+    expect(spanText(o, 'metadata')).toBe(JSON.stringify(o.metadata));
+    expect(JSON.parse(spanText(o, 'metadata', 2)!)).toEqual(o.metadata);
+  });
+  it('reads scalars of every kind, and says when there is no such member', () => {
+    for (const v of ['s', -1.5e3, true, null, [], {}]) expect(spanText({ a: 1, metadata: v, z: 2 }, 'metadata')).toBe(JSON.stringify(v));
+    expect(spanText({ meta: 1, metadataX: 2, 'meta\\data': 3 }, 'metadata')).toBeUndefined();
+    expect(spanText([{ metadata: 1 }], 'metadata')).toBeUndefined();
+    expect(spanText({}, 'metadata')).toBeUndefined();
   });
 });

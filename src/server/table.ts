@@ -1,6 +1,9 @@
 // Server-side printing: metav1.Table built from the kinds' printer columns.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
+import type { CachedObject } from './watch/cache.ts';
+import { bytesOf, metadataBytesOf, writeChunks } from './watch/encodings.ts';
+import type { ServerResponse } from 'node:http';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
 
@@ -26,7 +29,7 @@ export function columnDefinitions(kind: KindDefinition) {
   }));
 }
 
-export function tableRow(kind: KindDefinition, o: KubeObject, include: IncludeObject, now: Date) {
+function tableRow(kind: KindDefinition, o: KubeObject, include: IncludeObject, now: Date) {
   const row: Record<string, unknown> = { cells: kind.printerColumns.map((c) => c.cell(o, now)) };
   if (include === 'Object') row.object = o;
   else if (include === 'Metadata') row.object = partialObjectMetadata(o);
@@ -48,4 +51,69 @@ export function toTable(
     columnDefinitions: withColumns ? columnDefinitions(kind) : null,
     rows: objects.map((o) => tableRow(kind, o, include, now)),
   };
+}
+
+const PARTIAL_HEAD = '"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
+const OBJECT_HEAD = '"object":';
+const CLOSE = Buffer.from('}');
+const CLOSE_PARTIAL = Buffer.from('}}');
+const COMMA = Buffer.from(',');
+
+/**
+ * A cached object's Table row as JSON bytes, the same bytes JSON.stringify
+ * gives tableRow's row: its cells are computed, and its object is the
+ * object's cached bytes (Object) or a view of their metadata (Metadata), not
+ * serialised again: `kubectl get` of 50,000 pods serialised every pod's
+ * metadata, managed fields and all, for each of its pages.
+ */
+function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject, now: Date, out: Buffer[]): number {
+  const cells = `{"cells":${JSON.stringify(kind.printerColumns.map((col) => col.cell(c.object, now)))}`;
+  if (include === 'None') {
+    const head = Buffer.from(cells);
+    out.push(head, CLOSE);
+    return head.length + 1;
+  }
+  const head = Buffer.from(`${cells},${include === 'Object' ? OBJECT_HEAD : PARTIAL_HEAD}`);
+  const body = include === 'Object' ? bytesOf(c) : metadataBytesOf(c);
+  const close = include === 'Object' ? CLOSE : CLOSE_PARTIAL;
+  out.push(head, body, close);
+  return head.length + body.length + close.length;
+}
+
+/**
+ * toTable of cached objects as JSON chunks (the rows' object parts are the
+ * cached bytes themselves, written without a copy), ended by `tail`.
+ */
+export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): { chunks: Buffer[]; length: number } {
+  const now = new Date();
+  const head = Buffer.from(
+    `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`,
+  );
+  const chunks: Buffer[] = [head];
+  let length = head.length;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) {
+      chunks.push(COMMA);
+      length++;
+    }
+    length += rowChunks(kind, items[i], include, now, chunks);
+  }
+  chunks.push(tail);
+  return { chunks, length: length + tail.length };
+}
+
+const TABLE_TAIL = Buffer.from(']}\n');
+
+/** Writes a Table of cached objects as writeBody writes toTable's (the same bytes, a newline after them). */
+export function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
+  writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, TABLE_TAIL), headers);
+}
+
+const EVENT_TAIL = Buffer.from(']}}\n');
+
+/** A Table watch event of one row, as upstream frames it (the columns only with the first). */
+export function tableEvent(type: string, kind: KindDefinition, c: CachedObject, include: IncludeObject, withColumns: boolean): Buffer {
+  const { chunks, length } = tableChunks(kind, [c], include, { resourceVersion: c.object.metadata.resourceVersion }, withColumns, EVENT_TAIL);
+  const head = Buffer.from(`{"type":${JSON.stringify(type)},"object":`);
+  return Buffer.concat([head, ...chunks], head.length + length);
 }

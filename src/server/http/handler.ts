@@ -21,7 +21,7 @@ import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion }
 import { subresourceActions } from '../registry/actions.ts';
 import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager, type ApplyOptions } from '../registry/apply.ts';
 import { queryBool } from '../../lib/queryparams.ts';
-import { parseIncludeObject, partialObjectMetadata, toTable } from '../table.ts';
+import { parseIncludeObject, partialObjectMetadata, toTable, writeTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
@@ -429,7 +429,10 @@ export function createHandler(ctx: HandlerContext) {
     const o = 'key' in obj && 'object' in obj ? (obj as CachedObject).object : (obj as KubeObject);
     if (rep.type === 'table') {
       if (o.kind === 'Status') return writeBody(res, code, o, { pretty, headers });
-      return writeBody(res, code, toTable(kind, [o], parseIncludeObject(query.get('includeObject')), { resourceVersion: o.metadata.resourceVersion }), { pretty, headers });
+      const include = parseIncludeObject(query.get('includeObject'));
+      const meta = { resourceVersion: o.metadata.resourceVersion };
+      if (o !== obj && !pretty) return writeTable(res, code, kind, [obj as CachedObject], include, meta, headers);
+      return writeBody(res, code, toTable(kind, [o], include, meta), { pretty, headers });
     }
     if (rep.type === 'partial') return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
     if (rep.type === 'partialList') {
@@ -465,7 +468,9 @@ export function createHandler(ctx: HandlerContext) {
         if (rep.type === 'json') return (pretty ? writePrettyList : writeList)(res, { listKind: kind.listKind, apiVersion: apiVersionOf(kind), ...page }, page.items);
         const listMeta = listMetadata(page);
         if (rep.type === 'table') {
-          return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), parseIncludeObject(query.get('includeObject')), listMeta), { pretty });
+          const include = parseIncludeObject(query.get('includeObject'));
+          if (!pretty) return writeTable(res, 200, kind, page.items, include, listMeta);
+          return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), include, listMeta), { pretty });
         }
         if (rep.type === 'partialList') {
           return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: page.items.map((i) => partialObjectMetadata(i.object)) }, { pretty });

@@ -4,13 +4,13 @@
 // event per message. Both share the event encoder here, the same timeout and
 // bookmark policy and the one sink (watchsink.ts); only the wire differs.
 import type { ServerResponse } from 'node:http';
-import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import type { KindDefinition } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from '../watch/cache.ts';
 import { watchFrame } from '../watch/encodings.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
-import { columnDefinitions, parseIncludeObject, tableRow } from '../table.ts';
+import { parseIncludeObject, tableEvent } from '../table.ts';
 import type { Representation } from './negotiate.ts';
 import { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
@@ -111,14 +111,14 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
   const include = table ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
   // Column definitions travel once, with the first row, as upstream's Table watch does.
   let first = true;
-  const tableEvent = (type: string, o: KubeObject) => {
-    const t = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion }, columnDefinitions: first ? columnDefinitions(kind) : null, rows: [tableRow(kind, o, include, new Date())] };
+  const tableFrame = (type: string, c: CachedObject) => {
+    const f = tableEvent(type, kind, c, include, first);
     first = false;
-    return JSON.stringify({ type, object: t });
+    return f;
   };
   return {
     framesShared: !table,
-    event: (type, c) => (table ? frame(tableEvent(type, c.object)) : watchFrame(type, c)),
+    event: (type, c) => (table ? tableFrame(type, c) : watchFrame(type, c)),
     bookmark(rv, initialEnd) {
       const meta: Record<string, unknown> = { resourceVersion: String(rv) };
       if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };

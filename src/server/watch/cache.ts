@@ -27,6 +27,8 @@ export interface CachedObject {
   json?: string;
   /** The same JSON as UTF-8 bytes, shared by every response (encodings.ts). */
   bytes?: Buffer;
+  /** The metadata's part of `bytes` (a view), once a Table row has needed it (encodings.ts). */
+  metadataBytes?: Buffer;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';

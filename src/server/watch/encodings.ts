@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from './cache.ts';
+import { memberSpan } from '../../lib/json.ts';
 
 /**
  * The object's JSON as UTF-8 bytes. Once made, the bytes are the one copy kept
@@ -19,6 +20,20 @@ export function bytesOf(c: CachedObject): Buffer {
     c.json = undefined;
   }
   return c.bytes;
+}
+
+/**
+ * The object's metadata as JSON bytes: a view of its cached bytes (found by
+ * walking its top-level members once), so that a Table row's
+ * PartialObjectMetadata serialises nothing the object's bytes already hold.
+ */
+export function metadataBytesOf(c: CachedObject): Buffer {
+  if (!c.metadataBytes) {
+    const bytes = bytesOf(c);
+    const span = memberSpan(bytes, 'metadata');
+    c.metadataBytes = span ? bytes.subarray(span[0], span[1]) : Buffer.from(JSON.stringify(c.object.metadata) ?? 'null');
+  }
+  return c.metadataBytes;
 }
 
 /**
@@ -99,17 +114,21 @@ export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): {
   return { chunks, length };
 }
 
+/** Writes a JSON body given as chunks: one corked write of many buffers (cached bytes among them go as they are). */
+export function writeChunks(res: ServerResponse, code: number, body: { chunks: Buffer[]; length: number }, headers: Record<string, string | string[]> = {}) {
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length, ...headers });
+  res.cork();
+  for (const c of body.chunks) res.write(c);
+  res.end(); // uncorks: the chunks leave in one writev
+}
+
 /**
  * Writes a JSON list response. The items' cached bytes go to the socket as
- * they are (one corked write of many buffers), so a 50,000-item list costs
- * no serialisation and no copy of its items on our side.
+ * they are, so a 50,000-item list costs no serialisation and no copy of its
+ * items on our side.
  */
 export function writeList(res: ServerResponse, env: ListEnvelope, items: readonly CachedObject[], headers: Record<string, string | string[]> = {}) {
-  const { chunks, length } = listChunks(env, items);
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': length, ...headers });
-  res.cork();
-  for (const c of chunks) res.write(c);
-  res.end(); // uncorks: the chunks leave in one writev
+  writeChunks(res, 200, listChunks(env, items), headers);
 }
 
 /** Items a pretty list writes between two looks at the socket and the clock. */

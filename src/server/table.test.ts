@@ -1,0 +1,60 @@
+// Table output from cached bytes: every row, list and watch event is the same
+// bytes JSON.stringify gives the Table toTable builds, for each includeObject.
+import { describe, expect, it } from 'vitest';
+import { kindFor } from '../kinds/registry.ts';
+import { tableChunks, tableEvent, toTable, type IncludeObject } from './table.ts';
+import { watchFrame } from './watch/encodings.ts';
+import type { CachedObject } from './watch/cache.ts';
+
+const pods = kindFor('', 'v1', 'pods')!;
+const nodes = kindFor('', 'v1', 'nodes')!;
+
+const pod = (name: string): CachedObject => ({
+  key: `/registry/core/pods/default/${name}`,
+  revision: 12,
+  object: {
+    kind: 'Pod',
+    apiVersion: 'v1',
+    metadata: {
+      name,
+      namespace: 'default',
+      resourceVersion: '12',
+      creationTimestamp: '2026-12-01T10:00:00Z',
+      labels: { app: 'ä "quoted" }{' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'u', controller: true }],
+      managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-12-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } }],
+    },
+    spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }], template: { metadata: { name: 'not this one' } } },
+    status: { phase: 'Running', podIP: '10.0.0.1', containerStatuses: [{ name: 'c', ready: true, restartCount: 2 }] },
+  },
+});
+
+const includes: IncludeObject[] = ['Metadata', 'Object', 'None'];
+
+describe('Table from cached bytes', () => {
+  it('lists the bytes JSON.stringify gives toTable, for each includeObject', () => {
+    for (const include of includes) {
+      const items = [pod('a'), pod('東京'), pod('c')];
+      const meta = { resourceVersion: '12', continue: 'tok', remainingItemCount: 4 };
+      const { chunks, length } = tableChunks(pods, items, include, meta, true, Buffer.from(']}\n'));
+      const body = Buffer.concat(chunks);
+      expect(body.length).toBe(length);
+      expect(body.toString()).toBe(JSON.stringify(toTable(pods, items.map((i) => i.object), include, meta)) + '\n');
+    }
+  });
+
+  it('reads the metadata of an object whose bytes are a view into its watch frame', () => {
+    const c = pod('framed');
+    watchFrame('ADDED', c);
+    const { chunks } = tableChunks(pods, [c], 'Metadata', {}, false, Buffer.from(']}'));
+    expect(Buffer.concat(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', {}, false)));
+  });
+
+  it('frames a watch event of one row, the columns only when asked', () => {
+    const c: CachedObject = { key: '/registry/core/nodes/n', revision: 3, object: { kind: 'Node', apiVersion: 'v1', metadata: { name: 'n', resourceVersion: '3' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } } };
+    for (const withColumns of [true, false]) {
+      const t = toTable(nodes, [c.object], 'Metadata', { resourceVersion: '3' }, withColumns);
+      expect(tableEvent('MODIFIED', nodes, c, 'Metadata', withColumns).toString()).toBe(JSON.stringify({ type: 'MODIFIED', object: t }) + '\n');
+    }
+  });
+});
