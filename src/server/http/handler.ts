@@ -426,19 +426,21 @@ export function createHandler(ctx: HandlerContext) {
 
   function writeObject(res: ServerResponse, code: number, kind: KindDefinition, obj: KubeObject | CachedObject, rep: Representation, pretty: boolean, query: URLSearchParams, warnings: string[] = []) {
     const headers = warningHeaders(warnings);
-    const o = 'key' in obj && 'object' in obj ? (obj as CachedObject).object : (obj as KubeObject);
+    // From the cache, the object's cached bytes are written (and a Table row's metadata is read from them).
+    const cached = 'key' in obj && 'object' in obj ? (obj as CachedObject) : undefined;
+    const o = cached?.object ?? (obj as KubeObject);
     if (rep.type === 'table') {
       if (o.kind === 'Status') return writeBody(res, code, o, { pretty, headers });
       const include = parseIncludeObject(query.get('includeObject'));
       const meta = { resourceVersion: o.metadata.resourceVersion };
-      if (o !== obj && !pretty) return writeTable(res, code, kind, [obj as CachedObject], include, meta, headers);
+      if (cached && !pretty) return writeTable(res, code, kind, [cached], include, meta, headers);
       return writeBody(res, code, toTable(kind, [o], include, meta), { pretty, headers });
     }
     if (rep.type === 'partial') return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
     if (rep.type === 'partialList') {
       throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${apiVersionOf(kind)}, Kind=${kind.kind})`);
     }
-    const body = 'key' in obj && 'object' in obj ? bytesOf(obj as CachedObject) : o;
+    const body = cached ? bytesOf(cached) : o;
     writeBody(res, code, body, { pretty, yaml: rep.type === 'yaml', headers });
   }
 

@@ -17,10 +17,10 @@ afterAll(async () => {
 });
 
 /** The raw response: status, Content-Length and the bytes received. */
-function raw(path: string): Promise<{ status: number; length: number; body: Buffer }> {
+function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; length: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
-      .get(s.url + path, { headers: s.adminHeaders }, (res) => {
+      .get(s.url + path, { headers: { ...s.adminHeaders, ...headers } }, (res) => {
         const parts: Buffer[] = [];
         res.on('data', (d) => parts.push(d));
         res.on('end', () => resolve({ status: res.statusCode!, length: Number(res.headers['content-length']), body: Buffer.concat(parts) }));
@@ -47,6 +47,19 @@ describe('cached encodings', () => {
     expect(parsed.items.map((n: any) => n.metadata.annotations.note)).toEqual(['zürich ✓', '東京 😀', 'plain']);
     // Each item is the object GET returns, byte for byte.
     expect(JSON.stringify(parsed.items[1])).toBe(one.body.toString().trimEnd());
+  });
+
+  it('writes Table rows (kubectl get) whose metadata is the cached object\'s, byte for byte', async () => {
+    const table = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+    const one = (await raw('/api/v1/nodes/enc-1')).body.toString().trimEnd();
+    for (const path of ['/api/v1/nodes', '/api/v1/nodes?limit=2', '/api/v1/nodes/enc-1']) {
+      const got = await raw(path, table);
+      expect(got.body.length).toBe(got.length);
+      const rows = JSON.parse(got.body.toString()).rows;
+      const row = rows.find((r: any) => r.cells[0] === 'enc-1');
+      expect(row.object.kind).toBe('PartialObjectMetadata');
+      expect(JSON.stringify(row.object.metadata)).toBe(JSON.stringify(JSON.parse(one).metadata));
+    }
   });
 
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
