@@ -2,7 +2,7 @@
 // bytes JSON.stringify gives the Table toTable builds, for each includeObject.
 import { describe, expect, it } from 'vitest';
 import { kindFor } from '../kinds/registry.ts';
-import { tableChunks, tableEvent, toTable, type IncludeObject } from './table.ts';
+import { partialEvent, partialListChunks, partialObjectMetadata, tableChunks, tableEvent, toTable, type IncludeObject } from './table.ts';
 import { watchFrame } from './watch/encodings.ts';
 import type { CachedObject } from './watch/cache.ts';
 
@@ -56,5 +56,15 @@ describe('Table from cached bytes', () => {
       const t = toTable(nodes, [c.object], 'Metadata', { resourceVersion: '3' }, withColumns);
       expect(tableEvent('MODIFIED', nodes, c, 'Metadata', withColumns).toString()).toBe(JSON.stringify({ type: 'MODIFIED', object: t }) + '\n');
     }
+  });
+
+  it('writes PartialObjectMetadata lists and watch events from the same bytes', () => {
+    const items = [pod('a'), pod('東京')];
+    const meta = { resourceVersion: '12' };
+    const { chunks, length } = partialListChunks(items, meta);
+    const body = Buffer.concat(chunks);
+    expect(body.length).toBe(length);
+    expect(body.toString()).toBe(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: items.map((i) => partialObjectMetadata(i.object)) }) + '\n');
+    expect(partialEvent('DELETED', items[1]).toString()).toBe(JSON.stringify({ type: 'DELETED', object: partialObjectMetadata(items[1].object) }) + '\n');
   });
 });

@@ -1,4 +1,5 @@
-// Server-side printing: metav1.Table built from the kinds' printer columns.
+// Server-side printing (metav1.Table built from the kinds' printer columns) and
+// PartialObjectMetadata, both written from a cached object's bytes where it has them.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
 import type { CachedObject } from './watch/cache.ts';
@@ -53,11 +54,47 @@ export function toTable(
   };
 }
 
-const PARTIAL_HEAD = '"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
-const OBJECT_HEAD = '"object":';
+const PARTIAL_HEAD = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":');
 const CLOSE = Buffer.from('}');
-const CLOSE_PARTIAL = Buffer.from('}}');
 const COMMA = Buffer.from(',');
+/** The end of a list's items and of the list, and the newline writeBody ends a body with. */
+const LIST_TAIL = Buffer.from(']}\n');
+
+/**
+ * partialObjectMetadata of a cached object as JSON chunks: its metadata is a
+ * view of the object's cached bytes, not serialised again.
+ */
+export function partialChunks(c: CachedObject, out: Buffer[]): number {
+  const metadata = metadataBytesOf(c);
+  out.push(PARTIAL_HEAD, metadata, CLOSE);
+  return PARTIAL_HEAD.length + metadata.length + CLOSE.length;
+}
+
+/** The PartialObjectMetadataList of cached objects as JSON chunks (the same bytes JSON.stringify gives), a newline after them. */
+export function partialListChunks(items: readonly CachedObject[], listMeta: Record<string, unknown>): { chunks: Buffer[]; length: number } {
+  const head = Buffer.from(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`);
+  const chunks: Buffer[] = [head];
+  let length = head.length;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) {
+      chunks.push(COMMA);
+      length++;
+    }
+    length += partialChunks(items[i], chunks);
+  }
+  chunks.push(LIST_TAIL);
+  return { chunks, length: length + LIST_TAIL.length };
+}
+
+/** A watch event whose object is the cached object's PartialObjectMetadata (a metadata informer's watch). */
+export function partialEvent(type: string, c: CachedObject): Buffer {
+  const chunks = [Buffer.from(`{"type":${JSON.stringify(type)},"object":`)];
+  partialChunks(c, chunks);
+  chunks.push(EVENT_END);
+  return Buffer.concat(chunks);
+}
+
+const EVENT_END = Buffer.from('}\n');
 
 /**
  * A cached object's Table row as JSON bytes, the same bytes JSON.stringify
@@ -68,16 +105,16 @@ const COMMA = Buffer.from(',');
  */
 function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject, now: Date, out: Buffer[]): number {
   const cells = `{"cells":${JSON.stringify(kind.printerColumns.map((col) => col.cell(c.object, now)))}`;
-  if (include === 'None') {
-    const head = Buffer.from(cells);
-    out.push(head, CLOSE);
-    return head.length + 1;
-  }
-  const head = Buffer.from(`${cells},${include === 'Object' ? OBJECT_HEAD : PARTIAL_HEAD}`);
-  const body = include === 'Object' ? bytesOf(c) : metadataBytesOf(c);
-  const close = include === 'Object' ? CLOSE : CLOSE_PARTIAL;
-  out.push(head, body, close);
-  return head.length + body.length + close.length;
+  const head = Buffer.from(include === 'None' ? cells : `${cells},"object":`);
+  out.push(head);
+  let length = head.length;
+  if (include === 'Object') {
+    const bytes = bytesOf(c);
+    out.push(bytes);
+    length += bytes.length;
+  } else if (include === 'Metadata') length += partialChunks(c, out);
+  out.push(CLOSE);
+  return length + CLOSE.length;
 }
 
 /**
@@ -102,11 +139,9 @@ export function tableChunks(kind: KindDefinition, items: readonly CachedObject[]
   return { chunks, length: length + tail.length };
 }
 
-const TABLE_TAIL = Buffer.from(']}\n');
-
 /** Writes a Table of cached objects as writeBody writes toTable's (the same bytes, a newline after them). */
 export function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
-  writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, TABLE_TAIL), headers);
+  writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, LIST_TAIL), headers);
 }
 
 const EVENT_TAIL = Buffer.from(']}}\n');

@@ -14,14 +14,14 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/auth
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import { jsonOf, type CachedObject } from '../watch/cache.ts';
-import { bytesOf, listMetadata, writeList, writePrettyList } from '../watch/encodings.ts';
+import { bytesOf, listMetadata, writeChunks, writeList, writePrettyList } from '../watch/encodings.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
 import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager, type ApplyOptions } from '../registry/apply.ts';
 import { queryBool } from '../../lib/queryparams.ts';
-import { parseIncludeObject, partialObjectMetadata, toTable, writeTable } from '../table.ts';
+import { parseIncludeObject, partialChunks, partialListChunks, partialObjectMetadata, toTable, writeTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
@@ -436,7 +436,12 @@ export function createHandler(ctx: HandlerContext) {
       if (cached && !pretty) return writeTable(res, code, kind, [cached], include, meta, headers);
       return writeBody(res, code, toTable(kind, [o], include, meta), { pretty, headers });
     }
-    if (rep.type === 'partial') return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
+    if (rep.type === 'partial') {
+      if (!cached || pretty) return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
+      const chunks: Buffer[] = [];
+      partialChunks(cached, chunks);
+      return writeBody(res, code, Buffer.concat(chunks), { headers });
+    }
     if (rep.type === 'partialList') {
       throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${apiVersionOf(kind)}, Kind=${kind.kind})`);
     }
@@ -475,6 +480,7 @@ export function createHandler(ctx: HandlerContext) {
           return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), include, listMeta), { pretty });
         }
         if (rep.type === 'partialList') {
+          if (!pretty) return writeChunks(res, 200, partialListChunks(page.items, listMeta));
           return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: page.items.map((i) => partialObjectMetadata(i.object)) }, { pretty });
         }
         return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });

@@ -4,13 +4,13 @@
 // event per message. Both share the event encoder here, the same timeout and
 // bookmark policy and the one sink (watchsink.ts); only the wire differs.
 import type { ServerResponse } from 'node:http';
-import type { KindDefinition } from '../../kinds/kind.ts';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from '../watch/cache.ts';
 import { watchFrame } from '../watch/encodings.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
-import { parseIncludeObject, tableEvent } from '../table.ts';
+import { parseIncludeObject, partialEvent, partialObjectMetadata, tableEvent } from '../table.ts';
 import type { Representation } from './negotiate.ts';
 import { ApiError } from './status.ts';
 import type { RequestInfo } from './request.ts';
@@ -102,7 +102,7 @@ export interface WatchEncoder {
 }
 
 /**
- * Encodes watch events as JSON or as Table rows. A JSON event is framed once
+ * Encodes watch events as JSON, as Table rows or as PartialObjectMetadata. A JSON event is framed once
  * from the object's cached bytes and the same frame goes to every watcher
  * (encodings.ts), so 200 watchers cost one serialisation, not 200.
  */
@@ -116,13 +116,17 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
     first = false;
     return f;
   };
+  // A metadata informer (client-go's metadata client) watches as PartialObjectMetadata: every object, bookmarks
+  // included, goes as its metadata alone, as upstream's watch transforms them.
+  const partial = rep.type === 'partial';
   return {
-    framesShared: !table,
-    event: (type, c) => (table ? tableFrame(type, c) : watchFrame(type, c)),
+    framesShared: !table && !partial,
+    event: (type, c) => (table ? tableFrame(type, c) : partial ? partialEvent(type, c) : watchFrame(type, c)),
     bookmark(rv, initialEnd) {
       const meta: Record<string, unknown> = { resourceVersion: String(rv) };
       if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
-      return frame(`{"type":"BOOKMARK","object":${JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta })}}`);
+      const object = partial ? partialObjectMetadata({ metadata: meta } as KubeObject) : { kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta };
+      return frame(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}`);
     },
     error: (err) => frame(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`),
   };

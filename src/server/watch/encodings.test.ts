@@ -62,6 +62,31 @@ describe('cached encodings', () => {
     }
   });
 
+  it('serves a metadata informer: PartialObjectMetadata of one object, a list and a watch (bookmarks too)', async () => {
+    const asPartial = (as: string) => ({ Accept: `application/json;as=${as};g=meta.k8s.io;v=v1,application/json` });
+    const one = JSON.parse((await raw('/api/v1/nodes/enc-1')).body.toString());
+    const partial = await raw('/api/v1/nodes/enc-1', asPartial('PartialObjectMetadata'));
+    expect(partial.body.length).toBe(partial.length);
+    expect(JSON.parse(partial.body.toString())).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: one.metadata });
+    const list = await raw('/api/v1/nodes?limit=2', asPartial('PartialObjectMetadataList'));
+    expect(list.body.length).toBe(list.length);
+    const parsed = JSON.parse(list.body.toString());
+    expect(parsed).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { remainingItemCount: 1 } });
+    expect(parsed.items[1]).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: one.metadata });
+
+    const watched = readWatch(
+      `${s.url}/api/v1/nodes?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+      (ev) => ev.some((e) => e.type === 'BOOKMARK'),
+      { headers: asPartial('PartialObjectMetadata') },
+    );
+    const events = await watched;
+    expect(events.length).toBeGreaterThan(1);
+    for (const e of events) expect(e.object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+    expect(events.find((e) => e.object.metadata.name === 'enc-1').object.metadata).toEqual(one.metadata);
+    expect(Object.keys(events.find((e) => e.object.metadata.name === 'enc-1').object)).toEqual(['kind', 'apiVersion', 'metadata']);
+    expect(events.at(-1).object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+  });
+
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
     const first = await raw('/api/v1/nodes?limit=2');
     expect(first.body.length).toBe(first.length);
