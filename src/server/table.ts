@@ -3,7 +3,7 @@
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
 import type { CachedObject } from './watch/cache.ts';
-import { bytesOf, metadataBytesOf, writeChunks } from './watch/encodings.ts';
+import { bytesOf, itemChunks, LIST_TAIL, metadataBytesOf, writeChunks } from './watch/encodings.ts';
 import type { ServerResponse } from 'node:http';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
@@ -56,9 +56,7 @@ export function toTable(
 
 const PARTIAL_HEAD = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":');
 const CLOSE = Buffer.from('}');
-const COMMA = Buffer.from(',');
-/** The end of a list's items and of the list, and the newline writeBody ends a body with. */
-const LIST_TAIL = Buffer.from(']}\n');
+const EVENT_END = Buffer.from('}\n');
 
 /**
  * partialObjectMetadata of a cached object as JSON chunks: its metadata is a
@@ -72,18 +70,7 @@ export function partialChunks(c: CachedObject, out: Buffer[]): number {
 
 /** The PartialObjectMetadataList of cached objects as JSON chunks (the same bytes JSON.stringify gives), a newline after them. */
 export function partialListChunks(items: readonly CachedObject[], listMeta: Record<string, unknown>): { chunks: Buffer[]; length: number } {
-  const head = Buffer.from(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`);
-  const chunks: Buffer[] = [head];
-  let length = head.length;
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) {
-      chunks.push(COMMA);
-      length++;
-    }
-    length += partialChunks(items[i], chunks);
-  }
-  chunks.push(LIST_TAIL);
-  return { chunks, length: length + LIST_TAIL.length };
+  return itemChunks(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`, items, partialChunks, LIST_TAIL);
 }
 
 /** A watch event whose object is the cached object's PartialObjectMetadata (a metadata informer's watch). */
@@ -93,8 +80,6 @@ export function partialEvent(type: string, c: CachedObject): Buffer {
   chunks.push(EVENT_END);
   return Buffer.concat(chunks);
 }
-
-const EVENT_END = Buffer.from('}\n');
 
 /**
  * A cached object's Table row as JSON bytes, the same bytes JSON.stringify
@@ -123,20 +108,8 @@ function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject
  */
 export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): { chunks: Buffer[]; length: number } {
   const now = new Date();
-  const head = Buffer.from(
-    `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`,
-  );
-  const chunks: Buffer[] = [head];
-  let length = head.length;
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) {
-      chunks.push(COMMA);
-      length++;
-    }
-    length += rowChunks(kind, items[i], include, now, chunks);
-  }
-  chunks.push(tail);
-  return { chunks, length: length + tail.length };
+  const head = `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
+  return itemChunks(head, items, (c, out) => rowChunks(kind, c, include, now, out), tail);
 }
 
 /** Writes a Table of cached objects as writeBody writes toTable's (the same bytes, a newline after them). */

@@ -90,28 +90,37 @@ export function listMetadata(page: Pick<ListEnvelope, 'resourceVersion' | 'conti
 }
 
 const COMMA = Buffer.from(',');
-const TAIL = Buffer.from(']}\n');
+/** The end of a list's items and of the list, and the newline every body ends with. */
+export const LIST_TAIL = Buffer.from(']}\n');
+
+/**
+ * A JSON body of items between a head and a tail, commas between them, as
+ * chunks and their length in bytes: `each` pushes an item's chunks (cached
+ * bytes among them, not copied) and returns their length.
+ */
+export function itemChunks(head: string, items: readonly CachedObject[], each: (c: CachedObject, out: Buffer[]) => number, tail: Buffer): { chunks: Buffer[]; length: number } {
+  const first = Buffer.from(head);
+  const chunks: Buffer[] = [first];
+  let length = first.length + tail.length;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) {
+      chunks.push(COMMA);
+      length++;
+    }
+    length += each(items[i], chunks);
+  }
+  chunks.push(tail);
+  return { chunks, length };
+}
 
 /** A list's body as chunks (head, items with commas, tail) and its length in bytes. */
 export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): { chunks: Buffer[]; length: number } {
-  const meta = listMetadata(env);
-  const head = Buffer.from(`{"kind":${JSON.stringify(env.listKind)},"apiVersion":${JSON.stringify(env.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`);
-  const chunks: Buffer[] = new Array(items.length * 2 + 1);
-  chunks[0] = head;
-  let length = head.length + TAIL.length;
-  let n = 1;
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) {
-      chunks[n++] = COMMA;
-      length++;
-    }
-    const b = bytesOf(items[i]);
-    chunks[n++] = b;
-    length += b.length;
-  }
-  chunks.length = n;
-  chunks.push(TAIL);
-  return { chunks, length };
+  const head = `{"kind":${JSON.stringify(env.listKind)},"apiVersion":${JSON.stringify(env.apiVersion)},"metadata":${JSON.stringify(listMetadata(env))},"items":[`;
+  return itemChunks(head, items, (c, out) => {
+    const bytes = bytesOf(c);
+    out.push(bytes);
+    return bytes.length;
+  }, LIST_TAIL);
 }
 
 /** Writes a JSON body given as chunks: one corked write of many buffers (cached bytes among them go as they are). */
