@@ -2,8 +2,8 @@
 // PartialObjectMetadata, both written from a cached object's bytes where it has them.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
-import type { CachedObject } from './watch/cache.ts';
-import { bytesOf, itemChunks, LIST_TAIL, metadataBytesOf, writeChunks } from './watch/encodings.ts';
+import type { CachedObject, EventType } from './watch/cache.ts';
+import { bytesOf, eventFrame, itemChunks, LIST_TAIL, metadataBytesOf, writeChunks } from './watch/encodings.ts';
 import type { ServerResponse } from 'node:http';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
@@ -56,8 +56,6 @@ export function toTable(
 
 const PARTIAL_HEAD = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":');
 const CLOSE = Buffer.from('}');
-const EVENT_END = Buffer.from('}\n');
-
 /**
  * partialObjectMetadata of a cached object as JSON chunks: its metadata is a
  * view of the object's cached bytes, not serialised again.
@@ -74,11 +72,10 @@ export function partialListChunks(items: readonly CachedObject[], listMeta: Reco
 }
 
 /** A watch event whose object is the cached object's PartialObjectMetadata (a metadata informer's watch). */
-export function partialEvent(type: string, c: CachedObject): Buffer {
-  const chunks = [Buffer.from(`{"type":${JSON.stringify(type)},"object":`)];
+export function partialEvent(type: EventType, c: CachedObject): Buffer {
+  const chunks: Buffer[] = [];
   partialChunks(c, chunks);
-  chunks.push(EVENT_END);
-  return Buffer.concat(chunks);
+  return eventFrame(type, chunks);
 }
 
 /**
@@ -117,11 +114,9 @@ export function writeTable(res: ServerResponse, code: number, kind: KindDefiniti
   writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, LIST_TAIL), headers);
 }
 
-const EVENT_TAIL = Buffer.from(']}}\n');
+const TABLE_END = Buffer.from(']}');
 
 /** A Table watch event of one row, as upstream frames it (the columns only with the first). */
-export function tableEvent(type: string, kind: KindDefinition, c: CachedObject, include: IncludeObject, withColumns: boolean): Buffer {
-  const { chunks, length } = tableChunks(kind, [c], include, { resourceVersion: c.object.metadata.resourceVersion }, withColumns, EVENT_TAIL);
-  const head = Buffer.from(`{"type":${JSON.stringify(type)},"object":`);
-  return Buffer.concat([head, ...chunks], head.length + length);
+export function tableEvent(type: EventType, kind: KindDefinition, c: CachedObject, include: IncludeObject, withColumns: boolean): Buffer {
+  return eventFrame(type, tableChunks(kind, [c], include, { resourceVersion: c.object.metadata.resourceVersion }, withColumns, TABLE_END).chunks);
 }

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYAML } from 'yaml';
 import { errors } from './status.ts';
 import { parseGoBool } from '../../lib/queryparams.ts';
+import { writeChunks } from '../watch/encodings.ts';
 
 export type Representation =
   | { type: 'json' }
@@ -87,11 +88,8 @@ export function writeBody(res: ServerResponse, code: number, body: unknown, opts
   if (Buffer.isBuffer(body)) {
     if (opts.pretty || opts.yaml) return writeBody(res, code, body.toString(), opts);
     // The cached bytes go out as they are, the newline after them: no copy, no re-encoding.
-    res.writeHead(code, { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': body.length + 1, ...opts.headers });
-    res.cork();
-    res.write(body);
-    res.end(NEWLINE);
-    return;
+    const headers = opts.contentType ? { 'Content-Type': opts.contentType, ...opts.headers } : opts.headers;
+    return writeChunks(res, code, { chunks: [body, NEWLINE], length: body.length + 1 }, headers);
   }
   let text: string;
   let type = opts.contentType ?? 'application/json';

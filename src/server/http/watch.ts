@@ -111,7 +111,7 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
   const include = table ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
   // Column definitions travel once, with the first row, as upstream's Table watch does.
   let first = true;
-  const tableFrame = (type: string, c: CachedObject) => {
+  const tableFrame = (type: EventType, c: CachedObject) => {
     const f = tableEvent(type, kind, c, include, first);
     first = false;
     return f;

@@ -212,6 +212,11 @@ function frameAndBytes(type: EventType, c: CachedObject): Buffer {
   return frame;
 }
 
+/** A JSON watch event, newline-terminated, whose object is the given chunks' JSON (an object's bytes, a Table, a PartialObjectMetadata). */
+export function eventFrame(type: EventType, object: readonly Buffer[]): Buffer {
+  return Buffer.concat([FRAME_HEAD[type], ...object, FRAME_TAIL]);
+}
+
 /**
  * A JSON watch event for the object, newline-terminated. The cache delivers
  * one event to every watcher in turn, so the frame made for the first is
@@ -219,7 +224,7 @@ function frameAndBytes(type: EventType, c: CachedObject): Buffer {
  */
 export function watchFrame(type: EventType, c: CachedObject): Buffer {
   if (lastFrame && lastFrame.c === c && lastFrame.type === type) return lastFrame.frame;
-  const frame = c.bytes ? Buffer.concat([FRAME_HEAD[type], c.bytes, FRAME_TAIL]) : frameAndBytes(type, c);
+  const frame = c.bytes ? eventFrame(type, [c.bytes]) : frameAndBytes(type, c);
   lastFrame = { type, c, frame };
   return frame;
 }
