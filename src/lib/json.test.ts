@@ -126,9 +126,14 @@ describe('deepEqual asJSON', () => {
   });
 });
 
-describe('memberSpan', () => {
+describe.each(['bytes', 'text'])('memberSpan in JSON as %s', (as) => {
   const spanText = (v: unknown, key: string, space?: number) => {
-    const bytes = Buffer.from(JSON.stringify(v, null, space));
+    const text = JSON.stringify(v, null, space);
+    if (as === 'text') {
+      const s = memberSpan(text, key);
+      return s && text.slice(s[0], s[1]);
+    }
+    const bytes = Buffer.from(text);
     const s = memberSpan(bytes, key);
     return s && bytes.subarray(s[0], s[1]).toString();
   };

@@ -192,52 +192,55 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
 
 /**
  * Where the value of a top-level member of a JSON object lies in its UTF-8
- * bytes, as [start, end), found by walking the object's members without
+ * bytes or its text, as [start, end), found by walking the object's members without
  * parsing them (nested values are skipped, strings and escapes included);
  * undefined when the object has no such member. `key` is ASCII, written
- * without escapes (as JSON.stringify writes a plain name). The bytes must be
- * valid JSON: this reads, it does not validate.
+ * without escapes (as JSON.stringify writes a plain name). The JSON must be
+ * valid: this reads, it does not validate.
  */
-export function memberSpan(bytes: Uint8Array, key: string): [number, number] | undefined {
-  const n = bytes.length;
+export function memberSpan(json: Uint8Array | string, key: string): [number, number] | undefined {
+  // Text is read by UTF-16 code unit, bytes by byte: the same walk, as every character it looks for is ASCII.
+  const at = typeof json === 'string' ? (k: number) => json.charCodeAt(k) : (k: number) => json[k];
+  const quoteAfter = typeof json === 'string' ? (k: number) => json.indexOf('"', k) : (k: number) => json.indexOf(0x22, k);
+  const n = json.length;
   let i = 0;
   const skipSpace = () => {
-    while (i < n && isSpace(bytes[i])) i++;
+    while (i < n && isSpace(at(i))) i++;
   };
   const skipString = () => {
     // At the opening quote; ends past the closing one: the next quote not escaped (an odd run of backslashes before it).
     for (;;) {
-      const q = bytes.indexOf(0x22, i + 1);
+      const q = quoteAfter(i + 1);
       if (q < 0) return void (i = n);
       let back = 0;
-      while (bytes[q - 1 - back] === 0x5c) back++;
+      while (at(q - 1 - back) === 0x5c) back++;
       i = q;
       if (back % 2 === 0) break;
     }
     i++;
   };
   skipSpace();
-  if (bytes[i] !== 0x7b) return undefined;
+  if (at(i) !== 0x7b) return undefined;
   i++;
   for (;;) {
     skipSpace();
-    if (bytes[i] !== 0x22) return undefined;
+    if (at(i) !== 0x22) return undefined;
     const keyStart = i + 1;
     skipString();
     const keyEnd = i - 1;
     let same = keyEnd - keyStart === key.length;
-    for (let k = 0; same && k < key.length; k++) same = bytes[keyStart + k] === key.charCodeAt(k);
+    for (let k = 0; same && k < key.length; k++) same = at(keyStart + k) === key.charCodeAt(k);
     skipSpace();
-    if (bytes[i] !== 0x3a) return undefined;
+    if (at(i) !== 0x3a) return undefined;
     i++;
     skipSpace();
     const start = i;
-    const c = bytes[i];
+    const c = at(i);
     if (c === 0x22) skipString();
     else if (c === 0x7b || c === 0x5b) {
       let depth = 0;
       for (; i < n; i++) {
-        const d = bytes[i];
+        const d = at(i);
         if (d === 0x22) {
           skipString();
           i--;
@@ -245,10 +248,10 @@ export function memberSpan(bytes: Uint8Array, key: string): [number, number] | u
         else if ((d === 0x7d || d === 0x5d) && --depth === 0) break;
       }
       i++;
-    } else while (i < n && bytes[i] !== 0x2c && bytes[i] !== 0x7d && !isSpace(bytes[i])) i++;
+    } else while (i < n && at(i) !== 0x2c && at(i) !== 0x7d && !isSpace(at(i))) i++;
     if (same) return [start, i];
     skipSpace();
-    if (bytes[i] !== 0x2c) return undefined;
+    if (at(i) !== 0x2c) return undefined;
     i++;
   }
 }

@@ -1,9 +1,10 @@
-// Table output from cached bytes: every row, list and watch event is the same
-// bytes JSON.stringify gives the Table toTable builds, for each includeObject.
+// Table output from cached JSON: every row, list and watch event is the same
+// bytes JSON.stringify gives the Table toTable builds, for each includeObject,
+// from an object's JSON text (ASCII, kept until bytes are made) or its bytes.
 import { describe, expect, it } from 'vitest';
 import { kindFor } from '../kinds/registry.ts';
 import { partialEvent, partialListChunks, partialObjectMetadata, tableChunks, tableEvent, toTable, type IncludeObject } from './table.ts';
-import { watchFrame } from './watch/encodings.ts';
+import { bytesOf, joinChunks, watchFrame } from './watch/encodings.ts';
 import type { CachedObject } from './watch/cache.ts';
 
 const pods = kindFor('', 'v1', 'pods')!;
@@ -20,7 +21,7 @@ const pod = (name: string): CachedObject => ({
       namespace: 'default',
       resourceVersion: '12',
       creationTimestamp: '2026-12-01T10:00:00Z',
-      labels: { app: 'ä "quoted" }{' },
+      labels: { app: 'a "quoted" }{' },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'u', controller: true }],
       managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-12-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } }],
     },
@@ -31,13 +32,13 @@ const pod = (name: string): CachedObject => ({
 
 const includes: IncludeObject[] = ['Metadata', 'Object', 'None'];
 
-describe('Table from cached bytes', () => {
+describe('Table from cached JSON', () => {
   it('lists the bytes JSON.stringify gives toTable, for each includeObject', () => {
     for (const include of includes) {
       const items = [pod('a'), pod('東京'), pod('c')];
       const meta = { resourceVersion: '12', continue: 'tok', remainingItemCount: 4 };
       const { chunks, length } = tableChunks(pods, items, include, meta, true, Buffer.from(']}\n'));
-      const body = Buffer.concat(chunks);
+      const body = joinChunks(chunks);
       expect(body.length).toBe(length);
       expect(body.toString()).toBe(JSON.stringify(toTable(pods, items.map((i) => i.object), include, meta)) + '\n');
     }
@@ -47,7 +48,23 @@ describe('Table from cached bytes', () => {
     const c = pod('framed');
     watchFrame('ADDED', c);
     const { chunks } = tableChunks(pods, [c], 'Metadata', {}, false, Buffer.from(']}'));
-    expect(Buffer.concat(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', {}, false)));
+    expect(joinChunks(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', {}, false)));
+  });
+
+  it('reads the metadata from the JSON text of an object that has no bytes, and from its bytes once made', () => {
+    const c = pod('text');
+    const table = () => joinChunks(tableChunks(pods, [c], 'Metadata', {}, false, Buffer.from(']}')).chunks).toString();
+    const expected = JSON.stringify(toTable(pods, [c.object], 'Metadata', {}, false));
+    expect(table()).toBe(expected);
+    expect(typeof c.json).toBe('string');
+    expect(c.bytes).toBeUndefined();
+    expect(typeof c.metadataJSON).toBe('string');
+    bytesOf(c);
+    // The text goes with the bytes made, and the metadata sliced from it with it (a slice keeps its whole text alive).
+    expect(c.json).toBeUndefined();
+    expect(c.metadataJSON).toBeUndefined();
+    expect(table()).toBe(expected);
+    expect(Buffer.isBuffer(c.metadataJSON)).toBe(true);
   });
 
   it('frames a watch event of one row, the columns only when asked', () => {
@@ -62,7 +79,7 @@ describe('Table from cached bytes', () => {
     const items = [pod('a'), pod('東京')];
     const meta = { resourceVersion: '12' };
     const { chunks, length } = partialListChunks(items, meta);
-    const body = Buffer.concat(chunks);
+    const body = joinChunks(chunks);
     expect(body.length).toBe(length);
     expect(body.toString()).toBe(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: items.map((i) => partialObjectMetadata(i.object)) }) + '\n');
     expect(partialEvent('DELETED', items[1]).toString()).toBe(JSON.stringify({ type: 'DELETED', object: partialObjectMetadata(items[1].object) }) + '\n');

@@ -1,9 +1,9 @@
 // Server-side printing (metav1.Table built from the kinds' printer columns) and
-// PartialObjectMetadata, both written from a cached object's bytes where it has them.
+// PartialObjectMetadata, both written from a cached object's JSON where it has it.
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
 import type { CachedObject, EventType } from './watch/cache.ts';
-import { bytesOf, eventFrame, itemChunks, LIST_TAIL, metadataBytesOf, writeChunks } from './watch/encodings.ts';
+import { eventFrame, itemChunks, LIST_TAIL, metadataJSONOf, textOf, writeChunks, type Chunks, type JSONChunk } from './watch/encodings.ts';
 import type { ServerResponse } from 'node:http';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
@@ -58,42 +58,42 @@ const PARTIAL_HEAD = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"
 const CLOSE = Buffer.from('}');
 /**
  * partialObjectMetadata of a cached object as JSON chunks: its metadata is a
- * view of the object's cached bytes, not serialised again.
+ * part of the object's cached JSON, not serialised again.
  */
-export function partialChunks(c: CachedObject, out: Buffer[]): number {
-  const metadata = metadataBytesOf(c);
+export function partialChunks(c: CachedObject, out: JSONChunk[]): number {
+  const metadata = metadataJSONOf(c);
   out.push(PARTIAL_HEAD, metadata, CLOSE);
   return PARTIAL_HEAD.length + metadata.length + CLOSE.length;
 }
 
 /** The PartialObjectMetadataList of cached objects as JSON chunks (the same bytes JSON.stringify gives), a newline after them. */
-export function partialListChunks(items: readonly CachedObject[], listMeta: Record<string, unknown>): { chunks: Buffer[]; length: number } {
+export function partialListChunks(items: readonly CachedObject[], listMeta: Record<string, unknown>): Chunks {
   return itemChunks(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`, items, partialChunks, LIST_TAIL);
 }
 
 /** A watch event whose object is the cached object's PartialObjectMetadata (a metadata informer's watch). */
 export function partialEvent(type: EventType, c: CachedObject): Buffer {
-  const chunks: Buffer[] = [];
+  const chunks: JSONChunk[] = [];
   partialChunks(c, chunks);
   return eventFrame(type, chunks);
 }
 
 /**
- * A cached object's Table row as JSON bytes, the same bytes JSON.stringify
+ * A cached object's Table row as JSON chunks, the same bytes JSON.stringify
  * gives tableRow's row: its cells are computed, and its object is the
- * object's cached bytes (Object) or a view of their metadata (Metadata), not
- * serialised again: `kubectl get` of 50,000 pods serialised every pod's
- * metadata, managed fields and all, for each of its pages.
+ * object's cached JSON (Object) or the part of it that is its metadata
+ * (Metadata), not serialised again: `kubectl get` of 50,000 pods serialised
+ * every pod's metadata, managed fields and all, for each of its pages.
  */
-function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject, now: Date, out: Buffer[]): number {
+function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject, now: Date, out: JSONChunk[]): number {
   const cells = `{"cells":${JSON.stringify(kind.printerColumns.map((col) => col.cell(c.object, now)))}`;
   const head = Buffer.from(include === 'None' ? cells : `${cells},"object":`);
   out.push(head);
   let length = head.length;
   if (include === 'Object') {
-    const bytes = bytesOf(c);
-    out.push(bytes);
-    length += bytes.length;
+    const json = textOf(c);
+    out.push(json);
+    length += json.length;
   } else if (include === 'Metadata') length += partialChunks(c, out);
   out.push(CLOSE);
   return length + CLOSE.length;
@@ -101,9 +101,9 @@ function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject
 
 /**
  * toTable of cached objects as JSON chunks (the rows' object parts are the
- * cached bytes themselves, written without a copy), ended by `tail`.
+ * cached JSON itself, written without a copy), ended by `tail`.
  */
-export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): { chunks: Buffer[]; length: number } {
+export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): Chunks {
   const now = new Date();
   const head = `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
   return itemChunks(head, items, (c, out) => rowChunks(kind, c, include, now, out), tail);

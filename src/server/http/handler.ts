@@ -14,7 +14,7 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/auth
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import { jsonOf, type CachedObject } from '../watch/cache.ts';
-import { bytesOf, listMetadata, writeChunks, writeList, writePrettyList } from '../watch/encodings.ts';
+import { bytesOf, joinChunks, listMetadata, writeChunks, writeList, writePrettyList, type JSONChunk } from '../watch/encodings.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
@@ -438,9 +438,9 @@ export function createHandler(ctx: HandlerContext) {
     }
     if (rep.type === 'partial') {
       if (!cached || pretty) return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
-      const chunks: Buffer[] = [];
+      const chunks: JSONChunk[] = [];
       partialChunks(cached, chunks);
-      return writeBody(res, code, Buffer.concat(chunks), { headers });
+      return writeBody(res, code, joinChunks(chunks), { headers });
     }
     if (rep.type === 'partialList') {
       throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${apiVersionOf(kind)}, Kind=${kind.kind})`);

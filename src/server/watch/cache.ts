@@ -23,12 +23,12 @@ export interface CachedObject {
   key: string;
   object: KubeObject;
   revision: number;
-  /** Serialised JSON of `object`, made on first use (encodings.ts); dropped once `bytes` exist. */
+  /** Serialised JSON of `object`, made on first use and kept for lists (encodings.ts textOf); dropped once `bytes` exist. */
   json?: string;
   /** The same JSON as UTF-8 bytes, shared by every response (encodings.ts). */
   bytes?: Buffer;
-  /** The metadata's part of `bytes` (a view), once a Table row has needed it (encodings.ts). */
-  metadataBytes?: Buffer;
+  /** The metadata's part of `bytes` or `json` (a view or a slice), once a Table row has needed it (encodings.ts). */
+  metadataJSON?: Buffer | string;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';

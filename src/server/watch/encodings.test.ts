@@ -4,8 +4,9 @@
 // new bytes, the list envelope) and that an unchanged object is encoded once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
+import { connect as http2Connect } from 'node:http2';
 import { readWatch, startTestServer, type TestServer } from '../testing.ts';
-import { bytesOf, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion } from './encodings.ts';
+import { bytesOf, joinChunks, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion } from './encodings.ts';
 import type { CachedObject } from './cache.ts';
 
 let s: TestServer;
@@ -85,6 +86,43 @@ describe('cached encodings', () => {
     expect(events.find((e) => e.object.metadata.name === 'enc-1').object.metadata).toEqual(one.metadata);
     expect(Object.keys(events.find((e) => e.object.metadata.name === 'enc-1').object)).toEqual(['kind', 'apiVersion', 'metadata']);
     expect(events.at(-1).object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+  });
+
+  it('writes a list of JSON texts longer than one write, over HTTP/1.1 and HTTP/2, and serves on after a client leaves mid-list', async () => {
+    const long = 'x'.repeat(40_000);
+    expect((await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'texts' } } })).status).toBe(201);
+    const notes = Array.from({ length: 20 }, (_, i) => `${long}${i}`);
+    for (const [i, note] of notes.entries()) {
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `run-${String(i).padStart(2, '0')}` }, data: { note } };
+      expect((await s.api('/api/v1/namespaces/texts/configmaps', { method: 'POST', body: cm })).status).toBe(201);
+    }
+    const path = '/api/v1/namespaces/texts/configmaps';
+    const list = await raw(path);
+    expect(list.body.length).toBe(list.length);
+    expect(JSON.parse(list.body.toString()).items.map((cm: any) => cm.data.note)).toEqual(notes);
+    // Nobody watches these, so the list made their JSON text, which the cache keeps (no bytes).
+    const cached = s.cache.get('/registry/core/configmaps/texts/run-03')!;
+    expect([typeof cached.json, cached.bytes]).toEqual(['string', undefined]);
+
+    const session = http2Connect(s.httpsUrl, { ca: s.ca, servername: 'localhost' });
+    try {
+      const viaH2 = await new Promise<Buffer>((resolve, reject) => {
+        const req = session.request({ ':path': path, authorization: s.adminHeaders.Authorization });
+        const parts: Buffer[] = [];
+        req.on('data', (d: Buffer) => parts.push(d));
+        req.on('end', () => resolve(Buffer.concat(parts)));
+        req.on('error', reject);
+      });
+      expect(viaH2.equals(list.body)).toBe(true);
+    } finally {
+      session.close();
+    }
+
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(s.url + path, { headers: s.adminHeaders }, (res) => res.once('data', () => (req.destroy(), resolve())));
+      req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+    });
+    expect((await raw(path)).body.equals(list.body)).toBe(true);
   });
 
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
@@ -171,9 +209,28 @@ describe('encodings of one cached object', () => {
     const a = cached();
     const b = { ...cached(), key: '/registry/core/nodes/b', object: { ...cached().object, metadata: { name: 'b' } } };
     const { chunks, length } = listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9, continueToken: 'tok', remainingItemCount: 3 }, [a, b]);
-    const body = Buffer.concat(chunks);
+    const body = joinChunks(chunks);
     expect(body.length).toBe(length);
     expect(JSON.parse(body.toString())).toEqual({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 3 }, items: [a.object, b.object] });
+  });
+
+  it('keeps the JSON text of items without bytes (not bytes: memory outside the heap), and makes bytes of text that is not ASCII', () => {
+    const ascii = { ...cached(), object: { ...cached().object, metadata: { name: 'a', labels: { x: 'a' } } } };
+    const other = { ...cached(), key: '/registry/core/nodes/東京', object: { ...cached().object, metadata: { name: '東京', labels: { a: 'é' } } } };
+    const framed = { ...cached(), key: '/registry/core/nodes/framed' };
+    watchFrame('ADDED', framed);
+    const items = [ascii, other, framed];
+    const { chunks, length } = listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9 }, items);
+    expect(chunks.slice(1, -1).filter((c) => typeof c === 'string')).toEqual([JSON.stringify(ascii.object)]);
+    expect(ascii.json).toBe(JSON.stringify(ascii.object));
+    expect(ascii.bytes).toBeUndefined();
+    expect(other.bytes?.toString()).toBe(JSON.stringify(other.object));
+    expect(chunks).toContain(framed.bytes);
+    const body = joinChunks(chunks);
+    expect(body.length).toBe(length);
+    expect(JSON.parse(body.toString()).items).toEqual(items.map((i) => i.object));
+    // Written as an HTTP body, the text's characters are its bytes.
+    expect(Buffer.byteLength(body.toString())).toBe(length);
   });
 });
 

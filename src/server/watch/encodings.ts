@@ -10,30 +10,58 @@ import type { CachedObject, EventType } from './cache.ts';
 import { memberSpan } from '../../lib/json.ts';
 
 /**
+ * JSON as a response writes it: bytes, or ASCII text (one byte a character,
+ * written as latin1, so that its length is its length in bytes and writing it
+ * is a copy, not an encoding).
+ */
+export type JSONChunk = Buffer | string;
+
+/**
  * The object's JSON as UTF-8 bytes. Once made, the bytes are the one copy kept
  * (the JSON text is decoded from them when asked), so an object costs its
  * parsed form plus one serialisation.
  */
 export function bytesOf(c: CachedObject): Buffer {
-  if (!c.bytes) {
-    c.bytes = Buffer.from(c.json ?? JSON.stringify(c.object));
-    c.json = undefined;
-  }
-  return c.bytes;
+  if (!c.bytes) keepBytes(c, Buffer.from(c.json ?? JSON.stringify(c.object)));
+  return c.bytes!;
+}
+
+/** The object's bytes are made: its text goes (and a metadata text sliced from it, which would keep it alive). */
+function keepBytes(c: CachedObject, bytes: Buffer) {
+  c.bytes = bytes;
+  c.json = undefined;
+  if (typeof c.metadataJSON === 'string') c.metadataJSON = undefined;
 }
 
 /**
- * The object's metadata as JSON bytes: a view of its cached bytes (found by
- * walking its top-level members once), so that a Table row's
- * PartialObjectMetadata serialises nothing the object's bytes already hold.
+ * The object's JSON for a list, a Table row or a metadata view: its bytes when
+ * it has them (a watch event made them), else its JSON text, made once and
+ * kept as a string on the V8 heap. Bytes are memory outside the heap, and V8
+ * marks its whole heap again for every 64 MB more of it that stays: the first
+ * LIST of 50,000 pods nobody had watched made ~220 MB of bytes at once and
+ * took 26 CPU-s in a server of 2.8 GB (most of it marking), against 4.4 with
+ * the text kept. Text that is not ASCII is made bytes (its length in bytes is
+ * not its length).
  */
-export function metadataBytesOf(c: CachedObject): Buffer {
-  if (!c.metadataBytes) {
-    const bytes = bytesOf(c);
-    const span = memberSpan(bytes, 'metadata');
-    c.metadataBytes = span ? bytes.subarray(span[0], span[1]) : Buffer.from(JSON.stringify(c.object.metadata) ?? 'null');
+export function textOf(c: CachedObject): JSONChunk {
+  if (c.bytes) return c.bytes;
+  const json = (c.json ??= JSON.stringify(c.object));
+  return Buffer.byteLength(json) === json.length ? json : bytesOf(c);
+}
+
+/**
+ * The object's metadata as JSON: a part of its JSON (found by walking its
+ * top-level members once; a view of the bytes or a slice of the text), so
+ * that a Table row's PartialObjectMetadata serialises nothing the object's
+ * JSON already holds.
+ */
+export function metadataJSONOf(c: CachedObject): JSONChunk {
+  if (c.metadataJSON === undefined) {
+    const json = textOf(c);
+    const span = memberSpan(json, 'metadata');
+    c.metadataJSON = !span ? Buffer.from(JSON.stringify(c.object.metadata) ?? 'null') : typeof json === 'string' ? json.slice(span[0], span[1]) : json.subarray(span[0], span[1]);
   }
-  return c.metadataBytes;
+  return c.metadataJSON;
 }
 
 /**
@@ -93,14 +121,19 @@ const COMMA = Buffer.from(',');
 /** The end of a list's items and of the list, and the newline every body ends with. */
 export const LIST_TAIL = Buffer.from(']}\n');
 
+/** A response body as chunks (cached bytes and texts among them, not copied) and its length in bytes. */
+export interface Chunks {
+  chunks: JSONChunk[];
+  length: number;
+}
+
 /**
  * A JSON body of items between a head and a tail, commas between them, as
- * chunks and their length in bytes: `each` pushes an item's chunks (cached
- * bytes among them, not copied) and returns their length.
+ * chunks: `each` pushes an item's chunks and returns their length in bytes.
  */
-export function itemChunks(head: string, items: readonly CachedObject[], each: (c: CachedObject, out: Buffer[]) => number, tail: Buffer): { chunks: Buffer[]; length: number } {
+export function itemChunks(head: string, items: readonly CachedObject[], each: (c: CachedObject, out: JSONChunk[]) => number, tail: Buffer): Chunks {
   const first = Buffer.from(head);
-  const chunks: Buffer[] = [first];
+  const chunks: JSONChunk[] = [first];
   let length = first.length + tail.length;
   for (let i = 0; i < items.length; i++) {
     if (i > 0) {
@@ -114,21 +147,69 @@ export function itemChunks(head: string, items: readonly CachedObject[], each: (
 }
 
 /** A list's body as chunks (head, items with commas, tail) and its length in bytes. */
-export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): { chunks: Buffer[]; length: number } {
+export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): Chunks {
   const head = `{"kind":${JSON.stringify(env.listKind)},"apiVersion":${JSON.stringify(env.apiVersion)},"metadata":${JSON.stringify(listMetadata(env))},"items":[`;
   return itemChunks(head, items, (c, out) => {
-    const bytes = bytesOf(c);
-    out.push(bytes);
-    return bytes.length;
+    const json = textOf(c);
+    out.push(json);
+    return json.length;
   }, LIST_TAIL);
 }
 
-/** Writes a JSON body given as chunks: one corked write of many buffers (cached bytes among them go as they are). */
-export function writeChunks(res: ServerResponse, code: number, body: { chunks: Buffer[]; length: number }, headers: Record<string, string | string[]> = {}) {
+/** Chunks as one buffer. */
+export function joinChunks(chunks: readonly JSONChunk[]): Buffer {
+  return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c)));
+}
+
+/** Until the response's socket takes more, or the response is gone (the one listener of the two that did not fire removed). */
+const drainOrClose = (res: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+
+/** Characters of text a body hands the socket at a time (see writeChunks). */
+const TEXT_RUN = 256 * 1024;
+
+/**
+ * Writes a JSON body given as chunks: cached bytes go as they are, in one
+ * corked write when there is no text among them. Node copies a write's text
+ * into memory of its own, fresh for each write: a list of 50,000 texts in one
+ * write took 112 MB of it, faulted in page by page (three times the time of
+ * the same list as bytes). So a body with text goes out in writes of about
+ * 256 KB of text, each once the socket took the one before.
+ */
+export function writeChunks(res: ServerResponse, code: number, body: Chunks, headers: Record<string, string | string[]> = {}) {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length, ...headers });
+  if (body.chunks.some((c) => typeof c === 'string')) return void writeInRuns(res, body.chunks);
   res.cork();
   for (const c of body.chunks) res.write(c);
   res.end(); // uncorks: the chunks leave in one writev
+}
+
+async function writeInRuns(res: ServerResponse, chunks: readonly JSONChunk[]) {
+  let i = 0;
+  for (;;) {
+    let text = 0;
+    let drained = true;
+    res.cork();
+    for (; i < chunks.length && text < TEXT_RUN; i++) {
+      const c = chunks[i];
+      if (typeof c === 'string') {
+        text += c.length;
+        drained = res.write(c, 'latin1');
+      } else drained = res.write(c);
+    }
+    if (i === chunks.length) return void res.end();
+    res.uncork();
+    if (!drained) await drainOrClose(res);
+    if (res.destroyed) return;
+  }
 }
 
 /**
@@ -144,18 +225,6 @@ export function writeList(res: ServerResponse, env: ListEnvelope, items: readonl
 const PRETTY_BATCH = 200;
 /** The event loop's time a pretty list takes before it lets other work run. */
 const PRETTY_SLICE_MS = 10;
-
-/** Until the response's socket takes more, or the response is gone (the one listener of the two that did not fire removed). */
-const drainOrClose = (res: ServerResponse) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 
 /**
  * Writes a list as `JSON.stringify(list, null, 2)` would (what `curl` gets, and
@@ -207,14 +276,13 @@ function frameAndBytes(type: EventType, c: CachedObject): Buffer {
   head.copy(frame, 0);
   frame.write(json, head.length, length);
   FRAME_TAIL.copy(frame, head.length + length);
-  c.bytes = frame.subarray(head.length, head.length + length);
-  c.json = undefined;
+  keepBytes(c, frame.subarray(head.length, head.length + length));
   return frame;
 }
 
 /** A JSON watch event, newline-terminated, whose object is the given chunks' JSON (an object's bytes, a Table, a PartialObjectMetadata). */
-export function eventFrame(type: EventType, object: readonly Buffer[]): Buffer {
-  return Buffer.concat([FRAME_HEAD[type], ...object, FRAME_TAIL]);
+export function eventFrame(type: EventType, object: readonly JSONChunk[]): Buffer {
+  return joinChunks([FRAME_HEAD[type], ...object, FRAME_TAIL]);
 }
 
 /**
