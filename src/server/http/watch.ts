@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from '../watch/cache.ts';
-import { watchFrame } from '../watch/encodings.ts';
+import { snapshotFrame, watchFrame } from '../watch/encodings.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
 import { parseIncludeObject, partialEvent, partialObjectMetadata, tableEvent } from '../table.ts';
@@ -96,7 +96,8 @@ export function prepareWatch(kind: KindDefinition, store: Store, info: RequestIn
 export interface WatchEncoder {
   /** An event's bytes are the same for every watcher with this kind of encoder (JSON, not Table rows). */
   readonly framesShared: boolean;
-  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', c: CachedObject): Buffer;
+  /** An event's frame; `initial`: one of the watch's initial events, sent to it alone (see snapshotFrame). */
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', c: CachedObject, initial: boolean): Buffer;
   bookmark(resourceVersion: number, initialEventsEnd: boolean): Buffer;
   error(err: ApiError): Buffer;
 }
@@ -121,7 +122,7 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
   const partial = rep.type === 'partial';
   return {
     framesShared: !table && !partial,
-    event: (type, c) => (table ? tableFrame(type, c) : partial ? partialEvent(type, c) : watchFrame(type, c)),
+    event: (type, c, initial) => (table ? tableFrame(type, c) : partial ? partialEvent(type, c) : initial ? snapshotFrame(type, c) : watchFrame(type, c)),
     bookmark(rv, initialEnd) {
       const meta: Record<string, unknown> = { resourceVersion: String(rv) };
       if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
@@ -264,9 +265,9 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
   };
   const feedable = encoder.framesShared && !q.labelSelector.length && !q.fieldSelector.length;
   let lastRevision = 0;
-  const encode = (type: EventType, c: CachedObject) => {
+  const encode = (type: EventType, c: CachedObject, initial: boolean) => {
     try {
-      return encoder.event(type, c);
+      return encoder.event(type, c, initial);
     } catch (e) {
       // This runs inside the watch cache's delivery to every watcher: a failure ends this watch only.
       console.error(e);
@@ -289,10 +290,10 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
       if (c.revision > lastRevision) lastRevision = c.revision;
       if (!open) return;
       // Initial events wait as references and are encoded as the client takes them.
-      if (queue && !live) return send(() => encode(type, c));
+      if (queue && !live) return send(() => encode(type, c, true));
       // Live events are encoded now, in the turn the cache delivers them to every watcher, so the frame made
       // for the first is the one the rest get (encodings.ts); no closure is made per event per watcher.
-      const frame = encode(type, c);
+      const frame = encode(type, c, false);
       if (!queue) sink.send(frame);
       else send(frame, frame.length);
     },

@@ -125,6 +125,20 @@ describe('cached encodings', () => {
     expect((await raw(path)).body.equals(list.body)).toBe(true);
   });
 
+  it('sends a watch its initial events from the JSON text, leaving the objects without bytes until an event of theirs is framed', async () => {
+    const path = '/api/v1/namespaces/texts/configmaps';
+    const listed = JSON.parse((await raw(path)).body.toString()).items;
+    const initial = await readWatch(`${s.url}${path}?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`, (ev) => ev.some((e) => e.type === 'BOOKMARK'));
+    expect(initial.filter((e) => e.type === 'ADDED').map((e) => e.object)).toEqual(listed);
+    const key = '/registry/core/configmaps/texts/run-04';
+    expect([typeof s.cache.get(key)!.json, s.cache.get(key)!.bytes]).toEqual(['string', undefined]);
+    // A live event is framed once for every watcher, and that frame holds the new version's bytes.
+    const events = readWatch(`${s.url}${path}?watch=1&resourceVersion=${initial.at(-1).object.metadata.resourceVersion}`, (ev) => ev.length >= 1);
+    await s.api(`${path}/run-04`, { method: 'PATCH', body: { data: { note: 'changed' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect((await events)[0].object.data.note).toBe('changed');
+    expect([s.cache.get(key)!.json, JSON.parse(s.cache.get(key)!.bytes!.toString()).data.note]).toEqual([undefined, 'changed']);
+  });
+
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
     const first = await raw('/api/v1/nodes?limit=2');
     expect(first.body.length).toBe(first.length);

@@ -286,6 +286,17 @@ export function eventFrame(type: EventType, object: readonly JSONChunk[]): Buffe
 }
 
 /**
+ * A JSON watch event for one watcher's initial events (the objects of a
+ * snapshot or of replayed history, sent as the client takes them): framed
+ * from the object's bytes or its text, without making bytes to keep, as a
+ * list writes it (see textOf); a frame sent and gone is the young
+ * generation's to collect.
+ */
+export function snapshotFrame(type: EventType, c: CachedObject): Buffer {
+  return eventFrame(type, [textOf(c)]);
+}
+
+/**
  * A JSON watch event for the object, newline-terminated. The cache delivers
  * one event to every watcher in turn, so the frame made for the first is
  * reused by the rest (a one-entry memo keeps nothing alive for long).
