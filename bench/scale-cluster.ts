@@ -17,6 +17,7 @@ import {
   benchDaemonSetDone,
   clusterApi as api,
   DAEMONSETS,
+  coresOver,
   cpuSeconds,
   fleetDaemonSet,
   createBenchDaemonSet,
@@ -351,7 +352,10 @@ export async function benchCluster5000() {
       if (quietEvents) console.log(`    ${eventsLine(quietEvents)}`);
     }
     if (page) await appFigures(page, c, rows);
-    if (FLEET) await moreDaemonSets(c, pid);
+    if (FLEET) {
+      await moreDaemonSets(c, pid);
+      await firstPodPages(c, pid);
+    }
   } finally {
     watchers?.terminate();
     await browser?.close();
@@ -399,6 +403,44 @@ async function moreDaemonSets(c: Cluster, pid: number, count = 9) {
   console.log(`  ${count} more DaemonSets created at once (${(count + 1) * NODES} pods in all): every pod available in ${f(wall)} s; server ${f(cores, 2)} cores, RSS after it ${f(rssMB(pid), 0)} MB (${machine()})`);
   console.log(
     `    the kubelets' Lease renewals meanwhile: a node's gap between renewals p50 ${s(pct(gaps, 0.5))} s, p99 ${s(pct(gaps, 0.99))} s, max ${s(longest)} s (every 10 s; unheard for 40 s, a node goes Unknown); ${notReady.size} nodes not Ready at some point (aim: none)`,
+  );
+}
+
+/** Every page (limit=500) of the cluster's pods as JSON, as kubectl and informers list them: wall time, the server's CPU, items. */
+async function podPages(c: Cluster, pid: number) {
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  let token = '';
+  let items = 0;
+  do {
+    const page = await new Promise<Buffer>((resolve, reject) =>
+      http
+        .get(`${c.url}/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, { headers: c.headers }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d) => parts.push(d));
+          res.on('end', () => resolve(Buffer.concat(parts)));
+        })
+        .on('error', reject),
+    );
+    // Only the list's metadata is read, and the items counted by their pod names' key: parsing them would measure this client.
+    token = page.subarray(0, 4096).toString().match(/"continue":"([^"]*)"/)?.[1] ?? '';
+    items += page.toString('latin1').split('"kind":"Pod"').length - 1;
+  } while (token);
+  return { s: (performance.now() - t0) / 1000, cpuS: cpuSeconds(pid) - cpu0, items };
+}
+
+/**
+ * The first LIST of the pods the cluster made, in pages: nobody has listed or watched them as JSON,
+ * so each item's JSON is made for it (and kept for the next), in a server of a few GB of heap.
+ */
+async function firstPodPages(c: Cluster, pid: number) {
+  const idle = await coresOver(pid, 5);
+  const first = await podPages(c, pid);
+  const second = await podPages(c, pid);
+  const line = (p: typeof first) => `${f(p.s, 2)} s, ${f(p.cpuS, 2)} CPU-s of the server`;
+  console.log(
+    `  first paged LIST (limit=500) of the ${first.items} pods, their JSON made for every item: ${line(first)}; a second: ${line(second)} ` +
+      `(the server's own work meanwhile about ${f(idle.cores, 2)} cores; RSS ${f(rssMB(pid), 0)} MB; ${machine()})`,
   );
 }
 

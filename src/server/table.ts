@@ -111,7 +111,7 @@ export function tableChunks(kind: KindDefinition, items: readonly CachedObject[]
 
 /** Writes a Table of cached objects as writeBody writes toTable's (the same bytes, a newline after them). */
 export function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
-  writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, LIST_TAIL), headers);
+  return writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, LIST_TAIL), headers);
 }
 
 const TABLE_END = Buffer.from(']}');

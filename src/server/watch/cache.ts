@@ -25,6 +25,8 @@ export interface CachedObject {
   revision: number;
   /** Serialised JSON of `object`, made on first use and kept for lists (encodings.ts textOf); dropped once `bytes` exist. */
   json?: string;
+  /** Whether that JSON text is ASCII, once a list has asked (encodings.ts textOf). */
+  asciiJSON?: boolean;
   /** The same JSON as UTF-8 bytes, shared by every response (encodings.ts). */
   bytes?: Buffer;
   /** The metadata's part of `bytes` or `json` (a view or a slice), once a Table row has needed it (encodings.ts). */
