@@ -508,8 +508,9 @@ export class WatchCache {
     }
     this.revision = e.revision;
     this.watchers.deliver(event);
-    // A text nobody framed is not kept beside the object (it is made again if asked for).
-    if (object.bytes === undefined) object.json = undefined;
+    // A text nobody framed or wrote as text (a Table or metadata watch, see textOf) is not kept beside the
+    // object (it is made again if asked for).
+    if (object.bytes === undefined && object.asciiJSON === undefined) object.json = undefined;
   }
 
   /** Resolves once the cache has applied `revision` (a write's own revision, for read-your-writes). */

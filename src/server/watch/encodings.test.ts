@@ -139,6 +139,18 @@ describe('cached encodings', () => {
     expect([s.cache.get(key)!.json, JSON.parse(s.cache.get(key)!.bytes!.toString()).data.note]).toEqual([undefined, 'changed']);
   });
 
+  it('keeps the JSON text a Table watch made of a live event, once (its rows\' metadata is a slice of it)', async () => {
+    const path = '/api/v1/namespaces/texts/configmaps';
+    const rv = JSON.parse((await raw(path)).body.toString()).metadata.resourceVersion;
+    const table = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+    const events = readWatch(`${s.url}${path}?watch=1&resourceVersion=${rv}`, (ev) => ev.length >= 1, { headers: table });
+    await s.api(`${path}/run-05`, { method: 'PATCH', body: { data: { note: 'in a row' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const [e] = await events;
+    expect(e.object.rows[0].cells[0]).toBe('run-05');
+    const c = s.cache.get('/registry/core/configmaps/texts/run-05')!;
+    expect([c.json, c.bytes, typeof c.metadataJSON]).toEqual([JSON.stringify(c.object), undefined, 'string']);
+  });
+
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
     const first = await raw('/api/v1/nodes?limit=2');
     expect(first.body.length).toBe(first.length);
