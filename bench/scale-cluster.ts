@@ -6,9 +6,9 @@
 // out once more by itself (no watchers: the rollout's own overhead), and the
 // app shows the Nodes list (write -> DOM) and the DaemonSet page (frame gaps).
 // SCALE_CLUSTER_APP=0 leaves the browser out (the server's figures alone).
-import http from 'node:http';
 import type { Worker } from 'node:worker_threads';
 import { rowShownAt } from './rowshown.ts';
+import { getBytes, readPages } from './load.ts';
 import type { RecorderStats } from '../src/server/events/recorder.ts';
 import { readerWorker, type ReaderResult } from './watchreaders.ts';
 import { watchLeaseGaps } from './leasegaps.ts';
@@ -50,16 +50,6 @@ const overWebSocket = (i: number) => (TRANSPORT === 'mixed' ? i % 4 >= 2 : TRANS
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 const f = (n: number, d = 1) => n.toFixed(d);
-
-function getText(c: Cluster, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http.get(c.url + path, { headers: c.headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d) => parts.push(d));
-      res.on('end', () => resolve(Buffer.concat(parts).toString()));
-    }).on('error', reject);
-  });
-}
 
 /** The in-process actors' Events since the server started (the recorder's totals; an older server does not say). */
 const eventTotals = async (c: Cluster) => ((await c.stats()) as unknown as { events?: RecorderStats }).events;
@@ -190,7 +180,7 @@ export async function benchCluster5000() {
     // A pod of no DaemonSet (the rollout would replace it) for the markers the pod watchers time.
     await api(c, '/api/v1/namespaces/default/pods', { method: 'POST', body: { metadata: { name: MARKER_POD }, spec: { nodeName: MARKER_NODE, containers: [{ name: 'c', image: 'busybox:1.36' }] } } });
     // The watchers start from now.
-    const rv = JSON.parse(await getText(c, '/api/v1/nodes?limit=1')).metadata.resourceVersion;
+    const rv = JSON.parse((await getBytes(c.url + '/api/v1/nodes?limit=1', c.headers)).body.toString()).metadata.resourceVersion;
     watchers = new Watchers(c, WATCHERS, rv);
     await watchers.started();
     await sleep(1000);
@@ -409,24 +399,8 @@ async function moreDaemonSets(c: Cluster, pid: number, count = 9) {
 /** Every page (limit=500) of the cluster's pods as JSON, as kubectl and informers list them: wall time, the server's CPU, items. */
 async function podPages(c: Cluster, pid: number) {
   const cpu0 = cpuSeconds(pid);
-  const t0 = performance.now();
-  let token = '';
-  let items = 0;
-  do {
-    const page = await new Promise<Buffer>((resolve, reject) =>
-      http
-        .get(`${c.url}/api/v1/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, { headers: c.headers }, (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (d) => parts.push(d));
-          res.on('end', () => resolve(Buffer.concat(parts)));
-        })
-        .on('error', reject),
-    );
-    // Only the list's metadata is read, and the items counted by their pod names' key: parsing them would measure this client.
-    token = page.subarray(0, 4096).toString().match(/"continue":"([^"]*)"/)?.[1] ?? '';
-    items += page.toString('latin1').split('"kind":"Pod"').length - 1;
-  } while (token);
-  return { s: (performance.now() - t0) / 1000, cpuS: cpuSeconds(pid) - cpu0, items };
+  const { ms, items } = await readPages(`${c.url}/api/v1/pods`, c.headers);
+  return { s: ms / 1000, cpuS: cpuSeconds(pid) - cpu0, items };
 }
 
 /**

@@ -9,13 +9,12 @@
 //                             a plain table of the same rows
 // plus cores and load average, RSS per object, and 200 watchers (nodes and
 // pods) during a 5000-node rollout. SCALE_PARTS=objects,cluster,app picks parts.
-import http from 'node:http';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { load, median } from './load.ts';
+import { getBytes, load, median, readPages } from './load.ts';
 import { startApiServer, startBareServer, type Proc } from './processes.ts';
 import { nodeManifest } from './server.ts';
 import { cpuSeconds } from './cluster.ts';
@@ -36,23 +35,6 @@ function machine() {
 function rssMB(pid: number): number {
   const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
   return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** A GET read to the end as bytes (no decoding, no parsing): what the server and the wire cost. */
-function getBytes(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    http
-      .get(url, { headers }, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (d) => parts.push(d));
-        res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode} from ${url}`));
-          resolve({ ms: performance.now() - t0, body: Buffer.concat(parts) });
-        });
-      })
-      .on('error', reject);
-  });
 }
 
 async function send(api: Proc, method: string, path: string, body?: unknown, type = 'application/json') {
@@ -164,7 +146,7 @@ async function measureList(api: Proc, path: string, runs = 7): Promise<ListFigur
 
 /**
  * The first LIST of objects the server has not yet serialised (read from its
- * store at start): each item's bytes are made then, and kept for later reads.
+ * store at start): each item's JSON is made then, and kept for later reads.
  */
 async function firstList(api: Proc, path: string): Promise<{ ms: number; cpuS: number }> {
   const cpu0 = cpuSeconds(api.child.pid!);
@@ -178,20 +160,7 @@ const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/
 /** Every page of a paged LIST (limit=500; `accept`: Table rows as kubectl asks for them), median of runs. */
 async function measurePaged(api: Proc, path: string, total: number, runs = 3, accept?: string): Promise<{ ms: number; items: number }> {
   const times: number[] = [];
-  let items = 0;
-  for (let r = 0; r < runs; r++) {
-    items = 0;
-    let token = '';
-    const t0 = performance.now();
-    do {
-      const page = await getBytes(`${api.url}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, accept ? { ...api.headers, Accept: accept } : api.headers);
-      // Only the list's metadata is read: parsing the items would measure this client.
-      const head = page.body.subarray(0, 4096).toString();
-      token = head.match(/"continue":"([^"]*)"/)?.[1] ?? '';
-      items += 500;
-    } while (token);
-    times.push(performance.now() - t0);
-  }
+  for (let r = 0; r < runs; r++) times.push((await readPages(api.url + path, accept ? { ...api.headers, Accept: accept } : api.headers)).ms);
   return { ms: median(times), items: total };
 }
 
@@ -224,7 +193,7 @@ async function objects(): Promise<Proc> {
       );
     }
     console.log(
-      `  first LIST of pods (bytes made for every item): ${f(cold.ms)} ms, ${f(cold.cpuS, 2)} CPU-s of the server = ${f(cold.ms / pods.ms, 2)}x a later LIST, ` +
+      `  first LIST of pods (the JSON of every item made): ${f(cold.ms)} ms, ${f(cold.cpuS, 2)} CPU-s of the server = ${f(cold.ms / pods.ms, 2)}x a later LIST, ` +
         `${f(cold.ms / pods.stringifyMs, 2)}x JSON.stringify of the same pods; ${f((cold.ms * 1000) / pods.items, 2)} µs per item`,
     );
     console.log(`  paged LIST of pods (limit=500, ${paged.items} items): ${f(paged.ms)} ms, ${f((paged.ms * 1000) / paged.items, 2)} µs per item = ${f(paged.ms / pods.ms, 2)}x the full LIST per item`);

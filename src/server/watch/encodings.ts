@@ -176,26 +176,20 @@ const drainOrClose = (res: ServerResponse) =>
     res.on('close', done);
   });
 
-/** Characters of text a body hands the socket at a time (see writeChunks). */
+/** Characters of text a body's write holds at most (see writeChunks). */
 const TEXT_RUN = 256 * 1024;
 
 /**
- * Writes a JSON body given as chunks: cached bytes go as they are, in one
- * corked write when there is no text among them. Node copies a write's text
- * into memory of its own, fresh for each write: a list of 50,000 texts in one
- * write took 112 MB of it, faulted in page by page (three times the time of
- * the same list as bytes). So a body with text goes out in writes of about
- * 256 KB of text, each once the socket took the one before.
+ * Writes a JSON body given as chunks, cached bytes as they are, in corked
+ * writes (one writev each). Node copies a write's text into memory of its
+ * own, fresh for each write: a list of 50,000 texts in one write took 112 MB
+ * of it, faulted in page by page (three times the time of the same list as
+ * bytes). So a write ends after about 256 KB of text, and the next begins
+ * once the socket took it; a body of bytes alone is one write.
  */
-export function writeChunks(res: ServerResponse, code: number, body: Chunks, headers: Record<string, string | string[]> = {}): Promise<void> | undefined {
+export async function writeChunks(res: ServerResponse, code: number, body: Chunks, headers: Record<string, string | string[]> = {}) {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length, ...headers });
-  if (body.chunks.some((c) => typeof c === 'string')) return writeInRuns(res, body.chunks);
-  res.cork();
-  for (const c of body.chunks) res.write(c);
-  res.end(); // uncorks: the chunks leave in one writev
-}
-
-async function writeInRuns(res: ServerResponse, chunks: readonly JSONChunk[]) {
+  const { chunks } = body;
   let i = 0;
   for (;;) {
     let text = 0;
@@ -208,7 +202,7 @@ async function writeInRuns(res: ServerResponse, chunks: readonly JSONChunk[]) {
         drained = res.write(c, 'latin1');
       } else drained = res.write(c);
     }
-    if (i === chunks.length) return void res.end();
+    if (i === chunks.length) return void res.end(); // uncorks
     res.uncork();
     if (!drained) await drainOrClose(res);
     if (res.destroyed) return;
