@@ -57,34 +57,57 @@ const fieldPath = (base: string, name: string) => (base ? `${base}.${name}` : na
  * Paths of the fields in `value` that the schema does not declare, in the
  * form kube-apiserver reports them: `spec.foo`, `spec.containers[0].bar`.
  */
-export function unknownFields(schema: AnySchema, value: unknown, path = '', out: string[] = []): string[] {
-  if (value === null || typeof value !== 'object') return out;
+export function unknownFields(schema: AnySchema, value: unknown): string[] {
+  const out: string[] = [];
+  unknownFieldsAt(schema, value, [], out);
+  return out;
+}
+
+/** A path's text, made only for a field reported: most bodies have none, and every field's path was a string made for nothing. */
+function pathText(at: (string | number)[]): string {
+  let text = '';
+  for (const s of at) text = typeof s === 'number' ? `${text}[${s}]` : fieldPath(text, s);
+  return text;
+}
+
+function unknownFieldsAt(schema: AnySchema, value: unknown, at: (string | number)[], out: string[]): void {
+  if (value === null || typeof value !== 'object') return;
   const d = def(unwrap(schema).schema);
   switch (d.type) {
     case 'object': {
-      if (Array.isArray(value)) return out;
+      if (Array.isArray(value)) return;
       const shape = d.shape as Record<string, AnySchema>;
       for (const k in value) {
         const child = Object.hasOwn(shape, k) ? shape[k] : undefined;
+        at.push(k);
         if (!child) {
-          if (!d.catchall || def(d.catchall).type === 'never') out.push(fieldPath(path, k));
-        } else unknownFields(child, (value as Record<string, unknown>)[k], fieldPath(path, k), out);
+          if (!d.catchall || def(d.catchall).type === 'never') out.push(pathText(at));
+        } else unknownFieldsAt(child, (value as Record<string, unknown>)[k], at, out);
+        at.pop();
       }
-      return out;
+      return;
     }
     case 'array':
-      if (Array.isArray(value)) value.forEach((v, i) => unknownFields(d.element, v, `${path}[${i}]`, out));
-      return out;
+      if (!Array.isArray(value)) return;
+      for (let i = 0; i < value.length; i++) {
+        at.push(i);
+        unknownFieldsAt(d.element, value[i], at, out);
+        at.pop();
+      }
+      return;
     case 'record':
-      if (!Array.isArray(value)) for (const k in value) unknownFields(d.valueType, (value as Record<string, unknown>)[k], fieldPath(path, k), out);
-      return out;
+      if (Array.isArray(value)) return;
+      for (const k in value) {
+        at.push(k);
+        unknownFieldsAt(d.valueType, (value as Record<string, unknown>)[k], at, out);
+        at.pop();
+      }
+      return;
     case 'union': {
       // The first option that accepts the value's shape decides.
       const option = (d.options as AnySchema[]).find((o) => o.safeParse(value).success) ?? d.options[0];
-      return unknownFields(option, value, path, out);
+      return unknownFieldsAt(option, value, at, out);
     }
-    default:
-      return out;
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, settleAsJSON, memberSpan } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, jsonTextShape, memberCount, settleAsJSON, memberSpan } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -67,6 +67,31 @@ describe('jsonDuplicateKeys', () => {
   it('stops at the limit', () => {
     const body = `{${Array.from({ length: 300 }, (_, i) => `"k${i}":1,"k${i}":2`).join(',')}}`;
     expect(jsonDuplicateKeys(body)).toHaveLength(100);
+  });
+});
+
+describe('jsonTextShape and memberCount', () => {
+  const cases = [
+    '{}',
+    '[]',
+    '"a:b"',
+    '{"a":1,"b":{"c":[1,{"d":":"}],"e":{}},"f":[[],[{}]]}',
+    '{"q\\":":"x\\"y:", "k" : {"\\u003a":[{"z":null}]}}',
+    '{"__proto__":{"a":1},"b":2}',
+  ];
+  it.each(cases)('counts the members of %s as JSON.parse keeps them', (text) => {
+    const shape = jsonTextShape(text, 10);
+    expect(shape.deeper).toBe(false);
+    expect(memberCount(JSON.parse(text))).toBe(shape.members);
+  });
+  it('counts one member more in the text for each repeat JSON.parse drops', () => {
+    const text = '{"a":1,"b":{"c":1,"c":2},"a":3,"d":[{"e":1,"e":2}]}';
+    expect(jsonTextShape(text, 10).members - memberCount(JSON.parse(text))).toBe(3);
+  });
+  it('says when the text nests deeper than allowed, as jsonTextDeeperThan', () => {
+    expect(jsonTextShape('[[[1]]]', 2).deeper).toBe(true);
+    expect(jsonTextShape('[[[1]]]', 3).deeper).toBe(false);
+    expect(jsonTextShape('{"a":"[[[[["}', 1).deeper).toBe(false);
   });
 });
 

@@ -145,6 +145,47 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
+ * jsonTextDeeperThan's scan, counting as well the members of the text's
+ * objects: in valid JSON, each colon outside a string ends a member's key.
+ * JSON.parse keeps one member of a key an object repeats, so a parsed value
+ * with fewer members (memberCount) had repeats, which jsonDuplicateKeys names.
+ */
+export function jsonTextShape(text: string, max: number): { deeper: boolean; members: number } {
+  let depth = 0;
+  let members = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x3a) members++;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return { deeper: true, members };
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return { deeper: false, members };
+}
+
+/** How many members the objects of a parsed JSON value hold, all told (the value nests within a checked depth). */
+export function memberCount(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const v of value) if (v !== null && typeof v === 'object') n += memberCount(v);
+    return n;
+  }
+  for (const k in value) {
+    n++;
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== null && typeof v === 'object') n += memberCount(v);
+  }
+  return n;
+}
+
+/**
  * The keys JSON text repeats within one object, in the order met, each once,
  * at most `max` (as Go's strict decoder reports them: `duplicate field "k"`).
  * One linear scan; JSON.parse keeps the last value of a repeated key silently.

@@ -9,7 +9,9 @@ import { isScalar, LineCounter, visit } from 'yaml';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kindFor } from '../../kinds/registry.ts';
 import { patchMetaFor } from '../../kinds/patchmeta.ts';
-import { jsonDuplicateKeys, jsonTextDeeperThan, valueDeeperThan } from '../../lib/json.ts';
+import { clone, jsonDuplicateKeys, jsonTextDeeperThan, jsonTextShape, memberCount, valueDeeperThan } from '../../lib/json.ts';
+import { jsonOf } from '../watch/encodings.ts';
+import type { CachedObject } from '../watch/cache.ts';
 import { MAX_DEPTH, parseDocumentWithin } from '../../lib/yamldepth.ts';
 import { applyJsonPatch, JsonPatchError, JsonPatchFormatError } from '../../lib/patch/jsonpatch.ts';
 import { applyMergePatch } from '../../lib/patch/mergepatch.ts';
@@ -39,8 +41,20 @@ type KindRef = Pick<KindDefinition, 'group' | 'version' | 'plural' | 'kind'>;
 export interface RecordJob {
   manager: string;
   subresource?: string;
-  live?: string;
+  live?: StoredObject;
 }
+
+/**
+ * The stored object a job starts from: the cache's, whose JSON is made only
+ * if the job goes to the worker (jobs done here copy the object instead), or
+ * its JSON text.
+ */
+export type StoredObject = CachedObject | string;
+const storedSize = (s: StoredObject | undefined) => (s === undefined ? 0 : typeof s === 'string' ? s.length : (s.size ?? jsonOf(s).length));
+/** A copy of the stored object for the job to change. */
+const storedCopy = (s: StoredObject) => (typeof s === 'string' ? JSON.parse(s) : clone(s.object)) as KubeObject;
+/** The stored object as JSON text, as the worker is sent it. */
+const storedText = (s: StoredObject | undefined) => (s === undefined || typeof s === 'string' ? s : jsonOf(s));
 
 export type BodyJob =
   /** A body read as-is (reviews, action subresources). */
@@ -48,9 +62,9 @@ export type BodyJob =
   /** A create or update body decoded into the kind's object. */
   | { op: 'decode'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; record?: RecordJob }
   /** A patch applied to the current object (its JSON), the result decoded; `name` is the URL's. */
-  | { op: 'patch'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; current: string; name: string; record?: RecordJob }
+  | { op: 'patch'; kind: KindRef; contentType: string; body: Uint8Array; fieldValidation: FieldValidation; current: StoredObject; name: string; record?: RecordJob }
   /** A server-side apply body (YAML) merged into the current object (none: a create), decoded, with its managed fields (applyConfig). */
-  | { op: 'apply'; kind: KindRef; body: Uint8Array; current?: string; options: ApplyOptions };
+  | { op: 'apply'; kind: KindRef; body: Uint8Array; current?: StoredObject; options: ApplyOptions };
 
 export interface BodyResult {
   value: unknown;
@@ -118,13 +132,15 @@ export function parseBody(kind: Pick<KindDefinition, 'kind' | 'version'>, conten
     if (valueDeeperThan(value, MAX_DEPTH)) throw cannotHandle(kind, 'exceeded max depth');
     return value;
   }
-  if (jsonTextDeeperThan(text, MAX_DEPTH)) throw cannotHandle(kind, 'exceeded max depth');
+  const shape = jsonTextShape(text, MAX_DEPTH);
+  if (shape.deeper) throw cannotHandle(kind, 'exceeded max depth');
   try {
     value = JSON.parse(text);
   } catch (e) {
     throw cannotHandle(kind, (e as Error).message);
   }
-  for (const k of jsonDuplicateKeys(text)) duplicates.push(`duplicate field ${JSON.stringify(k)}`);
+  // Repeated keys are looked for by name only when some object lost a member to one.
+  if (memberCount(value) !== shape.members) for (const k of jsonDuplicateKeys(text)) duplicates.push(`duplicate field ${JSON.stringify(k)}`);
   return value;
 }
 
@@ -184,7 +200,7 @@ export function runBodyJob(job: BodyJob): BodyResult {
   const kind = kindOf(job.kind);
   if (job.op === 'apply') {
     const config = parseBody(kind, 'application/yaml', job.body);
-    return { value: applyConfig(kind, job.current === undefined ? undefined : (JSON.parse(job.current) as KubeObject), config, job.options, warnings), warnings };
+    return { value: applyConfig(kind, job.current === undefined ? undefined : storedCopy(job.current), config, job.options, warnings), warnings };
   }
   const result = decodeOrPatch(kind, job, warnings);
   if (!job.record) return result;
@@ -193,7 +209,7 @@ export function runBodyJob(job: BodyJob): BodyResult {
   const next = { ...obj, metadata: { ...obj.metadata } };
   const live = job.op === 'patch' ? job.current : job.record.live;
   if (live === undefined) dropOnCreate(kind, next);
-  recordUpdateNow(kind, live === undefined ? undefined : (JSON.parse(live) as KubeObject), next, job.record.manager, job.record.subresource);
+  recordUpdateNow(kind, live === undefined ? undefined : storedCopy(live), next, job.record.manager, job.record.subresource);
   return { ...result, recorded: { managedFields: next.metadata.managedFields } };
 }
 
@@ -208,13 +224,14 @@ function decodeOrPatch(kind: KindDefinition, job: Extract<BodyJob, { op: 'decode
     if (job.fieldValidation === 'Warn') warnings.push(...duplicates);
     // JSON's strict errors are reported together with the unknown fields, as one decoder finds both.
     const strictErrors = yaml || job.fieldValidation !== 'Strict' ? [] : duplicates;
-    return { value: decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings, strictErrors }), warnings };
+    // The parsed body is this job's own: its nulls are dropped in place.
+    return { value: decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings, strictErrors, owned: true }), warnings };
   }
   if (!SUPPORTED_PATCH_TYPES.includes(job.contentType)) {
     throw errors.unsupportedMediaType(PATCH_TYPES.includes(job.contentType) ? SUPPORTED_PATCH_TYPES : PATCH_TYPES);
   }
   const patch = parsePatch(job.contentType, job.body);
-  const raw = applyPatch(kind, job.contentType, JSON.parse(job.current) as KubeObject, patch);
+  const raw = applyPatch(kind, job.contentType, storedCopy(job.current), patch);
   // JSON patch copies can nest the result deeper than the patch.
   if (valueDeeperThan(raw, MAX_DEPTH)) throw errors.badRequest('exceeded max depth');
   const obj = decodeObject(kind, raw, { fieldValidation: job.fieldValidation, warnings, patch: true });
@@ -291,7 +308,7 @@ export class BodyDecoder {
   private nextId = 1;
 
   async run(job: BodyJob): Promise<BodyResult> {
-    const size = job.body.byteLength + (job.op === 'patch' || job.op === 'apply' ? (job.current?.length ?? 0) : 0) + (job.op === 'decode' ? (job.record?.live?.length ?? 0) : 0);
+    const size = job.body.byteLength + storedSize(job.op === 'patch' || job.op === 'apply' ? job.current : job.op === 'decode' ? job.record?.live : undefined);
     if (size < (isYAML(job) ? YAML_WORKER_THRESHOLD_BYTES : WORKER_THRESHOLD_BYTES) && !mayGrow(job)) {
       try {
         // Here the store records the managed fields itself, as cheaply.
@@ -314,7 +331,10 @@ export class BodyDecoder {
       this.pending.set(id, { resolve, reject, timer });
       // Only data crosses: the kind travels as its name (the worker has the same registry).
       const k = job.kind as Partial<KindRef>;
-      worker.postMessage({ id, job: { ...job, kind: { group: k.group, version: k.version, plural: k.plural, kind: k.kind } } });
+      const sent = { ...job, kind: { group: k.group, version: k.version, plural: k.plural, kind: k.kind } } as BodyJob;
+      if (sent.op === 'patch' || sent.op === 'apply') sent.current = storedText(sent.current);
+      if (sent.op !== 'parse' && sent.op !== 'apply' && sent.record) sent.record = { ...sent.record, live: storedText(sent.record.live) };
+      worker.postMessage({ id, job: sent });
     });
     // Parsing the result is the one step left on this thread, a turn per part; yield first so waiting requests go ahead.
     await yieldToEventLoop();

@@ -13,7 +13,7 @@ import type { Authenticator } from '../auth/authn.ts';
 import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/authz.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
-import { jsonOf, type CachedObject } from '../watch/cache.ts';
+import type { CachedObject } from '../watch/cache.ts';
 import { bytesOf, joinChunks, listMetadata, writeChunks, writeList, writePrettyList, type JSONChunk } from '../watch/encodings.ts';
 import type { Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
@@ -507,7 +507,7 @@ export function createHandler(ctx: HandlerContext) {
         const body = await readBody(req);
         // The fields are recorded against the object as it is now; the store records them again should it move meanwhile.
         const live = store.peek(ns, info.name!);
-        const record = live && { manager: write.fieldManager!, subresource: info.subresource, live: jsonOf(live) };
+        const record = live && { manager: write.fieldManager!, subresource: info.subresource, live };
         const decoded = await bodies.run({ op: 'decode', kind, contentType: mediaType(req), body, fieldValidation: write.fieldValidation, record });
         warnings.push(...decoded.warnings);
         const recorded = live && decoded.recorded && { revision: live.revision, ...decoded.recorded };
@@ -527,7 +527,7 @@ export function createHandler(ctx: HandlerContext) {
         const body = await readBody(req);
         const patched = await store.guaranteedUpdateFrom(ns, info.name!, async (current) => {
           const record = { manager: write.fieldManager!, subresource: info.subresource };
-          const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current: jsonOf(current), name: info.name!, record });
+          const decoded = await bodies.run({ op: 'patch', kind, contentType: type, body, fieldValidation: write.fieldValidation, current, name: info.name!, record });
           warnings.push(...decoded.warnings);
           write.large = decoded.large;
           write.recorded = decoded.recorded && { revision: current.revision, ...decoded.recorded };
@@ -576,7 +576,7 @@ export function createHandler(ctx: HandlerContext) {
     const body = await readBody(req);
     const options: ApplyOptions = { namespace: info.namespace, name: info.name!, manager: write.fieldManager!, force, fieldValidation: write.fieldValidation, subresource: info.subresource };
     const merge = async (live: CachedObject | undefined) => {
-      const r = await bodies.run({ op: 'apply', kind, body, current: live && jsonOf(live), options });
+      const r = await bodies.run({ op: 'apply', kind, body, current: live, options });
       warnings.push(...r.warnings);
       return { object: r.value as KubeObject, large: r.large };
     };

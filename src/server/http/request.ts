@@ -33,10 +33,12 @@ export function requestTarget(raw: string | undefined): RequestTarget {
   }
   const q = target.indexOf('?');
   const rawPath = (q < 0 ? target : target.slice(0, q)).split('#')[0];
-  try {
-    decodeURIComponent(rawPath);
-  } catch {
-    throw errors.badRequest(`invalid URL escape in path ${JSON.stringify(rawPath.slice(0, 100))}`);
+  if (rawPath.includes('%')) {
+    try {
+      decodeURIComponent(rawPath);
+    } catch {
+      throw errors.badRequest(`invalid URL escape in path ${JSON.stringify(rawPath.slice(0, 100))}`);
+    }
   }
   // Trailing slashes dropped by a scan: /\/+$/ retries at every slash, quadratic in a path of 16 KB of them.
   let end = rawPath.length;
@@ -59,7 +61,8 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /** `undefined` for paths that name no resource (discovery documents are handled before). */
 export function resolveRequest(pathname: string): RequestInfo | undefined {
-  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const segments = pathname.split('/').filter(Boolean);
+  const parts = pathname.includes('%') ? segments.map(decodeURIComponent) : segments;
   let group: string;
   let version: string;
   let rest: string[];

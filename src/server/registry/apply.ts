@@ -36,6 +36,7 @@ import { yieldToEventLoop } from './turns.ts';
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 /** validation.FieldManagerMaxLength */
 const FIELD_MANAGER_MAX_LENGTH = 128;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 type JSONMap = Record<string, unknown>;
 
@@ -91,8 +92,11 @@ function decodeOrEmpty(entries: unknown): Managed | undefined {
  */
 export function defaultFieldManager(userAgent: string | undefined, user?: UserInfo): string {
   if (userAgent === undefined) return componentOf(user?.name ?? '');
+  const program = userAgent.split('/')[0];
+  // The usual case, printable ASCII (`kubectl`, `kubelet`), is itself: one byte a character.
+  if (PRINTABLE_ASCII.test(program)) return program.slice(0, FIELD_MANAGER_MAX_LENGTH);
   let out = '';
-  for (const ch of userAgent.split('/')[0]) {
+  for (const ch of program) {
     if (!/\p{L}|\p{M}|\p{N}|\p{P}|\p{S}| /u.test(ch)) continue;
     if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;
@@ -110,6 +114,7 @@ function componentOf(user: string): string {
 
 /** ValidateFieldManager: at most 128 bytes, printable. */
 export function validateFieldManager(fieldManager: string): FieldError[] {
+  if (fieldManager.length <= FIELD_MANAGER_MAX_LENGTH && PRINTABLE_ASCII.test(fieldManager)) return [];
   const errs: FieldError[] = [];
   if (fieldManager.length > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
   [...fieldManager].forEach((ch, i) => {

@@ -424,7 +424,7 @@ export class Store {
         for (const s of res.items) {
           const o = JSON.parse(s.value) as KubeObject;
           o.metadata.resourceVersion = String(s.modRevision);
-          if (match(o)) items.push({ key: s.key, object: o, revision: s.modRevision });
+          if (match(o)) items.push({ key: s.key, object: o, revision: s.modRevision, size: s.value.length });
         }
         if (!res.more) return { items, resourceVersion: revision };
         const last = res.items[res.items.length - 1].key;

@@ -28,7 +28,7 @@ export function versionedViews(kind: KindDefinition, storage: Storage, cache: Wa
   const converted = new WeakMap<CachedObject, CachedObject>();
   const outCached = (c: CachedObject): CachedObject => {
     let v = converted.get(c);
-    if (!v) converted.set(c, (v = { key: toOuter(c.key), object: fromStored(c.object), revision: c.revision }));
+    if (!v) converted.set(c, (v = { key: toOuter(c.key), object: fromStored(c.object), revision: c.revision, size: c.size }));
     return v;
   };
   const outEvent = (e: CacheEvent): CacheEvent => ({ ...e, key: toOuter(e.key), object: outCached(e.object), previous: e.previous && fromStored(e.previous) });

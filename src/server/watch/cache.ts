@@ -23,6 +23,8 @@ export interface CachedObject {
   key: string;
   object: KubeObject;
   revision: number;
+  /** The length of the JSON text it was stored as (in UTF-16 units), where known: what a job on it weighs (http/bodies.ts). */
+  size?: number;
   /** Serialised JSON of `object`, made on first use and kept for lists (encodings.ts textOf); dropped once `bytes` exist. */
   json?: string;
   /** Whether that JSON text is ASCII, once a list has asked (encodings.ts textOf). */
@@ -88,7 +90,7 @@ export const resourcePrefixOf = (key: string) => {
 export function toCached(key: string, value: string, revision: number): CachedObject {
   const object = JSON.parse(value) as KubeObject;
   object.metadata.resourceVersion = String(revision);
-  return { key, object, revision };
+  return { key, object, revision, size: value.length };
 }
 
 /** An object a write of this server made, with the JSON it stored (see WatchCache.expect). */
@@ -476,7 +478,7 @@ export class WatchCache {
     const splice = written.metadataEnd >= 0 && !Object.hasOwn(object.metadata, 'resourceVersion');
     object.metadata.resourceVersion = String(e.revision);
     // What it shares with the object it replaces is settled already (see expect).
-    const c: CachedObject = { key: e.key, object: settleAsJSON(object, previous, FREEZE_CACHED), revision: e.revision };
+    const c: CachedObject = { key: e.key, object: settleAsJSON(object, previous, FREEZE_CACHED), revision: e.revision, size: e.value.length };
     if (splice) {
       c.json = withResourceVersion(e.value, written.metadataEnd, e.revision);
       // Under tests, the splice is checked against the object's own serialisation.
