@@ -11,9 +11,11 @@
 // Node authorizer, NodeRestriction, decoding, validation) on the API.
 //
 // Prints the server's cores against the issue's aim (0.5 of a core for 5000
-// nodes) and against the in-process simulated heartbeats of as many nodes
-// measured in the same run, the requests' latencies as the kubelets saw them,
-// and any request that failed.
+// nodes), against the in-process simulated heartbeats of as many nodes and
+// against a bare node:http2 server over TLS answering the same kubelets'
+// requests with the same bytes (what HTTP/2 and TLS alone cost), all measured
+// in the same run, the requests' latencies as the kubelets saw them, and any
+// request that failed.
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,8 @@ import { coresOver, inParallel, machine, rssMB, simulatedHeartbeats, sleep, star
 import { BASE_IMAGES, DEFAULT_ALLOCATABLE, DEFAULT_CAPACITY, HEALTHY_NODE_CONDITIONS, KUBELET_VERSION, SIMULATED_LABEL } from '../src/server/controllers/nodeagent.ts';
 import { microTime } from '../src/server/controllers/nodelease.ts';
 import { rfc3339 } from '../src/lib/duration.ts';
+import { createCertificateAuthority, issueServingCertificate } from '../src/server/auth/credentials.ts';
+import { startBareHttp2Server, type Proc } from './processes.ts';
 
 const NODES = Number(process.env.KUBELET_HEARTBEAT_NODES ?? 5000);
 const MEASURE_SECONDS = Number(process.env.KUBELET_HEARTBEAT_SECONDS ?? 60);
@@ -73,22 +77,33 @@ function request(session: ClientHttp2Session, token: string, method: string, pat
 
 /** One kubelet: its connection, its Lease as last written, and when its status is next reported. */
 class Kubelet {
-  private readonly session: ClientHttp2Session;
+  private session: ClientHttp2Session;
   private readonly name: string;
   private readonly token: string;
   private lease: any;
   private nextReport: number;
-  constructor(c: Cluster, private readonly i: number) {
+  constructor(private readonly c: Pick<Cluster, 'httpsUrl' | 'ca'>, private readonly i: number) {
     this.name = nodeName(i);
     this.token = tokenOf(i);
-    this.session = connect(c.httpsUrl, { ca: c.ca });
-    this.session.on('error', () => {});
+    this.session = this.connect();
     this.nextReport = Date.now() + (i / NODES) * REPORT_MS;
+  }
+
+  private connect() {
+    const session = connect(this.c.httpsUrl, { ca: this.c.ca });
+    session.on('error', () => {});
+    return session;
+  }
+
+  /** A request on this kubelet's connection, connecting again first if it was lost (as client-go does; 5000 handshakes at once can lose one). */
+  private call(method: string, path: string, body?: unknown, type?: string) {
+    if (this.session.destroyed || this.session.closed) this.session = this.connect();
+    return request(this.session, this.token, method, path, body, type);
   }
 
   private async timed(kind: Requests, method: string, path: string, body?: unknown, type?: string) {
     const t0 = performance.now();
-    const r = await request(this.session, this.token, method, path, body, type).catch((e: Error) => ({ status: 0, body: e.message }));
+    const r = await this.call(method, path, body, type).catch((e: Error) => ({ status: 0, body: e.message }));
     if (r.status >= 200 && r.status < 300) kind.ms.push(performance.now() - t0);
     else {
       const why = `${method} ${r.status} ${r.body?.reason ?? ''}`.trim();
@@ -97,10 +112,19 @@ class Kubelet {
     return r;
   }
 
+  /** Creates this kubelet's object in `collection`, again over a new connection if the first was lost (it may exist then). */
+  private async create(collection: string, body: unknown) {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.call('POST', collection, body).catch(() => ({ status: 0, body: undefined }));
+      if (r.status === 409 && attempt > 0) return this.call('GET', `${collection}/${this.name}`);
+      if (r.status !== 0 || attempt === 2) return r;
+    }
+  }
+
   /** Registers the Node (with its status, as the kubelet does) and creates its Lease, owned by the Node. */
   async register() {
     const now = rfc3339(new Date());
-    const node = await request(this.session, this.token, 'POST', '/api/v1/nodes', {
+    const node = await this.create('/api/v1/nodes', {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: {
@@ -133,14 +157,14 @@ class Kubelet {
         images: BASE_IMAGES.map((n, k) => ({ names: [n], sizeBytes: 700_000 + k * 30_000_000 })),
       },
     });
-    if (node.status !== 201) throw new Error(`${this.name}: creating its Node: HTTP ${node.status} ${JSON.stringify(node.body)}`);
-    const lease = await request(this.session, this.token, 'POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
+    if (node.status !== 201 && node.status !== 200) throw new Error(`${this.name}: creating its Node: HTTP ${node.status} ${JSON.stringify(node.body)}`);
+    const lease = await this.create('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: this.name, namespace: 'kube-node-lease', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.name, uid: node.body.metadata.uid }] },
       spec: { holderIdentity: this.name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
     });
-    if (lease.status !== 201) throw new Error(`${this.name}: creating its Lease: HTTP ${lease.status} ${JSON.stringify(lease.body)}`);
+    if (lease.status !== 201 && lease.status !== 200) throw new Error(`${this.name}: creating its Lease: HTTP ${lease.status} ${JSON.stringify(lease.body)}`);
     this.lease = lease.body;
   }
 
@@ -159,13 +183,53 @@ class Kubelet {
     if (r.status === 200) this.lease = r.body;
     else if (r.status === 409) {
       // As the lease controller: read it again, renew next time.
-      const fresh = await request(this.session, this.token, 'GET', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${this.name}`);
+      const fresh = await this.call('GET', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${this.name}`).catch(() => ({ status: 0, body: undefined }));
       if (fresh.status === 200) this.lease = fresh.body;
     }
   }
 
   close() {
     this.session.close();
+  }
+
+  /** The bytes the server answered this kubelet's last Lease PUT and its Node GET with (JSON and a newline, as ours writes them). */
+  async answers() {
+    const node = await this.call('GET', `/api/v1/nodes/${this.name}?resourceVersion=0`);
+    return { node: JSON.stringify(node.body) + '\n', lease: JSON.stringify(this.lease) + '\n' };
+  }
+}
+
+/**
+ * Runs `kubelets`' heartbeats, each at its own phase of the interval, for a
+ * round to warm up and then `seconds` measured; returns the cores of process
+ * `pid` meanwhile and the heartbeats counted.
+ */
+async function heartbeatsOf(kubelets: Kubelet[], pid: number, seconds: number, during?: { start(): void; stop(): void }) {
+  let stopped = false;
+  // As 5000 machines' clocks fall.
+  const loop = (async () => {
+    const start = Date.now();
+    for (let cycle = 0; !stopped; cycle++) {
+      const cycleStart = start + cycle * INTERVAL_MS;
+      for (let i = 0; i < kubelets.length && !stopped; i++) {
+        const wait = cycleStart + (i / kubelets.length) * INTERVAL_MS - Date.now();
+        if (wait > 0) await sleep(wait);
+        void kubelets[i].beat();
+      }
+    }
+  })();
+  try {
+    await sleep(INTERVAL_MS); // one round to warm up
+    for (const r of Object.values(requests)) r.reset();
+    during?.start();
+    const m = await coresOver(pid, seconds);
+    during?.stop();
+    const failed = Object.values(requests).reduce((n, r) => n + [...r.failed.values()].reduce((a, x) => a + x, 0), 0);
+    const summary = { lease: requests.lease.summary(m.wall), get: requests.get.summary(m.wall), status: requests.status.summary(m.wall) };
+    return { ...m, beats: requests.lease.ms.length, failed, summary };
+  } finally {
+    stopped = true;
+    await loop;
   }
 }
 
@@ -182,51 +246,53 @@ export async function benchKubeletHeartbeats() {
   const c = await startCluster(0, { tokenFile, simulateNodes: SIMULATED_LABEL });
   const pid = c.child.pid!;
   const kubelets = Array.from({ length: NODES }, (_, i) => new Kubelet(c, i));
-  let stopped = false;
+  let bare: Proc | undefined;
   try {
     const registered = await inParallel(NODES, 50, (i) => kubelets[i].register());
     console.log(`  ${NODES} kubelets connected, registered their Node and created their Lease in ${f(registered)} s (50 at a time); server RSS ${f(rssMB(pid), 0)} MB`);
     await sleep(5000);
     // What the server uses with these nodes and no heartbeats: its own timers, compaction, the controllers.
     const idle = await coresOver(pid, INTERVAL_MS / 1000);
-
-    // Each kubelet beats at its own phase of the interval, as 5000 machines' clocks fall.
-    const loop = (async () => {
-      const start = Date.now();
-      let cycle = 0;
-      while (!stopped) {
-        const cycleStart = start + cycle * INTERVAL_MS;
-        for (let i = 0; i < NODES && !stopped; i++) {
-          const due = cycleStart + (i / NODES) * INTERVAL_MS;
-          const wait = due - Date.now();
-          if (wait > 0) await sleep(wait);
-          void kubelets[i].beat();
-        }
-        cycle++;
-      }
-    })();
-    await sleep(INTERVAL_MS); // one round to warm up
-    for (const r of Object.values(requests)) r.reset();
     // KUBELET_HEARTBEAT_PROFILE=<file>: a CPU profile of the server over the measured window.
     const profile = process.env.KUBELET_HEARTBEAT_PROFILE;
-    if (profile) c.send('profile-start');
-    const m = await coresOver(pid, MEASURE_SECONDS);
-    if (profile) c.send(`profile-stop ${profile}`);
-    const beats = requests.lease.ms.length;
+    const m = await heartbeatsOf(kubelets, pid, MEASURE_SECONDS, profile ? { start: () => c.send('profile-start'), stop: () => c.send(`profile-stop ${profile}`) } : undefined);
     console.log(
       `  server ${f(m.cores, 3)} cores (aim 0.5; ${f(m.cores / sim.cores, 2)}x the simulated kubelets' in-process heartbeats; ${f(idle.cores, 3)} without heartbeats), ` +
-        `${f(((m.cores - idle.cores) * m.wall * 1e6) / Math.max(1, beats), 0)} µs of server CPU a heartbeat beyond that; the bench's kubelets ${f(m.clientCores, 2)} cores; RSS ${f(rssMB(pid), 0)} MB (${machine()})`,
+        `${f(((m.cores - idle.cores) * m.wall * 1e6) / Math.max(1, m.beats), 0)} µs of server CPU a heartbeat beyond that; the bench's kubelets ${f(m.clientCores, 2)} cores; RSS ${f(rssMB(pid), 0)} MB (${machine()})`,
     );
-    console.log(`  Lease PUTs:           ${requests.lease.summary(m.wall)}`);
-    console.log(`  Node GETs (cache):    ${requests.get.summary(m.wall)}`);
-    console.log(`  Node status PATCHes:  ${requests.status.summary(m.wall)}`);
-    stopped = true;
-    await loop;
+    console.log(`  Lease PUTs:           ${m.summary.lease}`);
+    console.log(`  Node GETs (cache):    ${m.summary.get}`);
+    console.log(`  Node status PATCHes:  ${m.summary.status}`);
     if (profile) await sleep(3000); // written before the server stops
-  } finally {
-    stopped = true;
+
+    // The baseline of the transport: a bare node:http2 server over TLS answering the same requests of as many
+    // kubelets with the bytes ours answered them with, doing nothing else.
+    const answers = await kubelets[0].answers();
     for (const k of kubelets) k.close();
     c.stop();
+    const ca = createCertificateAuthority('bench-bare-ca');
+    bare = await startBareHttp2Server(
+      [
+        { method: 'GET', path: '/nodes/', body: answers.node },
+        { method: 'PATCH', path: '/nodes/', body: answers.node },
+        { method: 'POST', path: '/nodes', body: answers.node },
+        { method: 'PUT', path: '/leases/', body: answers.lease },
+        { method: 'POST', path: '/leases', body: answers.lease },
+      ],
+      issueServingCertificate(ca, ['localhost', '127.0.0.1']),
+    );
+    const bareKubelets = Array.from({ length: NODES }, (_, i) => new Kubelet({ httpsUrl: bare!.url, ca: ca.cert }, i));
+    await inParallel(NODES, 50, (i) => bareKubelets[i].register());
+    const b = await heartbeatsOf(bareKubelets, bare.child.pid!, MEASURE_SECONDS);
+    for (const k of bareKubelets) k.close();
+    console.log(
+      `  a bare node:http2 server over TLS answering the same requests with the same bytes: ${f(b.cores, 3)} cores, ${f((b.cores * b.wall * 1e6) / Math.max(1, b.beats), 0)} µs a heartbeat` +
+        ` (${b.failed} failed); the server ${f(m.cores / b.cores, 2)}x it, ${f(m.cores - b.cores, 3)} cores beyond it (${machine()})`,
+    );
+  } finally {
+    for (const k of kubelets) k.close();
+    c.stop();
+    bare?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -57,6 +57,35 @@ export async function startBareServer(body: string): Promise<Proc> {
   return { url, headers: {}, child, stop: () => child.kill('SIGTERM') };
 }
 
+/**
+ * A bare node:http2 server over TLS (HTTP/1.1 allowed, as ours) that reads each
+ * request's body and answers with fixed bytes: those of the first answer whose
+ * method is the request's and whose `path` is in its path (201 for a POST).
+ * What the transport alone costs for the requests a bench sends to ours.
+ */
+export async function startBareHttp2Server(answers: { method: string; path: string; body: string }[], tls: { cert: string; key: string }): Promise<Proc> {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-bare2-'));
+  const file = join(dir, 'setup.json');
+  writeFileSync(file, JSON.stringify({ answers, tls }), { mode: 0o600 });
+  const script = `
+    const http2 = require('node:http2');
+    const { answers, tls } = JSON.parse(require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'));
+    for (const a of answers) a.bytes = Buffer.from(a.body);
+    const s = http2.createSecureServer({ ...tls, allowHTTP1: true }, (req, res) => {
+      req.on('data', () => {});
+      req.on('end', () => {
+        const body = answers.find((a) => a.method === req.method && req.url.includes(a.path))?.bytes;
+        if (!body) return void res.writeHead(404).end();
+        res.writeHead(req.method === 'POST' ? 201 : 200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+        res.end(body);
+      });
+    });
+    s.listen(0, '127.0.0.1', () => console.log('bare: https://127.0.0.1:' + s.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await waitForUrl(child, /bare: (https:\/\/\S+)/);
+  return { url, headers: {}, child, stop: () => child.kill('SIGTERM') };
+}
+
 /** One request to our server with its admin token, JSON in and out; a status of 300 or more throws. */
 export async function call(api: Proc, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(api.url + path, {
