@@ -17,7 +17,7 @@ if (only === 'rolloutplan') await (await import('./rolloutplan.ts')).benchRollou
 if (only === 'daemonset-page') await (await import('./daemonset-page.ts')).benchDaemonSetPage();
 // 5000 kubelets' lists and watches of their pods and Node, and a rollout under them (a few minutes): by name only.
 if (only === 'kubelets') await (await import('./kubelet-watches.ts')).benchKubeletWatches();
-// 5000 kubelets' heartbeats over HTTP/2 and TLS, each with its own token, against the simulated ones' (a few minutes): by name only.
+// 5000 kubelets' heartbeats over HTTP/2 and TLS, each with its own token, against the simulated ones' and a bare HTTP/2 server's (a few minutes): by name only.
 if (only === 'heartbeats') await (await import('./kubelet-heartbeats.ts')).benchKubeletHeartbeats();
 // Needs Debian's etcd-server; by name only.
 if (only === 'etcd') await (await import('./etcd.ts')).benchEtcd();
