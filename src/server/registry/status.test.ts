@@ -52,3 +52,21 @@ it('a subresource that writes a few paths (pods/binding) changes those and share
   expect(after.metadata.labels).toBe(undefined);
   expect((before.spec as any).nodeName).toBe(undefined); // the stored object before the write is as it was
 });
+
+it('an in-process write is credited to its manager as if it sent the managed fields back unchanged (its copy has none to send)', async () => {
+  const created = await server.api('/api/v1/namespaces/default/pods?fieldManager=creator', { method: 'POST', body: { metadata: { name: 'm', namespace: 'default', labels: { a: '1' } }, spec: { containers: [{ name: 'c', image: 'i:1' }] } } });
+  expect(created.status).toBe(201);
+  let handed: unknown = 'not called';
+  const labelled = await server.client.update(podKind, 'default', 'm', (o) => ((handed = o.metadata.managedFields), (o.metadata.labels = { ...o.metadata.labels, b: '2' })));
+  expect(handed).toBe(undefined);
+  const running = await server.client.update(podKind, 'default', 'm', (o: any) => (o.status = { phase: 'Running' }), 'status');
+  const entries = (o: typeof running) => (o.metadata.managedFields ?? []).map((e) => ({ manager: e.manager, subresource: e.subresource, fields: e.fieldsV1 }));
+  expect(entries(labelled)).toEqual([
+    { manager: 'creator', subresource: undefined, fields: created.body.metadata.managedFields[0].fieldsV1 },
+    { manager: labelled.metadata.managedFields![1].manager, subresource: undefined, fields: { 'f:metadata': { 'f:labels': { 'f:b': {} } } } },
+  ]);
+  expect(entries(running).slice(0, 2)).toEqual(entries(labelled));
+  expect(entries(running)[2]).toEqual({ manager: labelled.metadata.managedFields![1].manager, subresource: 'status', fields: { 'f:status': { 'f:phase': {} } } });
+  // What is stored is what was answered.
+  expect((await server.api('/api/v1/namespaces/default/pods/m')).body.metadata.managedFields).toEqual(running.metadata.managedFields);
+});
