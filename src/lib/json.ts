@@ -115,21 +115,7 @@ export const freezeAsJSON = <T>(v: T): T => settleAsJSON(v, undefined, true);
  * every later step (decoding, patching, copying) recurses once per level.
  */
 export function jsonTextDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Skip the string, escapes included.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
+  return jsonTextShape(text, max).deeper;
 }
 
 /** Whether a parsed value nests deeper than `max` (iterative: the value may be too deep to recurse into). */
@@ -145,8 +131,8 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * jsonTextDeeperThan's scan, counting as well the members of the text's
- * objects: in valid JSON, each colon outside a string ends a member's key.
+ * Whether JSON text nests deeper than `max` (jsonTextDeeperThan), and how many
+ * members its objects have: in valid JSON, each colon outside a string ends a member's key.
  * JSON.parse keeps one member of a key an object repeats, so a parsed value
  * with fewer members (memberCount) had repeats, which jsonDuplicateKeys names.
  */
