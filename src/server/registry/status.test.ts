@@ -60,13 +60,15 @@ it('an in-process write is credited to its manager as if it sent the managed fie
   const labelled = await server.client.update(podKind, 'default', 'm', (o) => ((handed = o.metadata.managedFields), (o.metadata.labels = { ...o.metadata.labels, b: '2' })));
   expect(handed).toBe(undefined);
   const running = await server.client.update(podKind, 'default', 'm', (o: any) => (o.status = { phase: 'Running' }), 'status');
-  const entries = (o: typeof running) => (o.metadata.managedFields ?? []).map((e) => ({ manager: e.manager, subresource: e.subresource, fields: e.fieldsV1 }));
+  type Entry = { manager: string; subresource?: string; fieldsV1: unknown };
+  const entries = (o: typeof running) => ((o.metadata.managedFields ?? []) as Entry[]).map((e) => ({ manager: e.manager, subresource: e.subresource, fields: e.fieldsV1 }));
+  const inProcess = (labelled.metadata.managedFields as Entry[])[1].manager;
   expect(entries(labelled)).toEqual([
     { manager: 'creator', subresource: undefined, fields: created.body.metadata.managedFields[0].fieldsV1 },
-    { manager: labelled.metadata.managedFields![1].manager, subresource: undefined, fields: { 'f:metadata': { 'f:labels': { 'f:b': {} } } } },
+    { manager: inProcess, subresource: undefined, fields: { 'f:metadata': { 'f:labels': { 'f:b': {} } } } },
   ]);
   expect(entries(running).slice(0, 2)).toEqual(entries(labelled));
-  expect(entries(running)[2]).toEqual({ manager: labelled.metadata.managedFields![1].manager, subresource: 'status', fields: { 'f:status': { 'f:phase': {} } } });
+  expect(entries(running)[2]).toEqual({ manager: inProcess, subresource: 'status', fields: { 'f:status': { 'f:phase': {} } } });
   // What is stored is what was answered.
   expect((await server.api('/api/v1/namespaces/default/pods/m')).body.metadata.managedFields).toEqual(running.metadata.managedFields);
 });
