@@ -290,6 +290,7 @@ export async function benchKubeletHeartbeats() {
         ` (${b.failed} failed); the server ${f(m.cores / b.cores, 2)}x it, ${f(m.cores - b.cores, 3)} cores beyond it (${machine()})`,
     );
   } finally {
+    // Ours again, should the bench have stopped before it did (both are idempotent).
     for (const k of kubelets) k.close();
     c.stop();
     bare?.stop();

@@ -40,21 +40,15 @@ export async function startApiServer(extra: string[] = [], dataDir = mkdtempSync
 }
 
 /** A bare node:http server answering every request with the same bytes. */
-export async function startBareServer(body: string): Promise<Proc> {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-bare-'));
-  const bodyFile = join(dir, 'body.json');
-  writeFileSync(bodyFile, body);
-  const script = `
+export function startBareServer(body: string): Promise<Proc> {
+  return startBare(body, (file) => `
     const http = require('node:http');
-    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
+    const body = require('node:fs').readFileSync(${JSON.stringify(file)});
     const s = http.createServer({ keepAliveTimeout: 65000 }, (req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
       res.end(body);
     });
-    s.listen(0, '127.0.0.1', () => console.log('bare: http://127.0.0.1:' + s.address().port));`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await waitForUrl(child, /bare: (http:\/\/\S+)/);
-  return { url, headers: {}, child, stop: () => child.kill('SIGTERM') };
+    s.listen(0, '127.0.0.1', () => console.log('bare: http://127.0.0.1:' + s.address().port));`);
 }
 
 /**
@@ -63,11 +57,8 @@ export async function startBareServer(body: string): Promise<Proc> {
  * method is the request's and whose `path` is in its path (201 for a POST).
  * What the transport alone costs for the requests a bench sends to ours.
  */
-export async function startBareHttp2Server(answers: { method: string; path: string; body: string }[], tls: { cert: string; key: string }): Promise<Proc> {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-bare2-'));
-  const file = join(dir, 'setup.json');
-  writeFileSync(file, JSON.stringify({ answers, tls }), { mode: 0o600 });
-  const script = `
+export function startBareHttp2Server(answers: { method: string; path: string; body: string }[], tls: { cert: string; key: string }): Promise<Proc> {
+  return startBare(JSON.stringify({ answers, tls }), (file) => `
     const http2 = require('node:http2');
     const { answers, tls } = JSON.parse(require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'));
     for (const a of answers) a.bytes = Buffer.from(a.body);
@@ -80,9 +71,15 @@ export async function startBareHttp2Server(answers: { method: string; path: stri
         res.end(body);
       });
     });
-    s.listen(0, '127.0.0.1', () => console.log('bare: https://127.0.0.1:' + s.address().port));`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await waitForUrl(child, /bare: (https:\/\/\S+)/);
+    s.listen(0, '127.0.0.1', () => console.log('bare: https://127.0.0.1:' + s.address().port));`);
+}
+
+/** A bare server: `script(file)` run by node in a process of its own, `data` in `file` (private), its URL as it prints it. */
+async function startBare(data: string, script: (file: string) => string): Promise<Proc> {
+  const file = join(mkdtempSync(join(tmpdir(), 'kw-bare-')), 'data');
+  writeFileSync(file, data, { mode: 0o600 });
+  const child = spawn(process.execPath, ['-e', script(file)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await waitForUrl(child, /bare: (https?:\/\/\S+)/);
   return { url, headers: {}, child, stop: () => child.kill('SIGTERM') };
 }
 

@@ -84,18 +84,12 @@ export interface WriteOptions {
 const NEWLINE = Buffer.from('\n');
 
 /** Writes a JSON (or YAML) body; `body` may be pre-serialised JSON, as a string or as UTF-8 bytes (a cached encoding). */
-/** A body of cached bytes up to this size is copied once to go out in one write. */
-const SMALL_BODY_BYTES = 16 * 1024;
-
 export function writeBody(res: ServerResponse, code: number, body: unknown, opts: WriteOptions = {}) {
   if (Buffer.isBuffer(body)) {
     if (opts.pretty || opts.yaml) return writeBody(res, code, body.toString(), opts);
-    // The cached bytes go out as they are, the newline after them: no re-encoding, and no copy but of a small
-    // body, which goes in one write (each write is an HTTP/2 DATA frame, or a TLS record, of its own).
+    // The cached bytes go out as they are, the newline after them: no re-encoding (writeChunks copies only a small body).
     const headers = opts.contentType ? { 'Content-Type': opts.contentType, ...opts.headers } : opts.headers;
-    if (body.length >= SMALL_BODY_BYTES) return writeChunks(res, code, { chunks: [body, NEWLINE], length: body.length + 1 }, headers);
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length + 1, ...headers });
-    return void res.end(Buffer.concat([body, NEWLINE], body.length + 1));
+    return writeChunks(res, code, { chunks: [body, NEWLINE], length: body.length + 1 }, headers);
   }
   let text: string;
   let type = opts.contentType ?? 'application/json';

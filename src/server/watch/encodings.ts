@@ -178,6 +178,8 @@ const drainOrClose = (res: ServerResponse) =>
 
 /** Characters of text a body's write holds at most (see writeChunks). */
 const TEXT_RUN = 256 * 1024;
+/** A body up to this size goes in one write of one buffer, copied (see writeChunks). */
+const SMALL_BODY_BYTES = 16 * 1024;
 
 /**
  * Writes a JSON body given as chunks, cached bytes as they are, in corked
@@ -185,11 +187,14 @@ const TEXT_RUN = 256 * 1024;
  * own, fresh for each write: a list of 50,000 texts in one write took 112 MB
  * of it, faulted in page by page (three times the time of the same list as
  * bytes). So a write ends after about 256 KB of text, and the next begins
- * once the socket took it; a body of bytes alone is one write.
+ * once the socket took it; a body of bytes alone is one write, and a small
+ * body one buffer.
  */
 export async function writeChunks(res: ServerResponse, code: number, body: Chunks, headers: Record<string, string | string[]> = {}) {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': body.length, ...headers });
   const { chunks } = body;
+  // Each write is an HTTP/2 DATA frame, or a TLS record, of its own: a small body is worth one copy to go in one.
+  if (body.length <= SMALL_BODY_BYTES) return void res.end(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c)), body.length));
   let i = 0;
   for (;;) {
     let text = 0;
