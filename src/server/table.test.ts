@@ -6,6 +6,7 @@ import { kindFor } from '../kinds/registry.ts';
 import { partialEvent, partialListChunks, partialObjectMetadata, tableChunks, tableEvent, toTable, type IncludeObject } from './table.ts';
 import { bytesOf, joinChunks, watchFrame } from './watch/encodings.ts';
 import type { CachedObject } from './watch/cache.ts';
+import type { MetaVersion } from './http/negotiate.ts';
 
 const pods = kindFor('', 'v1', 'pods')!;
 const nodes = kindFor('', 'v1', 'nodes')!;
@@ -31,30 +32,36 @@ const pod = (name: string): CachedObject => ({
 });
 
 const includes: IncludeObject[] = ['Metadata', 'Object', 'None'];
+const versions: MetaVersion[] = ['v1', 'v1beta1'];
 
 describe('Table from cached JSON', () => {
-  it('lists the bytes JSON.stringify gives toTable, for each includeObject', () => {
+  it('lists the bytes JSON.stringify gives toTable, for each includeObject and version', () => {
     for (const include of includes) {
-      const items = [pod('a'), pod('東京'), pod('c')];
-      const meta = { resourceVersion: '12', continue: 'tok', remainingItemCount: 4 };
-      const { chunks, length } = tableChunks(pods, items, include, meta, true, Buffer.from(']}\n'));
-      const body = joinChunks(chunks);
-      expect(body.length).toBe(length);
-      expect(body.toString()).toBe(JSON.stringify(toTable(pods, items.map((i) => i.object), include, meta)) + '\n');
+      for (const version of versions) {
+        const items = [pod('a'), pod('東京'), pod('c')];
+        const meta = { resourceVersion: '12', continue: 'tok', remainingItemCount: 4 };
+        const { chunks, length } = tableChunks(pods, items, include, version, meta, true, Buffer.from(']}\n'));
+        const body = joinChunks(chunks);
+        expect(body.length).toBe(length);
+        expect(body.toString()).toBe(JSON.stringify(toTable(pods, items.map((i) => i.object), include, version, meta)) + '\n');
+        const table = JSON.parse(body.toString());
+        expect(table.apiVersion).toBe(`meta.k8s.io/${version}`);
+        if (include === 'Metadata') expect(table.rows[0].object.apiVersion).toBe(`meta.k8s.io/${version}`);
+      }
     }
   });
 
   it('reads the metadata of an object whose bytes are a view into its watch frame', () => {
     const c = pod('framed');
     watchFrame('ADDED', c);
-    const { chunks } = tableChunks(pods, [c], 'Metadata', {}, false, Buffer.from(']}'));
-    expect(joinChunks(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', {}, false)));
+    const { chunks } = tableChunks(pods, [c], 'Metadata', 'v1', {}, false, Buffer.from(']}'));
+    expect(joinChunks(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', 'v1', {}, false)));
   });
 
   it('reads the metadata from the JSON text of an object that has no bytes, and from its bytes once made', () => {
     const c = pod('text');
-    const table = () => joinChunks(tableChunks(pods, [c], 'Metadata', {}, false, Buffer.from(']}')).chunks).toString();
-    const expected = JSON.stringify(toTable(pods, [c.object], 'Metadata', {}, false));
+    const table = () => joinChunks(tableChunks(pods, [c], 'Metadata', 'v1', {}, false, Buffer.from(']}')).chunks).toString();
+    const expected = JSON.stringify(toTable(pods, [c.object], 'Metadata', 'v1', {}, false));
     expect(table()).toBe(expected);
     expect(typeof c.json).toBe('string');
     expect(c.bytes).toBeUndefined();
@@ -70,18 +77,22 @@ describe('Table from cached JSON', () => {
   it('frames a watch event of one row, the columns only when asked', () => {
     const c: CachedObject = { key: '/registry/core/nodes/n', revision: 3, object: { kind: 'Node', apiVersion: 'v1', metadata: { name: 'n', resourceVersion: '3' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } } };
     for (const withColumns of [true, false]) {
-      const t = toTable(nodes, [c.object], 'Metadata', { resourceVersion: '3' }, withColumns);
-      expect(tableEvent('MODIFIED', nodes, c, 'Metadata', withColumns).toString()).toBe(JSON.stringify({ type: 'MODIFIED', object: t }) + '\n');
+      const t = toTable(nodes, [c.object], 'Metadata', 'v1beta1', { resourceVersion: '3' }, withColumns);
+      expect(tableEvent('MODIFIED', nodes, c, 'Metadata', 'v1beta1', withColumns).toString()).toBe(JSON.stringify({ type: 'MODIFIED', object: t }) + '\n');
     }
   });
 
   it('writes PartialObjectMetadata lists and watch events from the same bytes', () => {
     const items = [pod('a'), pod('東京')];
     const meta = { resourceVersion: '12' };
-    const { chunks, length } = partialListChunks(items, meta);
-    const body = joinChunks(chunks);
-    expect(body.length).toBe(length);
-    expect(body.toString()).toBe(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: items.map((i) => partialObjectMetadata(i.object)) }) + '\n');
-    expect(partialEvent('DELETED', items[1]).toString()).toBe(JSON.stringify({ type: 'DELETED', object: partialObjectMetadata(items[1].object) }) + '\n');
+    for (const version of versions) {
+      const { chunks, length } = partialListChunks(items, version, meta);
+      const body = joinChunks(chunks);
+      expect(body.length).toBe(length);
+      const partials = items.map((i) => partialObjectMetadata(i.object, version));
+      expect(body.toString()).toBe(JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: meta, items: partials }) + '\n');
+      expect(partialEvent('DELETED', items[1], version).toString()).toBe(JSON.stringify({ type: 'DELETED', object: partials[1] }) + '\n');
+      expect(partials[1].apiVersion).toBe(`meta.k8s.io/${version}`);
+    }
   });
 });

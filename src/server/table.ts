@@ -5,6 +5,7 @@ import { errors } from './http/status.ts';
 import type { CachedObject, EventType } from './watch/cache.ts';
 import { eventFrame, itemChunks, LIST_TAIL, metadataJSONOf, textOf, writeChunks, type Chunks, type JSONChunk } from './watch/encodings.ts';
 import type { ServerResponse } from 'node:http';
+import type { MetaVersion } from './http/negotiate.ts';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
 
@@ -16,8 +17,8 @@ export function parseIncludeObject(v: string | null): IncludeObject {
   );
 }
 
-export function partialObjectMetadata(o: KubeObject) {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+export function partialObjectMetadata(o: KubeObject, version: MetaVersion) {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: o.metadata };
 }
 
 export function columnDefinitions(kind: KindDefinition) {
@@ -30,10 +31,10 @@ export function columnDefinitions(kind: KindDefinition) {
   }));
 }
 
-function tableRow(kind: KindDefinition, o: KubeObject, include: IncludeObject, now: Date) {
+function tableRow(kind: KindDefinition, o: KubeObject, include: IncludeObject, version: MetaVersion, now: Date) {
   const row: Record<string, unknown> = { cells: kind.printerColumns.map((c) => c.cell(o, now)) };
   if (include === 'Object') row.object = o;
-  else if (include === 'Metadata') row.object = partialObjectMetadata(o);
+  else if (include === 'Metadata') row.object = partialObjectMetadata(o, version);
   return row;
 }
 
@@ -41,40 +42,47 @@ export function toTable(
   kind: KindDefinition,
   objects: KubeObject[],
   include: IncludeObject,
+  version: MetaVersion,
   listMeta: Record<string, unknown>,
   withColumns = true,
 ) {
   const now = new Date();
+  // The rows' PartialObjectMetadata are in the Table's own version, as upstream's asTable sets them.
   return {
     kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
+    apiVersion: `meta.k8s.io/${version}`,
     metadata: listMeta,
     columnDefinitions: withColumns ? columnDefinitions(kind) : null,
-    rows: objects.map((o) => tableRow(kind, o, include, now)),
+    rows: objects.map((o) => tableRow(kind, o, include, version, now)),
   };
 }
 
-const PARTIAL_HEAD = Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":');
+const PARTIAL_HEAD: Record<MetaVersion, Buffer> = {
+  v1: Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":'),
+  v1beta1: Buffer.from('{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1beta1","metadata":'),
+};
 const CLOSE = Buffer.from('}');
 /**
  * partialObjectMetadata of a cached object as JSON chunks: its metadata is a
  * part of the object's cached JSON, not serialised again.
  */
-export function partialChunks(c: CachedObject, out: JSONChunk[]): number {
+export function partialChunks(c: CachedObject, version: MetaVersion, out: JSONChunk[]): number {
   const metadata = metadataJSONOf(c);
-  out.push(PARTIAL_HEAD, metadata, CLOSE);
-  return PARTIAL_HEAD.length + metadata.length + CLOSE.length;
+  const head = PARTIAL_HEAD[version];
+  out.push(head, metadata, CLOSE);
+  return head.length + metadata.length + CLOSE.length;
 }
 
 /** The PartialObjectMetadataList of cached objects as JSON chunks (the same bytes JSON.stringify gives), a newline after them. */
-export function partialListChunks(items: readonly CachedObject[], listMeta: Record<string, unknown>): Chunks {
-  return itemChunks(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"items":[`, items, partialChunks, LIST_TAIL);
+export function partialListChunks(items: readonly CachedObject[], version: MetaVersion, listMeta: Record<string, unknown>): Chunks {
+  const head = `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"items":[`;
+  return itemChunks(head, items, (c, out) => partialChunks(c, version, out), LIST_TAIL);
 }
 
 /** A watch event whose object is the cached object's PartialObjectMetadata (a metadata informer's watch). */
-export function partialEvent(type: EventType, c: CachedObject): Buffer {
+export function partialEvent(type: EventType, c: CachedObject, version: MetaVersion): Buffer {
   const chunks: JSONChunk[] = [];
-  partialChunks(c, chunks);
+  partialChunks(c, version, chunks);
   return eventFrame(type, chunks);
 }
 
@@ -85,7 +93,7 @@ export function partialEvent(type: EventType, c: CachedObject): Buffer {
  * (Metadata), not serialised again: `kubectl get` of 50,000 pods serialised
  * every pod's metadata, managed fields and all, for each of its pages.
  */
-function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject, now: Date, out: JSONChunk[]): number {
+function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject, version: MetaVersion, now: Date, out: JSONChunk[]): number {
   const cells = `{"cells":${JSON.stringify(kind.printerColumns.map((col) => col.cell(c.object, now)))}`;
   const head = Buffer.from(include === 'None' ? cells : `${cells},"object":`);
   out.push(head);
@@ -94,7 +102,7 @@ function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject
     const json = textOf(c);
     out.push(json);
     length += json.length;
-  } else if (include === 'Metadata') length += partialChunks(c, out);
+  } else if (include === 'Metadata') length += partialChunks(c, version, out);
   out.push(CLOSE);
   return length + CLOSE.length;
 }
@@ -103,20 +111,20 @@ function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject
  * toTable of cached objects as JSON chunks (the rows' object parts are the
  * cached JSON itself, written without a copy), ended by `tail`.
  */
-export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): Chunks {
+export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): Chunks {
   const now = new Date();
-  const head = `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
-  return itemChunks(head, items, (c, out) => rowChunks(kind, c, include, now, out), tail);
+  const head = `{"kind":"Table","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
+  return itemChunks(head, items, (c, out) => rowChunks(kind, c, include, version, now, out), tail);
 }
 
 /** Writes a Table of cached objects as writeBody writes toTable's (the same bytes, a newline after them). */
-export function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
-  return writeChunks(res, code, tableChunks(kind, items, include, listMeta, true, LIST_TAIL), headers);
+export function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
+  return writeChunks(res, code, tableChunks(kind, items, include, version, listMeta, true, LIST_TAIL), headers);
 }
 
 const TABLE_END = Buffer.from(']}');
 
 /** A Table watch event of one row, as upstream frames it (the columns only with the first). */
-export function tableEvent(type: EventType, kind: KindDefinition, c: CachedObject, include: IncludeObject, withColumns: boolean): Buffer {
-  return eventFrame(type, tableChunks(kind, [c], include, { resourceVersion: c.object.metadata.resourceVersion }, withColumns, TABLE_END).chunks);
+export function tableEvent(type: EventType, kind: KindDefinition, c: CachedObject, include: IncludeObject, version: MetaVersion, withColumns: boolean): Buffer {
+  return eventFrame(type, tableChunks(kind, [c], include, version, { resourceVersion: c.object.metadata.resourceVersion }, withColumns, TABLE_END).chunks);
 }

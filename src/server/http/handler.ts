@@ -433,13 +433,13 @@ export function createHandler(ctx: HandlerContext) {
       if (o.kind === 'Status') return writeBody(res, code, o, { pretty, headers });
       const include = parseIncludeObject(query.get('includeObject'));
       const meta = { resourceVersion: o.metadata.resourceVersion };
-      if (cached && !pretty) return writeTable(res, code, kind, [cached], include, meta, headers);
-      return writeBody(res, code, toTable(kind, [o], include, meta), { pretty, headers });
+      if (cached && !pretty) return writeTable(res, code, kind, [cached], include, rep.version, meta, headers);
+      return writeBody(res, code, toTable(kind, [o], include, rep.version, meta), { pretty, headers });
     }
     if (rep.type === 'partial') {
-      if (!cached || pretty) return writeBody(res, code, partialObjectMetadata(o), { pretty, headers });
+      if (!cached || pretty) return writeBody(res, code, partialObjectMetadata(o, rep.version), { pretty, headers });
       const chunks: JSONChunk[] = [];
-      partialChunks(cached, chunks);
+      partialChunks(cached, rep.version, chunks);
       return writeBody(res, code, joinChunks(chunks), { headers });
     }
     if (rep.type === 'partialList') {
@@ -476,12 +476,13 @@ export function createHandler(ctx: HandlerContext) {
         const listMeta = listMetadata(page);
         if (rep.type === 'table') {
           const include = parseIncludeObject(query.get('includeObject'));
-          if (!pretty) return writeTable(res, 200, kind, page.items, include, listMeta);
-          return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), include, listMeta), { pretty });
+          if (!pretty) return writeTable(res, 200, kind, page.items, include, rep.version, listMeta);
+          return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), include, rep.version, listMeta), { pretty });
         }
         if (rep.type === 'partialList') {
-          if (!pretty) return writeChunks(res, 200, partialListChunks(page.items, listMeta));
-          return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: page.items.map((i) => partialObjectMetadata(i.object)) }, { pretty });
+          if (!pretty) return writeChunks(res, 200, partialListChunks(page.items, rep.version, listMeta));
+          const items = page.items.map((i) => partialObjectMetadata(i.object, rep.version));
+          return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${rep.version}`, metadata: listMeta, items }, { pretty });
         }
         return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });
       }

@@ -6,12 +6,15 @@ import { errors } from './status.ts';
 import { parseGoBool } from '../../lib/queryparams.ts';
 import { writeChunks } from '../watch/encodings.ts';
 
+/** The meta.k8s.io version a Table or PartialObjectMetadata is asked in; the answer carries it as its apiVersion. */
+export type MetaVersion = 'v1' | 'v1beta1';
+
 export type Representation =
   | { type: 'json' }
   | { type: 'yaml' }
-  | { type: 'table' }
-  | { type: 'partial' }
-  | { type: 'partialList' }
+  | { type: 'table'; version: MetaVersion }
+  | { type: 'partial'; version: MetaVersion }
+  | { type: 'partialList'; version: MetaVersion }
   | { type: 'aggregatedDiscovery' };
 
 interface Clause {
@@ -55,9 +58,11 @@ export function negotiate(req: IncomingMessage, allowAggregated = false): Repres
     if (mediaType === 'application/yaml') return { type: 'yaml' };
     if (mediaType !== 'application/json' && mediaType !== '*/*' && mediaType !== 'application/*') continue;
     if (!params.as) return { type: 'json' };
-    if (params.as === 'Table' && params.g === 'meta.k8s.io' && (params.v === 'v1' || params.v === 'v1beta1')) return { type: 'table' };
-    if (params.as === 'PartialObjectMetadata' && params.g === 'meta.k8s.io') return { type: 'partial' };
-    if (params.as === 'PartialObjectMetadataList' && params.g === 'meta.k8s.io') return { type: 'partialList' };
+    // kube-apiserver transforms to meta.k8s.io v1 and v1beta1 only; a clause asking another version (or none) is passed over.
+    const version = params.g === 'meta.k8s.io' && (params.v === 'v1' || params.v === 'v1beta1') ? params.v : undefined;
+    if (version && params.as === 'Table') return { type: 'table', version };
+    if (version && params.as === 'PartialObjectMetadata') return { type: 'partial', version };
+    if (version && params.as === 'PartialObjectMetadataList') return { type: 'partialList', version };
     if (allowAggregated && params.as === 'APIGroupDiscoveryList' && params.g === 'apidiscovery.k8s.io' && params.v === 'v2') {
       return { type: 'aggregatedDiscovery' };
     }

@@ -110,10 +110,11 @@ export interface WatchEncoder {
 export function watchEncoder(kind: KindDefinition, rep: Representation, query: URLSearchParams): WatchEncoder {
   const table = rep.type === 'table';
   const include = table ? parseIncludeObject(query.get('includeObject')) : 'Metadata';
+  const version = rep.type === 'table' || rep.type === 'partial' ? rep.version : 'v1';
   // Column definitions travel once, with the first row, as upstream's Table watch does.
   let first = true;
   const tableFrame = (type: EventType, c: CachedObject) => {
-    const f = tableEvent(type, kind, c, include, first);
+    const f = tableEvent(type, kind, c, include, version, first);
     first = false;
     return f;
   };
@@ -122,11 +123,11 @@ export function watchEncoder(kind: KindDefinition, rep: Representation, query: U
   const partial = rep.type === 'partial';
   return {
     framesShared: !table && !partial,
-    event: (type, c, initial) => (table ? tableFrame(type, c) : partial ? partialEvent(type, c) : initial ? snapshotFrame(type, c) : watchFrame(type, c)),
+    event: (type, c, initial) => (table ? tableFrame(type, c) : partial ? partialEvent(type, c, version) : initial ? snapshotFrame(type, c) : watchFrame(type, c)),
     bookmark(rv, initialEnd) {
       const meta: Record<string, unknown> = { resourceVersion: String(rv) };
       if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
-      const object = partial ? partialObjectMetadata({ metadata: meta } as KubeObject) : { kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta };
+      const object = partial ? partialObjectMetadata({ metadata: meta } as KubeObject, version) : { kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: meta };
       return frame(`{"type":"BOOKMARK","object":${JSON.stringify(object)}}`);
     },
     error: (err) => frame(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}`),

@@ -88,6 +88,31 @@ describe('cached encodings', () => {
     expect(events.at(-1).object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
   });
 
+  it('answers meta.k8s.io/v1beta1 when asked in v1beta1, and passes over a clause of another version', async () => {
+    const accept = (as: string, v: string) => ({ Accept: `application/json;as=${as};g=meta.k8s.io;v=${v}` });
+    const one = JSON.parse((await raw('/api/v1/nodes/enc-1')).body.toString());
+    const partial = JSON.parse((await raw('/api/v1/nodes/enc-1', accept('PartialObjectMetadata', 'v1beta1'))).body.toString());
+    expect(partial).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1beta1', metadata: one.metadata });
+    const list = JSON.parse((await raw('/api/v1/nodes?limit=1', accept('PartialObjectMetadataList', 'v1beta1'))).body.toString());
+    expect(list.apiVersion).toBe('meta.k8s.io/v1beta1');
+    expect(list.items[0].apiVersion).toBe('meta.k8s.io/v1beta1');
+    for (const path of ['/api/v1/nodes', '/api/v1/nodes/enc-1', '/api/v1/nodes/enc-1?pretty=true']) {
+      const table = JSON.parse((await raw(path, accept('Table', 'v1beta1'))).body.toString());
+      expect(table.apiVersion).toBe('meta.k8s.io/v1beta1');
+      expect(table.rows[0].object.apiVersion).toBe('meta.k8s.io/v1beta1');
+    }
+    const watched = readWatch(
+      `${s.url}/api/v1/nodes?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+      (ev) => ev.some((e) => e.type === 'BOOKMARK'),
+      { headers: accept('PartialObjectMetadata', 'v1beta1') },
+    );
+    for (const e of await watched) expect(e.object.apiVersion).toBe('meta.k8s.io/v1beta1');
+    // No transformation to a version kube-apiserver does not serve: the next clause answers, or a 406 when none is left.
+    const fallback = await raw('/api/v1/nodes/enc-1', { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2,application/json' });
+    expect(JSON.parse(fallback.body.toString()).kind).toBe('Node');
+    expect((await s.api('/api/v1/nodes/enc-1', { headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io' } })).status).toBe(406);
+  });
+
   it('writes a list of JSON texts longer than one write, over HTTP/1.1 and HTTP/2, and serves on after a client leaves mid-list', async () => {
     const long = 'x'.repeat(40_000);
     expect((await s.api('/api/v1/namespaces', { method: 'POST', body: { metadata: { name: 'texts' } } })).status).toBe(201);
