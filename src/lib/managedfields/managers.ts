@@ -177,8 +177,8 @@ function withoutStripped(managed: Managed): Managed {
  * owns are conflicts instead.
  */
 function takeChanged(live: JSONMap, next: JSONMap, managed: Managed, self: string, force: boolean, ctx: FieldManagerContext) {
-  const c = compare(live, next, ctx.schema);
-  const changed = c.modified.union(c.added).recursiveDifference(ctx.ignored);
+  const c = compare(live, next, ctx.schema, ctx.ignored);
+  const changed = c.modified.union(c.added);
   const conflicts: Conflict[] = [];
   for (const [id, m] of managed) {
     if (id === self) continue;
@@ -236,8 +236,8 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
   }
   // A new updater could make one too many: capUpdateManagers decides then.
   if (updaters >= MAX_UPDATE_MANAGERS) return undefined;
-  const c = compare(live, next, ctx.schema);
-  const changed = c.modified.union(c.added).recursiveDifference(ctx.ignored);
+  const c = compare(live, next, ctx.schema, ctx.ignored);
+  const changed = c.modified.union(c.added);
   const mine = changed.difference(c.removed).difference(STRIPPED);
   const selfId = managerId({ ...writer, operation: 'Update' });
   const out: ManagedFieldsEntry[] = [];
@@ -347,6 +347,21 @@ function isMember(v: FieldsV1): boolean {
  */
 function storedAsEncoded(e: ManagedFieldsEntry): boolean {
   if (typeof e !== 'object' || e === null || Array.isArray(e)) return false;
+  if (encodedEntries.has(e)) return true;
+  if (!checkEncoded(e)) return false;
+  encodedEntries.add(e);
+  return true;
+}
+
+/**
+ * Entries found as encodeManaged writes them. A stored object's entries are
+ * shared by every write after it (kept as they are) and never changed (the
+ * cache's objects are frozen under tests), so each is checked once, not at
+ * every write of its object.
+ */
+const encodedEntries = new WeakSet<ManagedFieldsEntry>();
+
+function checkEncoded(e: ManagedFieldsEntry): boolean {
   const keys = Object.keys(e);
   let i = 0;
   if (keys[i++] !== 'manager' || typeof e.manager !== 'string') return false;

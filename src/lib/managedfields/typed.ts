@@ -128,16 +128,23 @@ const isEmpty = (o: JSONMap) => {
   return true;
 };
 
-/** Every node of a value below `at`: what a comparison reports when the value appears or goes. */
-function allNodes(v: unknown, m: ApplyField | undefined, pe: PathElement, at: FieldSet) {
+/** Every node of a value below `at` (but those in `ignored`, as compare leaves them): what a comparison reports when the value appears or goes. */
+function allNodes(v: unknown, m: ApplyField | undefined, pe: PathElement, at: FieldSet, ignored?: FieldSet) {
   at.members.add(pe);
   if (granularMap(v, m)) {
     const below = at.child(pe);
-    for (const k in v) if (v[k] !== undefined) allNodes(v[k], fieldSchema(m, k), fieldPE(k), below);
+    for (const k in v) {
+      if (v[k] === undefined) continue;
+      const kpe = fieldPE(k);
+      if (!ignored?.members.has(kpe)) allNodes(v[k], fieldSchema(m, k), kpe, below, ignored?.children.get(kpe));
+    }
   } else if (granularList(v, m)) {
     const below = at.child(pe);
     const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
-    v.forEach((item, i) => allNodes(item, im, itemPE(m, item, () => `element ${i}`), below));
+    v.forEach((item, i) => {
+      const ipe = itemPE(m, item, () => `element ${i}`);
+      if (!ignored?.members.has(ipe)) allNodes(item, im, ipe, below, ignored?.children.get(ipe));
+    });
   }
 }
 
@@ -147,25 +154,41 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** What changed from `lhs` to `rhs` (typed.Compare). */
-export function compare(lhs: JSONMap, rhs: JSONMap, schema: ApplySchema): Comparison {
+/**
+ * What changed from `lhs` to `rhs` (typed.Compare), without the fields in
+ * `ignored` or below its members: the comparison upstream's Updater takes
+ * with the endpoint's reset fields excluded from all three sets
+ * (ExcludeFields). They are not compared at all: a status write does not
+ * walk the spec it cannot change.
+ */
+export function compare(lhs: JSONMap, rhs: JSONMap, schema: ApplySchema, ignored?: FieldSet): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  compareMaps(lhs, rhs, { fields: schema }, c);
+  compareMaps(lhs, rhs, { fields: schema }, c, ignored?.empty() ? undefined : ignored);
   c.added.pruned();
   c.modified.pruned();
   c.removed.pruned();
   return c;
 }
 
-function compareMaps(l: JSONMap, r: JSONMap, m: ApplyField | undefined, at: Comparison) {
-  for (const k in l) compareValue(l[k], Object.hasOwn(r, k) ? r[k] : undefined, fieldSchema(m, k), fieldPE(k), at);
-  for (const k in r) if (!Object.hasOwn(l, k)) compareValue(undefined, r[k], fieldSchema(m, k), fieldPE(k), at);
+function compareMaps(l: JSONMap, r: JSONMap, m: ApplyField | undefined, at: Comparison, ignored: FieldSet | undefined) {
+  for (const k in l) {
+    const pe = fieldPE(k);
+    if (ignored?.members.has(pe)) continue;
+    compareValue(l[k], Object.hasOwn(r, k) ? r[k] : undefined, fieldSchema(m, k), pe, at, ignored?.children.get(pe));
+  }
+  for (const k in r) {
+    if (Object.hasOwn(l, k)) continue;
+    const pe = fieldPE(k);
+    if (!ignored?.members.has(pe)) compareValue(undefined, r[k], fieldSchema(m, k), pe, at, ignored?.children.get(pe));
+  }
 }
 
 /**
  * The comparison below `pe`: its sets are made when something is put in
  * them, so that the parts of two objects that are the same (most of a status
- * write's object) leave no sets to be made and pruned.
+ * write's object) leave no sets to be made and pruned. `pe` may be given as
+ * a function: a list item's path element, made only when something below the
+ * item changed.
  */
 class Below implements Comparison {
   private a?: FieldSet;
@@ -173,40 +196,78 @@ class Below implements Comparison {
   private r?: FieldSet;
   constructor(
     private readonly up: Comparison,
-    private readonly pe: PathElement,
+    private pe: PathElement | (() => PathElement),
   ) {}
+  private at(): PathElement {
+    if (typeof this.pe === 'function') this.pe = this.pe();
+    return this.pe;
+  }
   get added() {
-    return (this.a ??= this.up.added.child(this.pe));
+    return (this.a ??= this.up.added.child(this.at()));
   }
   get modified() {
-    return (this.m ??= this.up.modified.child(this.pe));
+    return (this.m ??= this.up.modified.child(this.at()));
   }
   get removed() {
-    return (this.r ??= this.up.removed.child(this.pe));
+    return (this.r ??= this.up.removed.child(this.at()));
   }
 }
 
-const below = (c: Comparison, pe: PathElement): Comparison => new Below(c, pe);
+const below = (c: Comparison, pe: PathElement | (() => PathElement)): Comparison => new Below(c, pe);
 
-function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, pe: PathElement, at: Comparison) {
+function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, pe: PathElement, at: Comparison, ignored: FieldSet | undefined) {
   if (l === r) return;
   if (m?.embedded) {
     if (l === undefined && isMap(r)) l = {};
     if (r === undefined && isMap(l)) r = {};
   }
-  if (l === undefined) return allNodes(r, m, pe, at.added);
-  if (r === undefined) return allNodes(l, m, pe, at.removed);
-  if (granularMap(l, m) && granularMap(r, m) && !(isEmpty(l) && isEmpty(r))) return compareMaps(l, r, m, below(at, pe));
+  if (l === undefined) return allNodes(r, m, pe, at.added, ignored);
+  if (r === undefined) return allNodes(l, m, pe, at.removed, ignored);
+  if (granularMap(l, m) && granularMap(r, m) && !(isEmpty(l) && isEmpty(r))) return compareMaps(l, r, m, below(at, pe), ignored);
   if (granularList(l, m) && granularList(r, m) && (l.length || r.length)) {
+    const next = below(at, pe);
+    if (!ignored && compareAligned(l, r, m, next)) return;
     const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
     const li = indexItems(l, m, pe);
     const ri = indexItems(r, m, pe);
-    const next = below(at, pe);
-    for (const [ipe, item] of li) compareValue(item, ri.get(ipe), im, ipe, next);
-    for (const [ipe, item] of ri) if (!li.has(ipe)) compareValue(undefined, item, im, ipe, next);
+    for (const [ipe, item] of li) if (!ignored?.members.has(ipe)) compareValue(item, ri.get(ipe), im, ipe, next, ignored?.children.get(ipe));
+    for (const [ipe, item] of ri) if (!li.has(ipe) && !ignored?.members.has(ipe)) compareValue(undefined, item, im, ipe, next, ignored?.children.get(ipe));
     return;
   }
   if (!deepEqual(l, r)) at.modified.members.add(pe);
+}
+
+/**
+ * Lists whose items line up, the common case of a write (the same items in
+ * the same order, by their keys), compared item by item without indexing
+ * them: no path element is made for an item unless something in it changed.
+ * False when they do not line up (items added, removed, moved, keyed by more
+ * than one field, a key repeated or missing), for indexItems to compare.
+ */
+function compareAligned(l: unknown[], r: unknown[], m: ApplyField | undefined, at: Comparison): boolean {
+  if (l.length !== r.length) return false;
+  if (listTypeOf(m) === 'set') {
+    for (let i = 0; i < l.length; i++) if (l[i] !== r[i] && !deepEqual(l[i], r[i])) return false;
+    return true;
+  }
+  const keys = keysOf(m);
+  if (keys.length !== 1) return false;
+  const key = keys[0];
+  const seen = new Set<unknown>();
+  for (let i = 0; i < l.length; i++) {
+    const li = l[i];
+    const ri = r[i];
+    if (!isMap(li) || !isMap(ri) || isEmpty(li) || isEmpty(ri)) return false;
+    const k = li[key];
+    if (k === undefined || k === null || typeof k === 'object' || k !== ri[key] || seen.has(k)) return false;
+    seen.add(k);
+  }
+  const im = itemSchema(m);
+  for (let i = 0; i < l.length; i++) {
+    const li = l[i] as JSONMap;
+    if (li !== r[i]) compareMaps(li, r[i] as JSONMap, im, below(at, () => itemPE(m, li, () => `element ${i}`)), undefined);
+  }
+  return true;
 }
 
 function indexItems(items: unknown[], m: ApplyField | undefined, at: PathElement): Map<PathElement, unknown> {
