@@ -191,3 +191,102 @@ export function once<T>(build: () => T): () => T {
   let built: { value: T } | undefined;
   return () => (built ??= { value: build() }).value;
 }
+
+/** The schema under optional/nullable/default wrappers only (they parse a present value as their inner schema does), or undefined past any other wrapper. */
+const plainInner = new WeakMap<AnySchema, AnySchema | null>();
+function plainUnwrap(schema: AnySchema): AnySchema | undefined {
+  let s = plainInner.get(schema);
+  if (s === undefined) {
+    let t: AnySchema = schema;
+    for (;;) {
+      const d = def(t);
+      if (d.type === 'optional' || d.type === 'nullable' || d.type === 'default') t = d.innerType;
+      else break;
+    }
+    const d = def(t);
+    s = (d.checks?.length ?? 0) > 0 || d.type === 'pipe' || d.type === 'lazy' || d.type === 'transform' ? null : t;
+    plainInner.set(schema, s);
+  }
+  return s ?? undefined;
+}
+
+/** Whether a field of this schema may be absent and stays so (parsing undefined gives undefined, no default); made once per schema. */
+const absentOK = new WeakMap<AnySchema, boolean>();
+function mayBeAbsent(schema: AnySchema): boolean {
+  let ok = absentOK.get(schema);
+  if (ok === undefined) {
+    const r = schema.safeParse(undefined);
+    absentOK.set(schema, (ok = r.success && r.data === undefined));
+  }
+  return ok;
+}
+
+const UNPARSED = Symbol('unparsed');
+
+/**
+ * What `schema.safeParse(value)` gives, for a `value` that is a private copy
+ * of `before` (a value the same schema parsed before) with some of it
+ * changed: the parts still equal to `before`'s are that parse's output
+ * already and are kept as they are (in place: `value` is the caller's own);
+ * each part that differs is parsed by its own schema (a changed or added
+ * field alone, an object that lost a field it must have whole).
+ * Undefined when some part does not parse, or when the schema has a check
+ * or transform of its own: parse the whole value then, for its error.
+ */
+export function parseChanged(schema: AnySchema, value: unknown, before: unknown): { data: unknown } | undefined {
+  const data = changedPart(schema, value, before);
+  return data === UNPARSED ? undefined : { data };
+}
+
+function parseWhole(schema: AnySchema, value: unknown): unknown {
+  const r = schema.safeParse(value);
+  return r.success ? r.data : UNPARSED;
+}
+
+function changedPart(schema: AnySchema, value: unknown, before: unknown): unknown {
+  if (value === before) return value;
+  if (value === null || before === null || typeof value !== 'object' || typeof before !== 'object') return parseWhole(schema, value);
+  const inner = plainUnwrap(schema);
+  if (!inner) return parseWhole(schema, value);
+  const d = def(inner);
+  const isArray = Array.isArray(value);
+  if (isArray !== Array.isArray(before)) return parseWhole(schema, value);
+  if (d.type === 'array') {
+    const was = before as unknown[];
+    const items = value as unknown[];
+    if (!isArray || items.length !== was.length) return parseWhole(schema, value);
+    for (let i = 0; i < items.length; i++) {
+      const v = changedPart(d.element, items[i], was[i]);
+      if (v === UNPARSED) return v;
+      items[i] = v;
+    }
+    return items;
+  }
+  if (isArray) return parseWhole(schema, value);
+  const o = value as Record<string, unknown>;
+  const b = before as Record<string, unknown>;
+  if (d.type === 'object') {
+    if (d.catchall && def(d.catchall).type !== 'never') return parseWhole(schema, value);
+    const shape = d.shape as Record<string, AnySchema>;
+    // An unknown field: the whole object, which drops it; a field dropped: only if the schema lets it be absent.
+    for (const k in o) if (!Object.hasOwn(shape, k) || o[k] === undefined) return parseWhole(schema, value);
+    for (const k in b) if (!Object.hasOwn(o, k) && Object.hasOwn(shape, k) && !mayBeAbsent(shape[k])) return parseWhole(schema, value);
+    for (const k in o) {
+      // A field added is parsed alone; it stays where the write put it (the order of an object's fields is not its meaning).
+      const v = Object.hasOwn(b, k) ? changedPart(shape[k], o[k], b[k]) : parseWhole(shape[k], o[k]);
+      if (v === UNPARSED) return v;
+      o[k] = v;
+    }
+    return o;
+  }
+  if (d.type === 'record' && def(d.keyType).type === 'string' && !(def(d.keyType).checks?.length)) {
+    for (const k in o) {
+      if (o[k] === undefined) return parseWhole(schema, value);
+      const v = Object.hasOwn(b, k) ? changedPart(d.valueType, o[k], b[k]) : parseWhole(d.valueType, o[k]);
+      if (v === UNPARSED) return v;
+      o[k] = v;
+    }
+    return o;
+  }
+  return parseWhole(schema, value);
+}

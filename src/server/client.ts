@@ -60,8 +60,8 @@ export class Client {
    * Decoding copies what it is given (the caller keeps `obj` untouched); `owned`: the object is a
    * private copy already (an update's), so its nulls are dropped in place rather than in one more copy.
    */
-  private decode(kind: KindDefinition, obj: unknown, owned = false, statusOf?: KubeObject): KubeObject {
-    return decodeObject(kind, obj, { fieldValidation: 'Ignore', warnings: [], owned, statusOf });
+  private decode(kind: KindDefinition, obj: unknown, owned = false, statusOf?: KubeObject, before?: KubeObject): KubeObject {
+    return decodeObject(kind, obj, { fieldValidation: 'Ignore', warnings: [], owned, statusOf, before });
   }
 
   // Writes are async so that a refusal is a rejected promise (callers `.catch` them), never a synchronous throw.
@@ -106,8 +106,8 @@ export class Client {
       async (cached) => {
         const current = privateCopy(cached.object);
         mutate(current);
-        // A status write keeps the stored spec: decoding the copy's again would be thrown away.
-        return this.decode(kind, current, true, subresource === 'status' ? cached.object : undefined);
+        // A status write keeps the stored spec: decoding the copy's again would be thrown away. Only what `mutate` changed is parsed.
+        return this.decode(kind, current, true, subresource === 'status' ? cached.object : undefined, cached.object);
       },
       { dryRun: false, warnings: [], user: this.user, ...opts },
       subresource,

@@ -347,21 +347,6 @@ function isMember(v: FieldsV1): boolean {
  */
 function storedAsEncoded(e: ManagedFieldsEntry): boolean {
   if (typeof e !== 'object' || e === null || Array.isArray(e)) return false;
-  if (encodedEntries.has(e)) return true;
-  if (!checkEncoded(e)) return false;
-  encodedEntries.add(e);
-  return true;
-}
-
-/**
- * Entries found as encodeManaged writes them. A stored object's entries are
- * shared by every write after it (kept as they are) and never changed (the
- * cache's objects are frozen under tests), so each is checked once, not at
- * every write of its object.
- */
-const encodedEntries = new WeakSet<ManagedFieldsEntry>();
-
-function checkEncoded(e: ManagedFieldsEntry): boolean {
   const keys = Object.keys(e);
   let i = 0;
   if (keys[i++] !== 'manager' || typeof e.manager !== 'string') return false;

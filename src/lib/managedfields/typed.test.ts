@@ -62,7 +62,7 @@ function rng(seed: number) {
   return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 }
 
-const pod: JSONMap = JSON.parse(readFileSync(new URL('./testdata/pod.json', import.meta.url), 'utf8'));
+const pod: JSONMap = JSON.parse(readFileSync(new URL('../../kinds/testdata/pod.json', import.meta.url), 'utf8'));
 
 /** One random write to a copy of `base`: a leaf changed, an item added, removed, moved or repeated, a map emptied, a field dropped or put back. */
 function write(base: JSONMap, random: () => number): JSONMap {

@@ -1,10 +1,14 @@
 // Decoding keeps meaning: a field the schema does not know is named (a Warning
 // with fieldValidation=Warn, a 400 with Strict), and no volume source ever
-// comes out as another one.
+// comes out as another one. An in-process write decoded against the object
+// it changed gives what decoding it whole gives.
 import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
 import { podKind, volumeSources } from '../../kinds/pod.ts';
 import { nodeKind } from '../../kinds/node.ts';
+import { eventKind } from '../../kinds/events.ts';
 import { volumeAttachmentKind } from '../../kinds/volumeattachment.ts';
 import { freezeAsJSON } from '../../lib/json.ts';
 import { decodeObject, type FieldValidation } from './decode.ts';
@@ -123,5 +127,100 @@ describe('decoding an in-process status write (statusOf: the stored object)', ()
     expect(error(old)).toBe(error());
     const badSpec = { ...JSON.parse(JSON.stringify(old)), spec: { containers: 'no' } };
     expect((decodeObject(podKind, badSpec, { fieldValidation: 'Ignore', warnings: [], owned: true, statusOf: old }) as any).spec).toBe(old.spec);
+  });
+});
+
+describe('decoding an in-process write against the object it changed', () => {
+  // A pod as the simulated cluster stores it, and the DaemonSet corpus: each decoded, as the cache holds it.
+  const dir = new URL('../../kinds/testdata/daemonsets/', import.meta.url);
+  const decoded = (kind: typeof podKind, raw: unknown) => decodeObject(kind, raw, { fieldValidation: 'Ignore', warnings: [] });
+  const samples: [typeof podKind, any][] = [
+    [podKind, decoded(podKind, JSON.parse(readFileSync(new URL('../../kinds/testdata/pod.json', import.meta.url), 'utf8')))],
+    ...readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => [daemonSetKind, decoded(daemonSetKind, parse(readFileSync(new URL(f, dir), 'utf8')))] as [typeof podKind, any]),
+  ];
+  let seed = 7;
+  const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const pick = <T,>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+
+  /** Every place in a value: [parent, key]. */
+  function places(v: any, out: [any, string | number][] = []): [any, string | number][] {
+    if (v && typeof v === 'object') for (const k of Object.keys(v)) {
+      out.push([v, Array.isArray(v) ? Number(k) : k]);
+      places(v[k], out);
+    }
+    return out;
+  }
+  /** A random change, as a controller's mutate (or a bug in one) makes it. */
+  function change(o: any) {
+    const [parent, key] = pick(places(o).filter(([p]) => p !== o));
+    const v = parent[key];
+    switch (Math.floor(random() * 9)) {
+      case 0: parent[key] = typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : typeof v === 'string' ? `${v}-x` : v; break;
+      case 1: if (Array.isArray(parent)) parent.splice(key as number, 1); else delete parent[key]; break;
+      case 2: if (Array.isArray(parent)) parent.push(structuredClone(v)); else parent[`${key}Extra`] = structuredClone(v); break;
+      case 3: parent[key] = null; break;
+      case 4: parent[key] = typeof v === 'string' ? 42 : 'text'; break;
+      case 5: if (v && typeof v === 'object' && !Array.isArray(v)) v.unknownField = 'x'; break;
+      case 6: o.status = { ...(o.status ?? {}), phase: 'Running', startTime: '2026-12-04T10:00:00Z' }; break;
+      case 7: o.metadata.labels = { ...(o.metadata.labels ?? {}), added: 'yes' }; break;
+      default: parent[key] = undefined;
+    }
+  }
+  const outcome = (f: () => unknown) => {
+    try {
+      return { value: JSON.parse(JSON.stringify(f())) };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  };
+  /** The copy a write's mutate gets: the object without its managed fields. */
+  const copyOf = (o: any) => {
+    const c = structuredClone(o);
+    delete c.metadata.managedFields;
+    return c;
+  };
+
+  it('gives what decoding the whole copy gives, or the same error, for random changes', () => {
+    let fast = 0;
+    for (let n = 0; n < 1500; n++) {
+      const [kind, live] = pick(samples);
+      const edited = copyOf(live);
+      for (let e = 1 + Math.floor(random() * 3); e > 0; e--) change(edited);
+      const status = random() < 0.3 ? live : undefined;
+      const whole = outcome(() => decodeObject(kind, structuredClone(edited), { fieldValidation: 'Ignore', warnings: [], owned: true, statusOf: status }));
+      const part = outcome(() => decodeObject(kind, structuredClone(edited), { fieldValidation: 'Ignore', warnings: [], owned: true, statusOf: status, before: live }));
+      expect(part).toEqual(whole);
+      if ('value' in whole) fast++;
+    }
+    expect(fast).toBeGreaterThan(500);
+  });
+
+  it('keeps what did not change as it is and parses only what did', () => {
+    const live = samples[0][1];
+    const edited = copyOf(live);
+    edited.status.conditions[1].status = 'False';
+    const spec = edited.spec;
+    const got: any = decodeObject(podKind, edited, { fieldValidation: 'Ignore', warnings: [], owned: true, before: live });
+    expect(got.spec).toBe(spec);
+    expect(got.status.conditions[1].status).toBe('False');
+    // A value of the wrong type is refused as decoding the whole object refuses it.
+    const wrong = copyOf(live);
+    wrong.status.conditions[1].status = 7;
+    expect(() => decodeObject(podKind, wrong, { fieldValidation: 'Ignore', warnings: [], owned: true, before: live })).toThrow(/cannot unmarshal number into Go struct field Pod.status.conditions\[1\].status of type string/);
+    // A field the schema cannot do without (an Event's involvedObject), dropped: refused as the whole Event is.
+    const event = decodeObject(eventKind, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started', count: 1 }, { fieldValidation: 'Ignore', warnings: [] });
+    const counted = structuredClone(event) as any;
+    counted.count = 2;
+    expect((decodeObject(eventKind, counted, { fieldValidation: 'Ignore', warnings: [], owned: true, before: event }) as any).count).toBe(2);
+    const orphan = structuredClone(event) as any;
+    delete orphan.involvedObject;
+    let refusal = '';
+    try {
+      decodeObject(eventKind, structuredClone(orphan), { fieldValidation: 'Ignore', warnings: [] });
+    } catch (e) {
+      refusal = (e as Error).message;
+    }
+    expect(refusal).toMatch(/involvedObject/);
+    expect(() => decodeObject(eventKind, orphan, { fieldValidation: 'Ignore', warnings: [], owned: true, before: event })).toThrow(refusal);
   });
 });

@@ -2,7 +2,7 @@
 // wrong JSON types are 400s, unknown fields follow fieldValidation, and
 // defaults are applied on the way in.
 import { apiVersionOf, type KindDefinition, type KubeObject } from '../../kinds/kind.ts';
-import { stripNulls, unknownFields } from '../../kinds/schema.ts';
+import { parseChanged, stripNulls, unknownFields } from '../../kinds/schema.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { fieldErrors } from '../../lib/field.ts';
 import { restoreProtoKeys } from './protokeys.ts';
@@ -31,6 +31,13 @@ export interface DecodeOptions {
    * process: a client's body is decoded whole, as Go decodes it.
    */
   statusOf?: KubeObject;
+  /**
+   * The decoded object `raw` is a changed private copy of (an in-process
+   * update's: the cached object, copied and changed by `mutate`): only the
+   * parts that differ from it are parsed (parseChanged); the rest is its
+   * parse already. Not for a client's body, which is decoded whole.
+   */
+  before?: KubeObject;
 }
 
 /** Each kind's schema without the fields a status write keeps, by the fields' names; built once. */
@@ -127,12 +134,14 @@ export function decodeObject(kind: KindDefinition, raw: unknown, opts: DecodeOpt
   }
   // A status write's kept fields are not decoded (see DecodeOptions.statusOf); a `__proto__` key anywhere takes the whole path.
   const status = opts.statusOf && !seen.protoKey ? statusSchemaOf(kind) : null;
-  let parsed;
+  let input = body;
   if (status) {
-    const rest: Record<string, unknown> = {};
-    for (const k of Object.keys(body)) if (!status.fields.includes(k)) rest[k] = body[k];
-    parsed = status.schema.safeParse(rest);
-  } else parsed = kind.schema.safeParse(body);
+    input = {};
+    for (const k of Object.keys(body)) if (!status.fields.includes(k)) input[k] = body[k];
+  }
+  const schema = status ? status.schema : kind.schema;
+  const changed = opts.before && !seen.protoKey ? parseChanged(schema, input, opts.before) : undefined;
+  const parsed = changed ? { success: true as const, data: changed.data } : schema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // A kind's own decoding check (a []byte field that is not base64) says what Go's decoder says.
