@@ -227,9 +227,10 @@ const UNPARSED = Symbol('unparsed');
  * What `schema.safeParse(value)` gives, for a `value` that is a private copy
  * of `before` (a value the same schema parsed before) with some of it
  * changed: the parts still equal to `before`'s are that parse's output
- * already and are kept as they are (in place: `value` is the caller's own);
- * each part that differs is parsed by its own schema (a changed or added
- * field alone, an object that lost a field it must have whole).
+ * already and are kept as they are; each part that differs is parsed by its
+ * own schema (a changed or added field alone, an object that lost a field it
+ * must have whole), into a copy of each object and array above it, never in
+ * place: a `mutate` may have put a part of another cached object into the copy.
  * Undefined when some part does not parse, or when the schema has a check
  * or transform of its own: parse the whole value then, for its error.
  */
@@ -255,12 +256,13 @@ function changedPart(schema: AnySchema, value: unknown, before: unknown): unknow
     const was = before as unknown[];
     const items = value as unknown[];
     if (!isArray || items.length !== was.length) return parseWhole(schema, value);
+    let out: unknown[] | undefined;
     for (let i = 0; i < items.length; i++) {
       const v = changedPart(d.element, items[i], was[i]);
       if (v === UNPARSED) return v;
-      items[i] = v;
+      if (v !== items[i]) (out ??= items.slice())[i] = v;
     }
-    return items;
+    return out ?? items;
   }
   if (isArray) return parseWhole(schema, value);
   const o = value as Record<string, unknown>;
@@ -271,22 +273,24 @@ function changedPart(schema: AnySchema, value: unknown, before: unknown): unknow
     // An unknown field: the whole object, which drops it; a field dropped: only if the schema lets it be absent.
     for (const k in o) if (!Object.hasOwn(shape, k) || o[k] === undefined) return parseWhole(schema, value);
     for (const k in b) if (!Object.hasOwn(o, k) && Object.hasOwn(shape, k) && !mayBeAbsent(shape[k])) return parseWhole(schema, value);
+    let out: Record<string, unknown> | undefined;
     for (const k in o) {
       // A field added is parsed alone; it stays where the write put it (the order of an object's fields is not its meaning).
       const v = Object.hasOwn(b, k) ? changedPart(shape[k], o[k], b[k]) : parseWhole(shape[k], o[k]);
       if (v === UNPARSED) return v;
-      o[k] = v;
+      if (v !== o[k]) (out ??= { ...o })[k] = v;
     }
-    return o;
+    return out ?? o;
   }
   if (d.type === 'record' && def(d.keyType).type === 'string' && !(def(d.keyType).checks?.length)) {
+    let out: Record<string, unknown> | undefined;
     for (const k in o) {
       if (o[k] === undefined) return parseWhole(schema, value);
       const v = Object.hasOwn(b, k) ? changedPart(d.valueType, o[k], b[k]) : parseWhole(d.valueType, o[k]);
       if (v === UNPARSED) return v;
-      o[k] = v;
+      if (v !== o[k]) (out ??= { ...o })[k] = v;
     }
-    return o;
+    return out ?? o;
   }
   return parseWhole(schema, value);
 }

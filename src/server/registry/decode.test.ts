@@ -207,6 +207,12 @@ describe('decoding an in-process write against the object it changed', () => {
     const wrong = copyOf(live);
     wrong.status.conditions[1].status = 7;
     expect(() => decodeObject(podKind, wrong, { fieldValidation: 'Ignore', warnings: [], owned: true, before: live })).toThrow(/cannot unmarshal number into Go struct field Pod.status.conditions\[1\].status of type string/);
+    // A part of another cached object (frozen under tests) that mutate put into the copy is not written into.
+    const shared = copyOf(live);
+    shared.status.conditions = freezeAsJSON(live.status.conditions.map((c: any, i: number) => (i === 1 ? { ...c, status: 'False' } : c)));
+    const decodedShared: any = decodeObject(podKind, shared, { fieldValidation: 'Ignore', warnings: [], owned: true, before: live });
+    expect(decodedShared.status.conditions[1].status).toBe('False');
+    expect(decodedShared).toEqual(decodeObject(podKind, copyOf(shared), { fieldValidation: 'Ignore', warnings: [] }));
     // A field the schema cannot do without (an Event's involvedObject), dropped: refused as the whole Event is.
     const event = decodeObject(eventKind, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started', count: 1 }, { fieldValidation: 'Ignore', warnings: [] });
     const counted = structuredClone(event) as any;
