@@ -136,17 +136,22 @@ function allNodes(v: unknown, m: ApplyField | undefined, pe: PathElement, at: Fi
     for (const k in v) {
       if (v[k] === undefined) continue;
       const kpe = fieldPE(k);
-      if (!ignored?.members.has(kpe)) allNodes(v[k], fieldSchema(m, k), kpe, below, ignored?.children.get(kpe));
+      const under = ignoredBelow(ignored, kpe);
+      if (under !== null) allNodes(v[k], fieldSchema(m, k), kpe, below, under);
     }
   } else if (granularList(v, m)) {
     const below = at.child(pe);
     const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
     v.forEach((item, i) => {
       const ipe = itemPE(m, item, () => `element ${i}`);
-      if (!ignored?.members.has(ipe)) allNodes(item, im, ipe, below, ignored?.children.get(ipe));
+      const under = ignoredBelow(ignored, ipe);
+      if (under !== null) allNodes(item, im, ipe, below, under);
     });
   }
 }
+
+/** The ignored fields below `pe`, or null when `pe` itself is ignored (left out whole). */
+const ignoredBelow = (ignored: FieldSet | undefined, pe: PathElement): FieldSet | undefined | null => (ignored?.members.has(pe) ? null : ignored?.children.get(pe));
 
 export interface Comparison {
   added: FieldSet;
@@ -173,13 +178,14 @@ export function compare(lhs: JSONMap, rhs: JSONMap, schema: ApplySchema, ignored
 function compareMaps(l: JSONMap, r: JSONMap, m: ApplyField | undefined, at: Comparison, ignored: FieldSet | undefined) {
   for (const k in l) {
     const pe = fieldPE(k);
-    if (ignored?.members.has(pe)) continue;
-    compareValue(l[k], Object.hasOwn(r, k) ? r[k] : undefined, fieldSchema(m, k), pe, at, ignored?.children.get(pe));
+    const under = ignoredBelow(ignored, pe);
+    if (under !== null) compareValue(l[k], Object.hasOwn(r, k) ? r[k] : undefined, fieldSchema(m, k), pe, at, under);
   }
   for (const k in r) {
     if (Object.hasOwn(l, k)) continue;
     const pe = fieldPE(k);
-    if (!ignored?.members.has(pe)) compareValue(undefined, r[k], fieldSchema(m, k), pe, at, ignored?.children.get(pe));
+    const under = ignoredBelow(ignored, pe);
+    if (under !== null) compareValue(undefined, r[k], fieldSchema(m, k), pe, at, under);
   }
 }
 
@@ -230,8 +236,14 @@ function compareValue(l: unknown, r: unknown, m: ApplyField | undefined, pe: Pat
     const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
     const li = indexItems(l, m, pe);
     const ri = indexItems(r, m, pe);
-    for (const [ipe, item] of li) if (!ignored?.members.has(ipe)) compareValue(item, ri.get(ipe), im, ipe, next, ignored?.children.get(ipe));
-    for (const [ipe, item] of ri) if (!li.has(ipe) && !ignored?.members.has(ipe)) compareValue(undefined, item, im, ipe, next, ignored?.children.get(ipe));
+    for (const [ipe, item] of li) {
+      const under = ignoredBelow(ignored, ipe);
+      if (under !== null) compareValue(item, ri.get(ipe), im, ipe, next, under);
+    }
+    for (const [ipe, item] of ri) {
+      const under = ignoredBelow(ignored, ipe);
+      if (!li.has(ipe) && under !== null) compareValue(undefined, item, im, ipe, next, under);
+    }
     return;
   }
   if (!deepEqual(l, r)) at.modified.members.add(pe);
