@@ -9,6 +9,8 @@
 // `".": {}` for a member that also has children.
 
 export type PathElement = string;
+/** A field set as managedFields write it: path elements, `.` for a member with more below it. */
+export type FieldsV1 = { [pe: string]: FieldsV1 };
 export type FieldPath = readonly PathElement[];
 
 export class FieldSet {

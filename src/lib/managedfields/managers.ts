@@ -3,8 +3,8 @@
 // Updater wrapped by apiserver's managers: strip meta, before-first-apply,
 // last-applied for kubectl). Pure: the caller gives the time.
 import { clone, deepEqual } from '../json.ts';
-import { comparePathElements, FieldSet, FieldsV1Error, pathString, sortPathElements, type FieldPath } from './fieldset.ts';
-import { compare, merge, removeItems, toFieldSet, type ApplySchema } from './typed.ts';
+import { comparePathElements, FieldSet, FieldsV1Error, pathString, sortPathElements, type FieldPath, type FieldsV1 } from './fieldset.ts';
+import { compare, createdFieldsV1, merge, removeItems, toFieldSet, type ApplySchema } from './typed.ts';
 
 export { FieldSet, pathString } from './fieldset.ts';
 export { TypedError, type ApplySchema, type ApplyField } from './typed.ts';
@@ -267,7 +267,19 @@ export function updateManagedEntries(live: JSONMap, next: JSONMap, entries: read
   return out.sort((p, q) => cmp(p.operation!, q.operation!) || at.get(p)! - at.get(q)! || storedOrder(p, q));
 }
 
-type FieldsV1 = { [pe: string]: FieldsV1 };
+/**
+ * updateManaged and encodeManaged for a create that sent no managed fields
+ * (or cleared them): the creator's entry, its FieldsV1 written from the object
+ * (createdFieldsV1) without the fields nobody owns; `[]` when it owns none,
+ * undefined where only updateManaged can tell. The same entries as
+ * encodeManaged(updateManaged(undefined, next, new Map(), …)) (typed.test.ts compares them).
+ */
+export function createdEntries(next: JSONMap, writer: Writer, ctx: FieldManagerContext): ManagedFieldsEntry[] | undefined {
+  const added = createdFieldsV1(next, zeroOf(next, ctx.schema), ctx.schema, ctx.ignored);
+  if (!added) return undefined;
+  const mine = rewriteFieldsV1(added, [STRIPPED], undefined);
+  return mine ? [withFieldsV1(writerEntry(writer, 'Update', ctx.now), mine)] : [];
+}
 
 /** An entry as encodeManaged writes it (its keys in this order), with these fields. */
 function withFieldsV1(e: Pick<ManagedFieldsEntry, 'manager' | 'operation' | 'apiVersion' | 'time' | 'subresource'>, fieldsV1: FieldsV1): ManagedFieldsEntry {

@@ -5,7 +5,7 @@
 // (atomic, set, map with keys) and maps or structs applied as one value.
 import { deepEqual } from '../json.ts';
 import type { PatchField } from '../patch/strategicmerge.ts';
-import { FieldSet, fieldPE, type PathElement } from './fieldset.ts';
+import { comparePathElements, FieldSet, fieldPE, type FieldsV1, type PathElement } from './fieldset.ts';
 
 /** What server-side apply knows of a field (the kinds' FieldMeta has this shape). */
 export interface ApplyField extends PatchField {
@@ -289,6 +289,94 @@ function indexItems(items: unknown[], m: ApplyField | undefined, at: PathElement
     // A duplicated key (allowed in stored objects) counts once, as its first item.
     if (!out.has(pe)) out.set(pe, item);
   });
+  return out;
+}
+
+/**
+ * What a create adds, as FieldsV1 written straight from the object: the
+ * added and modified fields of compare(zero, value, schema, ignored) in
+ * FieldSet.toFieldsV1's form, without building the sets and encoding them.
+ * `zero` holds the top-level members a create compares with an empty map
+ * rather than adds whole (managers.ts zeroOf). Undefined when a list
+ * repeats an item (its items' fields count together there: only compare
+ * tells that); throws TypedError as compare does.
+ */
+export function createdFieldsV1(value: JSONMap, zero: JSONMap, schema: ApplySchema, ignored?: FieldSet): FieldsV1 | undefined {
+  const under = ignored?.empty() ? undefined : ignored;
+  try {
+    const nodes = fieldsBelow(value, { fields: schema }, under, (v, m, below, k) => (Object.hasOwn(zero, k) ? comparedWithEmpty(v as JSONMap, m, below) : appeared(v, m, below)));
+    return nodes ? v1Of(nodes, false) : {};
+  } catch (e) {
+    if (e === REPEATED) return undefined;
+    throw e;
+  }
+}
+
+const REPEATED = new Error('a list repeats an item');
+
+/** A value where there was none (compareValue from undefined): an embedded struct is compared with an empty one, anything else is all its nodes. */
+function appeared(v: unknown, m: ApplyField | undefined, ignored: FieldSet | undefined): FieldsV1 | undefined {
+  return m?.embedded && isMap(v) ? comparedWithEmpty(v, m, ignored) : allNodesV1(v, m, ignored);
+}
+
+/** A map where an empty one was (compareValue from `{}`): its fields appeared, the map itself is no member; unless it is atomic. */
+function comparedWithEmpty(v: JSONMap, m: ApplyField | undefined, ignored: FieldSet | undefined): FieldsV1 | undefined {
+  if (granularMap(v, m) && !isEmpty(v)) {
+    const below = fieldsBelow(v, m, ignored, appeared);
+    return below && v1Of(below, false);
+  }
+  return isEmpty(v) ? undefined : {};
+}
+
+/** allNodes in FieldsV1: the value is a member, with what is below it. */
+function allNodesV1(v: unknown, m: ApplyField | undefined, ignored: FieldSet | undefined): FieldsV1 {
+  const below = granularMap(v, m) ? fieldsBelow(v, m, ignored, allNodesV1) : granularList(v, m) ? itemsBelow(v, m, ignored) : undefined;
+  return below ? v1Of(below, true) : {};
+}
+
+/** Path elements and what is below each, in order. */
+type Nodes = [PathElement, FieldsV1][];
+
+/** The nodes `each` makes for a map's fields (but the ignored), in path-element order; undefined when none. */
+function fieldsBelow(
+  v: JSONMap,
+  m: ApplyField | undefined,
+  ignored: FieldSet | undefined,
+  each: (child: unknown, m: ApplyField | undefined, ignored: FieldSet | undefined, k: string) => FieldsV1 | undefined,
+): Nodes | undefined {
+  let nodes: Nodes | undefined;
+  for (const k in v) {
+    if (v[k] === undefined) continue;
+    const pe = fieldPE(k);
+    const under = ignoredBelow(ignored, pe);
+    if (under === null) continue;
+    const node = each(v[k], fieldSchema(m, k), under, k);
+    if (node) (nodes ??= []).push([pe, node]);
+  }
+  return nodes?.sort(byFieldPE);
+}
+
+const byFieldPE = (a: [PathElement, FieldsV1], b: [PathElement, FieldsV1]) => (a[0] < b[0] ? -1 : 1);
+const byItemPE = (a: [PathElement, FieldsV1], b: [PathElement, FieldsV1]) => comparePathElements(a[0], b[0]);
+
+/** All nodes of a granular list's items (but the ignored), in path-element order; undefined when none. */
+function itemsBelow(v: unknown[], m: ApplyField | undefined, ignored: FieldSet | undefined): Nodes | undefined {
+  const im = listTypeOf(m) === 'map' ? itemSchema(m) : undefined;
+  let nodes: Nodes | undefined;
+  for (let i = 0; i < v.length; i++) {
+    const ipe = itemPE(m, v[i], () => `element ${i}`);
+    const under = ignoredBelow(ignored, ipe);
+    if (under !== null) (nodes ??= []).push([ipe, allNodesV1(v[i], im, under)]);
+  }
+  if (!nodes) return undefined;
+  nodes.sort(byItemPE);
+  for (let i = 1; i < nodes.length; i++) if (nodes[i][0] === nodes[i - 1][0]) throw REPEATED;
+  return nodes;
+}
+
+function v1Of(nodes: Nodes, member: boolean): FieldsV1 {
+  const out: FieldsV1 = member ? { '.': {} } : {};
+  for (const [pe, node] of nodes) out[pe] = node;
   return out;
 }
 

@@ -11,6 +11,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import {
   applyManaged,
+  createdEntries,
   ApplyConflictError,
   decodeManaged,
   printManager,
@@ -169,6 +170,20 @@ function* recording(kind: KindDefinition, live: KubeObject | undefined, next: Ku
   }
   let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
+  if (!live && !managed!.size) {
+    // A create nobody sent entries for (every create of the in-process actors, most of kubectl's): the creator's entry written from the object.
+    let created: ManagedFieldsEntry[] | undefined;
+    try {
+      created = createdEntries(withoutManaged(next), writer, contextFor(kind, subresource));
+    } catch (e) {
+      if (!(e instanceof TypedError)) throw e;
+      return keepLive(live, next);
+    }
+    if (created) {
+      next.metadata = withManagedEntries(next, created).metadata as KubeObject['metadata'];
+      return;
+    }
+  }
   yield;
   let after: Managed;
   try {
