@@ -47,6 +47,8 @@ const FIRST_DETAIL = Boolean(process.env.SCALE_APP_FIRST_DETAIL);
 const LISTS = new Set((process.env.SCALE_APP_LISTS ?? 'nodes,pods').split(','));
 /** Scrolling while a list loads stops when it is complete, or after this many seconds (SCALE_APP_LOADING_S). */
 const LOADING_MAX_S = Number(process.env.SCALE_APP_LOADING_S ?? 60);
+/** Other objects of the list written a second while write -> row is measured (SCALE_APP_CHURN). */
+const CHURN = Number(process.env.SCALE_APP_CHURN ?? 200);
 const f = (n: number, d = 0) => n.toFixed(d);
 const machine = () => `${os.cpus().length} cores, load average ${os.loadavg().slice(0, 2).map((l) => l.toFixed(2)).join(' ')}`;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
@@ -346,8 +348,8 @@ async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => stri
   let churned = 0;
   const started = performance.now();
   const churn = (async () => {
-    // Writes in flight at once, so the pace holds whatever one write takes.
-    const lanes = 8;
+    // Writes in flight at once, so the pace holds whatever one write takes (up to 25 ms).
+    const lanes = Math.max(8, Math.ceil(churnPerSecond / 40));
     await Promise.all(
       Array.from({ length: lanes }, async (_, lane) => {
         for (let i = lane; churning; i += lanes) {
@@ -469,7 +471,7 @@ async function watchSideBySide(browser: Browser, api: Proc, l: { route: string; 
   const sides = buildsSideBySide().map((s) => ({ ...s, latencies: [] as number[], rate: [] as number[] }));
   await inTurns(browser, api, l.route, token, sides, rounds, async (page, side) => {
     await page.waitForSelector(`[role=table][aria-rowcount="${l.count}"]`, { timeout: 120_000 });
-    const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
+    const busy = await watchToDom(page, api, () => l.object, l.churn, CHURN);
     side.latencies.push(...busy.latencies);
     side.rate.push(busy.perSecond);
   });
@@ -539,7 +541,7 @@ export async function benchApp(api: Proc, nodes: number, podsPerNode: number) {
       }
       if (FIGURES.has('watch')) {
         const still = await watchToDom(page, api, () => l.object, l.churn, 0, 20);
-        const busy = await watchToDom(page, api, () => l.object, l.churn, 200);
+        const busy = await watchToDom(page, api, () => l.object, l.churn, CHURN);
         const ms = (x: number[]) => `p50 ${f(pct(x, 0.5))} ms, p95 ${f(pct(x, 0.95))} ms`;
         console.log(
           `    write -> row in the DOM while ${f(busy.perSecond)} other objects/s change: ${ms(busy.latencies)} over ${busy.latencies.length} writes (aim p95 100 ms); ` +
