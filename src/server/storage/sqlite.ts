@@ -182,8 +182,8 @@ export class SqliteStorage implements Storage {
     try {
       db.pragma('journal_mode = WAL');
       // NORMAL: a commit only writes the WAL; this store fsyncs the WAL itself, on
-      // libuv's thread pool, before it acknowledges the commit's writes or hands out
-      // their events (see commit()), so an acknowledged write still survives power
+      // its writer thread, before it acknowledges the commit's writes or hands out
+      // their events (see write()), so an acknowledged write still survives power
       // loss while the event loop goes on meanwhile. Checkpoints sync as before.
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = OFF');
@@ -332,9 +332,9 @@ export class SqliteStorage implements Storage {
    * group before was sent, share one transaction, each in its own savepoint so
    * that one refused (a conflict) leaves the others. The group goes to the
    * writer thread whether or not the groups before it are answered: the thread
-   * commits it at once and answers after an fsync of the log begun after that
-   * commit, so one fsync covers the groups that came while the one before it
-   * ran, and the event loop goes on meanwhile. Each write resolves once its
+   * commits it with every group waiting in its queue (those that came while
+   * it synced the log for the ones before) and answers them after one fsync
+   * of the log, and the event loop goes on meanwhile. Each write resolves once its
    * transaction is durable and its events were delivered (groups settle in the
    * order they were sent); writes that listeners make meanwhile commit before
    * any of them resolves. Many small writes at once (a controller creating pods
