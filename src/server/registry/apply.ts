@@ -155,35 +155,13 @@ function* recording(kind: KindDefinition, live: KubeObject | undefined, next: Ku
   // An update of a tracked object, its entries as encodeManaged writes them (as every stored one is): the
   // entries the write takes nothing from are kept as they are, not decoded and encoded again.
   const entries = reset ? undefined : sent?.length ? sent : live?.metadata.managedFields;
-  if (live && entries?.length) {
-    let kept: ManagedFieldsEntry[] | undefined;
-    try {
-      kept = updateManagedEntries(withoutManaged(live), withoutManaged(next), entries as ManagedFieldsEntry[], writer, contextFor(kind, subresource));
-    } catch (e) {
-      if (!(e instanceof TypedError)) throw e;
-      return keepLive(live, next);
-    }
-    if (kept) {
-      next.metadata = withManagedEntries(next, kept).metadata as KubeObject['metadata'];
-      return;
-    }
+  if (live && entries?.length && wroteEntries(live, next, () => updateManagedEntries(withoutManaged(live), withoutManaged(next), entries as ManagedFieldsEntry[], writer, contextFor(kind, subresource)))) {
+    return;
   }
   let managed = reset ? new Map() : sent?.length ? decodeOrEmpty(sent) : undefined;
   if (!reset && !managed?.size) managed = decodeOrEmpty(live?.metadata.managedFields) ?? new Map();
-  if (!live && !managed!.size) {
-    // A create nobody sent entries for (every create of the in-process actors, most of kubectl's): the creator's entry written from the object.
-    let created: ManagedFieldsEntry[] | undefined;
-    try {
-      created = createdEntries(withoutManaged(next), writer, contextFor(kind, subresource));
-    } catch (e) {
-      if (!(e instanceof TypedError)) throw e;
-      return keepLive(live, next);
-    }
-    if (created) {
-      next.metadata = withManagedEntries(next, created).metadata as KubeObject['metadata'];
-      return;
-    }
-  }
+  // A create nobody sent entries for (every create of the in-process actors, most of kubectl's): the creator's entry written from the object.
+  if (!live && !managed!.size && wroteEntries(live, next, () => createdEntries(withoutManaged(next), writer, contextFor(kind, subresource)))) return;
   yield;
   let after: Managed;
   try {
@@ -194,6 +172,25 @@ function* recording(kind: KindDefinition, live: KubeObject | undefined, next: Ku
   }
   yield;
   next.metadata = withManagedFields(next, after).metadata as KubeObject['metadata'];
+}
+
+/**
+ * Writes the entries `make` gives into `next` (or, should it fail as a typed
+ * comparison fails, keeps the live ones); false when `make` cannot tell
+ * (undefined) and updateManaged must.
+ */
+function wroteEntries(live: KubeObject | undefined, next: KubeObject, make: () => ManagedFieldsEntry[] | undefined): boolean {
+  let entries: ManagedFieldsEntry[] | undefined;
+  try {
+    entries = make();
+  } catch (e) {
+    if (!(e instanceof TypedError)) throw e;
+    keepLive(live, next);
+    return true;
+  }
+  if (!entries) return false;
+  next.metadata = withManagedEntries(next, entries).metadata as KubeObject['metadata'];
+  return true;
 }
 
 /** Upstream never fails a write over its managed fields (UpdateNoErrors): they stay as they were. */
