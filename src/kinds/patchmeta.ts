@@ -149,6 +149,17 @@ export const patchMetaByKind: Readonly<Record<string, KindPatchSchema>> = {
   ConfigMap: {
     metadata: struct(objectMeta),
   },
+  // An ObjectReference is `+structType=atomic`: an Event's references to objects are owned whole.
+  Event: {
+    metadata: struct(objectMeta),
+    involvedObject: atomicStruct({}),
+    related: atomicStruct({}),
+  },
+  'Event.events.k8s.io': {
+    metadata: struct(objectMeta),
+    regarding: atomicStruct({}),
+    related: atomicStruct({}),
+  },
   'ControllerRevision.apps': {
     metadata: struct(objectMeta),
   },

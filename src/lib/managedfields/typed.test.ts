@@ -320,6 +320,13 @@ describe('createdEntries', () => {
     expect(tally.written).toBe(6);
   });
 
+  it("owns an Event's involvedObject whole, as upstream (ObjectReference is +structType=atomic)", () => {
+    const ctx = { schema: patchMetaFor(eventKind) as ApplySchema, ignored: new FieldSet(), now };
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'p.1', namespace: 'd' }, involvedObject: { kind: 'Pod', name: 'p', uid: 'u' }, reason: 'Pulled', source: { component: 'kubelet' } };
+    const [entry] = createdEntries(event, { manager: 'kube-scheduler', apiVersion: 'v1' }, ctx)!;
+    expect(entry.fieldsV1).toEqual({ 'f:involvedObject': {}, 'f:reason': {}, 'f:source': { '.': {}, 'f:component': {} } });
+  });
+
   it('owns nothing of an object that holds only what nobody owns', () => {
     const ctx = { schema, ignored: FieldSet.of(['f:status']), now };
     expect(createdEntries({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'd' }, status: { phase: 'Running' } }, writer, ctx)).toEqual([]);
