@@ -195,23 +195,18 @@ describe('compare', () => {
 describe('createdEntries', () => {
   const writer = { manager: 'kubelet', apiVersion: 'v1' };
   const now = '2026-12-04T10:00:00Z';
-  /** What a create's entries are by definition: the comparison with an empty object (updateManaged), encoded; or the TypedError. */
-  const byComparison = (next: JSONMap, ctx: FieldManagerContext) => {
+  /** What `f` gives, or 'TypedError' when it throws one (both ways must refuse the same objects). */
+  const orTypedError = <T,>(f: () => T): T | 'TypedError' => {
     try {
-      return encodeManaged(updateManaged(undefined, next, new Map(), writer, ctx));
+      return f();
     } catch (e) {
       if (e instanceof TypedError) return 'TypedError';
       throw e;
     }
   };
-  const written = (next: JSONMap, ctx: FieldManagerContext) => {
-    try {
-      return createdEntries(next, writer, ctx);
-    } catch (e) {
-      if (e instanceof TypedError) return 'TypedError';
-      throw e;
-    }
-  };
+  /** What a create's entries are by definition: the comparison with an empty object (updateManaged), encoded. */
+  const byComparison = (next: JSONMap, ctx: FieldManagerContext) => orTypedError(() => encodeManaged(updateManaged(undefined, next, new Map(), writer, ctx)));
+  const written = (next: JSONMap, ctx: FieldManagerContext) => orTypedError(() => createdEntries(next, writer, ctx));
   /** Checks `next` under each reset set; counts the creates it could not write itself (a repeated item). */
   const check = (next: JSONMap, schema: ApplySchema, resets: FieldSet[], tally: { written: number; passed: number }) => {
     for (const ignored of resets) {

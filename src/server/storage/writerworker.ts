@@ -171,10 +171,10 @@ function commit(ops: WriteOp[]): WriterAnswer & { wrote?: boolean } {
  *
  * On this thread rather than on libuv's pool: the pool's thread hop (a wake-up
  * of a pool thread, then of this one) cost more CPU than the sync itself. At
- * 300 Lease writes a second, a store syncing on the pool spent 397-583 µs of
- * CPU per write over its threads, 332-413 syncing here (three runs each, in
- * turns); the groups that come while a sync runs wait for it either way, then
- * commit together before the next.
+ * 300 Lease writes a second, a store syncing on the pool spent 513-555 µs of
+ * CPU per write over its threads, 450-497 syncing here (the two side by side,
+ * three rounds); the groups that come while a sync runs wait for it either
+ * way, then commit together before the next.
  *
  * fdatasync, as SQLite and etcd sync their logs: the log is rewritten in place
  * once a checkpoint let it start over, so its size rarely changes, and only a
