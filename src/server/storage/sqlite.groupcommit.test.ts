@@ -127,13 +127,13 @@ it('sends a group while the one before it is unanswered, and settles them in ord
   expect(settledOrder.map((x) => x.split('@')[0])).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
 });
 
-it('holds writes asked for one by one within the commit interval and sends them as one group; a write after a quiet spell goes at once', async () => {
+it('holds writes of concurrent writers asked for one by one within the commit interval and sends them as one group; a write after a quiet spell goes at once', async () => {
   // Far longer than the writes below take to ask for, even on a loaded machine.
   const held = SqliteStorage.open(path.join(dir, 'interval.sqlite'), { commitIntervalMs: 2000 });
   const batches: number[][] = [];
   held.subscribe((events) => batches.push(events.map((e) => e.revision)));
-  // No group was sent before: this one goes at the end of its turn (or the test times out).
-  const first = await held.create('/k/a', '{}');
+  // No group was sent before: these go at the end of their turn (or the test times out). The second came while the first waited: writers are concurrent.
+  const [first] = await Promise.all([held.create('/k/a', '{}'), held.create('/k/a2', '{}')]);
   const later: Promise<number>[] = [];
   let resolved = 0;
   for (const k of ['b', 'c', 'd']) {
@@ -141,14 +141,29 @@ it('holds writes asked for one by one within the commit interval and sends them 
     await new Promise((r) => setTimeout(r, 20));
   }
   expect(resolved).toBe(0);
-  expect(batches).toEqual([[first]]);
+  expect(batches).toEqual([[first, first + 1]]);
   // Then one transaction: one delivery of the three.
-  expect(await Promise.all(later)).toEqual([first + 1, first + 2, first + 3]);
-  expect(batches).toEqual([[first], [first + 1, first + 2, first + 3]]);
+  expect(await Promise.all(later)).toEqual([first + 2, first + 3, first + 4]);
+  expect(batches).toEqual([[first, first + 1], [first + 2, first + 3, first + 4]]);
   // Closing sends what it holds rather than refusing it.
   const last = held.create('/k/e', '{}');
   await held.close();
-  expect(await last).toBe(first + 4);
+  expect(await last).toBe(first + 5);
+});
+
+it('does not hold the writes of a lone client writing one object after another', async () => {
+  // An interval no test waits out: a write held for it never resolves (the test times out).
+  const held = SqliteStorage.open(path.join(dir, 'lone.sqlite'), { commitIntervalMs: 600_000 });
+  try {
+    const batches: number[][] = [];
+    held.subscribe((events) => batches.push(events.map((e) => e.revision)));
+    const revs: number[] = [];
+    for (const k of ['a', 'b', 'c', 'd', 'e']) revs.push(await held.create(`/k/${k}`, '{}'));
+    // Each its own group: nothing else waited or was in flight when it came.
+    expect(batches).toEqual(revs.map((r) => [r]));
+  } finally {
+    await held.close();
+  }
 });
 
 it('sends the writes waiting for the commit interval as soon as there are enough for a group', async () => {
@@ -157,14 +172,15 @@ it('sends the writes waiting for the commit interval as soon as there are enough
   try {
     const batches: number[][] = [];
     held.subscribe((events) => batches.push(events.map((e) => e.revision)));
-    const first = await held.create('/k/a', '{}');
+    // Two at once: writers are concurrent, so the writes below wait.
+    const [first] = await Promise.all([held.create('/k/a', '{}'), held.create('/k/a2', '{}')]);
     const later: Promise<number>[] = [];
     for (const k of ['b', 'c', 'd', 'e']) {
       later.push(held.create(`/k/${k}`, '{}'));
       await new Promise((r) => setImmediate(r));
     }
-    expect(await Promise.all(later)).toEqual([first + 1, first + 2, first + 3, first + 4]);
-    expect(batches).toEqual([[first], [first + 1, first + 2, first + 3, first + 4]]);
+    expect(await Promise.all(later)).toEqual([first + 2, first + 3, first + 4, first + 5]);
+    expect(batches).toEqual([[first, first + 1], [first + 2, first + 3, first + 4, first + 5]]);
   } finally {
     await held.close();
   }
