@@ -127,13 +127,19 @@ it('sends a group while the one before it is unanswered, and settles them in ord
   expect(settledOrder.map((x) => x.split('@')[0])).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
 });
 
+/** Two writes at once (the second comes while the first waits), so the store counts its writers concurrent; the first one's revision. */
+async function twoAtOnce(store: SqliteStorage): Promise<number> {
+  const [first] = await Promise.all([store.create('/k/a', '{}'), store.create('/k/a2', '{}')]);
+  return first;
+}
+
 it('holds writes of concurrent writers asked for one by one within the commit interval and sends them as one group; a write after a quiet spell goes at once', async () => {
   // Far longer than the writes below take to ask for, even on a loaded machine.
   const held = SqliteStorage.open(path.join(dir, 'interval.sqlite'), { commitIntervalMs: 2000 });
   const batches: number[][] = [];
   held.subscribe((events) => batches.push(events.map((e) => e.revision)));
-  // No group was sent before: these go at the end of their turn (or the test times out). The second came while the first waited: writers are concurrent.
-  const [first] = await Promise.all([held.create('/k/a', '{}'), held.create('/k/a2', '{}')]);
+  // No group was sent before: these go at the end of their turn (or the test times out).
+  const first = await twoAtOnce(held);
   const later: Promise<number>[] = [];
   let resolved = 0;
   for (const k of ['b', 'c', 'd']) {
@@ -172,8 +178,7 @@ it('sends the writes waiting for the commit interval as soon as there are enough
   try {
     const batches: number[][] = [];
     held.subscribe((events) => batches.push(events.map((e) => e.revision)));
-    // Two at once: writers are concurrent, so the writes below wait.
-    const [first] = await Promise.all([held.create('/k/a', '{}'), held.create('/k/a2', '{}')]);
+    const first = await twoAtOnce(held);
     const later: Promise<number>[] = [];
     for (const k of ['b', 'c', 'd', 'e']) {
       later.push(held.create(`/k/${k}`, '{}'));

@@ -51,13 +51,11 @@ export interface SqliteStorageOptions {
   /** SQLite busy timeout in ms (default 5000). */
   busyTimeoutMs?: number;
   /**
-   * How long a few writes wait for more to share their group, in ms (default
-   * 25), while writers are concurrent (some write came while others waited or
-   * were in flight, within the last `CONCURRENT_MS`): a group goes at the end
-   * of its turn when `commitGroupSize` writes wait, no group was sent for this
-   * long, or writers are not concurrent (one client writing one object after
-   * another gains nothing by waiting); otherwise when either of the first two
-   * comes true. 0: every turn's writes go at its end.
+   * How long after the group before them fewer than `commitGroupSize` writes
+   * wait for more to share their group, in ms (default 25), while writers are
+   * concurrent (some write came while others waited or were in flight, within
+   * the last `CONCURRENT_MS`); otherwise a turn's writes go at its end, as
+   * they do with 0.
    */
   commitIntervalMs?: number;
   /** How many waiting writes are a group worth sending at once (default 16). */
