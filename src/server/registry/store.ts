@@ -18,7 +18,7 @@ import { canonicalOrder } from './decode.ts';
 import { encodeContinue, resourceVersionText, type DeleteOptions, type ListQuery } from './options.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { dropOnCreate, recordUpdate } from './apply.ts';
-import { yieldToEventLoop } from './turns.ts';
+import { scan, yieldToEventLoop } from './turns.ts';
 
 export interface WriteContext {
   dryRun: boolean;
@@ -398,13 +398,13 @@ export class Store {
   }
 
   /** A page of `all`, the key-ordered list of `prefix` at `revision`; kept for the pages after it when there are more. */
-  private pageOf(all: CachedObject[], revision: number, prefix: string, start: string, q: ListQuery, match: (o: KubeObject) => boolean): ListPage {
-    let i = start ? firstNotBefore(0, all.length, (j) => all[j].key < start) : 0;
+  private async pageOf(all: CachedObject[], revision: number, prefix: string, start: string, q: ListQuery, match: (o: KubeObject) => boolean): Promise<ListPage> {
     const items: CachedObject[] = [];
-    for (; i < all.length; i++) {
-      if (q.limit > 0 && items.length === q.limit) break;
-      if (match(all[i].object)) items.push(all[i]);
-    }
+    const i = await scan(all, start ? firstNotBefore(0, all.length, (j) => all[j].key < start) : 0, (c) => {
+      if (q.limit > 0 && items.length === q.limit) return false;
+      if (match(c.object)) items.push(c);
+      return true;
+    });
     const page: ListPage = { items, resourceVersion: revision };
     if (q.limit > 0 && i < all.length) {
       page.continueToken = encodeContinue(revision, all[i].key.slice(prefix.length));
@@ -479,14 +479,18 @@ export class Store {
     };
     // The cache was reloaded after events were lost: the client must relist, as after any 410.
     const expire = () => sink.error(new ApiError(410, 'Expired', 'The resourceVersion for the provided watch is too old.'));
-    if (initial) {
-      // Snapshot and subscription in one tick: nothing can slip in between.
-      const from = this.cache.revision;
-      for (const c of this.candidates(namespace, prefix, trigger) ?? this.cache.list(prefix)) if (match(c.object)) sink.event('ADDED', c);
-      if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
-      return this.cache.watchFrom(from, { prefix, trigger, deliver, expire });
-    }
     try {
+      if (initial) {
+        // The objects at one revision, then every event after it: the list is never changed in place,
+        // and the cache replays what came meanwhile (the store's history, should the scan outlast the cache's).
+        const from = this.cache.revision;
+        await scan(this.candidates(namespace, prefix, trigger) ?? this.cache.list(prefix), 0, (c) => {
+          if (match(c.object)) sink.event('ADDED', c);
+          return true;
+        });
+        if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
+        return await this.cache.watchFrom(from, { prefix, trigger, deliver, expire });
+      }
       return await this.cache.watchFrom(rv!, { prefix, trigger, deliver, expire });
     } catch (e) {
       if (e instanceof TooOldError) {
