@@ -86,11 +86,11 @@ export function EventTable({ events, showObject }: { events: any[]; showObject?:
       <tbody>
         {events.map((e) => (
           <tr key={e.metadata.uid ?? e.metadata.name} className={e.type === 'Warning' ? 'event-warning' : undefined} data-reason={e.reason}>
-            <td>{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : <span className="muted">{e.type || 'Normal'}</span>}</td>
-            <td>{e.reason}</td>
+            <td className="nowrap">{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : <span className="muted">{e.type || 'Normal'}</span>}</td>
+            <td className="words">{e.reason}</td>
             <td className="nowrap">{ageText(e, now)}</td>
             {showObject && <td className="mono">{objectText(e)}</td>}
-            <td>{eventFrom(e)}</td>
+            <td className="words">{eventFrom(e)}</td>
             <td>{eventMessage(e)}</td>
           </tr>
         ))}
