@@ -93,6 +93,27 @@ test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone',
   expect(await daemonPods()).toEqual([daemonPod]);
 });
 
+test("a node's page lists the pods bound to it, in every namespace, live", async ({ page }) => {
+  for (const name of ['pods-here', 'pods-elsewhere']) await apiRequest('/api/v1/nodes', 'POST', nodeManifest(name));
+  const pod = (ns: string, name: string, node: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox:1.36' }] } });
+  expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod('default', 'on-it', 'pods-here'))).status).toBe(201);
+  expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod('default', 'not-on-it', 'pods-elsewhere'))).status).toBe(201);
+  await page.goto('/nodes/pods-here');
+  const pods = page.getByRole('region', { name: 'Pods' });
+  await expect(pods.locator('tbody tr')).toHaveCount(1);
+  await expect(pods.locator('tbody tr')).toContainText('on-it');
+  await expect(pods).not.toContainText('not-on-it');
+  // A pod bound to the node later, in another namespace, comes without a reload; a deleted one leaves.
+  expect((await apiRequest('/api/v1/namespaces/kube-system/pods', 'POST', pod('kube-system', 'came-later', 'pods-here'))).status).toBe(201);
+  await expect(pods.locator('tbody tr')).toHaveCount(2);
+  await expect(pods.locator('tbody tr').nth(1)).toContainText('kube-system');
+  expect((await kubectl('delete', 'pod', 'on-it', '-n', 'default', '--grace-period=0', '--force')).code).toBe(0);
+  await expect(pods.locator('tbody tr')).toHaveCount(1);
+  await expect(pods).not.toContainText('on-it');
+  await pods.getByRole('link', { name: 'came-later' }).click();
+  await expect(page).toHaveURL(appUrl('/pods/kube-system/came-later'));
+});
+
 test('a dead API base URL shows offline, and the app recovers', async ({ page }) => {
   await page.goto('/settings');
   await page.getByLabel('API base URL').fill('http://127.0.0.1:9');

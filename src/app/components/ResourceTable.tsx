@@ -63,7 +63,8 @@ export function columnWidths(columns: Column[], width: number): number[] {
 
 const BAD = /^(NotReady|Unknown|Failed|Error|CrashLoopBackOff|ImagePullBackOff|ErrImagePull|Terminating|false)/;
 const GOOD = /^(Ready|Running|Active|Succeeded|Completed|true)$/;
-function tone(col: string, v: string | number | boolean): string {
+/** The badge tone of a cell (Status and Attached columns): 'ok', 'bad', 'warn' or none. */
+export function cellTone(col: string, v: string | number | boolean): string {
   if (col !== 'Status' && col !== 'Attached') return '';
   const s = String(v);
   return BAD.test(s) ? 'bad' : GOOD.test(s) ? 'ok' : s.includes('SchedulingDisabled') ? 'warn' : '';
@@ -95,7 +96,7 @@ function cellsOf(o: KubeObject, columns: Column[], now: number): Cells {
     for (const col of columns) {
       const v = col.cell(o, date);
       text.push(v === '' ? '' : String(v));
-      tones.push(tone(col.name, v));
+      tones.push(cellTone(col.name, v));
     }
     cellCache.set(o, (c = { columns, now, text, tones }));
   }

@@ -1,7 +1,9 @@
 // A node readably: conditions with relative times, capacity against
-// allocatable, addresses, system info, taints, images and attached volumes.
+// allocatable, addresses, system info, taints, attached volumes, the pods
+// bound to it and its images.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { Age, Badge, CamelWords, KeyValues } from '../../components/common.tsx';
+import { NodePods } from './NodePods.tsx';
 
 interface Condition {
   type: string;
@@ -153,6 +155,7 @@ export function NodeDetails({ object }: { object: KubeObject }) {
           </div>
         </section>
       </div>
+      <NodePods node={object.metadata.name!} />
       {status.images?.length ? (
         <section className="panel">
           <h2>Images ({status.images.length})</h2>
