@@ -94,8 +94,15 @@ test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone',
 });
 
 test("a node's page lists the pods bound to it, in every namespace, live", async ({ page }) => {
-  for (const name of ['pods-here', 'pods-elsewhere']) await apiRequest('/api/v1/nodes', 'POST', nodeManifest(name));
-  const pod = (ns: string, name: string, node: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox:1.36' }] } });
+  // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on these nodes.
+  const taints = [{ key: 'e2e/node-pods', effect: 'NoSchedule' }];
+  for (const name of ['pods-here', 'pods-elsewhere']) expect((await apiRequest('/api/v1/nodes', 'POST', { ...nodeManifest(name), spec: { taints } })).status).toBe(201);
+  const pod = (ns: string, name: string, node: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns },
+    spec: { nodeName: node, tolerations: [{ key: 'e2e/node-pods', operator: 'Exists' }], containers: [{ name: 'c', image: 'busybox:1.36' }] },
+  });
   expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod('default', 'on-it', 'pods-here'))).status).toBe(201);
   expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod('default', 'not-on-it', 'pods-elsewhere'))).status).toBe(201);
   await page.goto('/nodes/pods-here');
