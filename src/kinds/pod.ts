@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { Path, fieldErrors, type FieldError } from '../lib/field.ts';
 import { isDNS1123Label, isQualifiedName, isValidLabelValue, isValidPortName, nameIsDNSSubdomain } from '../lib/names.ts';
 import { age } from '../lib/duration.ts';
+import { escapeValue } from '../lib/fieldselector.ts';
 import { canonicalQuantity, compareQuantities, isWholeNumber } from '../lib/quantity.ts';
 import type { KindDefinition, PrinterColumn } from './kind.ts';
 import { STANDARD_VERBS } from './kind.ts';
@@ -981,3 +982,6 @@ export const podKind: KindDefinition = {
     indexed: ['spec.nodeName'],
   },
 };
+
+/** The field selector of the pods bound to a node (a kubelet's, `kubectl describe node`'s, a drain's): indexed by the API server's cache. */
+export const podsOnNode = (node: string) => `spec.nodeName=${escapeValue(node)}`;

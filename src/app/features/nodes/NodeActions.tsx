@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { refersTo, type KubeObject } from '../../../kinds/kind.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { nodeKind } from '../../../kinds/node.ts';
-import { podKind } from '../../../kinds/pod.ts';
+import { podKind, podsOnNode } from '../../../kinds/pod.ts';
 import { api, type Connection } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
@@ -22,7 +22,7 @@ interface DrainResult {
 
 async function drain(conn: Connection, name: string): Promise<DrainResult> {
   await cordon(conn, name, true);
-  const pods = await api.list(conn, podKind, undefined, { fieldSelector: `spec.nodeName=${name}` });
+  const pods = await api.list(conn, podKind, undefined, { fieldSelector: podsOnNode(name) });
   const result: DrainResult = { evicted: [], skipped: [] };
   for (const p of pods.items) {
     const id = `${p.metadata.namespace}/${p.metadata.name}`;

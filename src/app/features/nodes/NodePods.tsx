@@ -3,16 +3,14 @@
 // server's cache indexes pods by it, ours and kube-apiserver's), never the
 // cluster's every pod. The columns are the Pods list's (the kind's printer columns).
 import { useMemo } from 'react';
-import { podKind } from '../../../kinds/pod.ts';
+import { podKind, podsOnNode } from '../../../kinds/pod.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { useList } from '../../api/hooks.ts';
 import { ErrorAlert, useNow } from '../../components/common.tsx';
 import { cellTone, columnsFor, type Column } from '../../components/ResourceTable.tsx';
+import { sortRows } from '../../components/sortedRows.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
 import { detailPath } from '../resources/types.ts';
-
-const byNamespaceAndName = (a: KubeObject, b: KubeObject) =>
-  (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
 
 /** A cell as the Pods list shows it (a status as a badge). */
 function Cell({ column, pod, now }: { column: Column; pod: KubeObject; now: Date }) {
@@ -22,11 +20,12 @@ function Cell({ column, pod, now }: { column: Column; pod: KubeObject; now: Date
 }
 
 export function NodePods({ node }: { node: string }) {
-  const selection = useMemo(() => ({ fieldSelector: `spec.nodeName=${node}` }), [node]);
+  const selection = useMemo(() => ({ fieldSelector: podsOnNode(node) }), [node]);
   const pods = useList(podKind, undefined, selection);
   const columns = useMemo(() => columnsFor(podKind, false, true), []);
   const now = new Date(useNow());
-  const rows = useMemo(() => [...pods.items].sort(byNamespaceAndName), [pods.items]);
+  // In the Pods list's order when sorted by its Namespace column (then name).
+  const rows = useMemo(() => sortRows(undefined, pods.items, columns.find((c) => c.name === 'Namespace')!.sortValue, false).rows, [pods.items, columns]);
   return (
     <section className="panel" aria-label="Pods">
       <h2>
