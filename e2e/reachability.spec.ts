@@ -166,3 +166,34 @@ test('matrix heads show whole names, the graph\'s edge labels never cover one an
   expect(overlaps.count).toBeGreaterThan(2);
   expect(overlaps.out).toEqual([]);
 });
+
+test('while the pods are still read in pages, the page says its answers are for those read so far, and checks intents only once all are read', async ({ page }) => {
+  // More pods than the first page holds (100), in a namespace of their own; the later pages are held back.
+  const ns = 'rx-reading';
+  expect((await apiRequest('/api/v1/namespaces', 'POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
+  const have = (await apiRequest('/api/v1/pods')).body.items.length as number;
+  for (let i = 0; i < Math.max(0, 130 - have); i += 20) {
+    const made = await Promise.all(Array.from({ length: 20 }, (_, j) => apiRequest(`/api/v1/namespaces/${ns}/pods`, 'POST', { ...pod(`p-${i + j}`), metadata: { name: `p-${i + j}`, namespace: ns, labels: { app: 'many' } } })));
+    expect(made.map((r) => r.status)).toEqual(made.map(() => 201));
+  }
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  await page.context().route(/\/api\/v1\/pods\?.*continue=/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  try {
+    await page.goto('/reachability?view=intents');
+    const status = page.getByTestId('reach-status');
+    await expect(status).toHaveText('reading pods · 100 so far');
+    await expect(page.locator('.page-head .sub')).toContainText('100 pods (of those read so far) in');
+    await expect(page.getByTestId('intents-summary')).toHaveText('reading pods · 100 so far');
+    release();
+    await expect(status).toHaveText(/^up to date/);
+    await expect(page.locator('.page-head .sub')).not.toContainText('so far');
+    await expect(page.getByTestId('intents-summary')).not.toContainText('reading');
+  } finally {
+    release();
+    expect((await apiRequest(`/api/v1/namespaces/${ns}`, 'DELETE')).status).toBe(200);
+  }
+});

@@ -7,7 +7,7 @@ import { describeIntent, endpointText, intentSchema, type Intent } from '../../.
 import { useConnection } from '../../api/connection.ts';
 import { LazyYamlEditor } from '../../editors/monaco/index.ts';
 import type { ClusterSummary, IntentsView, LiveIntent } from './compute.ts';
-import { useWorkerAnswer } from './client.ts';
+import { readingText, useWorkerAnswer } from './client.ts';
 import { PolicyLink } from './ExplainPanel.tsx';
 import { FixPanel } from './FixPanel.tsx';
 import { DEFAULT_STORE, intentsJSONSchema, saveIntents, selectorFromText, useLiveIntents, withIntent, withoutIntent, type IntentStore } from './intents.ts';
@@ -168,10 +168,11 @@ function IntentsYaml({ store, onDone }: { store?: IntentStore; onDone(): void })
 
 const INTENTS_FILE = 'intents.yaml';
 
-export function IntentsPanel({ summary }: { summary?: ClusterSummary }) {
+/** `reading`: pods read so far while the list is still read; intents are checked once it is whole (a must-reach intent would seem broken by the pods not read yet). */
+export function IntentsPanel({ summary, reading }: { summary?: ClusterSummary; reading?: number }) {
   const conn = useConnection();
   const live = useLiveIntents();
-  const answer = useWorkerAnswer<IntentsView>(summary, `intents/${live.key}`, live.loading ? null : { type: 'intents', intents: live.intents });
+  const answer = useWorkerAnswer<IntentsView>(summary, `intents/${live.key}`, live.loading || reading !== undefined ? null : { type: 'intents', intents: live.intents });
   const [mode, setMode] = useState<{ kind: 'form' } | { kind: 'yaml'; source?: string } | { kind: 'fix'; intent: LiveIntent }>();
   const [error, setError] = useState<string>();
   const results = answer.data?.results ?? [];
@@ -182,7 +183,7 @@ export function IntentsPanel({ summary }: { summary?: ClusterSummary }) {
     <div className="rx-intents" data-testid="intents">
       <div className="toolbar">
         <span className="muted" role="status" data-testid="intents-summary">
-          {live.loading ? 'reading intents…' : results.length ? `${met} of ${results.length} intents met` : live.intents.length ? 'checking…' : 'No intents yet.'}
+          {live.loading ? 'reading intents…' : reading !== undefined ? readingText(reading) : results.length ? `${met} of ${results.length} intents met` : live.intents.length ? 'checking…' : 'No intents yet.'}
         </span>
         <span className="grow" />
         <button className="btn primary" onClick={() => setMode({ kind: 'form' })}>

@@ -8,7 +8,7 @@ import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { useList } from '../../api/hooks.ts';
 import { useSearchParam } from '../../routes/router.tsx';
 import type { ClusterSummary, GraphLevel, GraphView as GraphAnswer, MatrixView as MatrixAnswer, PolicyInfo } from './compute.ts';
-import { useLiveReachability, useWorkerAnswer } from './client.ts';
+import { readingText, useLiveReachability, useWorkerAnswer } from './client.ts';
 import { ExplainPanel } from './ExplainPanel.tsx';
 import { GraphView } from './GraphView.tsx';
 import { Legend, MatrixView, type Cell } from './MatrixView.tsx';
@@ -119,7 +119,7 @@ export function ReachabilityPage() {
   // The policy as the shown answer knows it (its group indexes match that answer's groups).
   const shownPolicy = shownSummary?.policies.find((p) => policyKey(p) === policyParam);
 
-  const computing = live.loading || live.computing || (view === 'matrix' && matrix.computing) || (view === 'graph' && graph.computing);
+  const computing = live.loading || live.reading !== undefined || live.computing || (view === 'matrix' && matrix.computing) || (view === 'graph' && graph.computing);
   const commitPort = () => {
     const n = Number(portDraft);
     if (Number.isInteger(n) && n > 0 && n < 65536) {
@@ -142,11 +142,11 @@ export function ReachabilityPage() {
           }
         >
           {summary
-            ? `${summary.podCount} pods in ${summary.groups.length} groups · ${summary.policies.length} network ${summary.policies.length === 1 ? 'policy, which treats' : 'policies, which treat'} the pods as ${summary.classCount} distinct ${summary.classCount === 1 ? 'set' : 'sets'}`
+            ? `${summary.podCount} pods${live.reading !== undefined ? ' (of those read so far)' : ''} in ${summary.groups.length} groups · ${summary.policies.length} network ${summary.policies.length === 1 ? 'policy, which treats' : 'policies, which treat'} the pods as ${summary.classCount} distinct ${summary.classCount === 1 ? 'set' : 'sets'}`
             : 'reading the cluster…'}
         </span>
         <span className={`rx-status${computing ? ' busy' : ''}`} role="status" aria-live="polite" data-testid="reach-status">
-          {computing ? 'computing…' : view === 'matrix' && matrix.data ? `up to date · ${matrix.data.ms.toFixed(1)} ms` : 'up to date'}
+          {live.reading !== undefined ? readingText(live.reading) : computing ? 'computing…' : view === 'matrix' && matrix.data ? `up to date · ${matrix.data.ms.toFixed(1)} ms` : 'up to date'}
         </span>
       </div>
       {live.error && <div className="alert bad">The reachability worker failed: {live.error}</div>}
@@ -287,7 +287,7 @@ export function ReachabilityPage() {
           <PolicyPicker summary={summary} selected={policy ? policyParam : undefined} onSelect={setPolicy} />
         </div>
       )}
-      {view === 'intents' && <IntentsPanel summary={summary} />}
+      {view === 'intents' && <IntentsPanel summary={summary} reading={live.reading} />}
       {summary && view === 'policies' && <PoliciesView summary={summary} objects={policies.items} selected={policyParam} onSelect={setPolicy} />}
     </div>
   );

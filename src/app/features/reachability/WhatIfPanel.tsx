@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import type { NetworkPolicyLike, Protocol } from '../../../lib/reachability/index.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
 import type { PortSpec, WhatIfPair, WhatIfResult } from './compute.ts';
-import { useLiveReachability, useWorkerAnswer } from './client.ts';
+import { readingText, useLiveReachability, useWorkerAnswer } from './client.ts';
 import { SYMBOL } from './MatrixView.tsx';
 import { useLiveIntents } from './intents.ts';
 
@@ -66,7 +66,7 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
   const intents = useLiveIntents();
   const answer = useWorkerAnswer<WhatIfResult>(live.summary, `${key}|${extra.map((p) => `${p.protocol}/${p.port}`).join()}|${intents.key}`, { type: 'whatif', draft: settled, original: orig, extraPorts: extra, intents: intents.intents });
   const r = answer.data;
-  const computing = live.loading || live.computing || answer.computing || typing;
+  const computing = live.loading || live.reading !== undefined || live.computing || answer.computing || typing;
   const ns = settled.metadata.namespace ?? 'default';
   const changed = r && (r.totalAllowed > 0 || r.totalDenied > 0);
 
@@ -75,7 +75,7 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
       <h2>
         Reachability change if applied
         <span className={`rx-status${computing ? ' busy' : ''}`} role="status" aria-live="polite">
-          {computing ? 'computing…' : r ? (changed ? `+${r.totalAllowed} allowed, −${r.totalDenied} denied` : 'no change') : ''}
+          {live.reading !== undefined ? readingText(live.reading) : computing ? 'computing…' : r ? (changed ? `+${r.totalAllowed} allowed, −${r.totalDenied} denied` : 'no change') : ''}
         </span>
         <span className="grow" />
         <Link className="btn small" to={withSearch(`/reachability?policy=${encodeURIComponent(`${ns}/${settled.metadata.name ?? ''}`)}`, [])}>

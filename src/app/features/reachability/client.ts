@@ -12,7 +12,7 @@ import { nodeKind } from '../../../kinds/node.ts';
 import { useList } from '../../api/hooks.ts';
 import type { ClusterSummary } from './compute.ts';
 import type { RequestBody, WorkerResponse } from './protocol.ts';
-import { SentInput } from './inputsync.ts';
+import { SentInput, type InputChanges } from './inputsync.ts';
 
 /** How often the page sends the worker what changed in the cluster, at most (ms). */
 const SEND_MS = 150;
@@ -88,6 +88,7 @@ interface LiveLists {
 }
 
 const sent = new SentInput();
+const countOf = (l: LiveLists) => l.pods.length + l.namespaces.length + l.policies.length + l.nodes.length;
 
 const live = {
   state: { computing: true } as LiveState,
@@ -102,14 +103,13 @@ const live = {
   },
   /** A new worker: it is sent everything. */
   reset() {
+    this.generation++;
+    this.sentCount = -1;
     sent.reset();
-    this.sentSize = 0;
     this.set({ summary: undefined, computing: true });
   },
   /** A message to the worker is unanswered: the next waits for its answer. */
   inFlight: false,
-  /** Objects in the lists when last sent, while some are still being read. */
-  sentSize: 0,
   /**
    * The lists as they are now. What changed in them is sent at most every SEND_MS, and not
    * before the worker has answered the last (a burst of watch events is one message, a rollout's
@@ -121,35 +121,55 @@ const live = {
   submit(lists: LiveLists, partial = false) {
     this.lists = lists;
     this.partial = partial;
+    const size = countOf(lists);
+    if (size !== this.sentCount && !this.state.computing) this.set({ computing: true });
     if (this.timer !== undefined || this.inFlight) return;
-    const size = lists.pods.length + lists.namespaces.length + lists.policies.length + lists.nodes.length;
-    if (partial && size < 2 * this.sentSize) return;
-    this.sentSize = partial ? size : 0;
+    if (partial && size < 2 * this.sentCount) return;
     this.timer = setTimeout(() => this.send(), SEND_MS);
   },
-  send() {
+  /** Bumped when the worker starts over: parts made for the one before are not sent. */
+  generation: 0,
+  /** Objects in the lists last sent: a different count is a change for sure, shown as computing at once (the parts take a while). */
+  sentCount: -1,
+  async send() {
     this.timer = undefined;
-    const changes = sent.changes(this.lists!);
-    if (!changes) return;
-    const version = ++this.version;
-    if (!this.state.computing) this.set({ computing: true });
     this.inFlight = true;
-    reachabilityWorker
-      .call<ClusterSummary>({ type: 'input', changes, version })
-      .then(
-        (summary) => version === this.version && this.set({ summary, computing: false, error: undefined }),
-        (e: Error) => version === this.version && this.set({ computing: false, error: e.message }),
-      )
-      .finally(() => {
-        this.inFlight = false;
-        // What came meanwhile.
-        this.submit(this.lists!, this.partial);
-      });
+    const generation = this.generation;
+    this.sentCount = countOf(this.lists!);
+    try {
+      // Every part but the last is only taken in; the worker computes on the last.
+      let last: InputChanges | undefined;
+      for await (const part of sent.changes(this.lists!)) {
+        if (generation !== this.generation) return;
+        if (!this.state.computing) this.set({ computing: true });
+        if (last) void reachabilityWorker.call({ type: 'input', changes: last }).catch(() => undefined);
+        last = part;
+      }
+      if (!last || generation !== this.generation) return;
+      const version = ++this.version;
+      try {
+        const summary = await reachabilityWorker.call<ClusterSummary>({ type: 'input', changes: last, version });
+        if (version === this.version) this.set({ summary, computing: false, error: undefined });
+      } catch (e) {
+        if (version === this.version) this.set({ computing: false, error: (e as Error).message });
+      }
+    } finally {
+      this.inFlight = false;
+      // What came meanwhile.
+      this.submit(this.lists!, this.partial);
+    }
   },
 };
 
-/** Keeps the worker fed with the live cluster; returns the latest summary and whether a recomputation is under way. */
-export function useLiveReachability(): LiveState & { loading: boolean } {
+/** The status while the pods are still read: the answers shown are for those read so far. */
+export const readingText = (pods: number) => `reading pods · ${pods} so far`;
+
+/**
+ * Keeps the worker fed with the live cluster; returns the latest summary, whether a recomputation
+ * is under way, and while the lists are still read in pages how many pods are read so far
+ * (`reading`): the answers until then are for those pods only, so a policy may seem to select none.
+ */
+export function useLiveReachability(): LiveState & { loading: boolean; reading?: number } {
   const pods = useList(podKind);
   const namespaces = useList(namespaceKind);
   const policies = useList(networkPolicyKind);
@@ -167,7 +187,7 @@ export function useLiveReachability(): LiveState & { loading: boolean } {
     (l) => (live.listeners.add(l), () => live.listeners.delete(l)),
     () => live.state,
   );
-  return { ...state, loading };
+  return { ...state, loading, reading: partial ? pods.items.length : undefined };
 }
 
 export interface Answer<T> {

@@ -4,7 +4,8 @@ import type { InputChanges } from './inputsync.ts';
 import type { GraphLevel, LiveIntent, PortSpec } from './compute.ts';
 
 type Body =
-  | { type: 'input'; changes: InputChanges; version: number }
+  /** A part of what changed; the last part has the version, and the worker computes on it. */
+  | { type: 'input'; changes: InputChanges; version?: number }
   | { type: 'summary' }
   | { type: 'matrix'; port: number; protocol: Protocol }
   | { type: 'graph'; level: GraphLevel }

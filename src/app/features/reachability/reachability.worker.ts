@@ -18,7 +18,8 @@ const input = new ReceivedInput();
 function answer(req: WorkerRequest): { result: unknown; transfer?: Transferable[] } {
   switch (req.type) {
     case 'input':
-      return { result: session.setInput(input.apply(req.changes), req.version) };
+      input.apply(req.changes);
+      return { result: req.version === undefined ? null : session.setInput(input.input(), req.version) };
     case 'summary':
       return { result: session.getSummary() };
     case 'matrix': {
