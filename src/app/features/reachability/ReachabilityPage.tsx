@@ -8,7 +8,7 @@ import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { useList } from '../../api/hooks.ts';
 import { useSearchParam } from '../../routes/router.tsx';
 import type { ClusterSummary, GraphLevel, GraphView as GraphAnswer, MatrixView as MatrixAnswer, PolicyInfo } from './compute.ts';
-import { readingText, useLiveReachability, useWorkerAnswer } from './client.ts';
+import { ReachabilityFeed, readingText, useLiveReachability, useWorkerAnswer } from './client.ts';
 import { ExplainPanel } from './ExplainPanel.tsx';
 import { GraphView } from './GraphView.tsx';
 import { Legend, MatrixView, type Cell } from './MatrixView.tsx';
@@ -131,6 +131,7 @@ export function ReachabilityPage() {
 
   return (
     <div className="rx-page">
+      <ReachabilityFeed />
       <div className="page-head">
         <h1>Reachability</h1>
         <span

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import type { NetworkPolicyLike, Protocol } from '../../../lib/reachability/index.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
 import type { PortSpec, WhatIfPair, WhatIfResult } from './compute.ts';
-import { readingText, useLiveReachability, useWorkerAnswer } from './client.ts';
+import { ReachabilityFeed, readingText, useLiveReachability, useWorkerAnswer } from './client.ts';
 import { SYMBOL } from './MatrixView.tsx';
 import { useLiveIntents } from './intents.ts';
 
@@ -72,6 +72,7 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
 
   return (
     <section className="panel rx-whatif" aria-label="What-if" data-testid="whatif">
+      <ReachabilityFeed />
       <h2>
         Reachability change if applied
         <span className={`rx-status${computing ? ' busy' : ''}`} role="status" aria-live="polite">

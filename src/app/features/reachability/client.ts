@@ -78,6 +78,13 @@ interface LiveState {
   /** Inputs changed and the worker has not answered for the latest yet. */
   computing: boolean;
   error?: string;
+  /** A list has no first page yet. */
+  loading: boolean;
+  /**
+   * While the lists are still read in pages: how many pods are read so far. The answers until
+   * then are for those pods only, so a policy may seem to select none.
+   */
+  reading?: number;
 }
 
 interface LiveLists {
@@ -91,7 +98,7 @@ const sent = new SentInput();
 const countOf = (l: LiveLists) => l.pods.length + l.namespaces.length + l.policies.length + l.nodes.length;
 
 const live = {
-  state: { computing: true } as LiveState,
+  state: { computing: true, loading: true } as LiveState,
   listeners: new Set<() => void>(),
   version: 0,
   timer: undefined as ReturnType<typeof setTimeout> | undefined,
@@ -165,29 +172,38 @@ const live = {
 export const readingText = (pods: number) => `reading pods · ${pods} so far`;
 
 /**
- * Keeps the worker fed with the live cluster; returns the latest summary, whether a recomputation
- * is under way, and while the lists are still read in pages how many pods are read so far
- * (`reading`): the answers until then are for those pods only, so a policy may seem to select none.
+ * Keeps the worker fed with the live Pods, Namespaces, NetworkPolicies and Nodes; renders nothing.
+ * A component of its own, rendered by the views that use the answers: a watch event re-renders it
+ * alone. As a hook of the reachability page, every event of a rollout (hundreds a second at 5000
+ * nodes) re-rendered the whole page, its matrix included.
  */
-export function useLiveReachability(): LiveState & { loading: boolean; reading?: number } {
+export function ReachabilityFeed(): null {
   const pods = useList(podKind);
   const namespaces = useList(namespaceKind);
   const policies = useList(networkPolicyKind);
   const nodes = useList(nodeKind);
   const loading = pods.isPending || namespaces.isPending || policies.isPending || nodes.isPending;
+  const partial = pods.partial || namespaces.partial || policies.partial || nodes.partial;
+  const reading = partial ? pods.items.length : undefined;
+  useEffect(() => {
+    if (!loading) live.submit({ pods: pods.items, namespaces: namespaces.items, policies: policies.items, nodes: nodes.items }, partial);
+  }, [loading, partial, pods.items, namespaces.items, policies.items, nodes.items]);
+  useEffect(() => {
+    if (live.state.loading !== loading || live.state.reading !== reading) live.set({ loading, reading });
+  }, [loading, reading]);
+  return null;
+}
+
+/** The latest summary of the live cluster, whether a recomputation is under way, and whether the lists are still read; render a ReachabilityFeed with it. */
+export function useLiveReachability(): LiveState {
   useEffect(() => {
     reachabilityWorker.acquire();
     return () => reachabilityWorker.release();
   }, []);
-  const partial = pods.partial || namespaces.partial || policies.partial || nodes.partial;
-  useEffect(() => {
-    if (!loading) live.submit({ pods: pods.items, namespaces: namespaces.items, policies: policies.items, nodes: nodes.items }, partial);
-  }, [loading, partial, pods.items, namespaces.items, policies.items, nodes.items]);
-  const state = useSyncExternalStore(
+  return useSyncExternalStore(
     (l) => (live.listeners.add(l), () => live.listeners.delete(l)),
     () => live.state,
   );
-  return { ...state, loading, reading: partial ? pods.items.length : undefined };
 }
 
 export interface Answer<T> {
