@@ -110,9 +110,10 @@ export function Overview({ namespace }: { namespace?: string }) {
                     const s = (ds.status ?? {}) as any;
                     return (
                       <tr key={ds.metadata.uid}>
-                        <td>
+                        <td className="words">
                           <Link to={withSearch(`/daemonsets/${ds.metadata.namespace}/${ds.metadata.name}`)}>
-                            {ds.metadata.namespace}/{ds.metadata.name}
+                            {ds.metadata.namespace}/<wbr />
+                            {ds.metadata.name}
                           </Link>
                         </td>
                         <td style={{ width: '40%' }}>
