@@ -62,10 +62,11 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   let items: KubeObject[] = first.items.slice();
   let shown: readonly KubeObject[] = [];
   let added: KubeObject[] = items.slice();
-  // A list kept to its newest (watch.ts, Newest): what it lets go, it counts, and from the first page
-  // on it says how many the server holds (remainingItemCount, when the server tells it).
+  // From the first page on, a list says how many objects the server holds (remainingItemCount, which
+  // the server tells for a list without selectors), so that its pages are shown as a part of that.
+  // A list kept to its newest (watch.ts, Newest) counts what it lets go, and keeps saying it.
   let read = items.length;
-  let total = newest && first.metadata.remainingItemCount !== undefined ? read + first.metadata.remainingItemCount : undefined;
+  let total = first.metadata.remainingItemCount !== undefined ? read + first.metadata.remainingItemCount : undefined;
   /** Items were let go since the last part shown: the next is shown whole, not as an addition. */
   let letGo = false;
   const pagePath = (token: string) => listPath(kind, namespace, { limit: String(listPaging.next), continue: token, ...selecting(selection) });
@@ -124,7 +125,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
     const kept = keepNewest(items, newest, 1);
     if (kept !== items) ((items = kept as KubeObject[]), (letGo = true));
   }
-  return { items, resourceVersion, change: letGo ? undefined : { from: shown, removed: [], added }, total };
+  return { items, resourceVersion, change: letGo ? undefined : { from: shown, removed: [], added }, total: newest ? total : undefined };
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */

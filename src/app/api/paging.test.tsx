@@ -15,11 +15,11 @@ import { getConnection } from './connection.ts';
 
 const NODES = 620;
 let s: TestServer;
-const seen: { count: number; partial: boolean }[] = [];
+const seen: { count: number; partial: boolean; total?: number }[] = [];
 
 function NodeCount() {
-  const { items, partial } = useList(nodeKind);
-  seen.push({ count: items.length, partial });
+  const { items, partial, total } = useList(nodeKind);
+  seen.push({ count: items.length, partial, total });
   return <p data-testid="count">{`${items.length}${partial ? ' partial' : ''}`}</p>;
 }
 
@@ -39,6 +39,9 @@ describe('a list of more than one page', () => {
     );
     await waitFor(() => expect(screen.getByTestId('count').textContent).toBe(String(NODES)), { timeout: 20_000 });
     expect(seen.some((r) => r.partial && r.count === FIRST_PAGE)).toBe(true);
+    // Each part says how many the server holds (the first page's remainingItemCount); the whole list needs not.
+    expect(seen.filter((r) => r.partial).every((r) => r.total === NODES)).toBe(true);
+    expect(seen.at(-1)!.total).toBeUndefined();
     // Nothing complete was ever replaced by a part.
     const firstComplete = seen.findIndex((r) => !r.partial && r.count === NODES);
     expect(seen.slice(firstComplete).every((r) => !r.partial)).toBe(true);

@@ -27,7 +27,7 @@ export interface ListState {
   partial?: boolean;
   /** How `items` differs from the items of the state before it. */
   change?: ListChange;
-  /** A list kept to its newest (Newest): how many objects the server holds, when known. */
+  /** How many objects the server holds, when known: while a list is read in pages, and always for a list kept to its newest (Newest). */
   total?: number;
 }
 

@@ -168,8 +168,8 @@ function IntentsYaml({ store, onDone }: { store?: IntentStore; onDone(): void })
 
 const INTENTS_FILE = 'intents.yaml';
 
-/** `reading`: pods read so far while the list is still read; intents are checked once it is whole (a must-reach intent would seem broken by the pods not read yet). */
-export function IntentsPanel({ summary, reading }: { summary?: ClusterSummary; reading?: number }) {
+/** `reading`: pods read so far (of how many) while the list is still read; intents are checked once it is whole (a must-reach intent would seem broken by the pods not read yet). */
+export function IntentsPanel({ summary, reading }: { summary?: ClusterSummary; reading?: { read: number; of?: number } }) {
   const conn = useConnection();
   const live = useLiveIntents();
   const answer = useWorkerAnswer<IntentsView>(summary, `intents/${live.key}`, live.loading || reading !== undefined ? null : { type: 'intents', intents: live.intents });

@@ -81,10 +81,11 @@ interface LiveState {
   /** A list has no first page yet. */
   loading: boolean;
   /**
-   * While the lists are still read in pages: how many pods are read so far. The answers until
+   * While the lists are still read in pages: how many pods are read so far, of how many when the
+   * server tells. The answers until
    * then are for those pods only, so a policy may seem to select none.
    */
-  reading?: number;
+  reading?: { read: number; of?: number };
 }
 
 interface LiveLists {
@@ -169,7 +170,7 @@ const live = {
 };
 
 /** The status while the pods are still read: the answers shown are for those read so far. */
-export const readingText = (pods: number) => `reading pods · ${pods} so far`;
+export const readingText = ({ read, of }: { read: number; of?: number }) => `reading pods · ${read} ${of === undefined ? 'so far' : `of ${of}`}`;
 
 /**
  * Keeps the worker fed with the live Pods, Namespaces, NetworkPolicies and Nodes; renders nothing.
@@ -184,13 +185,15 @@ export function ReachabilityFeed(): null {
   const nodes = useList(nodeKind);
   const loading = pods.isPending || namespaces.isPending || policies.isPending || nodes.isPending;
   const partial = pods.partial || namespaces.partial || policies.partial || nodes.partial;
-  const reading = partial ? pods.items.length : undefined;
+  const read = partial ? pods.items.length : undefined;
+  const of = partial ? pods.total : undefined;
   useEffect(() => {
     if (!loading) live.submit({ pods: pods.items, namespaces: namespaces.items, policies: policies.items, nodes: nodes.items }, partial);
   }, [loading, partial, pods.items, namespaces.items, policies.items, nodes.items]);
   useEffect(() => {
-    if (live.state.loading !== loading || live.state.reading !== reading) live.set({ loading, reading });
-  }, [loading, reading]);
+    const was = live.state.reading;
+    if (live.state.loading !== loading || was?.read !== read || was?.of !== of) live.set({ loading, reading: read === undefined ? undefined : { read, of } });
+  }, [loading, read, of]);
   return null;
 }
 

@@ -49,7 +49,11 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
       <div className="page-head">
         <h1>{view.label}</h1>
         <span className="sub">
-          {list.isPending ? 'loading…' : `${items.length}${items.length !== list.items.length ? ` of ${list.items.length}` : ''}${list.partial ? ' so far, loading more…' : ''}`}
+          {list.isPending
+            ? 'loading…'
+            : list.partial && list.total !== undefined && items.length === list.items.length
+              ? `${items.length} of ${list.total}, loading more…`
+              : `${items.length}${items.length !== list.items.length ? ` of ${list.items.length}` : ''}${list.partial ? ' so far, loading more…' : ''}`}
           {kind.scope === 'Namespaced' && (namespace ? ` in ${namespace}` : ' in all namespaces')}
         </span>
       </div>
