@@ -172,7 +172,6 @@ test('while the pods are still read in pages, the page says its answers are for 
   const ns = 'rx-reading';
   expect((await apiRequest('/api/v1/namespaces', 'POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
   const have = (await apiRequest('/api/v1/pods')).body.items.length as number;
-  // The page says how many the server holds, from the first page's remainingItemCount.
   for (let i = 0; i < Math.max(0, 130 - have); i += 20) {
     const made = await Promise.all(Array.from({ length: 20 }, (_, j) => apiRequest(`/api/v1/namespaces/${ns}/pods`, 'POST', { ...pod(`p-${i + j}`), metadata: { name: `p-${i + j}`, namespace: ns, labels: { app: 'many' } } })));
     expect(made.map((r) => r.status)).toEqual(made.map(() => 201));
@@ -186,6 +185,7 @@ test('while the pods are still read in pages, the page says its answers are for 
   try {
     await page.goto('/reachability?view=intents');
     const status = page.getByTestId('reach-status');
+    // Of how many the server holds, from the first page's remainingItemCount.
     await expect(status).toHaveText(/^reading pods · 100 of \d{3,}$/);
     const total = Number((await status.textContent())!.split(' of ')[1]);
     expect(total).toBeGreaterThanOrEqual(130);

@@ -119,7 +119,7 @@ export function ReachabilityPage() {
   // The policy as the shown answer knows it (its group indexes match that answer's groups).
   const shownPolicy = shownSummary?.policies.find((p) => policyKey(p) === policyParam);
 
-  const computing = live.loading || live.reading !== undefined || live.computing || (view === 'matrix' && matrix.computing) || (view === 'graph' && graph.computing);
+  const computing = live.busy || (view === 'matrix' && matrix.computing) || (view === 'graph' && graph.computing);
   const commitPort = () => {
     const n = Number(portDraft);
     if (Number.isInteger(n) && n > 0 && n < 65536) {

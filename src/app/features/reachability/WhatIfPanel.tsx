@@ -66,7 +66,7 @@ export default function WhatIfPanel({ draft, original }: { draft: KubeObject; or
   const intents = useLiveIntents();
   const answer = useWorkerAnswer<WhatIfResult>(live.summary, `${key}|${extra.map((p) => `${p.protocol}/${p.port}`).join()}|${intents.key}`, { type: 'whatif', draft: settled, original: orig, extraPorts: extra, intents: intents.intents });
   const r = answer.data;
-  const computing = live.loading || live.reading !== undefined || live.computing || answer.computing || typing;
+  const computing = live.busy || answer.computing || typing;
   const ns = settled.metadata.namespace ?? 'default';
   const changed = r && (r.totalAllowed > 0 || r.totalDenied > 0);
 

@@ -197,16 +197,21 @@ export function ReachabilityFeed(): null {
   return null;
 }
 
-/** The latest summary of the live cluster, whether a recomputation is under way, and whether the lists are still read; render a ReachabilityFeed with it. */
-export function useLiveReachability(): LiveState {
+/**
+ * The latest summary of the live cluster, whether a recomputation is under way, and whether the
+ * lists are still read; `busy`: the summary is not yet the whole cluster's as it is now (any of
+ * those). Render a ReachabilityFeed with it.
+ */
+export function useLiveReachability(): LiveState & { busy: boolean } {
   useEffect(() => {
     reachabilityWorker.acquire();
     return () => reachabilityWorker.release();
   }, []);
-  return useSyncExternalStore(
+  const state = useSyncExternalStore(
     (l) => (live.listeners.add(l), () => live.listeners.delete(l)),
     () => live.state,
   );
+  return { ...state, busy: state.loading || state.reading !== undefined || state.computing };
 }
 
 export interface Answer<T> {

@@ -11,6 +11,16 @@ import { filterRows, type FilteredRows } from '../../components/filteredRows.ts'
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
 
+/**
+ * How many rows are shown: of the objects read when a filter hides some, and while the list is
+ * still read in pages, of how many the server holds when it tells ("12200 of 60084").
+ */
+function countText(shown: number, list: { items: readonly unknown[]; partial: boolean; total?: number }) {
+  if (!list.partial) return shown === list.items.length ? `${shown}` : `${shown} of ${list.items.length}`;
+  if (shown === list.items.length && list.total !== undefined) return `${shown} of ${list.total}, loading more…`;
+  return `${shown}${shown !== list.items.length ? ` of ${list.items.length}` : ''} so far, loading more…`;
+}
+
 export function ListPage({ view, namespace }: { view: KindView; namespace?: string }) {
   const { kind } = view;
   const [q, setQ] = useSearchParam('q');
@@ -49,11 +59,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
       <div className="page-head">
         <h1>{view.label}</h1>
         <span className="sub">
-          {list.isPending
-            ? 'loading…'
-            : list.partial && list.total !== undefined && items.length === list.items.length
-              ? `${items.length} of ${list.total}, loading more…`
-              : `${items.length}${items.length !== list.items.length ? ` of ${list.items.length}` : ''}${list.partial ? ' so far, loading more…' : ''}`}
+          {list.isPending ? 'loading…' : countText(items.length, list)}
           {kind.scope === 'Namespaced' && (namespace ? ` in ${namespace}` : ' in all namespaces')}
         </span>
       </div>
