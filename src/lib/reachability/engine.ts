@@ -8,7 +8,7 @@
 // destination's own node. Cost follows classes x rules, not pods² x policies.
 import type { IPAddress } from '../cidr.ts';
 import { compileIPBlock, ipBlockContainsAny, ipv4Ints, type CompiledIPBlock } from './ipblock.ts';
-import { normalizeProtocol, policyNamespace, policyTypesOf, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
+import { normalizeProtocol, policyNamespace, policyTypesOf, type AnalysisMemo, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
 import { SELECTS_NOTHING, SelectorMatcher } from './selectors.ts';
 import type { Direction, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, PeerSummary, PodRef, PolicySummary, Protocol, ReachabilityMatrix, RuleSummary } from './types.ts';
 
@@ -102,7 +102,7 @@ export class Engine {
   /** The pods on each node, by the node's addresses (for the own-node pairs; the same for every port). */
   private onNodeByIP?: Map<string, number[]>;
 
-  constructor(model: ClusterModel) {
+  constructor(model: ClusterModel, memo?: AnalysisMemo) {
     this.model = model;
     const blockIds = new Map<string, number>();
     const compilePeer = (p: NetworkPolicyPeerLike | null | undefined): Peer => {
@@ -172,24 +172,44 @@ export class Engine {
     };
     // Likewise only the port names some policy uses.
     const portNames = new Set(this.rules.flatMap((r) => (r.ports ?? []).flatMap((p) => (p.name === undefined ? [] : [p.name]))));
-    const classIds = new Map<string, number>();
-    const nsLabelSets = new Map<string, number>();
-    this.podClass = new Int32Array(model.pods.length);
-    for (const pod of model.pods) {
+    // A pod's class signature: what of it the policies can see. It depends on the pod and on the
+    // policies' label keys, port names and ipBlocks alone (the context), so a memo keeps it by pod
+    // while those stay the same.
+    const context = JSON.stringify([[...keys].sort(), [...portNames].sort(), this.blocks.map((b) => b.key)]);
+    const blocksOf = (pod: PodInfo): number[] => {
       const blocks: number[] = [];
       if (pod.ips.length) {
         const v4 = ipv4Ints(pod.ips);
         for (let b = 0; b < this.blocks.length; b++) if (ipBlockContainsAny(this.blocks[b], pod.ips, v4)) blocks.push(b);
       }
-      const labelSet = this.matcher.labelSet(relevant(pod.labels));
-      let nsLabelSet = nsLabelSets.get(pod.ref.namespace);
-      if (nsLabelSet === undefined) nsLabelSets.set(pod.ref.namespace, (nsLabelSet = this.matcher.labelSet(pod.namespaceLabels)));
+      return blocks;
+    };
+    const signatureOf = (pod: PodInfo): string => {
+      const kept = memo?.signatures.get(pod.facts);
+      if (kept?.[0] === context) return kept[1];
+      if (kept?.[2] === context) return kept[3];
+      const labels = Object.keys(pod.labels)
+        .filter((k) => keys.has(k))
+        .sort()
+        .map((k) => `${k}=${pod.labels[k]}`)
+        .join('\n');
       const ports = pod.namedPorts.filter((p) => portNames.has(p.name)).map((p) => `${p.name}/${p.protocol}/${p.port}`).sort();
-      const key = `${pod.ref.namespace}\u0000${labelSet}\u0000${ports.join(',')}\u0000${blocks.join(',')}\u0000${pod.hostNetwork ? 1 : 0}`;
+      const signature = `${pod.ref.namespace}\u0000${labels}\u0000${ports.join(',')}\u0000${blocksOf(pod).join(',')}\u0000${pod.hostNetwork ? 1 : 0}`;
+      memo?.signatures.set(pod.facts, kept ? [context, signature, kept[0], kept[1]] : [context, signature]);
+      return signature;
+    };
+    const classIds = new Map<string, number>();
+    const nsLabelSets = new Map<string, number>();
+    this.podClass = new Int32Array(model.pods.length);
+    for (const pod of model.pods) {
+      const key = signatureOf(pod);
       let id = classIds.get(key);
       if (id === undefined) {
         id = this.classes.length;
         classIds.set(key, id);
+        const labelSet = this.matcher.labelSet(relevant(pod.labels));
+        let nsLabelSet = nsLabelSets.get(pod.ref.namespace);
+        if (nsLabelSet === undefined) nsLabelSets.set(pod.ref.namespace, (nsLabelSet = this.matcher.labelSet(pod.namespaceLabels)));
         const ingressPolicies: number[] = [];
         const egressPolicies: number[] = [];
         if (!pod.hostNetwork) {
@@ -200,7 +220,7 @@ export class Engine {
             if (p.egress) egressPolicies.push(pi);
           }
         }
-        this.classes.push({ ns: pod.ref.namespace, labelSet, nsLabelSet, namedPorts: pod.namedPorts, blocks: new Set(blocks), hostNetwork: pod.hostNetwork, ingressPolicies, egressPolicies, pods: [] });
+        this.classes.push({ ns: pod.ref.namespace, labelSet, nsLabelSet, namedPorts: pod.namedPorts, blocks: new Set(blocksOf(pod)), hostNetwork: pod.hostNetwork, ingressPolicies, egressPolicies, pods: [] });
       }
       this.classes[id].pods.push(pod.index);
       this.podClass[pod.index] = id;

@@ -45,7 +45,8 @@
 // included) and survive structured clone; the analysis object itself has
 // methods, so build it inside the Web Worker.
 import { Engine } from './engine.ts';
-import { buildModel, podKey, type ClusterModel } from './model.ts';
+import { buildModel, podKey, type AnalysisMemo, type ClusterModel } from './model.ts';
+export { AnalysisMemo } from './model.ts';
 import { naiveContext, naiveExplain, resolveEndpoint, type NaiveContext } from './naive.ts';
 import type { Endpoint, Explanation, PodRef, PolicySummary, Protocol, Reachability, ReachabilityInput, ReachabilityMatrix } from './types.ts';
 
@@ -58,28 +59,33 @@ export interface ReachabilityAnalysis extends Reachability {
   readonly classCount: number;
   /** Index of a pod in `pods` (and in every matrix), -1 when unknown. */
   indexOf(pod: PodRef): number;
+  /** What the analysis read of the pod at an index: its labels and whether it is on its node's network. */
+  pod(index: number): { readonly labels: Readonly<Record<string, string>>; readonly hostNetwork: boolean };
   /** Per policy (input order): the pods it selects, the pods each peer matches, and warnings. */
   policies(): PolicySummary[];
 }
 
 /** Analyse a cluster: `namespaces`, `pods`, `policies` (NetworkPolicies) and `nodes` as the API returns them. */
-export function analyzeReachability(input: ReachabilityInput): ReachabilityAnalysis {
-  const model: ClusterModel = buildModel({
-    namespaces: input.namespaces ?? [],
-    pods: input.pods ?? [],
-    policies: input.policies ?? [],
-    nodes: input.nodes ?? [],
-  });
-  const engine = new Engine(model);
+export function analyzeReachability(input: ReachabilityInput, memo?: AnalysisMemo): ReachabilityAnalysis {
+  const model: ClusterModel = buildModel(
+    {
+      namespaces: input.namespaces ?? [],
+      pods: input.pods ?? [],
+      policies: input.policies ?? [],
+      nodes: input.nodes ?? [],
+    },
+    memo,
+  );
+  const engine = new Engine(model, memo);
   let naive: NaiveContext | undefined;
   const explainer = () => (naive ??= naiveContext(model));
   const pods = model.pods.map((p) => p.ref);
-  const index = new Map(model.pods.map((p) => [podKey(p.ref), p.index]));
 
   return {
     pods,
     classCount: engine.classCount,
-    indexOf: (pod) => index.get(podKey(pod)) ?? -1,
+    indexOf: (pod) => model.podByKey.get(podKey(pod))?.index ?? -1,
+    pod: (index) => model.pods[index],
     policies: () => engine.policySummaries(),
     allowed(from: Endpoint, to: Endpoint, port: number, protocol: Protocol = 'TCP'): boolean {
       const src = resolveEndpoint(model, from);

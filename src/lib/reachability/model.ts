@@ -4,7 +4,7 @@
 // start from the same facts and differ only in how they decide.
 import { formatIP, parseIPSloppy, type IPAddress } from '../cidr.ts';
 import { effectivePolicyTypes, type NetworkPolicyLike as DescribedPolicy } from '../netpol-describe.ts';
-import type { Direction, NetworkPolicyLike, PodRef, Protocol, ReachabilityInput } from './types.ts';
+import type { Direction, NetworkPolicyLike, PodLike, PodRef, Protocol, ReachabilityInput } from './types.ts';
 
 export interface NamedPort {
   name: string;
@@ -13,6 +13,8 @@ export interface NamedPort {
 }
 
 export interface PodInfo {
+  /** What the pod object says (kept by an AnalysisMemo between analyses). */
+  facts: PodFacts;
   /** Position in `ClusterModel.pods` (sorted by namespace, then name). */
   index: number;
   ref: PodRef;
@@ -35,9 +37,9 @@ export interface PodInfo {
 
 export interface ClusterModel {
   pods: PodInfo[];
-  podByKey: Map<string, PodInfo>;
+  readonly podByKey: Map<string, PodInfo>;
   /** Canonical IP text to pod (host-network pods left out: their IP is their node's, shared). */
-  podByIP: Map<string, PodInfo>;
+  readonly podByIP: Map<string, PodInfo>;
   /** Every node address (canonical text). */
   hostIPs: Set<string>;
   namespaceLabels: Map<string, Record<string, string>>;
@@ -73,7 +75,70 @@ export const canonicalIP = (text: string): string | undefined => {
  */
 const defaultNamespaceLabels = (name: string) => ({ 'kubernetes.io/metadata.name': name });
 
-export function buildModel(input: ReachabilityInput): ClusterModel {
+/** What one pod object says, read once: its name, labels, addresses and named ports, whatever the rest of the cluster. */
+export interface PodFacts {
+  ref: PodRef;
+  /** Namespace and name, for the model's order. */
+  order: string;
+  labels: Record<string, string>;
+  ips: IPAddress[];
+  ipTexts: string[];
+  namedPorts: NamedPort[];
+  nodeName?: string;
+  hostNetwork: boolean;
+}
+
+/**
+ * What analyses of a changing cluster may keep between them, by object: the live page's worker
+ * analyses 60,000 pods again for each handful that changed, and reading each pod again (its
+ * addresses parsed, its ports and class worked out) was most of it. Objects given to analyses
+ * that share a memo must not be changed afterwards (the worker's are parsed afresh for each change).
+ */
+export class AnalysisMemo {
+  readonly facts = new WeakMap<PodLike, PodFacts>();
+  /**
+   * A pod's class signature (engine.ts) under the policies' context it was made for, the newest
+   * first, and the one before: `[context, signature, context, signature]`. Two, so that analysing
+   * a policy edit (another context) beside the live policies does not make every pod's again.
+   */
+  readonly signatures = new WeakMap<PodFacts, string[]>();
+}
+
+function readPodFacts(p: PodLike): PodFacts {
+  const ns = p.metadata.namespace ?? 'default';
+  const name = p.metadata.name!;
+  const ipTexts = new Set<string>();
+  if (p.status?.podIP) ipTexts.add(p.status.podIP);
+  for (const x of p.status?.podIPs ?? []) if (x?.ip) ipTexts.add(x.ip);
+  const ips: IPAddress[] = [];
+  const seen = new Set<string>();
+  for (const t of ipTexts) {
+    const ip = typeof t === 'string' ? parseIPSloppy(t.trim()) : null;
+    if (ip && !seen.has(formatIP(ip))) {
+      seen.add(formatIP(ip));
+      ips.push(ip);
+    }
+  }
+  const namedPorts: NamedPort[] = [];
+  for (const c of [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])]) {
+    if (!Array.isArray(c?.ports)) continue;
+    for (const port of c?.ports ?? []) {
+      if (port?.name && typeof port.containerPort === 'number') namedPorts.push({ name: port.name, port: port.containerPort, protocol: normalizeProtocol(port.protocol) });
+    }
+  }
+  return {
+    ref: { namespace: ns, name },
+    order: `${ns}\u0000${name}`,
+    labels: p.metadata.labels ?? {},
+    ips,
+    ipTexts: [...seen],
+    namedPorts,
+    nodeName: p.spec?.nodeName || undefined,
+    hostNetwork: p.spec?.hostNetwork === true,
+  };
+}
+
+export function buildModel(input: ReachabilityInput, memo?: AnalysisMemo): ClusterModel {
   const namespaceLabels = new Map<string, Record<string, string>>();
   for (const ns of input.namespaces) {
     const name = ns.metadata.name;
@@ -86,50 +151,52 @@ export function buildModel(input: ReachabilityInput): ClusterModel {
     hostIPsByNode.set(node.metadata.name ?? '', [...new Set(ips.filter((x): x is string => !!x))]);
   }
   const allHostIPs = new Set([...hostIPsByNode.values()].flat());
+  const factsOf = (p: PodLike): PodFacts => {
+    if (!memo) return readPodFacts(p);
+    let f = memo.facts.get(p);
+    if (!f) memo.facts.set(p, (f = readPodFacts(p)));
+    return f;
+  };
   const sorted = input.pods
     .filter((p) => p?.metadata?.name)
-    .map((p) => ({ p, ns: p.metadata.namespace ?? 'default', name: p.metadata.name! }))
-    .sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .map(factsOf)
+    .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   const pods: PodInfo[] = [];
-  const podByKey = new Map<string, PodInfo>();
-  const podByIP = new Map<string, PodInfo>();
-  for (const { p, ns, name } of sorted) {
-    const ipTexts = new Set<string>();
-    if (p.status?.podIP) ipTexts.add(p.status.podIP);
-    for (const x of p.status?.podIPs ?? []) if (x?.ip) ipTexts.add(x.ip);
-    const ips: IPAddress[] = [];
-    const seen = new Set<string>();
-    for (const t of ipTexts) {
-      const ip = typeof t === 'string' ? parseIPSloppy(t.trim()) : null;
-      if (ip && !seen.has(formatIP(ip))) {
-        seen.add(formatIP(ip));
-        ips.push(ip);
-      }
-    }
-    const namedPorts: NamedPort[] = [];
-    for (const c of [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])]) {
-      if (!Array.isArray(c?.ports)) continue;
-      for (const port of c?.ports ?? []) {
-        if (port?.name && typeof port.containerPort === 'number') namedPorts.push({ name: port.name, port: port.containerPort, protocol: normalizeProtocol(port.protocol) });
-      }
-    }
+  for (const f of sorted) {
     const info: PodInfo = {
+      facts: f,
       index: pods.length,
-      ref: { namespace: ns, name },
-      labels: p.metadata.labels ?? {},
-      namespaceLabels: namespaceLabels.get(ns) ?? defaultNamespaceLabels(ns),
-      ips,
-      ipTexts: [...seen],
-      namedPorts,
-      nodeName: p.spec?.nodeName || undefined,
-      hostIPs: (p.spec?.nodeName && hostIPsByNode.get(p.spec.nodeName)) || [],
-      hostNetwork: p.spec?.hostNetwork === true,
+      ref: f.ref,
+      labels: f.labels,
+      namespaceLabels: namespaceLabels.get(f.ref.namespace) ?? defaultNamespaceLabels(f.ref.namespace),
+      ips: f.ips,
+      ipTexts: f.ipTexts,
+      namedPorts: f.namedPorts,
+      nodeName: f.nodeName,
+      hostIPs: (f.nodeName && hostIPsByNode.get(f.nodeName)) || [],
+      hostNetwork: f.hostNetwork,
     };
     pods.push(info);
-    podByKey.set(podKey(info.ref), info);
-    if (!info.hostNetwork) for (const ip of info.ipTexts) if (!podByIP.has(ip)) podByIP.set(ip, info);
   }
-  return { pods, podByKey, podByIP, hostIPs: allHostIPs, namespaceLabels, policies: input.policies.filter((np) => np?.metadata) };
+  // The lookups by name and by address are made when first asked for (the matrices never do).
+  let podByKey: Map<string, PodInfo> | undefined;
+  let podByIP: Map<string, PodInfo> | undefined;
+  return {
+    pods,
+    get podByKey() {
+      return (podByKey ??= new Map(pods.map((p) => [podKey(p.ref), p])));
+    },
+    get podByIP() {
+      if (!podByIP) {
+        podByIP = new Map();
+        for (const p of pods) if (!p.hostNetwork) for (const ip of p.ipTexts) if (!podByIP.has(ip)) podByIP.set(ip, p);
+      }
+      return podByIP;
+    },
+    hostIPs: allHostIPs,
+    namespaceLabels,
+    policies: input.policies.filter((np) => np?.metadata),
+  };
 }
 
 /** The source is the destination's node: one of its addresses is a host IP of the node the destination runs on (host-network pods, the kubelet, node processes). */

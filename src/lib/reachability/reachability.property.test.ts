@@ -2,7 +2,7 @@
 // every pod pair, several ports and protocols, plus single pairs with
 // addresses outside the pods.
 import { describe, expect, it } from 'vitest';
-import { analyzeReachability, diffMatrices, diffPairs } from './index.ts';
+import { AnalysisMemo, analyzeReachability, diffMatrices, diffPairs } from './index.ts';
 import { naiveAllowed, naiveContext, naiveMatrix, peerMatches, selects } from './naive.ts';
 import { ns, node, pod, policy, rng } from './test-helpers.ts';
 import { matrixAllowed, type ContainerPortLike, type Endpoint, type NetworkPolicyLike, type NetworkPolicyPeerLike, type NetworkPolicyPortLike, type NetworkPolicyRuleLike, type PodLike, type Protocol, type ReachabilityInput } from './types.ts';
@@ -234,5 +234,51 @@ describe('fast engine equals the naive evaluator', () => {
         }
       });
     }
+  });
+});
+
+describe('analyses sharing a memo (the live page changes a few pods at a time)', () => {
+  it('answer as a fresh analysis through runs of changes to pods, namespaces and policies, with edits analysed in between', () => {
+    const ports = [[80, 'TCP'], [53, 'UDP'], [8080, 'TCP']] as const;
+    const same = (a: ReturnType<typeof analyzeReachability>, b: ReturnType<typeof analyzeReachability>, where: object) => {
+      expect({ ...where, pods: a.pods, classes: a.classCount }).toEqual({ ...where, pods: b.pods, classes: b.classCount });
+      for (const [p, proto] of ports) {
+        const x = a.matrix(p, proto);
+        const y = b.matrix(p, proto);
+        expect({ ...where, p, bits: [...x.bits], own: [...x.ownNode] }).toEqual({ ...where, p, bits: [...y.bits], own: [...y.ownNode] });
+      }
+    };
+    let kept = 0;
+    let remade = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = rng(seed + 5000);
+      const memo = new AnalysisMemo();
+      let input = randomCluster(seed);
+      for (let step = 0; step < 8; step++) {
+        same(analyzeReachability(input, memo), analyzeReachability(input), { seed, step });
+        // An edit of the policies analysed beside the live ones (another context for the memo).
+        const edited = { ...input, policies: [...input.policies.slice(1), ...randomCluster(seed * 100 + step).policies.slice(0, 2)] };
+        same(analyzeReachability(edited, memo), analyzeReachability(edited), { seed, step, edited: true });
+        // What a watch brings: some pods replaced by new objects (new addresses, labels or ports), some gone, the rest the same objects.
+        const other = randomCluster(seed * 1000 + step).pods;
+        const pods = input.pods.flatMap((p, i): PodLike[] => {
+          if (r.chance(0.1)) return [];
+          if (!r.chance(0.25)) return [p];
+          remade++;
+          const o = other[i % other.length];
+          return [{ ...o, metadata: { ...o.metadata, namespace: p.metadata.namespace, name: p.metadata.name } }];
+        });
+        kept += pods.filter((p) => input.pods.includes(p)).length;
+        input = {
+          ...input,
+          pods: r.chance(0.3) ? [...pods, ...other.slice(0, 2).map((o, k) => ({ ...o, metadata: { ...o.metadata, name: `new-${step}-${k}` } }))] : pods,
+          namespaces: r.chance(0.2) ? randomCluster(seed * 7 + step).namespaces : input.namespaces,
+          policies: r.chance(0.3) ? randomCluster(seed * 13 + step).policies : input.policies,
+        };
+      }
+    }
+    // Both kinds of pod, or the test proves little.
+    expect(kept).toBeGreaterThan(1000);
+    expect(remade).toBeGreaterThan(300);
   });
 });
