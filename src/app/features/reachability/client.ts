@@ -10,6 +10,7 @@ import { namespaceKind } from '../../../kinds/namespace.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { useList } from '../../api/hooks.ts';
+import type { ListChange } from '../../api/watch.ts';
 import type { ClusterSummary } from './compute.ts';
 import type { RequestBody, WorkerResponse } from './protocol.ts';
 import { SentInput, type InputChanges } from './inputsync.ts';
@@ -126,7 +127,8 @@ const live = {
    * 60,000 pods), and computing each part shown kept a core busy while the list loaded, which
    * took 27 s instead of 17.
    */
-  submit(lists: LiveLists, partial = false) {
+  submit(lists: LiveLists, partial = false, changes: { [K in keyof LiveLists]?: ListChange } = {}) {
+    for (const list of Object.keys(lists) as (keyof LiveLists)[]) sent.observe(list, lists[list], changes[list]);
     this.lists = lists;
     this.partial = partial;
     const size = countOf(lists);
@@ -188,7 +190,13 @@ export function ReachabilityFeed(): null {
   const read = partial ? pods.items.length : undefined;
   const of = partial ? pods.total : undefined;
   useEffect(() => {
-    if (!loading) live.submit({ pods: pods.items, namespaces: namespaces.items, policies: policies.items, nodes: nodes.items }, partial);
+    if (!loading)
+      live.submit({ pods: pods.items, namespaces: namespaces.items, policies: policies.items, nodes: nodes.items }, partial, {
+        pods: pods.data?.change,
+        namespaces: namespaces.data?.change,
+        policies: policies.data?.change,
+        nodes: nodes.data?.change,
+      });
   }, [loading, partial, pods.items, namespaces.items, policies.items, nodes.items]);
   useEffect(() => {
     const was = live.state.reading;

@@ -71,6 +71,35 @@ describe("the reachability worker's copy of the cluster", () => {
     expect(received.input().pods.map((p) => p.metadata.name)).toEqual(after.map((p) => p.metadata.name));
   });
 
+  it("looks at the objects the lists' changes name alone, and at every object when a change does not follow from the last", async () => {
+    const sent = new SentInput();
+    const [a, b, x] = [pod('a', '10.1.0.1'), pod('b', '10.1.0.2'), pod('x', '10.1.0.9')];
+    const nodes = [node('n1', 't1')];
+    const first = [a, b, x];
+    await changes(sent, { ...none, pods: first, nodes });
+    // x changed without a change saying so: a full look would send it, a look at the change does not.
+    const a2 = pod('a', '10.1.0.5');
+    const c = pod('c', '10.1.0.3');
+    const second = [a2, pod('x', '10.1.0.10'), c];
+    sent.observe('pods', second, { from: first, removed: [a, b], added: [a2, c] });
+    const next = (await changes(sent, { ...none, pods: second, nodes }))!;
+    expect([next.lists.pods.set.uids, next.lists.pods.remove]).toEqual([['uid-a', 'uid-c'], ['uid-b']]);
+    // Two changes in a row add up: c replaced, then gone.
+    const c2 = pod('c', '10.1.0.4');
+    const third = [a2, second[1], c2];
+    sent.observe('pods', third, { from: second, removed: [c], added: [c2] });
+    const fourth = [a2, second[1]];
+    sent.observe('pods', fourth, { from: third, removed: [c2], added: [] });
+    const gone = (await changes(sent, { ...none, pods: fourth, nodes }))!;
+    expect([gone.lists.pods.set.uids, gone.lists.pods.remove]).toEqual([[], ['uid-c']]);
+    // A state not seen between: every object is looked at, so x is sent now.
+    const fifth = [a2, second[1], pod('d', '10.1.0.6')];
+    sent.observe('pods', fifth, { from: third, removed: [], added: [fifth[2]] });
+    const all = (await changes(sent, { ...none, pods: fifth, nodes }))!;
+    expect(all.lists.pods.set.uids).toEqual(['uid-x', 'uid-d']);
+    expect(await changes(sent, { ...none, pods: fifth, nodes })).toBeUndefined();
+  });
+
   it('starts over when the worker does', async () => {
     const sent = new SentInput();
     const lists = { ...none, pods: [pod('a', '10.1.0.1')], nodes: [] };
