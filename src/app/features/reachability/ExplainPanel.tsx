@@ -100,7 +100,7 @@ export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose, o
   if (!src || !dst) return null;
   const { state, count, total } = cellState(summary, matrix, cell.from, cell.to);
   const list = answer.data?.explanations ?? [];
-  const single = src.pods.length === 1 && dst.pods.length === 1;
+  const single = src.podCount === 1 && dst.podCount === 1;
   return (
     <aside className="panel rx-side" aria-label="Explanation" data-testid="explanation" ref={ref}>
       <h2>

@@ -63,7 +63,7 @@ function namespaceColumns(summary: ClusterSummary): { columns: Column[]; nodeOf:
     }
     const k = columns.length - 1;
     nodeOf[i] = k;
-    counts[k].pods += g.pods.length;
+    counts[k].pods += g.podCount;
     counts[k].groups++;
   });
   columns.forEach((c, k) => (c.members[0].label = `${counts[k].pods} pods in ${counts[k].groups} groups`));

@@ -21,7 +21,7 @@ export const STATE_TEXT: Record<CellState, string> = { allowed: 'allowed', denie
 export function cellState(summary: ClusterSummary, m: MatrixAnswer, from: number, to: number): { state: CellState; count: number; total: number } {
   const G = summary.groups.length;
   const count = m.counts[from * G + to];
-  const total = summary.groups[from].pods.length * summary.groups[to].pods.length;
+  const total = summary.groups[from].podCount * summary.groups[to].podCount;
   return { state: count === 0 ? 'denied' : count === total ? 'allowed' : 'partial', count, total };
 }
 
@@ -30,28 +30,24 @@ const NOISY = /(^|\/)(pod-template-hash|controller-revision-hash|pod-template-ge
 
 /** A group's name: the pod's when it is alone, else the pods' common name prefix, else its telling labels; with its size. */
 export function groupLabel(g: PodGroup): string {
-  if (g.pods.length === 1) return g.pods[0].name;
-  let prefix = g.pods[0].name;
-  for (const p of g.pods) {
-    let i = 0;
-    while (i < prefix.length && i < p.name.length && prefix[i] === p.name[i]) i++;
-    prefix = prefix.slice(0, i);
-  }
-  const cut = prefix.lastIndexOf('-');
-  if (cut >= 3) return `${prefix.slice(0, cut + 1)}* ×${g.pods.length}`;
+  if (g.podCount === 1) return g.podNames[0];
+  const cut = g.commonPrefix.lastIndexOf('-');
+  if (cut >= 3) return `${g.commonPrefix.slice(0, cut + 1)}* ×${g.podCount}`;
   const labels = Object.entries(g.labels)
     .filter(([k]) => !NOISY.test(k))
     .map(([k, v]) => `${k}=${v}`);
-  return `${labels.length ? labels.join(',') : '(no labels)'} ×${g.pods.length}`;
+  return `${labels.length ? labels.join(',') : '(no labels)'} ×${g.podCount}`;
 }
 
 /** A stable handle for tests and links: ns/pod for a lone pod, ns/labels for a group. */
-export const groupId = (g: PodGroup) => (g.pods.length === 1 ? `${g.namespace}/${g.pods[0].name}` : `${g.namespace}/${Object.entries(g.labels).map(([k, v]) => `${k}=${v}`).join(',')}`);
+export const groupId = (g: PodGroup) => (g.podCount === 1 ? `${g.namespace}/${g.podNames[0]}` : `${g.namespace}/${Object.entries(g.labels).map(([k, v]) => `${k}=${v}`).join(',')}`);
+
+/** The group's first pods' names, with how many there are in all when not every one is named. */
+export const groupNames = (g: PodGroup) => g.podNames.join(', ') + (g.podCount > g.podNames.length ? `, … (${g.podCount} pods)` : '');
 
 export function groupTitle(g: PodGroup): string {
-  const names = g.pods.slice(0, 12).map((p) => p.name).join(', ') + (g.pods.length > 12 ? `, … (${g.pods.length} pods)` : '');
   const labels = Object.entries(g.labels).map(([k, v]) => `${k}=${v}`).join(', ') || 'no labels';
-  return `${g.namespace}: ${names}\nlabels: ${labels}${g.hostNetwork ? '\nhost network' : ''}`;
+  return `${g.namespace}: ${groupNames(g)}\nlabels: ${labels}${g.hostNetwork ? '\nhost network' : ''}`;
 }
 
 interface Props {

@@ -6,7 +6,7 @@ import { describePolicy } from '../../../lib/netpol-describe.ts';
 import { Badge } from '../../components/common.tsx';
 import type { ClusterSummary, PolicyInfo } from './compute.ts';
 import { PolicyLink } from './ExplainPanel.tsx';
-import { groupLabel } from './MatrixView.tsx';
+import { groupLabel, groupNames } from './MatrixView.tsx';
 
 const keyOf = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
 
@@ -17,7 +17,7 @@ function Groups({ summary, ids, all, what }: { summary: ClusterSummary; ids: num
   return (
     <span className="chips">
       {shown.map((g) => (
-        <span key={g} className="chip" title={summary.groups[g].pods.map((p) => p.name).join(', ')}>
+        <span key={g} className="chip" title={groupNames(summary.groups[g])}>
           {summary.groups[g].namespace}/{groupLabel(summary.groups[g])}
         </span>
       ))}

@@ -30,14 +30,35 @@ const input = (policies: NetworkPolicyLike[]): ReachabilityInput => ({
 });
 
 describe('reachability view computations', () => {
+  it('a session given a changed cluster answers as a new one: pods it saw before kept, changed ones read again', () => {
+    const s = new Session();
+    const first = input([denyX, allowB]);
+    s.setInput(first, 1);
+    // The same objects but one pod relabelled (a new object, as the worker parses it) and one gone.
+    const changed: ReachabilityInput = { ...first, pods: [first.pods[0], { ...first.pods[1], metadata: { ...first.pods[1].metadata, labels: { app: 'b' } } }, first.pods[2]] };
+    const fresh = new Session();
+    expect(s.setInput(changed, 2)).toEqual(fresh.setInput(changed, 2));
+    expect(s.getSummary().groups.map((g) => g.podNames)).toEqual([['a1'], ['a2', 'b']]);
+    expect({ ...s.matrixView(8080, 'TCP'), ms: 0 }).toEqual({ ...fresh.matrixView(8080, 'TCP'), ms: 0 });
+  });
+
   it('groups pods of a namespace with the same labels, in namespace order', () => {
     const s = new Session();
     const sum = s.setInput(input([]), 1);
-    expect(sum.groups.map((g) => [g.namespace, g.pods.map((p) => p.name)])).toEqual([
+    expect(sum.groups.map((g) => [g.namespace, g.podNames])).toEqual([
       ['x', ['a1', 'a2']],
       ['x', ['b']],
       ['y', ['c']],
     ]);
+  });
+
+  it("sends a large group's count, first names and common name prefix, not every pod", () => {
+    const many = Array.from({ length: 30 }, (_, i) => pod('x', `web-5f6d8b-${String(i).padStart(2, '0')}`, { app: 'web' }, `10.2.0.${i + 1}`));
+    const sum = new Session().setInput({ ...input([]), pods: many }, 1);
+    expect(sum.groups).toHaveLength(1);
+    const [g] = sum.groups;
+    expect([g.podCount, g.podNames.length, g.podNames[0], g.commonPrefix]).toEqual([30, 12, 'web-5f6d8b-00', 'web-5f6d8b-']);
+    expect('pods' in g).toBe(false);
   });
 
   it('counts allowed pod pairs per group pair exactly as the pod matrix says, own-node traffic included', () => {
@@ -51,7 +72,7 @@ describe('reachability view computations', () => {
     const m = analyzeReachability(inp).matrix(8080, 'TCP');
     expect(m.ownNode.length).toBeGreaterThan(0);
     const G = sum.groups.length;
-    const groupOf = (name: string) => sum.groups.findIndex((g) => g.pods.some((p) => p.name === name));
+    const groupOf = (name: string) => sum.groups.findIndex((g) => g.podNames.includes(name));
     const expected = new Uint32Array(G * G);
     // From the pod matrix itself, pair by pair.
     const bit = (i: number, j: number) => ((m.bits[i * m.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1;
@@ -65,7 +86,7 @@ describe('reachability view computations', () => {
     const sum = s.setInput(input([denyX, allowB]), 1);
     const p = sum.policies.find((x) => x.name === 'allow-b')!;
     expect(p.selectedPods).toBe(1);
-    expect(p.admitsFrom.map((g) => sum.groups[g].pods[0].name)).toEqual(['a1']);
+    expect(p.admitsFrom.map((g) => sum.groups[g].podNames[0])).toEqual(['a1']);
     expect(p.cidrsFrom).toEqual(['192.168.0.0/16']);
     expect(p.warnings).toEqual([expect.stringContaining('Ingress rule 1, peer 2')]);
     const none = s.setInput(input([{ metadata: { name: 'ghost', namespace: 'x' }, spec: { podSelector: { matchLabels: { app: 'zzz' } } } }]), 2);
@@ -109,7 +130,7 @@ describe('reachability view computations', () => {
     const g = s.graphView();
     const sum = s.getSummary();
     const ext = sum.groups.length; // the first external network
-    const b = sum.groups.findIndex((x) => x.pods[0].name === 'b');
+    const b = sum.groups.findIndex((x) => x.podNames[0] === 'b');
     expect(g.edges.find((e) => e.from === ext && e.to === b)?.ports).toEqual(['TCP 8080']);
     // Folded to namespaces x (0) and y (1): x reaches y on any port, y reaches x only where a pod allows it.
     const ns = s.graphView('namespaces');

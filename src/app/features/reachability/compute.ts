@@ -3,7 +3,7 @@
 // Node tests can call it too). The views never see pod-by-pod matrices:
 // pods of one namespace with the same labels are one group, and a matrix
 // answer is a count of allowed pod pairs per group pair.
-import { analyzeReachability, diffMatrices, matrixAllowed, diffPairs, evaluateIntents, proposeIntentFix, proposePairFix, type Endpoint, type FixProposal, type Intent, type IntentResult, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
+import { AnalysisMemo, analyzeReachability, diffMatrices, matrixAllowed, diffPairs, evaluateIntents, proposeIntentFix, proposePairFix, type Endpoint, type FixProposal, type Intent, type IntentResult, type Explanation, type NetworkPolicyLike, type NetworkPolicyPeerLike, type PodRef, type Protocol, type ReachabilityAnalysis, type ReachabilityInput, type ReachabilityMatrix } from '../../../lib/reachability/index.ts';
 import { matchesLabelSelector } from '../../../lib/labels.ts';
 import { cidrContainsIP, formatIP, networkOf, parseCIDRSloppy, type CIDR } from '../../../lib/cidr.ts';
 import { describePeer, effectivePolicyTypes } from '../../../lib/netpol-describe.ts';
@@ -13,17 +13,46 @@ export interface PortSpec {
   protocol: Protocol;
 }
 
+/**
+ * Pods of one namespace with the same labels, as the page is sent them: their count and a few
+ * names, not every pod (a summary of 60,000 pod refs took the page ~90 ms to receive, each time
+ * a rollout changed a few pods).
+ */
 export interface PodGroup {
   /** namespace + labels (+ host network): stable across recomputations. */
   key: string;
   namespace: string;
   labels: Record<string, string>;
   hostNetwork: boolean;
-  pods: PodRef[];
+  podCount: number;
+  /** The first pods' names (GROUP_NAMES at most). */
+  podNames: string[];
+  /** The name prefix every pod of the group shares. */
+  commonPrefix: string;
   /** Isolated by some policy for each direction. */
   ingressIsolated: boolean;
   egressIsolated: boolean;
 }
+
+/** How many of a group's pod names the page is sent. */
+const GROUP_NAMES = 12;
+
+/** A group as the worker keeps it: every pod. */
+interface LiveGroup extends Omit<PodGroup, 'podCount' | 'podNames' | 'commonPrefix'> {
+  pods: PodRef[];
+}
+
+function commonPrefix(pods: readonly PodRef[]): string {
+  let prefix = pods[0]?.name ?? '';
+  for (const p of pods) {
+    let i = 0;
+    while (i < prefix.length && i < p.name.length && prefix[i] === p.name[i]) i++;
+    if (i < prefix.length) prefix = prefix.slice(0, i);
+  }
+  return prefix;
+}
+
+const groupView = ({ pods, ...g }: LiveGroup): PodGroup => ({ ...g, podCount: pods.length, podNames: pods.slice(0, GROUP_NAMES).map((p) => p.name), commonPrefix: commonPrefix(pods) });
 
 export interface PolicyInfo {
   namespace: string;
@@ -241,16 +270,20 @@ export class Session {
   version = 0;
   private input: ReachabilityInput = { namespaces: [], pods: [], policies: [], nodes: [] };
   private analysis: ReachabilityAnalysis = analyzeReachability(this.input);
-  private groups: PodGroup[] = [];
+  private groups: LiveGroup[] = [];
   /** Group of each pod of the analysis (by analysis index). */
   private podGroup = new Int32Array(0);
   private summary?: ClusterSummary;
   private matrices = new Map<string, ReachabilityMatrix>();
+  /** What analyses of the live cluster keep of each pod between inputs (a rollout changes a few hundred of 60,000 at a time). */
+  private readonly memo = new AnalysisMemo();
+  /** A pod's group key and labels, by the analysis's pod ref (the same object while the pod object is). */
+  private readonly groupOf = new WeakMap<PodRef, { key: string; labels: Record<string, string>; hostNetwork: boolean }>();
 
   setInput(input: ReachabilityInput, version: number): ClusterSummary {
     this.input = input;
     this.version = version;
-    this.analysis = analyzeReachability(input);
+    this.analysis = analyzeReachability(input, this.memo);
     this.matrices.clear();
     this.summary = undefined;
     this.buildGroups();
@@ -276,14 +309,17 @@ export class Session {
   private buildGroups() {
     const pods = this.analysis.pods;
     const byKey = new Map<string, number>();
-    const raw = new Map(this.input.pods.map((p) => [`${p.metadata.namespace ?? 'default'}/${p.metadata.name}`, p]));
-    const groups: PodGroup[] = [];
+    const groups: LiveGroup[] = [];
     const tmp = new Int32Array(pods.length);
     pods.forEach((ref, i) => {
-      const p = raw.get(`${ref.namespace}/${ref.name}`);
-      const labels = sortedLabels(p?.metadata.labels);
-      const hostNetwork = p?.spec?.hostNetwork === true;
-      const key = `${ref.namespace}\u0000${JSON.stringify(labels)}${hostNetwork ? '\u0000host' : ''}`;
+      let of = this.groupOf.get(ref);
+      if (!of) {
+        const p = this.analysis.pod(i);
+        const labels = sortedLabels(p.labels);
+        of = { key: `${ref.namespace}\u0000${JSON.stringify(labels)}${p.hostNetwork ? '\u0000host' : ''}`, labels, hostNetwork: p.hostNetwork };
+        this.groupOf.set(ref, of);
+      }
+      const { key, labels, hostNetwork } = of;
       let g = byKey.get(key);
       if (g === undefined) {
         g = groups.length;
@@ -394,7 +430,7 @@ export class Session {
     }
     this.summary = {
       version: this.version,
-      groups: this.groups,
+      groups: this.groups.map(groupView),
       policies,
       podCount: this.analysis.pods.length,
       classCount: this.analysis.classCount,
@@ -592,7 +628,7 @@ export class Session {
     const policies = [...this.input.policies.filter((np) => !drop.has(policyKey(np))), draft];
     let after: ReachabilityAnalysis;
     try {
-      after = analyzeReachability({ ...this.input, policies });
+      after = analyzeReachability({ ...this.input, policies }, this.memo);
     } catch (e) {
       return { ...empty, error: e instanceof Error ? e.message : String(e), ms: performance.now() - t0 };
     }
@@ -682,4 +718,4 @@ export class Session {
   }
 }
 
-const groupKeyText = (g: PodGroup) => `${g.namespace}/${g.pods[0]?.name ?? ''}`;
+const groupKeyText = (g: LiveGroup) => `${g.namespace}/${g.pods[0]?.name ?? ''}`;
