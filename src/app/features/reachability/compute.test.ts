@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeReachability, type NetworkPolicyLike, type PodLike, type ReachabilityInput } from '../../../lib/reachability/index.ts';
 import { sampleAddress, Session } from './compute.ts';
+import { randomCluster } from '../../../lib/reachability/random-cluster.ts';
 
 const pod = (ns: string, name: string, labels: Record<string, string>, ip: string, ports: { name: string; containerPort: number }[] = []): PodLike => ({
   metadata: { name, namespace: ns, labels },
@@ -79,6 +80,29 @@ describe('reachability view computations', () => {
     m.pods.forEach((from, i) => m.pods.forEach((to, j) => bit(i, j) && expected[groupOf(from.name) * G + groupOf(to.name)]++));
     expect([...view.counts]).toEqual([...expected]);
     expect(view.allowedPairs).toBe(expected.reduce((a, b) => a + b, 0));
+  });
+
+  it('counts pod pairs per group pair as the pod matrix says on random clusters, at the group and the namespace level', () => {
+    let pairs = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const inp = randomCluster(seed);
+      const s = new Session();
+      const sum = s.setInput(inp, 1);
+      const m = analyzeReachability(inp).matrix(80, 'TCP');
+      const raw = new Map(inp.pods.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p]));
+      const same = (a: Record<string, string>, b: Record<string, string> = {}) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+      const groupOf = m.pods.map((ref) => {
+        const p = raw.get(`${ref.namespace}/${ref.name}`)!;
+        return sum.groups.findIndex((g) => g.namespace === ref.namespace && g.hostNetwork === (p.spec?.hostNetwork === true) && same(g.labels, p.metadata.labels));
+      });
+      const G = sum.groups.length;
+      const expected = new Uint32Array(G * G);
+      const bit = (i: number, j: number) => ((m.bits[i * m.rowWords + (j >>> 5)] >>> (j & 31)) & 1) === 1;
+      m.pods.forEach((_, i) => m.pods.forEach((__, j) => bit(i, j) && expected[groupOf[i] * G + groupOf[j]]++));
+      expect({ seed, counts: [...s.matrixView(80, 'TCP').counts] }).toEqual({ seed, counts: [...expected] });
+      pairs += expected.reduce((a, b) => a + b, 0);
+    }
+    expect(pairs).toBeGreaterThan(1000);
   });
 
   it('reports what a policy selects and admits, and warns about peers that match nothing', () => {
