@@ -136,3 +136,32 @@ describe('indexed by a field, as kubelets list and watch the pods of their node'
     expect(names(cache.listBy(prefix, 'spec.nodeName', 'a'))).toEqual(names(cache.list(prefix).filter((c) => nodeOf(c.object) === 'a')));
   });
 });
+
+describe('managed fields shared between cached objects', () => {
+  const entry = (manager: string, fieldsV1: object) => ({ manager, operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1 });
+  const pod = (name: string, entries: object[]) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', managedFields: entries }, spec: { nodeName: name } });
+  const spec = () => ({ 'f:spec': { 'f:nodeName': {}, 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {} } } } });
+  const status = () => ({ 'f:status': { 'f:phase': {} } });
+
+  it("gives objects with equal FieldsV1 values one object for them, whether the cache parsed the object or was handed it, and keeps each object's JSON", async () => {
+    const prefix = '/registry/core/pods/default/';
+    // Stored by someone else: parsed by the cache.
+    const a = pod('a', [entry('kubectl', spec()), entry('kubelet', status())]);
+    const b = pod('b', [entry('kubectl', spec()), entry('kubelet', { 'f:status': { 'f:phase': {}, 'f:podIP': {} } })]);
+    await cache.waitFor(await storage.create(`${prefix}a`, JSON.stringify(a)));
+    await cache.waitFor(await storage.create(`${prefix}b`, JSON.stringify(b)));
+    // Written by this server: the object handed to the cache is the one kept.
+    const c = pod('c', [entry('kubectl', spec()), entry('kubelet', status())]);
+    const value = JSON.stringify(c);
+    cache.expect(`${prefix}c`, value, c as never);
+    await cache.waitFor(await storage.create(`${prefix}c`, value));
+    const fields = (name: string) => (cache.get(`${prefix}${name}`)!.object.metadata.managedFields as { fieldsV1: object }[]).map((e) => e.fieldsV1);
+    const [[a0, a1], [b0, b1], [c0, c1]] = [fields('a'), fields('b'), fields('c')];
+    expect(a0).toBe(b0);
+    expect(a0).toBe(c0);
+    expect(a1).toBe(c1);
+    expect(b1).not.toBe(a1);
+    expect(b1).toEqual({ 'f:status': { 'f:phase': {}, 'f:podIP': {} } });
+    for (const [name, o] of [['a', a], ['b', b], ['c', c]] as const) expect(JSON.parse(JSON.stringify(cache.get(`${prefix}${name}`)!.object))).toEqual({ ...o, metadata: { ...o.metadata, resourceVersion: expect.any(String) } });
+  });
+});

@@ -87,9 +87,10 @@ export const resourcePrefixOf = (key: string) => {
   return key;
 };
 
-export function toCached(key: string, value: string, revision: number): CachedObject {
+export function toCached(key: string, value: string, revision: number, fields?: SharedFields): CachedObject {
   const object = JSON.parse(value) as KubeObject;
   object.metadata.resourceVersion = String(revision);
+  fields?.share(object);
   return { key, object, revision, size: value.length };
 }
 
@@ -103,6 +104,7 @@ interface Written {
 
 import { withResourceVersion } from './encodings.ts';
 import { ListSnapshots } from './listsnapshots.ts';
+import { SharedFields } from './sharedfields.ts';
 export { jsonOf } from './encodings.ts';
 
 /** An index of a resource's objects by the value of one field (a field selector's `field=value`). */
@@ -291,6 +293,8 @@ export class WatchCache {
   revision = 0;
   /** Lists paged LISTs were cut from, for their later pages (listsnapshots.ts). */
   readonly listSnapshots = new ListSnapshots();
+  /** The managed fields' FieldsV1 values the cached objects share (sharedfields.ts). */
+  private readonly fields = new SharedFields();
   /** The cache's history covers events after this revision. */
   private historyStart = 0;
 
@@ -310,7 +314,7 @@ export class WatchCache {
       () => void cache.reload(),
     );
     const all = await listEverything(storage);
-    for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
+    for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, cache.fields));
     cache.revision = cache.historyStart = all.revision;
     ready = true;
     cache.apply(early);
@@ -342,7 +346,7 @@ export class WatchCache {
         try {
           const all = await listEverything(this.storage);
           for (const b of this.buckets.values()) b.clear();
-          for (const item of all.items) this.bucket(item.key).set(toCached(item.key, item.value, item.modRevision));
+          for (const item of all.items) this.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, this.fields));
           this.history.length = 0;
           this.revision = Math.max(this.revision, all.revision);
           this.historyStart = this.revision;
@@ -469,10 +473,11 @@ export class WatchCache {
 
   private cachedOf(e: StorageEvent, previous: KubeObject | undefined): CachedObject {
     const written = this.written.get(e.key);
-    if (written === undefined) return toCached(e.key, e.value, e.revision);
+    if (written === undefined) return toCached(e.key, e.value, e.revision, this.fields);
     this.written.delete(e.key);
-    if (written.value !== e.value) return toCached(e.key, e.value, e.revision);
+    if (written.value !== e.value) return toCached(e.key, e.value, e.revision, this.fields);
     const object = written.object;
+    this.fields.share(object);
     // The revision goes last in the metadata, so the object's JSON is the stored JSON with it spliced in
     // (withResourceVersion): the watchers' frames are made from that text, not by serialising the object again.
     const splice = written.metadataEnd >= 0 && !Object.hasOwn(object.metadata, 'resourceVersion');
@@ -491,7 +496,7 @@ export class WatchCache {
     if (e.revision <= this.revision) return;
     const bucket = this.bucket(e.key);
     const previous = bucket.objects.get(e.key)?.object;
-    const object = e.type === 'delete' ? toCached(e.key, e.value, e.revision) : this.cachedOf(e, previous);
+    const object = e.type === 'delete' ? toCached(e.key, e.value, e.revision, this.fields) : this.cachedOf(e, previous);
     let type: EventType;
     if (e.type === 'delete') {
       bucket.delete(e.key);
