@@ -163,5 +163,12 @@ describe('managed fields shared between cached objects', () => {
     expect(b1).not.toBe(a1);
     expect(b1).toEqual({ 'f:status': { 'f:phase': {}, 'f:podIP': {} } });
     for (const [name, o] of [['a', a], ['b', b], ['c', c]] as const) expect(JSON.parse(JSON.stringify(cache.get(`${prefix}${name}`)!.object))).toEqual({ ...o, metadata: { ...o.metadata, resourceVersion: expect.any(String) } });
+    // An update keeping a manager's fields keeps the value it had; the same fields in another order are another value (its JSON keeps its order).
+    const b2 = pod('b', [entry('kubectl', spec()), entry('kubelet', { 'f:status': { 'f:podIP': {}, 'f:phase': {} } })]);
+    await cache.waitFor(await storage.update(`${prefix}b`, JSON.stringify(b2), cache.get(`${prefix}b`)!.revision));
+    const [b20, b21] = fields('b');
+    expect(b20).toBe(b0);
+    expect(b21).not.toBe(b1);
+    expect(JSON.stringify(cache.get(`${prefix}b`)!.object)).toContain('"f:status":{"f:podIP":{},"f:phase":{}}');
   });
 });

@@ -87,10 +87,10 @@ export const resourcePrefixOf = (key: string) => {
   return key;
 };
 
-export function toCached(key: string, value: string, revision: number, fields?: SharedFields): CachedObject {
+export function toCached(key: string, value: string, revision: number, fields?: SharedFields, previous?: KubeObject): CachedObject {
   const object = JSON.parse(value) as KubeObject;
   object.metadata.resourceVersion = String(revision);
-  fields?.share(object);
+  fields?.share(object, previous);
   return { key, object, revision, size: value.length };
 }
 
@@ -473,11 +473,11 @@ export class WatchCache {
 
   private cachedOf(e: StorageEvent, previous: KubeObject | undefined): CachedObject {
     const written = this.written.get(e.key);
-    if (written === undefined) return toCached(e.key, e.value, e.revision, this.fields);
+    if (written === undefined) return toCached(e.key, e.value, e.revision, this.fields, previous);
     this.written.delete(e.key);
-    if (written.value !== e.value) return toCached(e.key, e.value, e.revision, this.fields);
+    if (written.value !== e.value) return toCached(e.key, e.value, e.revision, this.fields, previous);
     const object = written.object;
-    this.fields.share(object);
+    this.fields.share(object, previous);
     // The revision goes last in the metadata, so the object's JSON is the stored JSON with it spliced in
     // (withResourceVersion): the watchers' frames are made from that text, not by serialising the object again.
     const splice = written.metadataEnd >= 0 && !Object.hasOwn(object.metadata, 'resourceVersion');

@@ -13,13 +13,24 @@ export class SharedFields {
   /** The values handed out: an object's entry holding one of them is shared already. */
   private readonly shared = new WeakSet<object>();
 
-  /** Points each managed fields entry of `o` at the shared object of its FieldsV1 value. `o` must not be frozen. */
-  share(o: KubeObject): void {
+  /**
+   * Points each managed fields entry of `o` at the shared object of its FieldsV1 value. `o` must
+   * not be frozen. The entries of `previous` (the object's version before) are tried first, by
+   * comparing the trees: a Lease renewal or a status write mostly keeps its manager's fields, and
+   * comparing costs less than the value's text.
+   */
+  share(o: KubeObject, previous?: KubeObject): void {
     const entries = o.metadata?.managedFields as { fieldsV1?: unknown }[] | undefined;
     if (!Array.isArray(entries)) return;
+    const before = previous?.metadata?.managedFields as { fieldsV1?: unknown }[] | undefined;
     for (const e of entries) {
       const f = e?.fieldsV1;
       if (f === null || typeof f !== 'object' || this.shared.has(f) || Object.isFrozen(e)) continue;
+      const same = before?.find((p) => this.shared.has(p?.fieldsV1 as object) && sameTree(p.fieldsV1, f))?.fieldsV1 as object | undefined;
+      if (same) {
+        e.fieldsV1 = same;
+        continue;
+      }
       const text = JSON.stringify(f);
       let c = this.byText.get(text);
       if (c === undefined) {
@@ -30,4 +41,15 @@ export class SharedFields {
       e.fieldsV1 = c;
     }
   }
+}
+
+/** Whether two JSON values are equal, their objects' keys in the same order (as their texts would be). */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || !sameTree((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]])) return false;
+  return true;
 }
