@@ -1,8 +1,9 @@
 // Managed fields' FieldsV1 values shared between objects. The pods of a DaemonSet, and the events
 // of one component, carry the same FieldsV1 for each manager: the same tree of field names, parsed
 // into objects of their own for each object. Half of a pod's heap (8.5 KB for 4.4 KB of JSON) and
-// of an event's was those trees; one object per distinct value, shared, is 4.1 KB a pod. Used where
-// objects are kept and never changed: the server's watch cache and the app's lists.
+// of an event's was those trees; one object per distinct value, shared, is 4.1 KB a pod. The server's
+// watch cache shares them. The app's lists did too, tried and dropped: at 60,000 pods the tab's heap
+// was 256 MB against 333, but comparing the trees doubled the long tasks while the list loaded.
 
 interface WithManagedFields {
   metadata?: { managedFields?: unknown };
