@@ -6,7 +6,7 @@
 // everything-to-everything and would bury the rest.
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ClusterSummary, GraphEdge, GraphLevel, GraphView as GraphAnswer, PolicyInfo } from './compute.ts';
-import { groupLabel, groupTitle } from './MatrixView.tsx';
+import { groupTitle } from './MatrixView.tsx';
 
 const BW = 230; // box width
 const HEAD = 30;
@@ -46,7 +46,7 @@ function groupColumns(summary: ClusterSummary): Column[] {
   summary.groups.forEach((g, i) => {
     let box = columns.at(-1);
     if (!box || box.label !== g.namespace) columns.push((box = { label: g.namespace, members: [], external: false }));
-    box.members.push({ id: i, label: groupLabel(g), title: groupTitle(g) });
+    box.members.push({ id: i, label: g.name, title: groupTitle(g) });
   });
   return columns;
 }

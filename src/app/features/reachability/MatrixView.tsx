@@ -25,20 +25,6 @@ export function cellState(summary: ClusterSummary, m: MatrixAnswer, from: number
   return { state: count === 0 ? 'denied' : count === total ? 'allowed' : 'partial', count, total };
 }
 
-// Labels that tell pods of one workload apart by revision, not by role.
-const NOISY = /(^|\/)(pod-template-hash|controller-revision-hash|pod-template-generation|pod-name|pod-index)$/;
-
-/** A group's name: the pod's when it is alone, else the pods' common name prefix, else its telling labels; with its size. */
-export function groupLabel(g: PodGroup): string {
-  if (g.podCount === 1) return g.podNames[0];
-  const cut = g.commonPrefix.lastIndexOf('-');
-  if (cut >= 3) return `${g.commonPrefix.slice(0, cut + 1)}* ×${g.podCount}`;
-  const labels = Object.entries(g.labels)
-    .filter(([k]) => !NOISY.test(k))
-    .map(([k, v]) => `${k}=${v}`);
-  return `${labels.length ? labels.join(',') : '(no labels)'} ×${g.podCount}`;
-}
-
 /** A stable handle for tests and links: ns/pod for a lone pod, ns/labels for a group. */
 export const groupId = (g: PodGroup) => (g.podCount === 1 ? `${g.namespace}/${g.podNames[0]}` : `${g.namespace}/${Object.entries(g.labels).map(([k, v]) => `${k}=${v}`).join(',')}`);
 
@@ -110,7 +96,7 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
       const w = Math.max(COL_W, Math.ceil((r.ns.length * MONO_CHAR + 14) / r.count));
       for (let j = r.start; j < r.start + r.count; j++) width[j] = w;
     }
-    const longest = Math.max(0, ...groups.map((g) => groupLabel(g).length));
+    const longest = Math.max(0, ...groups.map((g) => g.name.length));
     return { colWidth: width, headHeight: Math.min(320, Math.max(80, Math.ceil(longest * HEAD_CHAR) + 14)) };
   }, [runs, groups, G]);
 
@@ -147,7 +133,7 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
           <tr>
             {groups.map((g, j) => (
               <th key={g.key} scope="col" className={`rx-col${nsStart.has(j) ? ' ns-start' : ''}${hlClass(hl.cols[j])}`} title={groupTitle(g)} style={{ width: colWidth[j], minWidth: colWidth[j], height: headHeight }}>
-                <span>{groupLabel(g)}</span>
+                <span>{g.name}</span>
               </th>
             ))}
           </tr>
@@ -167,7 +153,7 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
                 )}
                 <tr>
                   <th scope="row" className={`rx-row${hlClass(hl.rows[i])}`} title={groupTitle(g)}>
-                    {groupLabel(g)}
+                    {g.name}
                   </th>
                   {groups.map((h, j) => {
                     const { state, count, total } = cellState(summary, matrix, i, j);
@@ -333,7 +319,7 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
       if (hl.rows[i]) headerMark(ctx, hl.rows[i], ROW_HEAD - 5, py(i) + 2, 3, CELL - 4, col);
       ctx.fillStyle = hl.rows[i] & 1 ? col.accent : col.text;
       ctx.textAlign = 'right';
-      ctx.fillText(ellipsis(ctx, groupLabel(groups[i]), ROW_HEAD - 100), ROW_HEAD - 9, y);
+      ctx.fillText(ellipsis(ctx, groups[i].name, ROW_HEAD - 100), ROW_HEAD - 9, y);
       if (runs.some((r) => r.start === i) || i === first.i) {
         ctx.fillStyle = col.muted;
         ctx.textAlign = 'left';
@@ -349,7 +335,7 @@ function CanvasMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'left';
       ctx.fillStyle = hl.cols[j] & 1 ? col.accent : col.text;
-      ctx.fillText(ellipsis(ctx, groupLabel(groups[j]), COL_HEAD - 30), 0, 0);
+      ctx.fillText(ellipsis(ctx, groups[j].name, COL_HEAD - 30), 0, 0);
       ctx.restore();
       if (runs.some((r) => r.start === j) || j === first.j) {
         ctx.fillStyle = col.muted;

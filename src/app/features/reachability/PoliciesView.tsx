@@ -6,7 +6,7 @@ import { describePolicy } from '../../../lib/netpol-describe.ts';
 import { Badge } from '../../components/common.tsx';
 import type { ClusterSummary, PolicyInfo } from './compute.ts';
 import { PolicyLink } from './ExplainPanel.tsx';
-import { groupLabel, groupNames } from './MatrixView.tsx';
+import { groupNames } from './MatrixView.tsx';
 
 const keyOf = (p: { namespace: string; name: string }) => `${p.namespace}/${p.name}`;
 
@@ -18,7 +18,7 @@ function Groups({ summary, ids, all, what }: { summary: ClusterSummary; ids: num
     <span className="chips">
       {shown.map((g) => (
         <span key={g} className="chip" title={groupNames(summary.groups[g])}>
-          {summary.groups[g].namespace}/{groupLabel(summary.groups[g])}
+          {summary.groups[g].namespace}/{summary.groups[g].name}
         </span>
       ))}
       {ids.length > shown.length && <span className="muted">and {ids.length - shown.length} more groups</span>}

@@ -58,8 +58,15 @@ describe('reachability view computations', () => {
     const sum = new Session().setInput({ ...input([]), pods: many }, 1);
     expect(sum.groups).toHaveLength(1);
     const [g] = sum.groups;
-    expect([g.podCount, g.podNames.length, g.podNames[0], g.commonPrefix]).toEqual([30, 12, 'web-5f6d8b-00', 'web-5f6d8b-']);
+    expect([g.podCount, g.podNames.length, g.podNames[0], g.name]).toEqual([30, 12, 'web-5f6d8b-00', 'web-5f6d8b-* ×30']);
     expect('pods' in g).toBe(false);
+  });
+
+  it("names groups of one namespace that would be named alike by the labels that tell them apart (a DaemonSet's old and new pods)", () => {
+    const ds = (name: string, hash: string, generation: string, i: number) => pod('x', name, { app: 'agent', 'controller-revision-hash': hash, 'pod-template-generation': generation }, `10.3.0.${i}`);
+    const pods = [ds('agent-a1b2c', 'h1', '1', 1), ds('agent-d3e4f', 'h1', '1', 2), ds('agent-g5h6i', 'h2', '2', 3), ds('agent-j7k8l', 'h2', '2', 4), ds('agent-m9n0p', 'h2', '2', 5)];
+    const sum = new Session().setInput({ ...input([]), pods: [...pods, pod('x', 'web-1', { app: 'web' }, '10.3.1.1'), pod('x', 'web-2', { app: 'web' }, '10.3.1.2')] }, 1);
+    expect(sum.groups.map((g) => g.name).sort()).toEqual(['agent-* ×2 · rev h1', 'agent-* ×3 · rev h2', 'web-* ×2']);
   });
 
   it('counts allowed pod pairs per group pair exactly as the pod matrix says, own-node traffic included', () => {

@@ -27,8 +27,12 @@ export interface PodGroup {
   podCount: number;
   /** The first pods' names (GROUP_NAMES at most). */
   podNames: string[];
-  /** The name prefix every pod of the group shares. */
-  commonPrefix: string;
+  /**
+   * What the group is called: the pod's name when it is alone, else the pods' common name prefix,
+   * else its telling labels; with its size, and the labels that tell it from a group of the same
+   * name in its namespace (a DaemonSet's old and new pods through a rollout).
+   */
+  name: string;
   /** Isolated by some policy for each direction. */
   ingressIsolated: boolean;
   egressIsolated: boolean;
@@ -38,9 +42,14 @@ export interface PodGroup {
 const GROUP_NAMES = 12;
 
 /** A group as the worker keeps it: every pod. */
-interface LiveGroup extends Omit<PodGroup, 'podCount' | 'podNames' | 'commonPrefix'> {
+interface LiveGroup extends Omit<PodGroup, 'podCount' | 'podNames' | 'name'> {
   pods: PodRef[];
 }
+
+// Labels that tell pods of one workload apart by revision, not by role.
+const NOISY = /(^|\/)(pod-template-hash|controller-revision-hash|pod-template-generation|pod-name|pod-index)$/;
+/** The revision labels' short words in a group's name (its title lists every label). */
+const REVISION_LABELS: Record<string, string> = { 'controller-revision-hash': 'rev', 'pod-template-hash': 'rev', 'pod-template-generation': 'gen' };
 
 function commonPrefix(pods: readonly PodRef[]): string {
   let prefix = pods[0]?.name ?? '';
@@ -52,7 +61,39 @@ function commonPrefix(pods: readonly PodRef[]): string {
   return prefix;
 }
 
-const groupView = ({ pods, ...g }: LiveGroup): PodGroup => ({ ...g, podCount: pods.length, podNames: pods.slice(0, GROUP_NAMES).map((p) => p.name), commonPrefix: commonPrefix(pods) });
+function nameOf(g: LiveGroup): string {
+  if (g.pods.length === 1) return g.pods[0].name;
+  const prefix = commonPrefix(g.pods);
+  const cut = prefix.lastIndexOf('-');
+  if (cut >= 3) return `${prefix.slice(0, cut + 1)}* ×${g.pods.length}`;
+  const labels = Object.entries(g.labels)
+    .filter(([k]) => !NOISY.test(k))
+    .map(([k, v]) => `${k}=${v}`);
+  return `${labels.length ? labels.join(',') : '(no labels)'} ×${g.pods.length}`;
+}
+
+/** The groups as the page is sent them, named; groups of one namespace named alike get the labels that tell them apart. */
+function groupViews(groups: readonly LiveGroup[]): PodGroup[] {
+  const views = groups.map(({ pods, ...g }): PodGroup => ({ ...g, podCount: pods.length, podNames: pods.slice(0, GROUP_NAMES).map((p) => p.name), name: nameOf({ ...g, pods }) }));
+  const alike = new Map<string, PodGroup[]>();
+  for (const v of views) {
+    const key = `${v.namespace}\u0000${v.name.replace(/ ×\d+$/, '')}`;
+    alike.get(key)?.push(v) ?? alike.set(key, [v]);
+  }
+  for (const same of alike.values()) {
+    if (same.length < 2) continue;
+    // The labels whose values differ among them, as few as tell them all apart.
+    const differing = [...new Set(same.flatMap((v) => Object.keys(v.labels)))].filter((k) => same.some((v) => v.labels[k] !== same[0].labels[k])).sort();
+    const keys: string[] = [];
+    for (const k of differing) {
+      keys.push(k);
+      if (new Set(same.map((v) => keys.map((key) => v.labels[key]).join('\u0000'))).size === same.length) break;
+    }
+    const shown = (v: PodGroup, k: string) => (!(k in v.labels) ? `no ${k}` : k in REVISION_LABELS ? `${REVISION_LABELS[k]} ${v.labels[k]}` : `${k}=${v.labels[k]}`);
+    for (const v of same) if (keys.length) v.name += ` · ${keys.map((k) => shown(v, k)).join(', ')}`;
+  }
+  return views;
+}
 
 export interface PolicyInfo {
   namespace: string;
@@ -449,7 +490,7 @@ export class Session {
     }
     this.summary = {
       version: this.version,
-      groups: this.groups.map(groupView),
+      groups: groupViews(this.groups),
       policies,
       podCount: this.analysis.pods.length,
       classCount: this.analysis.classCount,
