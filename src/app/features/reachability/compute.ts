@@ -74,7 +74,10 @@ function nameOf(g: LiveGroup): string {
 
 /** The groups as the page is sent them, named; groups of one namespace named alike get the labels that tell them apart. */
 function groupViews(groups: readonly LiveGroup[]): PodGroup[] {
-  const views = groups.map(({ pods, ...g }): PodGroup => ({ ...g, podCount: pods.length, podNames: pods.slice(0, GROUP_NAMES).map((p) => p.name), name: nameOf({ ...g, pods }) }));
+  const views = groups.map((g): PodGroup => {
+    const { pods, ...rest } = g;
+    return { ...rest, podCount: pods.length, podNames: pods.slice(0, GROUP_NAMES).map((p) => p.name), name: nameOf(g) };
+  });
   const alike = new Map<string, PodGroup[]>();
   for (const v of views) {
     const key = `${v.namespace}\u0000${v.name.replace(/ ×\d+$/, '')}`;
