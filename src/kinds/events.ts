@@ -313,7 +313,6 @@ export const eventKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: coreDescription,
-  encodedOnDemand: true,
   get schema() {
     return coreEventSchema();
   },

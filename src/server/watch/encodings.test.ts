@@ -176,25 +176,6 @@ describe('cached encodings', () => {
     expect([c.json, c.bytes, typeof c.metadataJSON]).toEqual([JSON.stringify(c.object), undefined, 'string']);
   });
 
-  it("keeps no JSON of an Event (encoded on demand, as kube-apiserver caches none), and writes its GET, LIST, Table and watch event as any other object's", async () => {
-    const path = '/api/v1/namespaces/default/events';
-    const watched = readWatch(`${s.url}${path}?watch=1&resourceVersion=${JSON.parse((await raw(path)).body.toString()).metadata.resourceVersion}`, (ev) => ev.length >= 1);
-    const created = await s.api(path, { method: 'POST', body: { metadata: { name: 'on-demand' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'p' }, reason: 'Tested', message: 'ö and ascii' } });
-    expect(created.status).toBe(201);
-    const [event] = await watched;
-    const key = '/registry/core/events/default/on-demand';
-    const c = s.cache.get(key)!;
-    const expected = JSON.stringify(c.object);
-    expect(JSON.stringify(event.object)).toBe(expected);
-    const got = await raw(`${path}/on-demand`);
-    expect([got.body.toString(), got.length]).toEqual([`${expected}\n`, Buffer.byteLength(expected) + 1]);
-    const listed = JSON.parse((await raw(`${path}?fieldSelector=involvedObject.name%3Dp`)).body.toString()).items;
-    expect(listed.map((o: object) => JSON.stringify(o))).toEqual([expected]);
-    const table = JSON.parse((await raw(`${path}?fieldSelector=involvedObject.name%3Dp`, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).body.toString());
-    expect(table.rows[0].object.metadata).toEqual(c.object.metadata);
-    expect([c.onDemand, c.json, c.bytes, c.metadataJSON, c.asciiJSON]).toEqual([true, undefined, undefined, undefined, undefined]);
-  });
-
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
     const first = await raw('/api/v1/nodes?limit=2');
     expect(first.body.length).toBe(first.length);

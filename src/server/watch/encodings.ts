@@ -23,15 +23,12 @@ export type JSONChunk = Buffer | string;
  * parsed form plus one serialisation.
  */
 export function bytesOf(c: CachedObject): Buffer {
-  if (c.bytes) return c.bytes;
-  const bytes = Buffer.from(c.json ?? JSON.stringify(c.object));
-  keepBytes(c, bytes);
-  return bytes;
+  if (!c.bytes) keepBytes(c, Buffer.from(c.json ?? JSON.stringify(c.object)));
+  return c.bytes!;
 }
 
-/** The object's bytes are made: its text goes (and a metadata text sliced from it, which would keep it alive). Nothing is kept for an object encoded on demand. */
+/** The object's bytes are made: its text goes (and a metadata text sliced from it, which would keep it alive). */
 function keepBytes(c: CachedObject, bytes: Buffer) {
-  if (c.onDemand) return;
   c.bytes = bytes;
   c.json = undefined;
   if (typeof c.metadataJSON === 'string') c.metadataJSON = undefined;
@@ -49,10 +46,6 @@ function keepBytes(c: CachedObject, bytes: Buffer) {
  */
 export function textOf(c: CachedObject): JSONChunk {
   if (c.bytes) return c.bytes;
-  if (c.onDemand) {
-    const json = c.json ?? JSON.stringify(c.object);
-    return Buffer.byteLength(json) === json.length ? json : Buffer.from(json);
-  }
   const json = (c.json ??= JSON.stringify(c.object));
   // Checked once: a scan of each item's text was a tenth of a later LIST's time.
   c.asciiJSON ??= Buffer.byteLength(json) === json.length;
@@ -66,12 +59,12 @@ export function textOf(c: CachedObject): JSONChunk {
  * JSON already holds.
  */
 export function metadataJSONOf(c: CachedObject): JSONChunk {
-  if (c.metadataJSON !== undefined) return c.metadataJSON;
-  const json = textOf(c);
-  const span = memberSpan(json, 'metadata');
-  const metadata = !span ? Buffer.from(JSON.stringify(c.object.metadata) ?? 'null') : typeof json === 'string' ? json.slice(span[0], span[1]) : json.subarray(span[0], span[1]);
-  if (!c.onDemand) c.metadataJSON = metadata;
-  return metadata;
+  if (c.metadataJSON === undefined) {
+    const json = textOf(c);
+    const span = memberSpan(json, 'metadata');
+    c.metadataJSON = !span ? Buffer.from(JSON.stringify(c.object.metadata) ?? 'null') : typeof json === 'string' ? json.slice(span[0], span[1]) : json.subarray(span[0], span[1]);
+  }
+  return c.metadataJSON;
 }
 
 /**
@@ -107,9 +100,7 @@ export function withResourceVersion(value: string, metadataEnd: number, revision
 export function jsonOf(c: CachedObject): string {
   if (c.json !== undefined) return c.json;
   if (c.bytes) return c.bytes.toString();
-  const json = JSON.stringify(c.object);
-  if (!c.onDemand) c.json = json;
-  return json;
+  return (c.json = JSON.stringify(c.object));
 }
 
 /** What a list carries besides its items. */
