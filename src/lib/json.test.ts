@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, jsonDuplicateKeys, jsonTextShape, memberCount, settleAsJSON, memberSpan } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, sameJSONText, jsonDuplicateKeys, jsonTextShape, memberCount, settleAsJSON, memberSpan } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -14,6 +14,20 @@ describe('deepEqual', () => {
     expect(deepEqual(null, {})).toBe(false);
     expect(deepEqual(1, '1')).toBe(false);
     expect(deepEqual({}, {})).toBe(true);
+  });
+});
+
+describe('sameJSONText', () => {
+  it('is true exactly when the two would be written as the same text', () => {
+    const cases: [unknown, unknown][] = [
+      [{ a: { b: {} }, c: [1, 'x'] }, { a: { b: {} }, c: [1, 'x'] }],
+      [{ a: 1, b: 2 }, { b: 2, a: 1 }],
+      [{ a: [1, 2] }, { a: [2, 1] }],
+      [{ a: {} }, { a: [] }],
+      [{ a: null }, { a: {} }],
+      [{ a: 1 }, { a: 1, b: 2 }],
+    ];
+    for (const [a, b] of cases) expect(sameJSONText(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
   });
 });
 

@@ -31,6 +31,20 @@ export function deepEqual(a: unknown, b: unknown, asJSON = false): boolean {
 }
 
 /**
+ * Whether two JSON values would be written as the same text: deepEqual with the order of each
+ * object's keys mattering too (what sharing one of them in place of the other must keep).
+ */
+export function sameJSONText(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || !sameJSONText((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]])) return false;
+  return true;
+}
+
+/**
  * A deep copy with JSON semantics: what JSON.parse(JSON.stringify(v)) gives
  * (undefined and function members dropped, such array elements null,
  * non-finite numbers null, toJSON honoured), copied member by member without

@@ -5,6 +5,8 @@
 // watch cache shares them. The app's lists did too, tried and dropped: at 60,000 pods the tab's heap
 // was 256 MB against 333, but comparing the trees doubled the long tasks while the list loaded.
 
+import { sameJSONText } from './json.ts';
+
 interface WithManagedFields {
   metadata?: { managedFields?: unknown };
 }
@@ -27,9 +29,10 @@ export class SharedFields {
 
   /**
    * Points each managed fields entry of `o` at the shared object of its FieldsV1 value; `o` must
-   * not be frozen. A value is looked for first among the entries of `previous` (the object's
-   * version before: a Lease renewal or a status write keeps its manager's fields) and in the
-   * manager's last value, by comparing the trees, which costs less than making the value's text.
+   * not be frozen. A value is looked for first as its manager's last value (the objects of a list
+   * mostly repeat it), then among the entries of `previous` (the object's version before: a Lease
+   * renewal or a status write keeps its manager's fields), by comparing the trees, which costs
+   * less than making the value's text.
    */
   share(o: WithManagedFields, previous?: WithManagedFields): void {
     const entries = o.metadata?.managedFields as Entry[] | undefined;
@@ -40,7 +43,7 @@ export class SharedFields {
       if (f === null || typeof f !== 'object' || this.shared.has(f) || Object.isFrozen(e)) continue;
       const manager = `${e.manager}\u0000${e.operation}\u0000${e.subresource ?? ''}`;
       const last = this.recent.get(manager);
-      let c = last !== undefined && sameTree(last, f) ? last : (before?.find((p) => this.shared.has(p?.fieldsV1 as object) && sameTree(p.fieldsV1, f))?.fieldsV1 as object | undefined);
+      let c = last !== undefined && sameJSONText(last, f) ? last : (before?.find((p) => this.shared.has(p?.fieldsV1 as object) && sameJSONText(p.fieldsV1, f))?.fieldsV1 as object | undefined);
       if (c === undefined) {
         const text = JSON.stringify(f);
         c = this.byText.get(text);
@@ -57,15 +60,4 @@ export class SharedFields {
       e.fieldsV1 = c;
     }
   }
-}
-
-/** Whether two JSON values are equal, their objects' keys in the same order (as their texts would be). */
-function sameTree(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || !sameTree((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]])) return false;
-  return true;
 }

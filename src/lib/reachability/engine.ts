@@ -9,7 +9,7 @@
 import type { IPAddress } from '../cidr.ts';
 import { compileIPBlock, ipBlockContainsAny, ipv4Ints, type CompiledIPBlock } from './ipblock.ts';
 import { normalizeProtocol, policyNamespace, policyTypesOf, type AnalysisMemo, type ClusterModel, type NamedPort, type PodInfo } from './model.ts';
-import { SELECTS_NOTHING, SelectorMatcher } from './selectors.ts';
+import { labelSetKey, SELECTS_NOTHING, SelectorMatcher } from './selectors.ts';
 import type { Direction, NetworkPolicyLike, NetworkPolicyPeerLike, NetworkPolicyRuleLike, PeerSummary, PodRef, PolicySummary, Protocol, ReachabilityMatrix, RuleSummary } from './types.ts';
 
 type Peer =
@@ -188,11 +188,7 @@ export class Engine {
       const kept = memo?.signatures.get(pod.facts);
       if (kept?.[0] === context) return kept[1];
       if (kept?.[2] === context) return kept[3];
-      const labels = Object.keys(pod.labels)
-        .filter((k) => keys.has(k))
-        .sort()
-        .map((k) => `${k}=${pod.labels[k]}`)
-        .join('\n');
+      const labels = labelSetKey(relevant(pod.labels));
       const ports = pod.namedPorts.filter((p) => portNames.has(p.name)).map((p) => `${p.name}/${p.protocol}/${p.port}`).sort();
       const signature = `${pod.ref.namespace}\u0000${labels}\u0000${ports.join(',')}\u0000${blocksOf(pod).join(',')}\u0000${pod.hostNetwork ? 1 : 0}`;
       memo?.signatures.set(pod.facts, kept ? [context, signature, kept[0], kept[1]] : [context, signature]);

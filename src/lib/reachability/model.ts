@@ -12,27 +12,15 @@ export interface NamedPort {
   protocol: Protocol;
 }
 
-export interface PodInfo {
-  /** What the pod object says (kept by an AnalysisMemo between analyses). */
+/** A pod in one analysis: what the pod object says, and where it stands in the cluster. */
+export interface PodInfo extends PodFacts {
+  /** The facts themselves (kept by an AnalysisMemo between analyses). */
   facts: PodFacts;
   /** Position in `ClusterModel.pods` (sorted by namespace, then name). */
   index: number;
-  ref: PodRef;
-  labels: Record<string, string>;
   namespaceLabels: Record<string, string>;
-  ips: IPAddress[];
-  namedPorts: NamedPort[];
-  /** Canonical text of `ips`. */
-  ipTexts: string[];
-  nodeName?: string;
   /** Addresses of the pod's node (canonical text): traffic from there is always let in. */
   hostIPs: string[];
-  /**
-   * A host-network pod shares its node's network namespace: no policy
-   * selects it, no pod or namespace selector matches it, and as a peer it is
-   * only its IP (the node's), which ipBlocks may match.
-   */
-  hostNetwork: boolean;
 }
 
 export interface ClusterModel {
@@ -82,9 +70,15 @@ export interface PodFacts {
   order: string;
   labels: Record<string, string>;
   ips: IPAddress[];
+  /** Canonical text of `ips`. */
   ipTexts: string[];
   namedPorts: NamedPort[];
   nodeName?: string;
+  /**
+   * A host-network pod shares its node's network namespace: no policy
+   * selects it, no pod or namespace selector matches it, and as a peer it is
+   * only its IP (the node's), which ipBlocks may match.
+   */
   hostNetwork: boolean;
 }
 
@@ -163,20 +157,22 @@ export function buildModel(input: ReachabilityInput, memo?: AnalysisMemo): Clust
     .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   const pods: PodInfo[] = [];
   for (const f of sorted) {
-    const info: PodInfo = {
+    // Written out, not spread: a spread of the facts made each analysis of 60,000 pods three times slower.
+    const { ref, order, labels, ips, ipTexts, namedPorts, nodeName, hostNetwork } = f;
+    pods.push({
+      ref,
+      order,
+      labels,
+      ips,
+      ipTexts,
+      namedPorts,
+      nodeName,
+      hostNetwork,
       facts: f,
       index: pods.length,
-      ref: f.ref,
-      labels: f.labels,
-      namespaceLabels: namespaceLabels.get(f.ref.namespace) ?? defaultNamespaceLabels(f.ref.namespace),
-      ips: f.ips,
-      ipTexts: f.ipTexts,
-      namedPorts: f.namedPorts,
-      nodeName: f.nodeName,
-      hostIPs: (f.nodeName && hostIPsByNode.get(f.nodeName)) || [],
-      hostNetwork: f.hostNetwork,
-    };
-    pods.push(info);
+      namespaceLabels: namespaceLabels.get(ref.namespace) ?? defaultNamespaceLabels(ref.namespace),
+      hostIPs: (nodeName && hostIPsByNode.get(nodeName)) || [],
+    });
   }
   // The lookups by name and by address are made when first asked for (the matrices never do).
   let podByKey: Map<string, PodInfo> | undefined;

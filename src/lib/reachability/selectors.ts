@@ -6,6 +6,12 @@ import { labelSelectorAsRequirements, matchesRequirements, type LabelSelector, t
 /** The selector id of an absent or invalid selector: it selects nothing. */
 export const SELECTS_NOTHING = -1;
 
+/** A label set's identity: its pairs in key order, one a line. */
+export function labelSetKey(labels: Record<string, string> | undefined): string {
+  const keys = Object.keys(labels ?? {}).sort();
+  return keys.map((k) => `${k}=${labels![k]}`).join('\n');
+}
+
 export class SelectorMatcher {
   private readonly labelSetIds = new Map<string, number>();
   private readonly labelSets: Record<string, string>[] = [];
@@ -15,8 +21,7 @@ export class SelectorMatcher {
   private readonly memo: Uint8Array[] = [];
 
   labelSet(labels: Record<string, string> | undefined): number {
-    const keys = Object.keys(labels ?? {}).sort();
-    const key = keys.map((k) => `${k}=${labels![k]}`).join('\n');
+    const key = labelSetKey(labels);
     let id = this.labelSetIds.get(key);
     if (id === undefined) {
       id = this.labelSets.length;
