@@ -313,6 +313,7 @@ export const eventKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: coreDescription,
+  encodedOnDemand: true,
   get schema() {
     return coreEventSchema();
   },

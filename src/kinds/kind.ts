@@ -171,6 +171,13 @@ export interface KindDefinition {
    * them the leader-election and node-high levels.
    */
   writesFirst?: boolean;
+  /**
+   * The watch cache keeps this kind's objects (for watches, gets and field selectors) but not
+   * their JSON between requests: it is made for each list, get and watch event. For kinds of many
+   * objects rarely read twice: kube-apiserver keeps no watch cache at all for Events, and kept
+   * encodings of a cluster's hundreds of thousands of them were as large as the objects.
+   */
+  encodedOnDemand?: boolean;
 }
 
 /** How a workload replaces its pods when its pod template changes (the editor's review says it before Apply). */

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from '../watch/cache.ts';
-import { snapshotFrame, watchFrame } from '../watch/encodings.ts';
+import { nextTurn, SLICE_MS, snapshotFrame, watchFrame } from '../watch/encodings.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
 import { parseIncludeObject, partialEvent, partialObjectMetadata, tableEvent } from '../table.ts';
@@ -248,12 +248,18 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
   /** Writes the queue with backpressure; live events go straight to the sink once it is empty. */
   const flush = async (backpressure: boolean) => {
     const highWater = Math.min(1024 * 1024, sink.bufferLimit / 4);
+    let sliceStart = performance.now();
     for (let i = 0; open && queue && i < queue.length; i++) {
       const item = queue[i];
       queue[i] = undefined as never; // sent: its bytes are the sink's now
       queuedLive -= item.live;
       sink.send(toBytes(item.event));
-      if (backpressure && sink.buffered() > highWater) await sink.drained();
+      if (!backpressure) continue;
+      // A client that reads as fast as they are made would have the whole snapshot encoded in one turn.
+      if (sink.buffered() > highWater) await sink.drained();
+      else if (performance.now() - sliceStart > SLICE_MS) await nextTurn();
+      else continue;
+      sliceStart = performance.now();
     }
     if (!queue) return;
     queue = undefined;

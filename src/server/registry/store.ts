@@ -181,6 +181,7 @@ export class Store {
   ) {
     this.resourcePrefix = `/registry/${kind.group || 'core'}/${kind.plural}/`;
     for (const field of kind.fieldSelector.indexed ?? []) cache.indexBy(this.resourcePrefix, field, this.fieldReader(field)!);
+    if (kind.encodedOnDemand) cache.encodeOnDemand(this.resourcePrefix);
   }
 
   /** How a field selector reads `field` in this kind's objects (undefined: not a field it supports). */

@@ -33,6 +33,8 @@ export interface CachedObject {
   bytes?: Buffer;
   /** The metadata's part of `bytes` or `json` (a view or a slice), once a Table row has needed it (encodings.ts). */
   metadataJSON?: Buffer | string;
+  /** Its JSON is made for each use and none of the above kept (KindDefinition.encodedOnDemand). */
+  onDemand?: boolean;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -133,6 +135,8 @@ const byKey = (a: CachedObject, b: CachedObject) => (a.key < b.key ? -1 : a.key 
 
 class Bucket {
   readonly objects = new Map<string, CachedObject>();
+  /** Its objects' JSON is made for each use, not kept (see WatchCache.encodeOnDemand). */
+  onDemand = false;
   private sorted: CachedObject[] | undefined;
   private readonly indexes = new Map<string, FieldIndex>();
   /** Indexes the objects by `field` from now on (those here already included). */
@@ -143,6 +147,7 @@ class Bucket {
     this.indexes.set(field, index);
   }
   set(c: CachedObject) {
+    if (this.onDemand) c.onDemand = true;
     const before = this.objects.get(c.key);
     this.sorted = undefined;
     this.objects.set(c.key, c);
@@ -381,6 +386,13 @@ export class WatchCache {
     this.bucket(resourcePrefix).addIndex(field, read);
   }
 
+  /** The resource's objects keep no JSON between requests from now on (KindDefinition.encodedOnDemand). */
+  encodeOnDemand(resourcePrefix: string) {
+    const b = this.bucket(resourcePrefix);
+    b.onDemand = true;
+    for (const c of b.objects.values()) ((c.onDemand = true), (c.json = c.bytes = c.metadataJSON = c.asciiJSON = undefined));
+  }
+
   /** Events not applied yet, in order, from `queuedAt` on; see receive(). */
   private queued: StorageEvent[] = [];
   private queuedAt = 0;
@@ -497,6 +509,7 @@ export class WatchCache {
     const bucket = this.bucket(e.key);
     const previous = bucket.objects.get(e.key)?.object;
     const object = e.type === 'delete' ? toCached(e.key, e.value, e.revision, this.fields) : this.cachedOf(e, previous);
+    if (bucket.onDemand) object.onDemand = true;
     let type: EventType;
     if (e.type === 'delete') {
       bucket.delete(e.key);
@@ -517,7 +530,7 @@ export class WatchCache {
     this.watchers.deliver(event);
     // A text nobody framed or wrote as text (a Table or metadata watch, see textOf) is not kept beside the
     // object (it is made again if asked for).
-    if (object.bytes === undefined && object.asciiJSON === undefined) object.json = undefined;
+    if (object.onDemand || (object.bytes === undefined && object.asciiJSON === undefined)) object.json = undefined;
   }
 
   /** Resolves once the cache has applied `revision` (a write's own revision, for read-your-writes). */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { readWatch, startTestServer, type TestServer } from '../testing.ts';
-import { bytesOf, joinChunks, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion } from './encodings.ts';
+import { bytesOf, joinChunks, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion, writeList } from './encodings.ts';
 import type { CachedObject } from './cache.ts';
 
 let s: TestServer;
@@ -176,6 +176,25 @@ describe('cached encodings', () => {
     expect([c.json, c.bytes, typeof c.metadataJSON]).toEqual([JSON.stringify(c.object), undefined, 'string']);
   });
 
+  it("keeps no JSON of an Event (encoded on demand, as kube-apiserver caches none), and writes its GET, LIST, Table and watch event as any other object's", async () => {
+    const path = '/api/v1/namespaces/default/events';
+    const watched = readWatch(`${s.url}${path}?watch=1&resourceVersion=${JSON.parse((await raw(path)).body.toString()).metadata.resourceVersion}`, (ev) => ev.length >= 1);
+    const created = await s.api(path, { method: 'POST', body: { metadata: { name: 'on-demand' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'p' }, reason: 'Tested', message: 'ö and ascii' } });
+    expect(created.status).toBe(201);
+    const [event] = await watched;
+    const key = '/registry/core/events/default/on-demand';
+    const c = s.cache.get(key)!;
+    const expected = JSON.stringify(c.object);
+    expect(JSON.stringify(event.object)).toBe(expected);
+    const got = await raw(`${path}/on-demand`);
+    expect([got.body.toString(), got.length]).toEqual([`${expected}\n`, Buffer.byteLength(expected) + 1]);
+    const listed = JSON.parse((await raw(`${path}?fieldSelector=involvedObject.name%3Dp`)).body.toString()).items;
+    expect(listed.map((o: object) => JSON.stringify(o))).toEqual([expected]);
+    const table = JSON.parse((await raw(`${path}?fieldSelector=involvedObject.name%3Dp`, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).body.toString());
+    expect(table.rows[0].object.metadata).toEqual(c.object.metadata);
+    expect([c.onDemand, c.json, c.bytes, c.metadataJSON, c.asciiJSON]).toEqual([true, undefined, undefined, undefined, undefined]);
+  });
+
   it('pages with the continue token and remainingItemCount in the list metadata', async () => {
     const first = await raw('/api/v1/nodes?limit=2');
     expect(first.body.length).toBe(first.length);
@@ -282,6 +301,48 @@ describe('encodings of one cached object', () => {
     expect(JSON.parse(body.toString()).items).toEqual(items.map((i) => i.object));
     // Written as an HTTP body, the text's characters are its bytes.
     expect(Buffer.byteLength(body.toString())).toBe(length);
+  });
+});
+
+describe('a list whose items have no JSON yet', () => {
+  // 2000 objects of 20 KB: making their JSON takes several slices of 10 ms on any machine.
+  const objects = (onDemand: boolean) =>
+    Array.from({ length: 2000 }, (_, i): CachedObject => ({ key: `/k/${i}`, revision: i + 1, object: { kind: 'Event', metadata: { name: `e-${i}` }, message: i === 7 ? 'ö'.repeat(10_000) : 'x'.repeat(20_000) } as any, onDemand }));
+  /** Writes the list to a response that takes every write; returns the body, its headers and how many turns the event loop made meanwhile. */
+  async function written(items: CachedObject[]) {
+    const parts: (string | Buffer)[] = [];
+    let headers: Record<string, unknown> = {};
+    const take = (d?: string | Buffer) => (d !== undefined && parts.push(typeof d === 'string' ? Buffer.from(d, d.length === Buffer.byteLength(d) ? 'latin1' : 'utf8') : d), true);
+    const res: any = { destroyed: false, writeHead: (_: number, h: Record<string, unknown>) => (headers = h), write: take, end: take, cork() {}, uncork() {}, on() {}, off() {} };
+    let turns = 0;
+    let done = false;
+    const turn = () => {
+      turns++;
+      if (!done) setImmediate(turn);
+    };
+    setImmediate(turn);
+    await writeList(res, { listKind: 'EventList', apiVersion: 'v1', resourceVersion: 9 }, items);
+    done = true;
+    return { list: JSON.parse(Buffer.concat(parts).toString()), headers, turns };
+  }
+
+  it('makes and keeps their JSON first, letting the event loop run between slices', async () => {
+    const items = objects(false);
+    const { list, headers, turns } = await written(items);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(list.metadata).toEqual({ resourceVersion: '9' });
+    expect(list.items).toEqual(items.map((c) => c.object));
+    expect(headers['Content-Length']).toBe(items.reduce((n, c) => n + (c.bytes?.length ?? c.json!.length), 0) + 1999 + `{"kind":"EventList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]}\n`.length);
+    expect([items[7].bytes?.toString(), items[8].json]).toEqual([JSON.stringify(items[7].object), JSON.stringify(items[8].object)]);
+  });
+
+  it('of objects that keep none (encoded on demand) is written as it is made, chunked, in slices', async () => {
+    const items = objects(true);
+    const { list, headers, turns } = await written(items);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(headers['Content-Length']).toBeUndefined();
+    expect(list.items).toEqual(items.map((c) => c.object));
+    expect(items.some((c) => c.json !== undefined || c.bytes !== undefined)).toBe(false);
   });
 });
 
