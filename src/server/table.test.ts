@@ -35,12 +35,12 @@ const includes: IncludeObject[] = ['Metadata', 'Object', 'None'];
 const versions: MetaVersion[] = ['v1', 'v1beta1'];
 
 describe('Table from cached JSON', () => {
-  it('lists the bytes JSON.stringify gives toTable, for each includeObject and version', () => {
+  it('lists the bytes JSON.stringify gives toTable, for each includeObject and version', async () => {
     for (const include of includes) {
       for (const version of versions) {
         const items = [pod('a'), pod('東京'), pod('c')];
         const meta = { resourceVersion: '12', continue: 'tok', remainingItemCount: 4 };
-        const { chunks, length } = tableChunks(pods, items, include, version, meta, true, Buffer.from(']}\n'));
+        const { chunks, length } = await tableChunks(pods, items, include, version, meta, Buffer.from(']}\n'));
         const body = joinChunks(chunks);
         expect(body.length).toBe(length);
         expect(body.toString()).toBe(JSON.stringify(toTable(pods, items.map((i) => i.object), include, version, meta)) + '\n');
@@ -51,18 +51,18 @@ describe('Table from cached JSON', () => {
     }
   });
 
-  it('reads the metadata of an object whose bytes are a view into its watch frame', () => {
+  it('reads the metadata of an object whose bytes are a view into its watch frame', async () => {
     const c = pod('framed');
     watchFrame('ADDED', c);
-    const { chunks } = tableChunks(pods, [c], 'Metadata', 'v1', {}, false, Buffer.from(']}'));
-    expect(joinChunks(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', 'v1', {}, false)));
+    const { chunks } = await tableChunks(pods, [c], 'Metadata', 'v1', {}, Buffer.from(']}'));
+    expect(joinChunks(chunks).toString()).toBe(JSON.stringify(toTable(pods, [c.object], 'Metadata', 'v1', {})));
   });
 
-  it('reads the metadata from the JSON text of an object that has no bytes, and from its bytes once made', () => {
+  it('reads the metadata from the JSON text of an object that has no bytes, and from its bytes once made', async () => {
     const c = pod('text');
-    const table = () => joinChunks(tableChunks(pods, [c], 'Metadata', 'v1', {}, false, Buffer.from(']}')).chunks).toString();
-    const expected = JSON.stringify(toTable(pods, [c.object], 'Metadata', 'v1', {}, false));
-    expect(table()).toBe(expected);
+    const table = async () => joinChunks((await tableChunks(pods, [c], 'Metadata', 'v1', {}, Buffer.from(']}'))).chunks).toString();
+    const expected = JSON.stringify(toTable(pods, [c.object], 'Metadata', 'v1', {}));
+    expect(await table()).toBe(expected);
     expect(typeof c.json).toBe('string');
     expect(c.bytes).toBeUndefined();
     expect(typeof c.metadataJSON).toBe('string');
@@ -70,7 +70,7 @@ describe('Table from cached JSON', () => {
     // The text goes with the bytes made, and the metadata sliced from it with it (a slice keeps its whole text alive).
     expect(c.json).toBeUndefined();
     expect(c.metadataJSON).toBeUndefined();
-    expect(table()).toBe(expected);
+    expect(await table()).toBe(expected);
     expect(Buffer.isBuffer(c.metadataJSON)).toBe(true);
   });
 
@@ -82,11 +82,11 @@ describe('Table from cached JSON', () => {
     }
   });
 
-  it('writes PartialObjectMetadata lists and watch events from the same bytes', () => {
+  it('writes PartialObjectMetadata lists and watch events from the same bytes', async () => {
     const items = [pod('a'), pod('東京')];
     const meta = { resourceVersion: '12' };
     for (const version of versions) {
-      const { chunks, length } = partialListChunks(items, version, meta);
+      const { chunks, length } = await partialListChunks(items, version, meta);
       const body = joinChunks(chunks);
       expect(body.length).toBe(length);
       const partials = items.map((i) => partialObjectMetadata(i.object, version));

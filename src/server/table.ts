@@ -74,7 +74,7 @@ export function partialChunks(c: CachedObject, version: MetaVersion, out: JSONCh
 }
 
 /** The PartialObjectMetadataList of cached objects as JSON chunks (the same bytes JSON.stringify gives), a newline after them. */
-export function partialListChunks(items: readonly CachedObject[], version: MetaVersion, listMeta: Record<string, unknown>): Chunks {
+export function partialListChunks(items: readonly CachedObject[], version: MetaVersion, listMeta: Record<string, unknown>): Promise<Chunks> {
   const head = `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"items":[`;
   return itemChunks(head, items, (c, out) => partialChunks(c, version, out), LIST_TAIL);
 }
@@ -107,24 +107,30 @@ function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject
   return length + CLOSE.length;
 }
 
+/** A Table's JSON up to its first row. */
+const tableHead = (kind: KindDefinition, version: MetaVersion, listMeta: Record<string, unknown>, withColumns: boolean) =>
+  `{"kind":"Table","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
+
 /**
  * toTable of cached objects as JSON chunks (the rows' object parts are the
  * cached JSON itself, written without a copy), ended by `tail`.
  */
-export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>, withColumns: boolean, tail: Buffer): Chunks {
+export function tableChunks(kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>, tail: Buffer): Promise<Chunks> {
   const now = new Date();
-  const head = `{"kind":"Table","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
-  return itemChunks(head, items, (c, out) => rowChunks(kind, c, include, version, now, out), tail);
+  return itemChunks(tableHead(kind, version, listMeta, true), items, (c, out) => rowChunks(kind, c, include, version, now, out), tail);
 }
 
 /** Writes a Table of cached objects as writeBody writes toTable's (the same bytes, a newline after them). */
-export function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
-  return writeChunks(res, code, tableChunks(kind, items, include, version, listMeta, true, LIST_TAIL), headers);
+export async function writeTable(res: ServerResponse, code: number, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>, headers?: Record<string, string | string[]>) {
+  return writeChunks(res, code, await tableChunks(kind, items, include, version, listMeta, LIST_TAIL), headers);
 }
 
 const TABLE_END = Buffer.from(']}');
 
 /** A Table watch event of one row, as upstream frames it (the columns only with the first). */
 export function tableEvent(type: EventType, kind: KindDefinition, c: CachedObject, include: IncludeObject, version: MetaVersion, withColumns: boolean): Buffer {
-  return eventFrame(type, tableChunks(kind, [c], include, version, { resourceVersion: c.object.metadata.resourceVersion }, withColumns, TABLE_END).chunks);
+  const chunks: JSONChunk[] = [tableHead(kind, version, { resourceVersion: c.object.metadata.resourceVersion }, withColumns)];
+  rowChunks(kind, c, include, version, new Date(), chunks);
+  chunks.push(TABLE_END);
+  return eventFrame(type, chunks);
 }

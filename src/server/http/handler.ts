@@ -480,7 +480,7 @@ export function createHandler(ctx: HandlerContext) {
           return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), include, rep.version, listMeta), { pretty });
         }
         if (rep.type === 'partialList') {
-          if (!pretty) return writeChunks(res, 200, partialListChunks(page.items, rep.version, listMeta));
+          if (!pretty) return writeChunks(res, 200, await partialListChunks(page.items, rep.version, listMeta));
           const items = page.items.map((i) => partialObjectMetadata(i.object, rep.version));
           return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${rep.version}`, metadata: listMeta, items }, { pretty });
         }

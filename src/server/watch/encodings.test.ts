@@ -275,22 +275,22 @@ describe('encodings of one cached object', () => {
     expect(bytesOf(c).toString()).toBe(text);
   });
 
-  it('lists items between the envelope and the tail, with their lengths summed', () => {
+  it('lists items between the envelope and the tail, with their lengths summed', async () => {
     const a = cached();
     const b = { ...cached(), key: '/registry/core/nodes/b', object: { ...cached().object, metadata: { name: 'b' } } };
-    const { chunks, length } = listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9, continueToken: 'tok', remainingItemCount: 3 }, [a, b]);
+    const { chunks, length } = await listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9, continueToken: 'tok', remainingItemCount: 3 }, [a, b]);
     const body = joinChunks(chunks);
     expect(body.length).toBe(length);
     expect(JSON.parse(body.toString())).toEqual({ kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'tok', remainingItemCount: 3 }, items: [a.object, b.object] });
   });
 
-  it('keeps the JSON text of items without bytes (not bytes: memory outside the heap), and makes bytes of text that is not ASCII', () => {
+  it('keeps the JSON text of items without bytes (not bytes: memory outside the heap), and makes bytes of text that is not ASCII', async () => {
     const ascii = { ...cached(), object: { ...cached().object, metadata: { name: 'a', labels: { x: 'a' } } } };
     const other = { ...cached(), key: '/registry/core/nodes/東京', object: { ...cached().object, metadata: { name: '東京', labels: { a: 'é' } } } };
     const framed = { ...cached(), key: '/registry/core/nodes/framed' };
     watchFrame('ADDED', framed);
     const items = [ascii, other, framed];
-    const { chunks, length } = listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9 }, items);
+    const { chunks, length } = await listChunks({ listKind: 'NodeList', apiVersion: 'v1', resourceVersion: 9 }, items);
     expect(chunks.slice(1, -1).filter((c) => typeof c === 'string')).toEqual([JSON.stringify(ascii.object)]);
     expect(ascii.json).toBe(JSON.stringify(ascii.object));
     expect(ascii.bytes).toBeUndefined();
@@ -310,7 +310,7 @@ describe('a list whose items have no JSON yet', () => {
     Array.from({ length: 2000 }, (_, i): CachedObject => ({ key: `/k/${i}`, revision: i + 1, object: { kind: 'Event', metadata: { name: `e-${i}` }, message: i === 7 ? 'ö'.repeat(10_000) : 'x'.repeat(20_000) } as any, onDemand }));
   /** Writes the list to a response that takes every write; returns the body, its headers and how many turns the event loop made meanwhile. */
   async function written(items: CachedObject[]) {
-    const parts: (string | Buffer)[] = [];
+    const parts: Buffer[] = [];
     let headers: Record<string, unknown> = {};
     const take = (d?: string | Buffer) => (d !== undefined && parts.push(typeof d === 'string' ? Buffer.from(d, d.length === Buffer.byteLength(d) ? 'latin1' : 'utf8') : d), true);
     const res: any = { destroyed: false, writeHead: (_: number, h: Record<string, unknown>) => (headers = h), write: take, end: take, cork() {}, uncork() {}, on() {}, off() {} };
@@ -326,7 +326,7 @@ describe('a list whose items have no JSON yet', () => {
     return { list: JSON.parse(Buffer.concat(parts).toString()), headers, turns };
   }
 
-  it('makes and keeps their JSON first, letting the event loop run between slices', async () => {
+  it('makes and keeps their JSON as its body is made, letting the event loop run between slices', async () => {
     const items = objects(false);
     const { list, headers, turns } = await written(items);
     expect(turns).toBeGreaterThanOrEqual(2);
