@@ -99,7 +99,7 @@ export const leaseKind: KindDefinition = {
   },
   subresources: {},
   verbs: STANDARD_VERBS,
-  writesFirst: true,
+  heartbeats: true,
   defaults() {},
   validate(obj, { old }) {
     return [

@@ -166,11 +166,13 @@ export interface KindDefinition {
    */
   storedAs?: { kind: KindDefinition; toStored: (obj: any) => any; fromStored: (obj: any) => any };
   /**
-   * Writes of this kind go first when writes to the storage queue (etcd's seats): they keep
-   * something alive (a leader's lease, a node's heartbeat), as API Priority and Fairness gives
-   * them the leader-election and node-high levels.
+   * Its objects are heartbeats (a leader's lease, a node's): written every few seconds by many
+   * clients, they keep something alive and are read by nobody in a hurry. Their writes go first
+   * when writes to etcd queue (its seats), as API Priority and Fairness gives them the
+   * leader-election and node-high levels; in SQLite a group of them alone waits longer for more
+   * to share its transaction (SqliteStorageOptions.heartbeatPrefixes).
    */
-  writesFirst?: boolean;
+  heartbeats?: boolean;
   /**
    * The watch cache keeps this kind's objects (for watches, gets and field selectors) but not
    * their JSON between requests: it is made for each list, get and watch event. For kinds of many

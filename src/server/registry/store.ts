@@ -19,6 +19,7 @@ import { encodeContinue, resourceVersionText, type DeleteOptions, type ListQuery
 import type { UserInfo } from '../auth/authn.ts';
 import { dropOnCreate, recordUpdate } from './apply.ts';
 import { scan, yieldToEventLoop } from './turns.ts';
+import { resourcePrefixOf } from './prefix.ts';
 
 export interface WriteContext {
   dryRun: boolean;
@@ -179,7 +180,7 @@ export class Store {
     private readonly admitNamespace: NamespaceAdmission,
     private readonly admission?: Admission,
   ) {
-    this.resourcePrefix = `/registry/${kind.group || 'core'}/${kind.plural}/`;
+    this.resourcePrefix = resourcePrefixOf(kind);
     for (const field of kind.fieldSelector.indexed ?? []) cache.indexBy(this.resourcePrefix, field, this.fieldReader(field)!);
     if (kind.encodedOnDemand) cache.encodeOnDemand(this.resourcePrefix);
   }

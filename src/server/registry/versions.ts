@@ -6,15 +6,15 @@
 // nothing of versions.
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import type { Storage } from '../storage/storage.ts';
+import { resourcePrefixOf } from './prefix.ts';
 import type { CachedObject, CacheEvent, WatchCache } from '../watch/cache.ts';
 
-const prefixOf = (k: KindDefinition) => `/registry/${k.group || 'core'}/${k.plural}/`;
 
 /** The storage and watch cache as the Store of `kind` (a kind with `storedAs`) sees them. */
 export function versionedViews(kind: KindDefinition, storage: Storage, cache: WatchCache): { storage: Storage; cache: WatchCache } {
   const conv = kind.storedAs!;
-  const outer = prefixOf(kind);
-  const inner = prefixOf(conv.kind);
+  const outer = resourcePrefixOf(kind);
+  const inner = resourcePrefixOf(conv.kind);
   const toInner = (key: string) => (key.startsWith(outer) ? inner + key.slice(outer.length) : key);
   const toOuter = (key: string) => (key.startsWith(inner) ? outer + key.slice(inner.length) : key);
   const fromStored = (o: KubeObject): KubeObject => {

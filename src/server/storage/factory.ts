@@ -5,6 +5,7 @@ import { EtcdStorage, type EtcdResource, type EtcdStorageOptions } from './etcd.
 import { SqliteStorage } from './sqlite.ts';
 import type { Storage } from './storage.ts';
 import { kinds } from '../../kinds/registry.ts';
+import { resourcePrefixOf } from '../registry/prefix.ts';
 
 /**
  * kube-apiserver's etcd key for each resource is `<prefix>/<resource>/…`,
@@ -17,8 +18,8 @@ export function etcdResources(): EtcdResource[] {
   return kinds
     .filter((k) => !k.storedAs)
     .map((k) => {
-      const id = `${k.group || 'core'}/${k.plural}`;
-      return { key: `/registry/${id}/`, etcd: UPSTREAM_ETCD_RESOURCE[id] ?? k.plural, writesFirst: k.writesFirst };
+      const key = resourcePrefixOf(k);
+      return { key, etcd: UPSTREAM_ETCD_RESOURCE[`${k.group || 'core'}/${k.plural}`] ?? k.plural, writesFirst: k.heartbeats };
     });
 }
 
@@ -48,7 +49,8 @@ export async function openStorage(opts: {
     const storage = await EtcdStorage.open({ resources: etcdResources(), ...opts.etcd });
     return { storage, startCompaction: () => storage.startCompactor(opts.etcd!.compactionIntervalMs) };
   }
-  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions });
+  const heartbeatPrefixes = kinds.filter((k) => k.heartbeats && !k.storedAs).map(resourcePrefixOf);
+  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions, heartbeatPrefixes });
   return {
     storage,
     startCompaction(cacheRevision) {

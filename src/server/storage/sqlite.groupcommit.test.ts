@@ -191,6 +191,31 @@ it('sends the writes waiting for the commit interval as soon as there are enough
   }
 });
 
+it('holds heartbeats longer than other writes, and sends them along with the next other write', async () => {
+  // A heartbeats' interval no test waits out, and none for other writes.
+  const held = SqliteStorage.open(path.join(dir, 'heartbeats.sqlite'), { commitIntervalMs: 0, heartbeatPrefixes: ['/hb/'], heartbeatIntervalMs: 600_000 });
+  try {
+    const batches: number[][] = [];
+    held.subscribe((events) => batches.push(events.map((e) => e.revision)));
+    const first = await twoAtOnce(held);
+    const beats: Promise<number>[] = [];
+    let resolved = 0;
+    for (const k of ['a', 'b', 'c']) {
+      beats.push(held.create(`/hb/${k}`, '{}').then((rev) => (resolved++, rev)));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(resolved).toBe(0);
+    expect(batches).toEqual([[first, first + 1]]);
+    // Another write goes at once (no interval for it), the heartbeats in its group.
+    const other = held.create('/k/other', '{}');
+    expect(await other).toBe(first + 5);
+    expect(await Promise.all(beats)).toEqual([first + 2, first + 3, first + 4]);
+    expect(batches).toEqual([[first, first + 1], [first + 2, first + 3, first + 4, first + 5]]);
+  } finally {
+    await held.close();
+  }
+});
+
 it('keeps the log bounded under writes that never pause', async () => {
   const file = path.join(dir, 'sustained.sqlite');
   const busy = SqliteStorage.open(file);
