@@ -8,6 +8,7 @@ import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
 import { firstNotBefore } from '../../lib/sorted.ts';
+import { byKey, KeyOrder } from './keyorder.ts';
 
 /**
  * Whether the objects this server's writes hand the cache are frozen: under
@@ -131,13 +132,11 @@ class FieldIndex {
   }
 }
 
-const byKey = (a: CachedObject, b: CachedObject) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-
 class Bucket {
   readonly objects = new Map<string, CachedObject>();
   /** Its objects' JSON is made for each use, not kept (see WatchCache.encodeOnDemand). */
   onDemand = false;
-  private sorted: CachedObject[] | undefined;
+  private readonly order = new KeyOrder();
   private readonly indexes = new Map<string, FieldIndex>();
   /** Indexes the objects by `field` from now on (those here already included). */
   addIndex(field: string, read: (o: KubeObject) => string) {
@@ -149,7 +148,7 @@ class Bucket {
   set(c: CachedObject) {
     if (this.onDemand) c.onDemand = true;
     const before = this.objects.get(c.key);
-    this.sorted = undefined;
+    this.order.changed(c.key, c);
     this.objects.set(c.key, c);
     for (const index of this.indexes.values()) {
       if (before) index.remove(before);
@@ -160,18 +159,18 @@ class Bucket {
     const before = this.objects.get(key);
     if (!before) return;
     this.objects.delete(key);
-    this.sorted = undefined;
+    this.order.changed(key, undefined);
     for (const index of this.indexes.values()) index.remove(before);
   }
   /** Forgets every object; the indexes stay, empty. */
   clear() {
     this.objects.clear();
-    this.sorted = undefined;
+    this.order.forget();
     for (const [field, index] of this.indexes) this.indexes.set(field, new FieldIndex(index.read));
   }
   /** Objects in key order (the order LIST returns). */
   list(): CachedObject[] {
-    return (this.sorted ??= [...this.objects.values()].sort(byKey));
+    return this.order.list(() => this.objects.values());
   }
   /** Objects whose indexed `field` reads `value`, in key order; undefined when `field` is not indexed. */
   listBy(field: string, value: string): CachedObject[] | undefined {
