@@ -19,6 +19,7 @@ import { conditionOf } from './conditions.ts';
 import { deepEqual } from './json.ts';
 import { daemonPodNodeName, nodeShouldRunDaemonPod } from './daemonnodes.ts';
 import { hostPortsOf } from './nodeports.ts';
+import { seededRandom } from './random.ts';
 import {
   ControllerRevisionHashLabel,
   allowsSurge,
@@ -584,18 +585,6 @@ export function planRollout(input: PlanInput): RolloutPlan {
 
 // ---- the forecast ----------------------------------------------------------------
 
-/** mulberry32: a small seeded generator, so a plan is the same every time it is drawn. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A binary min-heap of numbers. */
 class MinHeap {
   private a: number[] = [];
@@ -670,7 +659,7 @@ function withoutRounding(xs: number[], resolutionMs = 1): number[] {
  * evidence leaves open, not only the luck of the draws.
  */
 function forecastRollout(plan: RolloutPlan, inFlight: SimNode[], pace: Pace, now: number, runs: number, seed: number): Forecast {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
   const pick = (xs: number[]) => xs[Math.floor(rand() * xs.length)] ?? 0;
   const startup = withoutRounding(pace.startup, pace.resolutionMs);

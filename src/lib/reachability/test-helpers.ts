@@ -1,6 +1,7 @@
 // Builders for the reachability tests: API objects in the shape the server returns.
 import type { LabelSelector } from '../labels.ts';
 import { matrixAllowed, type ContainerPortLike, type NamespaceLike, type NetworkPolicyLike, type NetworkPolicyRuleLike, type NodeLike, type PodLike, type ReachabilityMatrix } from './types.ts';
+import { seededRandom } from '../random.ts';
 
 export function ns(name: string, labels: Record<string, string> = {}): NamespaceLike {
   return { metadata: { name, labels: { 'kubernetes.io/metadata.name': name, ...labels } } };
@@ -69,16 +70,9 @@ export function allExcept(denied: (from: string, to: string) => boolean, pods = 
   return out;
 }
 
-/** A small seeded random source (mulberry32), so generated clusters repeat run to run. */
+/** A seeded random source with helpers, so generated clusters repeat run to run. */
 export function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)];
   const chance = (p: number) => next() < p;

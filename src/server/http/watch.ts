@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiVersionOf } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from '../watch/cache.ts';
-import { nextTurn, SLICE_MS, snapshotFrame, watchFrame } from '../watch/encodings.ts';
+import { snapshotFrame, watchFrame } from '../watch/encodings.ts';
+import { SLICE_MS, yieldToEventLoop } from '../registry/turns.ts';
 import type { Store } from '../registry/store.ts';
 import { parseListQuery, type ListQuery } from '../registry/options.ts';
 import { parseIncludeObject, partialEvent, partialObjectMetadata, tableEvent } from '../table.ts';
@@ -257,7 +258,7 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
       if (!backpressure) continue;
       // A client that reads as fast as they are made would have the whole snapshot encoded in one turn.
       if (sink.buffered() > highWater) await sink.drained();
-      else if (performance.now() - sliceStart > SLICE_MS) await nextTurn();
+      else if (performance.now() - sliceStart > SLICE_MS) await yieldToEventLoop();
       else continue;
       sliceStart = performance.now();
     }

@@ -9,7 +9,6 @@ import type { Storage } from '../storage/storage.ts';
 import { resourcePrefixOf } from './prefix.ts';
 import type { CachedObject, CacheEvent, WatchCache } from '../watch/cache.ts';
 
-
 /** The storage and watch cache as the Store of `kind` (a kind with `storedAs`) sees them. */
 export function versionedViews(kind: KindDefinition, storage: Storage, cache: WatchCache): { storage: Storage; cache: WatchCache } {
   const conv = kind.storedAs!;

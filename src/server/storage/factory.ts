@@ -11,7 +11,7 @@ import { resourcePrefixOf } from '../registry/prefix.ts';
  * kube-apiserver's etcd key for each resource is `<prefix>/<resource>/…`,
  * without the group, and a few resources kept their historic names.
  */
-const UPSTREAM_ETCD_RESOURCE: Record<string, string> = { 'core/nodes': 'minions' };
+const UPSTREAM_ETCD_RESOURCE: Record<string, string> = { '/registry/core/nodes/': 'minions' };
 
 /** Each stored kind's storage prefix, the etcd resource segment kube-apiserver uses for it, and whether its writes go first. */
 export function etcdResources(): EtcdResource[] {
@@ -19,7 +19,7 @@ export function etcdResources(): EtcdResource[] {
     .filter((k) => !k.storedAs)
     .map((k) => {
       const key = resourcePrefixOf(k);
-      return { key, etcd: UPSTREAM_ETCD_RESOURCE[`${k.group || 'core'}/${k.plural}`] ?? k.plural, writesFirst: k.heartbeats };
+      return { key, etcd: UPSTREAM_ETCD_RESOURCE[key] ?? k.plural, writesFirst: k.heartbeats };
     });
 }
 

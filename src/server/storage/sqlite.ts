@@ -327,8 +327,8 @@ export class SqliteStorage implements Storage {
   private pending: PendingWrite[] = [];
   /** Pending writes that are no heartbeat's (see heartbeatPrefixes). */
   private pendingOthers = 0;
-  /** The send of the pending writes, at the end of this turn or (atInterval) at `at`, the end of an interval. */
-  private scheduled: { atInterval: boolean; at: number; cancel(): void } | undefined;
+  /** The send of the pending writes, due at `at` (performance.now()): at the end of the turn it was asked in, or of an interval. */
+  private scheduled: { at: number; cancel(): void } | undefined;
   /** When the last group was sent (performance.now()); how long a smaller group than commitGroupSize waits after it (SqliteStorageOptions). */
   private lastSent = -Infinity;
   private readonly commitIntervalMs: number;
@@ -396,9 +396,9 @@ export class SqliteStorage implements Storage {
 
   /** Sends the writes asked for so far at the end of this turn, or at the end of the commit interval while they are few and writers concurrent. */
   private scheduleCommit(now: number): void {
-    if (this.scheduled && !this.scheduled.atInterval) return;
     const due = this.dueAt(now);
     if (this.scheduled) {
+      // Due as soon already (a send at this turn's end is due now or before).
       if (due >= this.scheduled.at) return;
       // Enough writes came while they waited for the interval, or writes that wait less: they go sooner.
       this.scheduled.cancel();
@@ -409,19 +409,19 @@ export class SqliteStorage implements Storage {
     };
     if (due > now) {
       const timer = setTimeout(sendNow, due - now);
-      this.scheduled = { atInterval: true, at: due, cancel: () => clearTimeout(timer) };
+      this.scheduled = { at: due, cancel: () => clearTimeout(timer) };
     } else {
       const immediate = setImmediate(sendNow);
-      this.scheduled = { atInterval: false, at: now, cancel: () => clearImmediate(immediate) };
+      this.scheduled = { at: now, cancel: () => clearImmediate(immediate) };
     }
   }
 
-  /** When the pending writes go (performance.now() time): `now` or before, at the end of this turn; later, at the end of their interval. */
+  /** When the pending writes go (performance.now() time): `now`, at the end of this turn, or later, at the end of their interval. */
   private dueAt(now: number): number {
     if (now - this.lastOverlap >= CONCURRENT_MS) return now;
     const heartbeats = this.pendingOthers === 0;
     if (this.pending.length >= (heartbeats ? HEARTBEAT_GROUP_SIZE : this.commitGroupSize)) return now;
-    return this.lastSent + (heartbeats ? this.heartbeatIntervalMs : this.commitIntervalMs);
+    return Math.max(now, this.lastSent + (heartbeats ? this.heartbeatIntervalMs : this.commitIntervalMs));
   }
 
   private send(): void {

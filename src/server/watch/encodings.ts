@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { CachedObject, EventType } from './cache.ts';
 import { memberSpan } from '../../lib/json.ts';
+import { scan, SLICE_MS, yieldToEventLoop } from '../registry/turns.ts';
 
 /**
  * JSON as a response writes it: bytes, or ASCII text (one byte a character,
@@ -142,7 +143,7 @@ export interface Chunks {
 /**
  * A JSON body of items between a head and a tail, commas between them, as
  * chunks: `each` pushes an item's chunks and returns their length in bytes.
- * Made 10 ms of the event loop at a time: an item's JSON is made here when it
+ * Made 10 ms of the event loop at a time (scan): an item's JSON is made here when it
  * has none yet (none read since the server started), and the first list of
  * 60,000 pods after a restart made theirs in one turn of 3.4 s (of 635,000
  * Events, 6.5 s) while every other request, Lease renewals among them, waited.
@@ -151,18 +152,15 @@ export async function itemChunks(head: string, items: readonly CachedObject[], e
   const first = Buffer.from(head);
   const chunks: JSONChunk[] = [first];
   let length = first.length + tail.length;
-  let sliceStart = performance.now();
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) {
+  let written = 0;
+  await scan(items, 0, (c) => {
+    if (written++ > 0) {
       chunks.push(COMMA);
       length++;
     }
-    length += each(items[i], chunks);
-    // The clock is read every 64 items: most have their JSON, and then an item is a push.
-    if ((i & 63) !== 63 || performance.now() - sliceStart < SLICE_MS) continue;
-    await nextTurn();
-    sliceStart = performance.now();
-  }
+    length += each(c, chunks);
+    return true;
+  });
   chunks.push(tail);
   return { chunks, length };
 }
@@ -248,11 +246,6 @@ export async function writeList(res: ServerResponse, env: ListEnvelope, items: r
 
 /** Items a list written in slices writes between two looks at the socket and the clock. */
 const SLICE_BATCH = 200;
-/** The event loop's time a list written in slices takes before it lets other work run. */
-export const SLICE_MS = 10;
-
-/** Resolves after the event loop has polled I/O and run what waited. */
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Writes a list whose items' JSON is made as it goes (`item` gives the k-th
@@ -273,7 +266,7 @@ async function writeInSlices(res: ServerResponse, head: string, items: readonly 
     text = '';
     if (res.destroyed) return;
     if (!drained) await drainOrClose(res);
-    else if (performance.now() - sliceStart > SLICE_MS) await nextTurn();
+    else if (performance.now() - sliceStart > SLICE_MS) await yieldToEventLoop();
     else continue;
     if (res.destroyed) return;
     sliceStart = performance.now();

@@ -4,16 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeyOrder } from './keyorder.ts';
 import type { CachedObject } from './cache.ts';
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../lib/random.ts';
 
 const object = (key: string, revision: number): CachedObject => ({ key, revision, object: { metadata: { name: key } } as any });
 const keysOf = (list: readonly CachedObject[]) => list.map((c) => `${c.key}@${c.revision}`);
@@ -21,7 +12,7 @@ const keysOf = (list: readonly CachedObject[]) => list.map((c) => `${c.key}@${c.
 describe('KeyOrder', () => {
   it('lists what a fresh sort lists after any changes, sorting every object only the first time', () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const objects = new Map<string, CachedObject>();
       const order = new KeyOrder();
       let sorts = 0;
