@@ -76,14 +76,16 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   // views' render included), or else once SHOW_WAIT_MS have passed: the rows grow while the user scrolls.
   let showCost = 0;
   let shownAt = performance.now();
+  // A list kept to its newest is shown again after it let some go too: the newest read so far replace
+  // those shown, or else they would stay as the first pages left them until the whole list is read.
   const maybeShow = async () => {
-    if (!next || !added.length || added.length < items.length * SHOW_GROWTH) return;
+    if (!next || (!letGo && (!added.length || added.length < items.length * SHOW_GROWTH))) return;
     if (shown.length && !idle.has(showCost) && performance.now() - shownAt < SHOW_WAIT_MS) return;
     const t0 = performance.now();
     // Each part shown as an addition to the last, so views add it to what they derived.
     const now = items.slice();
     const change = letGo ? undefined : { from: shown, removed: [], added };
-    tellViewsNow(() => onPage?.({ items: now, resourceVersion, partial: true, change, total }));
+    tellViewsNow(() => onPage?.({ items: now, resourceVersion, partial: true, change, total, read }));
     letGo = false;
     shown = now;
     added = [];
@@ -242,7 +244,7 @@ export function useList(kind: KindDefinition, namespace?: string, selection?: Se
   const items = (query.data?.items ?? NO_ITEMS) as KubeObject[];
   /** Later pages of the first list are still being read. */
   const partial = query.data?.partial === true;
-  return { ...query, items, partial, total: query.data?.total };
+  return { ...query, items, partial, total: query.data?.total, read: query.data?.read };
 }
 
 /** One object's own list: the field selector of its name (every kind has it). */

@@ -130,6 +130,11 @@ describe('a list of more than one page', () => {
     const newest: Newest = { max: 100, at };
     const qc = new QueryClient();
     const key = queryKeys.list(getConnection(), nodeKind, undefined, undefined, newest);
+    const states: ListState[] = [];
+    qc.getQueryCache().subscribe((e) => {
+      const data = e.query.state.data as ListState | undefined;
+      if (e.type === 'updated' && e.query.queryKey.join() === key.join() && data && data !== states.at(-1)) states.push(data);
+    });
     const sizes: number[] = [];
     function Newest() {
       const { items, total } = useList(nodeKind, undefined, undefined, newest);
@@ -151,12 +156,20 @@ describe('a list of more than one page', () => {
         { timeout: 20_000 },
       );
       const direct: string[] = (await s.api('/api/v1/nodes')).body.items.map((o: KubeObject) => o.metadata.name);
+      const listed = [...direct]; // byAge sorts in place
       const kept = qc.getQueryData<ListState>(key)!;
       expect(kept.total).toBe(direct.length);
       // The newest `max`, exactly, once read whole.
       expect(byAge(kept.items.map((o) => o.metadata.name!))).toEqual(byAge(direct).slice(0, 100));
       // Never more than its slack while read.
       expect(Math.max(...sizes)).toBeLessThanOrEqual(125);
+      // Shown while read after letting the oldest go (pages of 50 trim it before it grows by an eighth),
+      // each part the newest of what was read so far, saying how many that is.
+      const parts = states.filter((st) => st.partial);
+      const trimmed = parts.filter((st) => st.read! > st.items.length);
+      expect(trimmed.length).toBeGreaterThan(1);
+      for (const st of trimmed) expect(byAge(st.items.map((o) => o.metadata.name!))).toEqual(byAge(listed.slice(0, st.read)).slice(0, st.items.length));
+      expect(parts.map((st) => st.read)).toEqual(parts.map((st) => st.read).sort((a, b) => a! - b!));
       // Thirty newer ones from the watch: the oldest go once past the slack, and all are counted.
       for (let i = 0; i < 30; i++) await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${2000 + i}` } } });
       await waitFor(() => expect(screen.getByTestId('newest').textContent).toMatch(new RegExp(` of ${direct.length + 30}$`)), { timeout: 20_000 });

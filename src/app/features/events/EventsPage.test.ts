@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-// The Events page's count line: of those kept, and of all there are when it keeps only the newest.
+// The Events page's count line: of those kept, of all there are when it keeps only the newest, and of those read while it reads.
 import { describe, expect, it } from 'vitest';
 import { eventsCount } from './EventsPage.tsx';
 
@@ -9,5 +9,12 @@ describe('eventsCount', () => {
     expect(eventsCount(3, 7, 7)).toBe('3 of 7');
     expect(eventsCount(22900, 22900, 91841)).toBe('the newest 22900 of 91841');
     expect(eventsCount(12, 22900, 91841)).toBe('12 of the newest 22900 (91841 in all)');
+  });
+  it('says those kept are the newest so far while the list is read', () => {
+    expect(eventsCount(20000, 20000, 637171, 312000)).toBe('the newest 20000 of 312000 read so far (637171 in all)…');
+    expect(eventsCount(12, 20000, 637171, 312000)).toBe('12 of the newest 20000 of 312000 read so far (637171 in all)…');
+    expect(eventsCount(500, 500, 91841, 500)).toBe('500 of 500 read so far (91841 in all)…');
+    // Read whole: as before.
+    expect(eventsCount(20000, 20000, 637171, 637171)).toBe('the newest 20000 of 637171');
   });
 });

@@ -22,9 +22,15 @@ const EVENTS_MIN_WIDTH = 1124;
 
 /**
  * How many events show, of those the page keeps and (when it keeps only the newest) of all there are:
- * "the newest 20000 of 91841" unfiltered, "12 of the newest 20000 (91841 in all)" filtered.
+ * "the newest 20000 of 91841" unfiltered, "12 of the newest 20000 (91841 in all)" filtered. While the
+ * list is read (`read` of `total` so far), those kept are only the newest so far, and it says so: a
+ * cluster's 600,000 events take the tab most of a minute to read.
  */
-export function eventsCount(shown: number, kept: number, total: number | undefined): string {
+export function eventsCount(shown: number, kept: number, total: number | undefined, read?: number): string {
+  if (read !== undefined && total !== undefined && read < total) {
+    const part = kept === read ? `${shown}` : shown === kept ? `the newest ${kept}` : `${shown} of the newest ${kept}`;
+    return `${part} of ${read} read so far (${total} in all)…`;
+  }
   if (total === undefined || total <= kept) return `${shown} of ${kept}`;
   return shown === kept ? `the newest ${kept} of ${total}` : `${shown} of the newest ${kept} (${total} in all)`;
 }
@@ -62,7 +68,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       <div className="page-head">
         <h1>Events</h1>
         <span className="muted">
-          {eventsCount(shown.length, items.length, events.total)}
+          {eventsCount(shown.length, items.length, events.total, events.partial ? events.read : undefined)}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
         {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
