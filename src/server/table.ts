@@ -3,7 +3,7 @@
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
 import type { CachedObject, EventType } from './watch/cache.ts';
-import { eventFrame, itemChunks, LIST_TAIL, metadataJSONOf, textOf, writeChunks, type Chunks, type JSONChunk } from './watch/encodings.ts';
+import { eventFrame, itemChunks, LIST_TAIL, metadataJSONOf, textOf, writeChunks, writePrettyArray, type Chunks, type JSONChunk } from './watch/encodings.ts';
 import type { ServerResponse } from 'node:http';
 import type { MetaVersion } from './http/negotiate.ts';
 
@@ -55,6 +55,13 @@ export function toTable(
     columnDefinitions: withColumns ? columnDefinitions(kind) : null,
     rows: objects.map((o) => tableRow(kind, o, include, version, now)),
   };
+}
+
+/** A Table as `JSON.stringify(toTable(...), null, 2)` writes it, row by row in slices of the event loop (writePrettyArray). */
+export function writePrettyTable(res: ServerResponse, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>) {
+  const now = new Date();
+  const envelope = { kind: 'Table', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta, columnDefinitions: columnDefinitions(kind) };
+  return writePrettyArray(res, envelope, 'rows', items, (c) => tableRow(kind, c.object, include, version, now));
 }
 
 const PARTIAL_HEAD: Record<MetaVersion, Buffer> = {

@@ -14,14 +14,14 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/auth
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import type { CachedObject } from '../watch/cache.ts';
-import { bytesOf, joinChunks, listMetadata, writeChunks, writeList, writePrettyList, type JSONChunk } from '../watch/encodings.ts';
-import type { Store, WriteContext } from '../registry/store.ts';
+import { bytesOf, joinChunks, listMetadata, writeChunks, writeList, writePrettyArray, writePrettyList, writeYAMLList, type JSONChunk } from '../watch/encodings.ts';
+import type { ListPage, Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
 import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager, type ApplyOptions } from '../registry/apply.ts';
 import { queryBool } from '../../lib/queryparams.ts';
-import { parseIncludeObject, partialChunks, partialListChunks, partialObjectMetadata, toTable, writeTable } from '../table.ts';
+import { parseIncludeObject, partialChunks, partialListChunks, partialObjectMetadata, toTable, writePrettyTable, writeTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
@@ -449,6 +449,13 @@ export function createHandler(ctx: HandlerContext) {
     writeBody(res, code, body, { pretty, yaml: rep.type === 'yaml', headers });
   }
 
+  /** A list of objects as JSON, pretty JSON or YAML, each written in slices of the event loop where its items' text is made as it goes (watch/encodings.ts). */
+  function writeObjects(res: ServerResponse, kind: KindDefinition, page: ListPage, rep: Representation, pretty: boolean, headers: Record<string, string | string[]> = {}) {
+    const env = { listKind: kind.listKind, apiVersion: apiVersionOf(kind), ...page };
+    if (rep.type === 'yaml') return writeYAMLList(res, env, page.items, headers);
+    return (pretty ? writePrettyList : writeList)(res, env, page.items, headers);
+  }
+
   async function serveResource(
     verb: string,
     kind: KindDefinition,
@@ -472,19 +479,18 @@ export function createHandler(ctx: HandlerContext) {
           throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${apiVersionOf(kind)}, Kind=${kind.listKind})`);
         }
         const page = await store.list(ns, q);
-        if (rep.type === 'json') return (pretty ? writePrettyList : writeList)(res, { listKind: kind.listKind, apiVersion: apiVersionOf(kind), ...page }, page.items);
         const listMeta = listMetadata(page);
         if (rep.type === 'table') {
           const include = parseIncludeObject(query.get('includeObject'));
           if (!pretty) return writeTable(res, 200, kind, page.items, include, rep.version, listMeta);
-          return writeBody(res, 200, toTable(kind, page.items.map((i) => i.object), include, rep.version, listMeta), { pretty });
+          return writePrettyTable(res, kind, page.items, include, rep.version, listMeta);
         }
         if (rep.type === 'partialList') {
           if (!pretty) return writeChunks(res, 200, await partialListChunks(page.items, rep.version, listMeta));
-          const items = page.items.map((i) => partialObjectMetadata(i.object, rep.version));
-          return writeBody(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${rep.version}`, metadata: listMeta, items }, { pretty });
+          const envelope = { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${rep.version}`, metadata: listMeta };
+          return writePrettyArray(res, envelope, 'items', page.items, (c) => partialObjectMetadata(c.object, rep.version));
         }
-        return writeBody(res, 200, store.listJSON(page), { pretty, yaml: rep.type === 'yaml' });
+        return writeObjects(res, kind, page, rep, pretty);
       }
       case 'create': {
         const write = writeContext(query, 'CreateOptions', warnings, user, req);
@@ -547,7 +553,7 @@ export function createHandler(ctx: HandlerContext) {
         const q = parseListQuery(kind, query);
         const opts = parseDeleteOptions(parseDeleteBody(await readBody(req)), query);
         const items = await store.deleteCollection(ns, q, opts, { dryRun: opts.dryRun, warnings, user });
-        return writeBody(res, 200, store.listJSON({ items, resourceVersion: store.currentRevision() }), { pretty, headers: warningHeaders(warnings) });
+        return writeObjects(res, kind, { items, resourceVersion: store.currentRevision() }, rep, pretty, warningHeaders(warnings));
       }
     }
   }

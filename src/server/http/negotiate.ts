@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as toYAML } from 'yaml';
 import { errors } from './status.ts';
 import { parseGoBool } from '../../lib/queryparams.ts';
-import { writeChunks } from '../watch/encodings.ts';
+import { writeChunks, YAML_OPTIONS } from '../watch/encodings.ts';
 
 /** The meta.k8s.io version a Table or PartialObjectMetadata is asked in; the answer carries it as its apiVersion. */
 export type MetaVersion = 'v1' | 'v1beta1';
@@ -99,7 +99,7 @@ export function writeBody(res: ServerResponse, code: number, body: unknown, opts
   let text: string;
   let type = opts.contentType ?? 'application/json';
   if (opts.yaml) {
-    text = toYAML(typeof body === 'string' ? JSON.parse(body) : body, { lineWidth: 0 });
+    text = toYAML(typeof body === 'string' ? JSON.parse(body) : body, YAML_OPTIONS);
     type = 'application/yaml';
   } else if (typeof body === 'string') {
     text = opts.pretty ? JSON.stringify(JSON.parse(body), null, 2) + '\n' : body + '\n';

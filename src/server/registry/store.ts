@@ -3,7 +3,6 @@
 // per-kind variation read from the kind's strategy.
 import { randomUUID } from 'node:crypto';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { apiVersionOf } from '../../kinds/kind.ts';
 import { matchesRequirements } from '../../lib/labels.ts';
 import { fieldMatcher } from '../../lib/fieldselector.ts';
 import { deepEqual, clone } from '../../lib/json.ts';
@@ -11,8 +10,8 @@ import { rfc3339 } from '../../lib/duration.ts';
 import { fieldErrors, type FieldError } from '../../lib/field.ts';
 import { firstNotBefore } from '../../lib/sorted.ts';
 import { StorageError, MAX_OBJECT_BYTES, type Storage } from '../storage/storage.ts';
-import { listMetadata, storedJSON } from '../watch/encodings.ts';
-import { jsonOf, toCached, TooOldError, type CachedObject, type CacheEvent, type WatchCache, type WatchTrigger } from '../watch/cache.ts';
+import { storedJSON } from '../watch/encodings.ts';
+import { toCached, TooOldError, type CachedObject, type CacheEvent, type WatchCache, type WatchTrigger } from '../watch/cache.ts';
 import { ApiError, errors } from '../http/status.ts';
 import { canonicalOrder } from './decode.ts';
 import { encodeContinue, resourceVersionText, type DeleteOptions, type ListQuery } from './options.ts';
@@ -891,10 +890,5 @@ export class Store {
       }
     }
     return page.items;
-  }
-
-  /** Serialised list body, concatenating each object's cached JSON. */
-  listJSON(page: ListPage): string {
-    return `{"kind":${JSON.stringify(this.kind.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(this.kind))},"metadata":${JSON.stringify(listMetadata(page))},"items":[${page.items.map(jsonOf).join(',')}]}`;
   }
 }

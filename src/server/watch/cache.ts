@@ -108,7 +108,6 @@ interface Written {
 import { withResourceVersion } from './encodings.ts';
 import { ListSnapshots } from './listsnapshots.ts';
 import { SharedFields } from '../../lib/sharedfields.ts';
-export { jsonOf } from './encodings.ts';
 
 /** An index of a resource's objects by the value of one field (a field selector's `field=value`). */
 class FieldIndex {

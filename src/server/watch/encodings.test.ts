@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { readWatch, startTestServer, type TestServer } from '../testing.ts';
-import { bytesOf, joinChunks, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion, writeList } from './encodings.ts';
+import { parse as parseYAML, stringify as toYAML } from 'yaml';
+import { bytesOf, joinChunks, jsonOf, listChunks, storedJSON, watchFrame, withResourceVersion, writeList, writePrettyArray, writeYAMLList, YAML_OPTIONS } from './encodings.ts';
+import { toTable, writePrettyTable } from '../table.ts';
+import { nodeKind } from '../../kinds/node.ts';
 import type { CachedObject } from './cache.ts';
 
 let s: TestServer;
@@ -309,7 +312,7 @@ describe('a list whose items have no JSON yet', () => {
   const objects = (onDemand: boolean) =>
     Array.from({ length: 2000 }, (_, i): CachedObject => ({ key: `/k/${i}`, revision: i + 1, object: { kind: 'Event', metadata: { name: `e-${i}` }, message: i === 7 ? 'ö'.repeat(10_000) : 'x'.repeat(20_000) } as any, onDemand }));
   /** Writes the list to a response that takes every write; returns the body, its headers and how many turns the event loop made meanwhile. */
-  async function written(items: CachedObject[]) {
+  async function written(items: CachedObject[], write: (res: any) => Promise<void> | void = (res) => writeList(res, { listKind: 'EventList', apiVersion: 'v1', resourceVersion: 9 }, items)) {
     const parts: Buffer[] = [];
     let headers: Record<string, unknown> = {};
     const take = (d?: string | Buffer) => (d !== undefined && parts.push(typeof d === 'string' ? Buffer.from(d, d.length === Buffer.byteLength(d) ? 'latin1' : 'utf8') : d), true);
@@ -321,9 +324,10 @@ describe('a list whose items have no JSON yet', () => {
       if (!done) setImmediate(turn);
     };
     setImmediate(turn);
-    await writeList(res, { listKind: 'EventList', apiVersion: 'v1', resourceVersion: 9 }, items);
+    await write(res);
     done = true;
-    return { list: JSON.parse(Buffer.concat(parts).toString()), headers, turns };
+    const text = Buffer.concat(parts).toString();
+    return { text, list: headers['Content-Type'] === 'application/yaml' ? parseYAML(text) : JSON.parse(text), headers, turns };
   }
 
   it('makes and keeps their JSON as its body is made, letting the event loop run between slices', async () => {
@@ -343,6 +347,65 @@ describe('a list whose items have no JSON yet', () => {
     expect(headers['Content-Length']).toBeUndefined();
     expect(list.items).toEqual(items.map((c) => c.object));
     expect(items.some((c) => c.json !== undefined || c.bytes !== undefined)).toBe(false);
+  });
+
+  it('as YAML, is the whole list as one YAML document, byte for byte, written in slices', async () => {
+    // What YAML quotes, folds or indents: block strings (blank lines, leading spaces), look-alikes of other types, empty collections, keys that need quoting.
+    const odd = { kind: 'Event', metadata: { name: 'odd', labels: { 'a/b': 'yes', n: '123', t: 'true' }, annotations: { text: 'line one\n\n  indented\nlast\n', colon: 'a: b', dash: '- x', hash: '# c', empty: '' } }, list: [[], {}, [1, [2, { x: null }]], ' lead', 'ö 東京'], nested: { deep: { deeper: ['a\nb'] } } };
+    const items = [odd, ...objects(true).map((c) => c.object)].map((object, i): CachedObject => ({ key: `/k/${i}`, revision: i + 1, object: object as any, onDemand: true }));
+    const env = { listKind: 'EventList', apiVersion: 'v1', resourceVersion: 9, continueToken: 'abc', remainingItemCount: 3 };
+    const { text, list, headers, turns } = await written(items, (res) => writeYAMLList(res, env, items));
+    expect(headers['Content-Type']).toBe('application/yaml');
+    expect(turns).toBeGreaterThanOrEqual(2);
+    const whole = { kind: 'EventList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'abc', remainingItemCount: 3 }, items: items.map((c) => c.object) };
+    expect(list).toEqual(whole);
+    expect(text.slice(0, 20_000)).toBe(toYAML({ ...whole, items: items.slice(0, 3).map((c) => c.object) }, YAML_OPTIONS).slice(0, 20_000));
+    expect(text.length).toBe(toYAML(whole, YAML_OPTIONS).length);
+    const none = await written([], (res) => writeYAMLList(res, env, []));
+    expect(none.text).toBe(toYAML({ ...whole, items: [] }, YAML_OPTIONS));
+  });
+
+  it('lets the event loop go within a batch of items when each takes long to make', async () => {
+    // 300 items of 1 ms each (as a pod's YAML takes): a slice ends after about 10 of them, not after a batch of 200.
+    const items = objects(true).slice(0, 300);
+    const slow = (c: CachedObject) => {
+      for (const t = performance.now(); performance.now() - t < 1; );
+      return c.object;
+    };
+    const { list, turns } = await written(items, (res) => writePrettyArray(res, { kind: 'EventList' }, 'items', items, slow));
+    expect(list.items).toHaveLength(300);
+    expect(turns).toBeGreaterThanOrEqual(10);
+  });
+
+  it('as a pretty Table, is the Table JSON.stringify indents, byte for byte, written in slices', async () => {
+    // Nodes without a creation time (their age reads the same whenever the rows are made), of 5 KB each: several slices of 10 ms with their objects.
+    const items = Array.from({ length: 3000 }, (_, i): CachedObject => ({ key: `/k/${i}`, revision: i + 1, object: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${i}`, labels: { i: String(i) }, annotations: { note: 'x'.repeat(5_000) } }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } } as any }));
+    const meta = { resourceVersion: '9' };
+    for (const include of ['Metadata', 'Object', 'None'] as const) {
+      const { text, turns } = await written(items, (res) => writePrettyTable(res, nodeKind, items, include, 'v1', meta));
+      expect(text).toBe(JSON.stringify(toTable(nodeKind, items.map((c) => c.object), include, 'v1', meta), null, 2) + '\n');
+      if (include === 'Object') expect(turns).toBeGreaterThanOrEqual(2);
+    }
+    expect((await written([], (res) => writePrettyTable(res, nodeKind, [], 'None', 'v1', meta))).text).toBe(JSON.stringify(toTable(nodeKind, [], 'None', 'v1', meta), null, 2) + '\n');
+  });
+});
+
+describe('a list asked for as YAML or pretty, from the server', () => {
+  it('answers YAML, a pretty Table and a pretty PartialObjectMetadataList with what the plain JSON holds', async () => {
+    const json = JSON.parse((await raw('/api/v1/nodes')).body.toString());
+    const yaml = await new Promise<{ type?: string; text: string }>((resolve, reject) =>
+      http.get(s.url + '/api/v1/nodes', { headers: { ...s.adminHeaders, Accept: 'application/yaml' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ type: res.headers['content-type'], text }));
+      }).on('error', reject),
+    );
+    expect(yaml.type).toBe('application/yaml');
+    expect(parseYAML(yaml.text)).toEqual(json);
+    const partial = { Accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' };
+    const plain = JSON.parse((await raw('/api/v1/nodes', partial)).body.toString());
+    expect((await raw('/api/v1/nodes?pretty=true', partial)).body.toString()).toBe(JSON.stringify(plain, null, 2) + '\n');
+    const table = JSON.parse((await raw('/api/v1/nodes?pretty=true', { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).body.toString());
+    expect(table.rows.map((r: any) => r.object.metadata)).toEqual(plain.items.map((o: any) => o.metadata));
   });
 });
 
