@@ -114,3 +114,50 @@ it('answers a write that loses every retry to other writers with a 409 Conflict 
   }
   expect(store().peek('default', 'contended')!.object.data).toEqual({ a: '1' });
 });
+
+it('reads a list at an older revision from storage a page at a time, the event loop let go between, counting only what ends a page', async () => {
+  // 1,100 objects: three reads of the store's pages (500) for the whole list.
+  for (let i = 0; i < 1100; i += 100) {
+    await Promise.all(Array.from({ length: 100 }, (_, j) => server.client.create(configMapKind, { metadata: { name: `old-${String(i + j).padStart(4, '0')}`, namespace: 'default' }, data: { v: 'before' } })));
+  }
+  const at = await server.api('/api/v1/namespaces/default/configmaps?labelSelector=!absent');
+  const want = at.body.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`);
+  const rv = at.body.metadata.resourceVersion;
+  // The cache moves on: a list at `rv` is read from storage.
+  await server.client.update(configMapKind, 'default', 'old-0000', (o) => Object.assign(o, { data: { v: 'after' } }));
+  const storage = server.storage;
+  const list = storage.list;
+  const reads: { limit?: number; uncounted?: boolean }[] = [];
+  storage.list = (prefix, opts) => (reads.push({ limit: opts?.limit, uncounted: opts?.uncounted }), list.call(storage, prefix, opts));
+  let turns = 0;
+  let done = false;
+  const turn = () => (turns++, done || setImmediate(turn));
+  try {
+    const exact = `/api/v1/namespaces/default/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`;
+    setImmediate(turn);
+    const whole = await server.api(exact);
+    done = true;
+    expect(whole.body.items.map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`)).toEqual(want);
+    expect(whole.body.items.find((o: any) => o.metadata.name === 'old-0000').data).toEqual({ v: 'before' });
+    expect(reads).toEqual([
+      { limit: 500, uncounted: true },
+      { limit: 500, uncounted: true },
+      { limit: 500, uncounted: true },
+    ]);
+    expect(turns).toBeGreaterThanOrEqual(3);
+
+    // A page of 700: a read of 500 that cannot end it, then one of 200 that counts what is left.
+    reads.length = 0;
+    const first = await server.api(`${exact}&limit=700`);
+    expect(reads).toEqual([
+      { limit: 500, uncounted: true },
+      { limit: 200, uncounted: false },
+    ]);
+    expect(first.body.metadata.remainingItemCount).toBe(want.length - 700);
+    const rest = await server.api(`/api/v1/namespaces/default/configmaps?limit=700&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+    expect([...first.body.items, ...rest.body.items].map((o: any) => `${o.metadata.name}@${o.metadata.resourceVersion}`)).toEqual(want);
+    expect(rest.body.metadata.continue).toBeUndefined();
+  } finally {
+    storage.list = list;
+  }
+}, 60_000);

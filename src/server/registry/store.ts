@@ -62,6 +62,9 @@ export type Admission = (req: {
   old?: KubeObject;
 }) => void;
 
+/** Objects a list read from storage (not the watch cache) reads at a time. */
+const STORAGE_PAGE = 500;
+
 export interface ListPage {
   items: CachedObject[];
   resourceVersion: number;
@@ -415,13 +418,21 @@ export class Store {
     return page;
   }
 
+  /**
+   * A page of the list at `revision` read from storage, STORAGE_PAGE objects a read, the event loop
+   * let go between reads: all 60,000 pods at an older revision (`resourceVersionMatch=Exact`) in
+   * one query and its parse held every other request 5.8 s. Only a read that may end the page
+   * counts what is left after it.
+   */
   private async pageFromStorage(prefix: string, start: string, revision: number, q: ListQuery, match: (o: KubeObject) => boolean): Promise<ListPage> {
     const items: CachedObject[] = [];
     let startKey = start;
     try {
-      for (;;) {
+      for (let read = 0; ; read++) {
+        if (read) await yieldToEventLoop();
         const want = q.limit > 0 ? q.limit - items.length : 0;
-        const res = await this.storage.list(prefix, { revision, startKey: startKey || undefined, limit: want });
+        const ends = want > 0 && want <= STORAGE_PAGE;
+        const res = await this.storage.list(prefix, { revision, startKey: startKey || undefined, limit: ends ? want : STORAGE_PAGE, uncounted: !ends || q.hasSelectors });
         for (const s of res.items) {
           const o = JSON.parse(s.value) as KubeObject;
           o.metadata.resourceVersion = String(s.modRevision);

@@ -287,7 +287,7 @@ export class SqliteStorage implements Storage {
       const more = limit > 0 && rows.length > limit;
       if (more) rows.length = limit;
       let remaining = 0;
-      if (more) {
+      if (more && !opts.uncounted) {
         // Keys after the last one returned: from its successor in key order.
         const after = rows[rows.length - 1].name + '\0';
         remaining =

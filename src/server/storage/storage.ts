@@ -33,6 +33,8 @@ export interface ListOptions {
   startKey?: string;
   /** At most this many items (0 or absent: all). */
   limit?: number;
+  /** The caller reads on from here and needs no `remaining`: left 0 where counting costs a walk of the keys (SQLite). */
+  uncounted?: boolean;
 }
 
 export interface ListResult {
