@@ -160,10 +160,12 @@ function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, names
   return w;
 }
 
-/** Shows the pages of a list as they arrive, while the list has no complete state yet. */
+/** Shows the pages of a list as they arrive, while the list has no complete state yet; its watch may start from their revision (ListWatch.listing). */
 const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
   const current = qc.getQueryData<ListState>(key);
-  if (!current || current.partial) qc.setQueryData<ListState>(key, partial);
+  if (current && !current.partial) return;
+  qc.setQueryData<ListState>(key, partial);
+  watchesByClient.get(qc)?.get(JSON.stringify(key))?.listing(partial.resourceVersion);
 };
 
 /** Lists, and tells the connection indicator whether the server answered. */

@@ -278,6 +278,8 @@ export class ListWatch {
   health: WatchHealth = 'connecting';
   /** The server refused the list (401, 403) or lacks the resource (404): an answer, not a dead connection. */
   refused = false;
+  /** The revision of a list still read in pages that the stream watches from: its events wait for the whole list (see listing). */
+  private held: string | undefined;
 
   constructor(
     private readonly queryClient: QueryClient,
@@ -327,6 +329,7 @@ export class ListWatch {
   stop() {
     this.running = false;
     clearTimeout(this.retryTimer);
+    this.dropHeld();
     this.dropStream();
     this.setHealth('connecting');
   }
@@ -342,23 +345,60 @@ export class ListWatch {
     return this.queryClient.getQueryData<ListState>(this.key);
   }
 
+  /**
+   * The list is being read in pages at `resourceVersion`: the watch starts from it now, its events
+   * held until the list is whole (connect), not once the list is read. 637,000 Events took the tab
+   * 45 s to read, and 5000 nodes' Lease renewals (500 revisions a second) move a server's history
+   * past a revision sooner than that: the watch from the list's revision got 410 Expired, and the
+   * list was read again.
+   */
+  listing(resourceVersion: string) {
+    if (!this.running || this.stream || this.held !== undefined || !resourceVersion) return;
+    this.held = resourceVersion;
+    this.open(resourceVersion);
+  }
+
+  /** Stops the stream opened while the list was read; what it held goes with it (the next stream starts from the list's revision). */
+  private dropHeld() {
+    if (this.held === undefined) return;
+    this.held = undefined;
+    this.dropStream();
+    this.pending = [];
+  }
+
   private async connect() {
     if (!this.running) return;
     let state = this.state();
     // After repeated failures, list again: a list says why (401 asks for credentials, 403 is
     // shown where it happens), which a refused socket cannot, and catches up on what was missed.
     if (!state || state.partial || this.retry >= 2) {
+      if (state?.partial) this.listing(state.resourceVersion);
       try {
         state = await this.relist();
         this.refused = false;
       } catch (e) {
+        this.dropHeld();
         const code = (e as { code?: number }).code ?? 0;
         this.refused = code === 401 || code === 403 || code === 404;
         return this.scheduleReconnect(true);
       }
     }
     if (!this.running) return;
-    const q = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion: state.resourceVersion, ...selecting(this.selection) });
+    if (this.held !== undefined) {
+      // The stream opened while the list was read goes on, its held events applied to the whole list;
+      // unless the list is of another revision (read again whole after a 410 between its pages).
+      if (this.stream && this.held === state.resourceVersion) {
+        this.held = undefined;
+        return this.flush();
+      }
+      this.dropHeld();
+    }
+    this.open(state.resourceVersion);
+  }
+
+  /** Opens the watch stream from `resourceVersion`. */
+  private open(resourceVersion: string) {
+    const q = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', resourceVersion, ...selecting(this.selection) });
     const url = `${kindPath(this.kind, this.namespace)}?${q}`;
     const generation = ++this.generation;
     const current = () => generation === this.generation && this.running;
@@ -375,6 +415,8 @@ export class ListWatch {
       onClose: (error) => {
         if (!current()) return;
         this.stream = undefined;
+        // Opened while the list was read: connect, waiting for the list, opens the next stream from its revision.
+        if (this.held !== undefined) return this.dropHeld();
         this.flush();
         this.scheduleReconnect(!!error);
       },
@@ -406,6 +448,8 @@ export class ListWatch {
 
   private receive(e: WatchEvent) {
     if (e.type === 'ERROR') {
+      // Opened while the list was read: connect, waiting for the list, opens the next stream from its revision.
+      if (this.held !== undefined) return this.dropHeld();
       // 410 Expired: our resourceVersion is gone; list again and watch from there.
       this.dropStream();
       this.pending = [];
@@ -423,7 +467,8 @@ export class ListWatch {
 
   /** Applies every pending event in one cache update (called by the frame flush, and as a stream ends). */
   flush() {
-    if (!this.pending.length) return;
+    // Held until the list the stream started from is whole (see listing).
+    if (!this.pending.length || this.held !== undefined) return;
     const events = this.pending;
     this.pending = [];
     const state = this.state();
