@@ -48,20 +48,21 @@ export function toTable(
 ) {
   const now = new Date();
   // The rows' PartialObjectMetadata are in the Table's own version, as upstream's asTable sets them.
-  return {
-    kind: 'Table',
-    apiVersion: `meta.k8s.io/${version}`,
-    metadata: listMeta,
-    columnDefinitions: withColumns ? columnDefinitions(kind) : null,
-    rows: objects.map((o) => tableRow(kind, o, include, version, now)),
-  };
+  return { ...tableEnvelope(kind, version, listMeta, withColumns), rows: objects.map((o) => tableRow(kind, o, include, version, now)) };
 }
+
+/** A Table without its rows. */
+const tableEnvelope = (kind: KindDefinition, version: MetaVersion, listMeta: Record<string, unknown>, withColumns = true) => ({
+  kind: 'Table',
+  apiVersion: `meta.k8s.io/${version}`,
+  metadata: listMeta,
+  columnDefinitions: withColumns ? columnDefinitions(kind) : null,
+});
 
 /** A Table as `JSON.stringify(toTable(...), null, 2)` writes it, row by row in slices of the event loop (writePrettyArray). */
 export function writePrettyTable(res: ServerResponse, kind: KindDefinition, items: readonly CachedObject[], include: IncludeObject, version: MetaVersion, listMeta: Record<string, unknown>) {
   const now = new Date();
-  const envelope = { kind: 'Table', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta, columnDefinitions: columnDefinitions(kind) };
-  return writePrettyArray(res, envelope, 'rows', items, (c) => tableRow(kind, c.object, include, version, now));
+  return writePrettyArray(res, tableEnvelope(kind, version, listMeta), 'rows', items, (c) => tableRow(kind, c.object, include, version, now));
 }
 
 const PARTIAL_HEAD: Record<MetaVersion, Buffer> = {
