@@ -60,6 +60,9 @@ for (const [name, pages] of [
         await expect(page.locator('main h1').first()).toBeVisible();
         // Lazy editors name their text areas once mounted; wait for that, not for time.
         if (path.startsWith('/edit/')) await expect(page.locator('form[aria-label]')).toBeVisible();
+        // Reachability's answer is judged once it is up to date, not while it is computed again.
+        const reach = page.getByTestId('reach-status');
+        if (await reach.count()) await expect(reach).toHaveText(/up to date/);
         expect(await violations(page), path).toEqual([]);
       }
     });
