@@ -3,7 +3,7 @@
 import type { KindDefinition, KubeObject } from '../kinds/kind.ts';
 import { errors } from './http/status.ts';
 import type { CachedObject, EventType } from './watch/cache.ts';
-import { eventFrame, itemChunks, LIST_TAIL, metadataJSONOf, textOf, writeChunks, writePrettyArray, type Chunks, type JSONChunk } from './watch/encodings.ts';
+import { arrayHead, eventFrame, itemChunks, LIST_TAIL, metadataJSONOf, textOf, writeChunks, writePrettyArray, type Chunks, type JSONChunk } from './watch/encodings.ts';
 import type { ServerResponse } from 'node:http';
 import type { MetaVersion } from './http/negotiate.ts';
 
@@ -81,10 +81,17 @@ export function partialChunks(c: CachedObject, version: MetaVersion, out: JSONCh
   return head.length + metadata.length + CLOSE.length;
 }
 
+/** A PartialObjectMetadataList without its items. */
+const partialListEnvelope = (version: MetaVersion, listMeta: Record<string, unknown>) => ({ kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta });
+
 /** The PartialObjectMetadataList of cached objects as JSON chunks (the same bytes JSON.stringify gives), a newline after them. */
 export function partialListChunks(items: readonly CachedObject[], version: MetaVersion, listMeta: Record<string, unknown>): Promise<Chunks> {
-  const head = `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"items":[`;
-  return itemChunks(head, items, (c, out) => partialChunks(c, version, out), LIST_TAIL);
+  return itemChunks(arrayHead(partialListEnvelope(version, listMeta), 'items'), items, (c, out) => partialChunks(c, version, out), LIST_TAIL);
+}
+
+/** A PartialObjectMetadataList as `JSON.stringify(list, null, 2)` writes it, item by item in slices of the event loop (writePrettyArray). */
+export function writePrettyPartialList(res: ServerResponse, items: readonly CachedObject[], version: MetaVersion, listMeta: Record<string, unknown>) {
+  return writePrettyArray(res, partialListEnvelope(version, listMeta), 'items', items, (c) => partialObjectMetadata(c.object, version));
 }
 
 /** A watch event whose object is the cached object's PartialObjectMetadata (a metadata informer's watch). */
@@ -116,8 +123,7 @@ function rowChunks(kind: KindDefinition, c: CachedObject, include: IncludeObject
 }
 
 /** A Table's JSON up to its first row. */
-const tableHead = (kind: KindDefinition, version: MetaVersion, listMeta: Record<string, unknown>, withColumns: boolean) =>
-  `{"kind":"Table","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(listMeta)},"columnDefinitions":${withColumns ? JSON.stringify(columnDefinitions(kind)) : 'null'},"rows":[`;
+const tableHead = (kind: KindDefinition, version: MetaVersion, listMeta: Record<string, unknown>, withColumns: boolean) => arrayHead(tableEnvelope(kind, version, listMeta, withColumns), 'rows');
 
 /**
  * toTable of cached objects as JSON chunks (the rows' object parts are the

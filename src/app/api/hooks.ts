@@ -141,6 +141,7 @@ async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: stri
 
 /** Watches by query client, then by query key: each cache has its own. */
 const watchesByClient = new WeakMap<QueryClient, Map<string, ListWatch>>();
+const watchId = (key: QueryKey) => JSON.stringify(key);
 const watches = new Set<ListWatch>();
 const healthListeners = new Set<() => void>();
 let lastListError = false;
@@ -148,7 +149,7 @@ const notifyHealth = () => healthListeners.forEach((l) => l());
 
 function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest): ListWatch {
   const key = queryKeys.list(conn, kind, namespace, selection, newest);
-  const id = JSON.stringify(key);
+  const id = watchId(key);
   let byKey = watchesByClient.get(qc);
   if (!byKey) watchesByClient.set(qc, (byKey = new Map()));
   let w = byKey.get(id);
@@ -165,7 +166,7 @@ const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
   const current = qc.getQueryData<ListState>(key);
   if (current && !current.partial) return;
   qc.setQueryData<ListState>(key, partial);
-  watchesByClient.get(qc)?.get(JSON.stringify(key))?.listing(partial.resourceVersion);
+  watchesByClient.get(qc)?.get(watchId(key))?.listing(partial.resourceVersion);
 };
 
 /** Lists, and tells the connection indicator whether the server answered. */

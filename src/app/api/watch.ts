@@ -29,7 +29,7 @@ export interface ListState {
   change?: ListChange;
   /** How many objects the server holds, when known: while a list is read in pages, and always for a list kept to its newest (Newest). */
   total?: number;
-  /** While a list is read in pages: how many of its objects have been read so far (those let go included). */
+  /** Only while a list is read in pages (a part of it): how many of its objects have been read so far (those let go included). */
   read?: number;
 }
 

@@ -14,14 +14,14 @@ import { forbiddenMessage, type Attributes, type Authorizer } from '../auth/auth
 import type { UserInfo } from '../auth/authn.ts';
 import { reviewResourceFor, reviewResources, type ReviewResource } from '../auth/reviews.ts';
 import type { CachedObject } from '../watch/cache.ts';
-import { bytesOf, joinChunks, listMetadata, writeChunks, writeList, writePrettyArray, writePrettyList, writeYAMLList, type JSONChunk } from '../watch/encodings.ts';
+import { bytesOf, joinChunks, listMetadata, writeChunks, writeList, writePrettyList, writeYAMLList, type JSONChunk } from '../watch/encodings.ts';
 import type { ListPage, Store, WriteContext } from '../registry/store.ts';
 import { parseFieldValidation, type FieldValidation } from '../registry/decode.ts';
 import { parseDeleteOptions, parseDryRun, parseListQuery, parseResourceVersion } from '../registry/options.ts';
 import { subresourceActions } from '../registry/actions.ts';
 import { APPLY_PATCH_TYPE, defaultFieldManager, serverSideApply, validateFieldManager, type ApplyOptions } from '../registry/apply.ts';
 import { queryBool } from '../../lib/queryparams.ts';
-import { parseIncludeObject, partialChunks, partialListChunks, partialObjectMetadata, toTable, writePrettyTable, writeTable } from '../table.ts';
+import { parseIncludeObject, partialChunks, partialListChunks, partialObjectMetadata, toTable, writePrettyPartialList, writePrettyTable, writeTable } from '../table.ts';
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
@@ -487,8 +487,7 @@ export function createHandler(ctx: HandlerContext) {
         }
         if (rep.type === 'partialList') {
           if (!pretty) return writeChunks(res, 200, await partialListChunks(page.items, rep.version, listMeta));
-          const envelope = { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${rep.version}`, metadata: listMeta };
-          return writePrettyArray(res, envelope, 'items', page.items, (c) => partialObjectMetadata(c.object, rep.version));
+          return writePrettyPartialList(res, page.items, rep.version, listMeta);
         }
         return writeObjects(res, kind, page, rep, pretty);
       }

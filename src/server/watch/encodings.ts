@@ -166,8 +166,14 @@ export async function itemChunks(head: string, items: readonly CachedObject[], e
   return { chunks, length };
 }
 
+/** The JSON of `envelope` with an array `field` after its members, up to the array's first item: a list's, a Table's. */
+export const arrayHead = (envelope: object, field: string) => `${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(field)}:[`;
+
+/** A list without its items. */
+const listEnvelope = (env: ListEnvelope) => ({ kind: env.listKind, apiVersion: env.apiVersion, metadata: listMetadata(env) });
+
 /** A list's JSON up to its first item. */
-const listHead = (env: ListEnvelope) => `{"kind":${JSON.stringify(env.listKind)},"apiVersion":${JSON.stringify(env.apiVersion)},"metadata":${JSON.stringify(listMetadata(env))},"items":[`;
+const listHead = (env: ListEnvelope) => arrayHead(listEnvelope(env), 'items');
 
 /** A list's body as chunks (head, items with commas, tail) and its length in bytes. */
 export function listChunks(env: ListEnvelope, items: readonly CachedObject[]): Promise<Chunks> {
@@ -241,12 +247,21 @@ export async function writeChunks(res: ServerResponse, code: number, body: Chunk
  * are written as `writePrettyList` writes, their JSON made as the list goes.
  */
 export async function writeList(res: ServerResponse, env: ListEnvelope, items: readonly CachedObject[], headers: Record<string, string | string[]> = {}) {
-  if (items[0]?.onDemand) return writeInSlices(res, listHead(env), items, (c, k) => (k ? ',' : '') + jsonOf(c), ']}\n', headers);
+  if (items[0]?.onDemand) return writeInSlices(res, items, { head: listHead(env), item: (c, k) => (k ? ',' : '') + jsonOf(c), tail: ']}\n', headers });
   return writeChunks(res, 200, await listChunks(env, items), headers);
 }
 
 /** Items a list written in slices puts in one write at most. */
 const SLICE_BATCH = 200;
+
+/** A body writeInSlices writes: `head`, each item's text (its separator included), `tail`; `empty` instead when there are no items. */
+interface SlicedBody {
+  head: string;
+  item: (c: CachedObject, k: number) => string;
+  tail: string;
+  empty?: string;
+  headers?: Record<string, string | string[]>;
+}
 
 /**
  * Writes a list whose items' JSON is made as it goes (`item` gives the k-th
@@ -256,8 +271,10 @@ const SLICE_BATCH = 200;
  * lose their leader lease to turns far shorter), and as one string 300,000
  * of them were past V8's longest string.
  */
-async function writeInSlices(res: ServerResponse, head: string, items: readonly CachedObject[], item: (c: CachedObject, k: number) => string, tail: string, headers: Record<string, string | string[]>) {
+async function writeInSlices(res: ServerResponse, items: readonly CachedObject[], body: SlicedBody) {
+  const { head, item, tail, headers = {} } = body;
   res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
+  if (!items.length && body.empty !== undefined) return void res.end(body.empty);
   let sliceStart = performance.now();
   let text = head;
   for (let k = 0; k < items.length; k++) {
@@ -285,18 +302,13 @@ export function writePrettyArray(res: ServerResponse, envelope: object, field: s
   const indent = (json: string, by: string) => json.replace(/\n/g, `\n${by}`);
   // The envelope's JSON without its closing brace, the array's member after its last.
   const head = `${JSON.stringify(envelope, null, 2).slice(0, -2)},\n  ${JSON.stringify(field)}: [`;
-  if (!items.length) {
-    res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
-    return void res.end(`${head}]\n}\n`);
-  }
-  return writeInSlices(res, `${head}\n`, items, (c, k) => `${k ? ',\n' : ''}    ${indent(JSON.stringify(item(c), null, 2), '    ')}`, '\n  ]\n}\n', headers);
+  const itemText = (c: CachedObject, k: number) => `${k ? ',\n' : ''}    ${indent(JSON.stringify(item(c), null, 2), '    ')}`;
+  return writeInSlices(res, items, { head: `${head}\n`, item: itemText, tail: '\n  ]\n}\n', empty: `${head}]\n}\n`, headers });
 }
 
 /** A list as `JSON.stringify(list, null, 2)` writes it (writePrettyArray). */
 export const writePrettyList = (res: ServerResponse, env: ListEnvelope, items: readonly CachedObject[], headers: Record<string, string | string[]> = {}) =>
   writePrettyArray(res, listEnvelope(env), 'items', items, (c) => c.object, headers);
-
-const listEnvelope = (env: ListEnvelope) => ({ kind: env.listKind, apiVersion: env.apiVersion, metadata: listMetadata(env) });
 
 /**
  * A list as YAML (`Accept: application/yaml`), as the `yaml` package writes the whole list, item by
@@ -305,13 +317,9 @@ const listEnvelope = (env: ListEnvelope) => ({ kind: env.listKind, apiVersion: e
  */
 export function writeYAMLList(res: ServerResponse, env: ListEnvelope, items: readonly CachedObject[], headers: Record<string, string | string[]> = {}) {
   const head = toYAML(listEnvelope(env), YAML_OPTIONS);
-  headers = { 'Content-Type': 'application/yaml', ...headers };
-  if (!items.length) {
-    res.writeHead(200, headers);
-    return void res.end(`${head}items: []\n`);
-  }
   // Each item a member of the sequence: its first line after `  - `, the others (blank lines aside) indented to match.
-  return writeInSlices(res, `${head}items:\n`, items, (c) => `  - ${toYAML(c.object, YAML_OPTIONS).replace(/\n(?=[^\n])/g, '\n    ')}`, '', headers);
+  const item = (c: CachedObject) => `  - ${toYAML(c.object, YAML_OPTIONS).replace(/\n(?=[^\n])/g, '\n    ')}`;
+  return writeInSlices(res, items, { head: `${head}items:\n`, item, tail: '', empty: `${head}items: []\n`, headers: { 'Content-Type': 'application/yaml', ...headers } });
 }
 
 /** YAML as the server writes it: long strings are not folded over lines. */
