@@ -66,7 +66,7 @@ export interface ServerOptions {
   storage?: StorageBackend;
   /** With `storage: 'etcd'`: `--etcd-servers`, `--etcd-prefix` and the TLS files. */
   etcd?: EtcdServerOptions;
-  /** Events the watch cache keeps in memory (older resumes are served from the store). */
+  /** The most events the watch cache keeps in memory, over every resource (older resumes are served from the store). */
   watchCacheSize?: number;
   /** Run the in-process controllers (namespace lifecycle, later DaemonSet and the simulators). */
   controllers?: boolean;

@@ -42,7 +42,7 @@ it('keeps a parse of the stored JSON when the write failed or another write stor
     ['x', 'y'].map((a) => s.update('default', 'raced', { ...JSON.parse(JSON.stringify(first)), data: { a } }, { dryRun: false, warnings: [] }).catch((e) => e)),
   );
   const winner = results.find((r) => !(r instanceof Error));
-  expect(results.filter((r) => r instanceof Error).map((e) => e.code)).toEqual([409]);
+  expect(results.filter((r) => r instanceof Error).map((e: any) => e.code)).toEqual([409]);
   // The loser's object is not the cache's (it was never stored); the winner's JSON is.
   expect(s.peek('default', 'raced')!.object.data).toEqual(winner.data);
   await server.client.update(configMapKind, 'default', 'raced', (o) => void ((o as any).data = { a: 'z' }));

@@ -34,7 +34,6 @@ export function versionedViews(kind: KindDefinition, storage: Storage, cache: Wa
 
   const cacheView: WatchCache = Object.create(cache, {
     revision: { get: () => cache.revision },
-    oldestRevision: { get: () => cache.oldestRevision },
     waitFor: { value: (rv: number, timeoutMs?: number) => cache.waitFor(rv, timeoutMs) },
     // The stored JSON is the other version's: the cache parses it (and converts it on the way out).
     expect: { value: () => {} },

@@ -7,8 +7,8 @@ import { StorageError, type ListResult, type Storage, type StorageEvent } from '
 import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
-import { firstNotBefore } from '../../lib/sorted.ts';
 import { byKey, KeyOrder } from './keyorder.ts';
+import { DEFAULT_HISTORY_EVENTS, spansResources, WatchHistory } from './history.ts';
 
 /**
  * Whether the objects this server's writes hand the cache are frozen: under
@@ -205,9 +205,6 @@ class ResourceWatchers {
   }
 }
 
-/** Whether a watcher's prefix is wider than one resource: `/registry/<group>/<resource>/` and longer are within one. */
-const spansResources = (w: CacheWatcher) => w.prefix.split('/').length < 5;
-
 /**
  * The cache's watchers, indexed by the resource they watch: an event is
  * offered to the watchers of its resource (and to the few that watch several,
@@ -222,14 +219,14 @@ class Watchers {
   private readonly broad = new Set<CacheWatcher>();
 
   add(w: CacheWatcher) {
-    if (spansResources(w)) return void this.broad.add(w);
+    if (spansResources(w.prefix)) return void this.broad.add(w);
     const resource = resourcePrefixOf(w.prefix);
     let r = this.byResource.get(resource);
     if (!r) this.byResource.set(resource, (r = new ResourceWatchers()));
     r.add(w);
   }
   delete(w: CacheWatcher) {
-    if (spansResources(w)) this.broad.delete(w);
+    if (spansResources(w.prefix)) this.broad.delete(w);
     else this.byResource.get(resourcePrefixOf(w.prefix))?.delete(w);
   }
   /** Removes every watcher; returns them. */
@@ -286,7 +283,6 @@ export async function listEverything(storage: Storage, pageSize = LOAD_PAGE): Pr
 
 export class WatchCache {
   private readonly buckets = new Map<string, Bucket>();
-  private readonly history: CacheEvent[] = [];
   private readonly watchers = new Watchers();
   private readonly waiting = new RevisionWaiters();
   /** Objects this server's writes are storing, by key, until their events come (see expect). */
@@ -298,16 +294,19 @@ export class WatchCache {
   readonly listSnapshots = new ListSnapshots();
   /** The managed fields' FieldsV1 values the cached objects share (sharedfields.ts). */
   private readonly fields = new SharedFields();
-  /** The cache's history covers events after this revision. */
-  private historyStart = 0;
+  /** Recent events, a window for each resource (history.ts). */
+  private history: WatchHistory;
 
   private constructor(
     private readonly storage: Storage,
-    private readonly historySize: number,
-  ) {}
+    historySize: number,
+  ) {
+    this.history = new WatchHistory(historySize, 0);
+  }
 
+  /** `historySize`: the most events kept over every resource (history.ts). */
   static async start(storage: Storage, opts: { historySize?: number } = {}): Promise<WatchCache> {
-    const cache = new WatchCache(storage, opts.historySize ?? 10_000);
+    const cache = new WatchCache(storage, opts.historySize ?? DEFAULT_HISTORY_EVENTS);
     // Subscribe before listing so nothing written in between is lost; events at
     // or below the listed revision are skipped in apply().
     const early: StorageEvent[] = [];
@@ -318,7 +317,8 @@ export class WatchCache {
     );
     const all = await listEverything(storage);
     for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, cache.fields));
-    cache.revision = cache.historyStart = all.revision;
+    cache.revision = all.revision;
+    cache.history.reset(all.revision);
     ready = true;
     cache.apply(early);
     return cache;
@@ -350,9 +350,8 @@ export class WatchCache {
           const all = await listEverything(this.storage);
           for (const b of this.buckets.values()) b.clear();
           for (const item of all.items) this.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, this.fields));
-          this.history.length = 0;
           this.revision = Math.max(this.revision, all.revision);
-          this.historyStart = this.revision;
+          this.history.reset(this.revision);
           const ended = this.watchers.clear();
           for (const w of ended) w.expire?.();
           break;
@@ -517,13 +516,7 @@ export class WatchCache {
       type = e.type === 'create' || !previous ? 'ADDED' : 'MODIFIED';
     }
     const event: CacheEvent = { type, key: e.key, object, previous, revision: e.revision };
-    this.history.push(event);
-    // Trimmed an eighth at a time, not one event per event: shifting 10,000
-    // entries on every write cost more than the write (a 5000-node rollout).
-    if (this.history.length > this.historySize + (this.historySize >> 3)) {
-      const dropped = this.history.splice(0, this.history.length - this.historySize);
-      this.historyStart = dropped[dropped.length - 1].revision;
-    }
+    this.history.push(resourcePrefixOf(e.key), event);
     this.revision = e.revision;
     this.watchers.deliver(event);
     // A text nobody framed or wrote as text (a Table or metadata watch, see textOf) is not kept beside the
@@ -564,11 +557,11 @@ export class WatchCache {
    * Throws TooOldError when neither the cache nor the store still holds them.
    */
   async watchFrom(fromRevision: number, watcher: CacheWatcher): Promise<() => void> {
-    if (fromRevision >= this.historyStart) {
-      // From the first event after `fromRevision` (history is in revision order): a watch from a recent
-      // revision reads the few events since, not the whole window (5000 kubelets' watches opened).
-      const h = this.history;
-      for (let i = firstNotBefore(0, h.length, (j) => h[j].revision <= fromRevision); i < h.length; i++) if (h[i].key.startsWith(watcher.prefix)) watcher.deliver(h[i]);
+    // From the first event after `fromRevision`: a watch from a recent revision reads the few events
+    // since, not the whole window (5000 kubelets' watches opened).
+    const recent = this.history.since(fromRevision, spansResources(watcher.prefix) ? undefined : resourcePrefixOf(watcher.prefix));
+    if (recent) {
+      for (const e of recent) if (e.key.startsWith(watcher.prefix)) watcher.deliver(e);
       this.watchers.add(watcher);
       return () => this.watchers.delete(watcher);
     }
@@ -609,10 +602,5 @@ export class WatchCache {
   watchLive(watcher: CacheWatcher): () => void {
     this.watchers.add(watcher);
     return () => this.watchers.delete(watcher);
-  }
-
-  /** The oldest revision a watch can resume from without the store (for `too old` messages). */
-  get oldestRevision(): number {
-    return this.historyStart;
   }
 }

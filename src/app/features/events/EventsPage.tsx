@@ -68,7 +68,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       <div className="page-head">
         <h1>Events</h1>
         <span className="muted">
-          {eventsCount(shown.length, items.length, events.total, events.read)}
+          {events.isPending ? 'loading…' : eventsCount(shown.length, items.length, events.total, events.read)}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
         {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
