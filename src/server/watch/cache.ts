@@ -295,7 +295,7 @@ export class WatchCache {
   /** The managed fields' FieldsV1 values the cached objects share (sharedfields.ts). */
   private readonly fields = new SharedFields();
   /** Recent events, a window for each resource (history.ts). */
-  private history: WatchHistory;
+  private readonly history: WatchHistory;
 
   private constructor(
     private readonly storage: Storage,
