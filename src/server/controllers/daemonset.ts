@@ -429,9 +429,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
    * lands, syncs judge its pod as terminating, which it is about to be, so the
    * rolling update counts its node unavailable and never deletes past
    * maxUnavailable; upstream's expectations keep the next sync from planning
-   * until the deletes are observed instead.
+   * until the deletes are observed instead. Each with the server's answer to
+   * its delete, which a surge wave's creates wait for (syncNodes).
    */
-  const deleting = new Map<string, Set<string>>();
+  const deleting = new Map<string, Map<string, Promise<void>>>();
   /** A pod as it is about to be: terminating (kept per object; cache objects never change). */
   const terminatingViews = new WeakMap<KubeObject, KubeObject>();
   function asTerminating(p: KubeObject): KubeObject {
@@ -443,22 +444,26 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   /**
    * Asks for one pod's delete without waiting for it: the pod counts as
    * terminating (`deleting`) until its delete lands or fails, and a failure
-   * retries the DaemonSet's key with its back-off.
+   * retries the DaemonSet's key with its back-off. Its entry there resolves
+   * once the server has answered, whatever the answer (see syncNodes).
    */
   function deletePod(ds: KubeObject, name: string) {
     const uid = ds.metadata.uid!;
     const ns = ds.metadata.namespace;
     let going = deleting.get(uid);
-    if (!going) deleting.set(uid, (going = new Set()));
+    if (!going) deleting.set(uid, (going = new Map()));
     const pod = cache.get(podStore.keyFor(ns, name))?.object;
     const node = pod ? (targetNodeName(pod) ?? '') : undefined;
-    going.add(name);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    going.set(name, answered);
     markDirty(uid, node);
     trace('ds.delete.req', name);
     client
       .delete(podKind, ns, name)
       .then(
         (r) => {
+          answer();
           trace('ds.delete.done', name);
           recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
           // Counted as going until the delete is seen: judged running again, its node would count as
@@ -466,6 +471,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
           return observed(r.object);
         },
         (e) => {
+          answer();
           if (e?.code === 404) return;
           recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
           queue.fail(dsKey(ns, ds.metadata.name!));
@@ -488,9 +494,15 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
    * upstream's expectations). Returns whether anything was asked for or handed
    * over, whether work was left over, and the newest revision waited for (0
    * for none). `creator` is the DaemonSet's pipeline (creatorFor), taken once
-   * by its sync.
+   * by its sync. `deletesFirst`: the creates go once the DaemonSet's deletes in
+   * flight are answered, this sync's and earlier ones', so they are stored
+   * after them. A surge wave deletes the old pods of nodes
+   * whose new pod is available and creates new pods on others; on etcd the
+   * writes are concurrent transactions, and a create stored before a delete
+   * showed every watcher one node more with two pods than maxSurge allows
+   * (upstream's syncNodes sends the creates first, so it shows that too).
    */
-  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
+  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true, deletesFirst = false): Promise<{ wrote: boolean; more: boolean; revision: number }> {
     const going = deleting.get(ds.metadata.uid!);
     const asked = going ? toDelete.filter((name) => !going.has(name)) : toDelete;
     const deletes = asked.slice(0, BURST_REPLICAS);
@@ -500,6 +512,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const wrote = creates.length > 0 || deletes.length > 0;
     for (const name of deletes) deletePod(ds, name);
     if (!creates.length) return { wrote, more, revision: 0 };
+    if (deletesFirst) await Promise.all(deleting.get(ds.metadata.uid!)?.values() ?? []);
     // Unless awaited, a failure is heard through the creator's `failed`.
     const { revision } = await creator.add(creates, awaitCreates);
     return { wrote, more, revision };
@@ -877,7 +890,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const current = refresh(ds, sel, hash, Date.now());
       const p = plan(current);
       if (p) {
-        const r = await syncNodes(ds, creator, p.podsToDelete, p.nodesToCreate);
+        const r = await syncNodes(ds, creator, p.podsToDelete, p.nodesToCreate, true, surge);
         more ||= r.more;
         current.settled = !r.wrote && !r.more;
       }
