@@ -60,7 +60,7 @@ export class WatchHistory {
   private kept = 0;
 
   constructor(
-    /** The most events kept over every resource (`--watch-cache-size`). */
+    /** The most events kept over every resource (the server's `watchCacheSize`). */
     private readonly budget: number,
     /** Every window holds the events after this revision, until it lets some go. */
     private start: number,
