@@ -430,7 +430,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
    * rolling update counts its node unavailable and never deletes past
    * maxUnavailable; upstream's expectations keep the next sync from planning
    * until the deletes are observed instead. Each with the server's answer to
-   * its delete, which a surge wave's creates wait for (syncNodes).
+   * its delete, which the creates of a DaemonSet that surges wait for (syncNodes).
    */
   const deleting = new Map<string, Map<string, Promise<void>>>();
   /** A pod as it is about to be: terminating (kept per object; cache objects never change). */
@@ -454,16 +454,19 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     if (!going) deleting.set(uid, (going = new Map()));
     const pod = cache.get(podStore.keyFor(ns, name))?.object;
     const node = pod ? (targetNodeName(pod) ?? '') : undefined;
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    going.set(name, answered);
-    markDirty(uid, node);
     trace('ds.delete.req', name);
-    client
-      .delete(podKind, ns, name)
+    const asked = client.delete(podKind, ns, name);
+    going.set(
+      name,
+      asked.then(
+        () => {},
+        () => {},
+      ),
+    );
+    markDirty(uid, node);
+    asked
       .then(
         (r) => {
-          answer();
           trace('ds.delete.done', name);
           recorder.event(dsRef(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
           // Counted as going until the delete is seen: judged running again, its node would count as
@@ -471,7 +474,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
           return observed(r.object);
         },
         (e) => {
-          answer();
           if (e?.code === 404) return;
           recorder.event(dsRef(ds), 'Warning', 'FailedDelete', `Error deleting: ${e?.message ?? e}`);
           queue.fail(dsKey(ns, ds.metadata.name!));
@@ -489,20 +491,20 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
    * syncNodes: deletes, and creates through the DaemonSet's slow-start window
    * (slowstart.ts), which stops at the first failure; at most BURST_REPLICAS
    * deletes a sync, and BURST_REPLICAS creates handed over at a time. The sync
-   * waits for neither its deletes (deletePod) nor, unless `awaitCreates`, its
-   * creates (the next sync leaves their nodes alone until they are done, as
+   * waits for neither its deletes to be seen (deletePod) nor, unless
+   * `awaitCreates`, its creates (the next sync leaves their nodes alone until they are done, as
    * upstream's expectations). Returns whether anything was asked for or handed
    * over, whether work was left over, and the newest revision waited for (0
    * for none). `creator` is the DaemonSet's pipeline (creatorFor), taken once
-   * by its sync. `deletesFirst`: the creates go once the DaemonSet's deletes in
+   * by its sync. A DaemonSet that surges sends its creates once its deletes in
    * flight are answered, this sync's and earlier ones', so they are stored
-   * after them. A surge wave deletes the old pods of nodes
-   * whose new pod is available and creates new pods on others; on etcd the
-   * writes are concurrent transactions, and a create stored before a delete
-   * showed every watcher one node more with two pods than maxSurge allows
-   * (upstream's syncNodes sends the creates first, so it shows that too).
+   * after them: a surge wave deletes the old pods of nodes whose new pod is
+   * available and creates new pods on others, and on etcd, where the writes
+   * are concurrent transactions, a create stored before a delete showed every
+   * watcher one node more with two pods than maxSurge allows (upstream's
+   * syncNodes sends the creates first, so it shows that too).
    */
-  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true, deletesFirst = false): Promise<{ wrote: boolean; more: boolean; revision: number }> {
+  async function syncNodes(ds: KubeObject, creator: SlowStartCreates, toDelete: string[], toCreate: string[], awaitCreates = true): Promise<{ wrote: boolean; more: boolean; revision: number }> {
     const going = deleting.get(ds.metadata.uid!);
     const asked = going ? toDelete.filter((name) => !going.has(name)) : toDelete;
     const deletes = asked.slice(0, BURST_REPLICAS);
@@ -512,7 +514,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     const wrote = creates.length > 0 || deletes.length > 0;
     for (const name of deletes) deletePod(ds, name);
     if (!creates.length) return { wrote, more, revision: 0 };
-    if (deletesFirst) await Promise.all(deleting.get(ds.metadata.uid!)?.values() ?? []);
+    if (allowsSurge(ds as any)) await Promise.all(deleting.get(ds.metadata.uid!)?.values() ?? []);
     // Unless awaited, a failure is heard through the creator's `failed`.
     const { revision } = await creator.add(creates, awaitCreates);
     return { wrote, more, revision };
@@ -890,7 +892,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       const current = refresh(ds, sel, hash, Date.now());
       const p = plan(current);
       if (p) {
-        const r = await syncNodes(ds, creator, p.podsToDelete, p.nodesToCreate, true, surge);
+        const r = await syncNodes(ds, creator, p.podsToDelete, p.nodesToCreate);
         more ||= r.more;
         current.settled = !r.wrote && !r.more;
       }

@@ -8,7 +8,7 @@ import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
 import { byKey, KeyOrder } from './keyorder.ts';
-import { DEFAULT_HISTORY_EVENTS, spansResources, WatchHistory } from './history.ts';
+import { DEFAULT_HISTORY_EVENTS, WatchHistory } from './history.ts';
 
 /**
  * Whether the objects this server's writes hand the cache are frozen: under
@@ -90,6 +90,9 @@ export const resourcePrefixOf = (key: string) => {
   return key;
 };
 
+/** Whether a watched prefix spans several resources (`/registry/`); `/registry/<group>/<resource>/` and longer are within one. */
+const spansResources = (prefix: string) => prefix.split('/').length < 5;
+
 export function toCached(key: string, value: string, revision: number, fields?: SharedFields, previous?: KubeObject): CachedObject {
   const object = JSON.parse(value) as KubeObject;
   object.metadata.resourceVersion = String(revision);
@@ -132,6 +135,10 @@ class FieldIndex {
 }
 
 class Bucket {
+  constructor(
+    /** Its resource's key prefix (resourcePrefixOf). */
+    readonly resource: string,
+  ) {}
   readonly objects = new Map<string, CachedObject>();
   /** Its objects' JSON is made for each use, not kept (see WatchCache.encodeOnDemand). */
   onDemand = false;
@@ -301,7 +308,7 @@ export class WatchCache {
     private readonly storage: Storage,
     historySize: number,
   ) {
-    this.history = new WatchHistory(historySize, 0);
+    this.history = new WatchHistory(historySize);
   }
 
   /** `historySize`: the most events kept over every resource (history.ts). */
@@ -369,7 +376,7 @@ export class WatchCache {
   private bucket(key: string): Bucket {
     const prefix = resourcePrefixOf(key);
     let b = this.buckets.get(prefix);
-    if (!b) this.buckets.set(prefix, (b = new Bucket()));
+    if (!b) this.buckets.set(prefix, (b = new Bucket(prefix)));
     return b;
   }
 
@@ -516,7 +523,7 @@ export class WatchCache {
       type = e.type === 'create' || !previous ? 'ADDED' : 'MODIFIED';
     }
     const event: CacheEvent = { type, key: e.key, object, previous, revision: e.revision };
-    this.history.push(resourcePrefixOf(e.key), event);
+    this.history.push(bucket.resource, event);
     this.revision = e.revision;
     this.watchers.deliver(event);
     // A text nobody framed or wrote as text (a Table or metadata watch, see textOf) is not kept beside the

@@ -22,7 +22,8 @@ const pods = '/registry/core/pods/';
 
 it("keeps each resource's events in a window of its own, the busiest giving up theirs first", () => {
   // At most 9 in all (cut back once past 10).
-  const h = new WatchHistory(9, 10);
+  const h = new WatchHistory(9);
+  h.reset(10);
   h.push(pods, event(pods, 11));
   h.push(pods, event(pods, 12));
   for (let r = 13; r < 40; r++) h.push(leases, event(leases, r));
@@ -49,7 +50,7 @@ it('shares the bound so that windows under their share keep everything and those
   expect(fairShare([100, 5000, 3000], 3000)).toBe(1450);
   expect(fairShare([10, 20], 100)).toBe(20);
   expect(fairShare([], 100)).toBe(0);
-  const h = new WatchHistory(3000, 0);
+  const h = new WatchHistory(3000);
   let r = 0;
   // Three resources at different rates: 1, 10 and 30 events in every 41.
   const nodes = '/registry/core/nodes/';

@@ -36,9 +36,6 @@ class Window {
   }
 }
 
-/** Whether a watched prefix spans several resources (`/registry/`); `/registry/<group>/<resource>/` and longer are within one. */
-export const spansResources = (prefix: string) => prefix.split('/').length < 5;
-
 /**
  * The most each window may keep so that all of them keep at most `budget`
  * events: every window at or under it keeps all of its events, those over it
@@ -58,12 +55,12 @@ export function fairShare(sizes: number[], budget: number): number {
 export class WatchHistory {
   private readonly windows = new Map<string, Window>();
   private kept = 0;
+  /** Every window holds the events after this revision, until it lets some go (see reset). */
+  private start = 0;
 
   constructor(
     /** The most events kept over every resource (the server's `watchCacheSize`). */
     private readonly budget: number,
-    /** Every window holds the events after this revision, until it lets some go. */
-    private start: number,
   ) {}
 
   /** Keeps an event of `resource` (its key's resource prefix). */
