@@ -60,8 +60,6 @@ export interface ServerOptions {
   /** Replaces the Node and RBAC authorizers (tests of the review endpoints plug in their own). */
   authorizer?: Authorizer;
   corsAllowedOrigins?: RegExp[];
-  /** Revisions of history the store keeps for watches to resume from. */
-  historyRevisions?: number;
   /** `--storage`: the embedded SQLite file in dataDir (default), or an etcd cluster shared by several replicas. */
   storage?: StorageBackend;
   /** With `storage: 'etcd'`: `--etcd-servers`, `--etcd-prefix` and the TLS files. */

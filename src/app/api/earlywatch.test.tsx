@@ -16,7 +16,7 @@ import type { ListState } from './watch.ts';
 
 const NODES = 300;
 let s: TestServer;
-connectToTestServer({ controllers: false, watchCacheSize: 20, historyRevisions: 20 }, (started) => (s = started));
+connectToTestServer({ controllers: false, watchCacheSize: 20 }, (started) => (s = started));
 beforeAll(async () => {
   for (let i = 0; i < NODES; i += 50) {
     await Promise.all(Array.from({ length: 50 }, (_, j) => s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${String(i + j).padStart(4, '0')}` } } })));

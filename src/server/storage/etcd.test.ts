@@ -95,7 +95,7 @@ describe('EtcdStorage: etcd itself', () => {
     const list = await s.list('/registry/configmaps/default/');
     expect(list.items.map((o) => o.value.length)).toEqual(Array.from({ length: 6 }, (_, i) => big(i).length));
     const replayed = await s.eventsSince(from);
-    expect(replayed.map((e) => e.key)).toEqual(Array.from({ length: 6 }, (_, i) => `/registry/configmaps/default/big-${i}`));
+    expect(replayed.events.map((e) => e.key)).toEqual(Array.from({ length: 6 }, (_, i) => `/registry/configmaps/default/big-${i}`));
   });
 
   it('with two seats for writes, forty sent at once all land, and refused ones give their seats back (none waits behind a leaked seat)', async () => {

@@ -24,6 +24,8 @@ import { Seats } from './seats.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
+  type EventsOptions,
+  type EventsPage,
   type ListOptions,
   type ListResult,
   type Storage,
@@ -209,16 +211,19 @@ export class EtcdStorage implements Storage {
    * with a watch that ends at the revision current when called (every
    * revision is an event somewhere in the keyspace, so it is reached).
    */
-  async eventsSince(revision: number): Promise<StorageEvent[]> {
+  async eventsSince(revision: number, opts: EventsOptions = {}): Promise<EventsPage> {
     const current = await this.currentRevision();
     if (revision < this.knownCompacted) throw expired(revision, this.knownCompacted);
-    if (revision >= current) return [];
+    const to = opts.revisions ? Math.min(current, revision + opts.revisions) : current;
+    const page = { events: [] as StorageEvent[], revision: Math.max(revision, to), more: to < current };
+    if (revision >= to) return page;
+    const prefix = opts.prefix ?? '';
+    // Every key is watched, so that each revision up to `to` is seen, whether or not its key is under the prefix.
     const stream = await this.call(() => this.client.watchClient.watch());
-    const events: StorageEvent[] = [];
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new StorageError('Timeout', `etcd did not replay revisions ${revision + 1}..${current} within ${this.requestTimeoutMs}ms`)),
+          () => reject(new StorageError('Timeout', `etcd did not replay revisions ${revision + 1}..${to} within ${this.requestTimeoutMs}ms`)),
           this.requestTimeoutMs,
         );
         const done = (err?: Error) => (clearTimeout(timer), err ? reject(err) : resolve());
@@ -235,10 +240,10 @@ export class EtcdStorage implements Storage {
           }
           for (const e of res.events) {
             const rev = Number(e.kv.mod_revision);
-            if (rev > current) return done();
+            if (rev > to) return done();
             const event = this.toEvent(e.type, e.kv, e.prev_kv);
-            if (event) events.push(event);
-            if (rev === current) return done();
+            if (event?.key.startsWith(prefix)) page.events.push(event);
+            if (rev === to) return done();
           }
         });
         stream.write({
@@ -248,7 +253,7 @@ export class EtcdStorage implements Storage {
     } finally {
       stream.cancel();
     }
-    return events;
+    return page;
   }
 
   // ---- writes ----

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { EtcdStorage, type EtcdResource, type EtcdStorageOptions } from './etcd.ts';
 import { SqliteStorage } from './sqlite.ts';
+import { HistoryRetention } from './retention.ts';
 import type { Storage } from './storage.ts';
 import { kinds } from '../../kinds/registry.ts';
 import { resourcePrefixOf } from '../registry/prefix.ts';
@@ -42,7 +43,6 @@ export async function openStorage(opts: {
   storage?: StorageBackend;
   dataDir: string;
   etcd?: EtcdServerOptions;
-  historyRevisions?: number;
 }): Promise<OpenedStorage> {
   if ((opts.storage ?? 'sqlite') === 'etcd') {
     if (!opts.etcd?.servers.length) throw new Error('--storage etcd needs --etcd-servers');
@@ -50,12 +50,15 @@ export async function openStorage(opts: {
     return { storage, startCompaction: () => storage.startCompactor(opts.etcd!.compactionIntervalMs) };
   }
   const heartbeatPrefixes = kinds.filter((k) => k.heartbeats && !k.storedAs).map(resourcePrefixOf);
-  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { historyRevisions: opts.historyRevisions, heartbeatPrefixes });
+  const storage = SqliteStorage.open(join(opts.dataDir, 'state.db'), { heartbeatPrefixes });
   return {
     storage,
     startCompaction(cacheRevision) {
-      const keep = opts.historyRevisions ?? 10_000;
-      const timer = setInterval(() => void storage.compact(Math.max(0, cacheRevision() - keep)), 60_000);
+      const retention = new HistoryRetention();
+      const timer = setInterval(() => {
+        const to = retention.compactTo(cacheRevision());
+        if (to > 0) void storage.compact(to);
+      }, 60_000);
       timer.unref();
       return () => clearInterval(timer);
     },

@@ -28,6 +28,8 @@ import { commitStatsOn, recordGroup } from './commitstats.ts';
 import {
   MAX_OBJECT_BYTES,
   StorageError,
+  type EventsOptions,
+  type EventsPage,
   type ListOptions,
   type ListResult,
   type Storage,
@@ -36,8 +38,6 @@ import {
 } from './storage.ts';
 
 export interface SqliteStorageOptions {
-  /** How many revisions of history `compactHistory()` keeps (default 10000). */
-  historyRevisions?: number;
   /** Values larger than this many UTF-8 bytes are rejected with TooLarge (default 1.5 MiB, etcd's request limit). */
   maxValueBytes?: number;
   /**
@@ -142,9 +142,14 @@ const LATEST_IN_RANGE = (upper: boolean, columns = 'name, created, deleted, crea
   GROUP BY name
   HAVING deleted = 0`;
 
+// The events of the revisions in (@from, @to], with the value each replaced.
+const EVENTS = (names: string) => `
+  SELECT k.id, k.name, k.created, k.deleted, k.value, p.value AS prev_value
+  FROM kine AS k LEFT JOIN kine AS p ON p.id = k.prev_revision
+  WHERE k.id > @from AND k.id <= @to ${names} ORDER BY k.id`;
+
 export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
-  private readonly historyRevisions: number;
   private readonly pollIntervalMs: number;
   private readonly walFile: string;
   private readonly syncWal: ((walFile: string) => Promise<void>) | undefined;
@@ -181,7 +186,6 @@ export class SqliteStorage implements Storage {
       maxValueBytes: opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES,
       syncs: !opts.syncWal,
     });
-    this.historyRevisions = opts.historyRevisions ?? 10000;
     this.commitIntervalMs = opts.commitIntervalMs ?? 25;
     this.commitGroupSize = opts.commitGroupSize ?? 16;
     this.heartbeatPrefixes = opts.heartbeatPrefixes ?? [];
@@ -242,11 +246,11 @@ export class SqliteStorage implements Storage {
       countUnbounded: db.prepare<{ lo: string; rev: number }, { n: number }>(
         `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(false, 'deleted')})`,
       ),
-      events: db.prepare<[number, number], EventRow>(
-        `SELECT k.id, k.name, k.created, k.deleted, k.value, p.value AS prev_value
-         FROM kine AS k LEFT JOIN kine AS p ON p.id = k.prev_revision
-         WHERE k.id > ? AND k.id <= ? ORDER BY k.id`,
-      ),
+      events: db.prepare<{ from: number; to: number }, EventRow>(EVENTS('')),
+      // `+`: the names only filter the rows of the revision range, walked in id order (the name index
+      // would walk every revision of every key under the prefix, then sort them).
+      eventsBounded: db.prepare<{ from: number; to: number; lo: string; hi: string }, EventRow>(EVENTS('AND +k.name >= @lo AND +k.name < @hi')),
+      eventsUnbounded: db.prepare<{ from: number; to: number; lo: string }, EventRow>(EVENTS('AND +k.name >= @lo')),
     };
   }
 
@@ -299,13 +303,23 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  async eventsSince(revision: number): Promise<StorageEvent[]> {
-    return this.tx((): StorageEvent[] => {
+  async eventsSince(revision: number, opts: EventsOptions = {}): Promise<EventsPage> {
+    return this.tx((): EventsPage => {
       const compacted = this.compactRev();
       if (revision < compacted) {
         throw new StorageError('Expired', `revision ${revision} has been compacted (compacted revision ${compacted})`);
       }
-      return this.stmt.events.all(revision, this.currentRev()).map(toEvent);
+      const current = this.currentRev();
+      const to = opts.revisions ? Math.min(current, revision + opts.revisions) : current;
+      const range = { from: revision, to };
+      const lo = opts.prefix ?? '';
+      const hi = prefixEnd(lo);
+      const rows = !lo
+        ? this.stmt.events.all(range)
+        : hi === undefined
+          ? this.stmt.eventsUnbounded.all({ ...range, lo })
+          : this.stmt.eventsBounded.all({ ...range, lo, hi });
+      return { events: rows.map(toEvent), revision: Math.max(revision, to), more: to < current };
     });
   }
 
@@ -518,18 +532,6 @@ export class SqliteStorage implements Storage {
 
   // ---- compaction ----
 
-  async compact(revision: number): Promise<void> {
-    await this.compactTo(revision);
-  }
-
-  /**
-   * Compacts to `currentRevision - historyRevisions` when that is ahead of the
-   * compacted revision; the server calls this on a timer. Returns the compacted revision.
-   */
-  async compactHistory(): Promise<number> {
-    return this.compactTo(this.currentRev() - this.historyRevisions);
-  }
-
   /**
    * Compaction runs on the writer thread in steps of a few hundred revisions,
    * each its own transaction, with commits asked for meanwhile between them: a
@@ -537,14 +539,13 @@ export class SqliteStorage implements Storage {
    * write behind it for over half a second. Compacting (old, m] then (m, rev]
    * deletes the same rows as (old, rev] at once.
    */
-  private async compactTo(revision: number): Promise<number> {
-    if (this.closed) return 0;
+  async compact(revision: number): Promise<void> {
+    if (this.closed) return;
     try {
-      return await this.writer.compact(revision);
+      await this.writer.compact(revision);
     } catch (err) {
       // Closed meanwhile: the thread stopped between steps; what it compacted stays compacted.
-      if (this.closed) return 0;
-      throw err;
+      if (!this.closed) throw err;
     }
   }
 
@@ -602,7 +603,7 @@ export class SqliteStorage implements Storage {
     const { events, rev, compacted } = this.tx(() => {
       const rev = this.currentRev();
       const compacted = this.compactRev();
-      const events = rev > this.lastDelivered ? this.stmt.events.all(this.lastDelivered, rev).map(toEvent) : [];
+      const events = rev > this.lastDelivered ? this.stmt.events.all({ from: this.lastDelivered, to: rev }).map(toEvent) : [];
       return { events, rev, compacted };
     });
     if (rev <= this.lastDelivered) return;

@@ -201,15 +201,39 @@ export function storageContract(name: string, backend: ContractBackend): void {
       const r3 = await s.update(K('/a'), v(3), r1);
       const r4 = await s.delete(K('/b'), r2);
       const r5 = await s.create(K('/b'), v(5));
-      expect(await s.eventsSince(base)).toEqual<StorageEvent[]>([
+      expect((await s.eventsSince(base)).events).toEqual<StorageEvent[]>([
         { type: 'create', key: K('/a'), value: v(1), revision: r1 },
         { type: 'create', key: K('/b'), value: v(2), revision: r2 },
         { type: 'update', key: K('/a'), value: v(3), prevValue: v(1), revision: r3 },
         { type: 'delete', key: K('/b'), value: v(2), prevValue: v(2), revision: r4 },
         { type: 'create', key: K('/b'), value: v(5), revision: r5 },
       ]);
-      expect((await s.eventsSince(r3)).map((e) => e.revision)).toEqual([r4, r5]);
-      expect(await s.eventsSince(r5)).toEqual([]);
+      expect((await s.eventsSince(r3)).events.map((e) => e.revision)).toEqual([r4, r5]);
+      expect(await s.eventsSince(r5)).toEqual({ events: [], revision: r5, more: false });
+    });
+
+    it('reads events in pages of revisions, of the keys under a prefix', async () => {
+      const s = await open();
+      const base = await s.currentRevision();
+      const wanted: [string, number][] = [];
+      for (let i = 0; i < 5; i++) {
+        wanted.push([K(`/pa/a/${i}`), await s.create(K(`/pa/a/${i}`), v(i))]);
+        await s.create(K(`/pa/b/${i}`), v(i));
+      }
+      const got: [string, number][] = [];
+      let pages = 0;
+      for (let from = base, more = true; more; pages++) {
+        const page = await s.eventsSince(from, { prefix: K('/pa/a/'), revisions: 4 });
+        expect(page.revision - from).toBeGreaterThan(0);
+        expect(page.revision - from).toBeLessThanOrEqual(4);
+        for (const e of page.events) expect(e.revision > from && e.revision <= page.revision).toBe(true);
+        got.push(...page.events.map((e): [string, number] => [e.key, e.revision]));
+        ({ revision: from, more } = page);
+      }
+      expect(got).toEqual(wanted);
+      // Ten revisions, four a page.
+      expect(pages).toBeGreaterThanOrEqual(3);
+      expect((await s.eventsSince(base, { prefix: K('/pa/') })).events).toHaveLength(10);
     });
 
     it('compacts history: reads and events at or after the compacted revision work, older ones are Expired', async () => {
@@ -228,7 +252,7 @@ export function storageContract(name: string, backend: ContractBackend): void {
       const at = await s.list(K('/k/'), { revision: c1 });
       expect(at.items.map((o) => o.value)).toEqual([v('a2'), v('c1')]);
       expect((await s.list(K('/k/'))).items.map((o) => o.value)).toEqual([v('a3'), v('c1')]);
-      expect(await s.eventsSince(c1)).toEqual<StorageEvent[]>([
+      expect((await s.eventsSince(c1)).events).toEqual<StorageEvent[]>([
         { type: 'update', key: K('/k/a'), value: v('a3'), prevValue: v('a2'), revision: a3 },
         { type: 'create', key: K('/k/d'), value: v('d1'), revision: d1 },
         { type: 'delete', key: K('/k/d'), value: v('d1'), prevValue: v('d1'), revision: d2 },

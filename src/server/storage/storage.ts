@@ -37,6 +37,21 @@ export interface ListOptions {
   uncounted?: boolean;
 }
 
+export interface EventsOptions {
+  /** Only the events of keys under this prefix. */
+  prefix?: string;
+  /** Read at most this many revisions on from the one asked for (0 or absent: up to the newest). */
+  revisions?: number;
+}
+
+export interface EventsPage {
+  events: StorageEvent[];
+  /** The events are complete through this revision. */
+  revision: number;
+  /** Newer revisions exist: read on from `revision`. */
+  more: boolean;
+}
+
 export interface ListResult {
   items: StoredObject[];
   /** The revision the list was read at. */
@@ -89,8 +104,12 @@ export interface Storage {
   /** Fails with NotFound, or Conflict when the stored modRevision differs. Returns the deletion revision. */
   delete(key: string, expectedModRevision: number): Promise<number>;
 
-  /** Every event after `revision`, in order; Expired when `revision` is older than the compacted one. */
-  eventsSince(revision: number): Promise<StorageEvent[]>;
+  /**
+   * The events after `revision`, in order, through the revision the page ends at; Expired when
+   * `revision` is older than the compacted one. A page of `revisions` keeps a reader of a long
+   * history to a bounded read at a time.
+   */
+  eventsSince(revision: number, opts?: EventsOptions): Promise<EventsPage>;
   /**
    * Live events, in revision order, delivered after they are durable. Returns an unsubscribe function.
    * `onLost`: events were lost (etcd compacted them while this replica's watch was cut off); the

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../storage/sqlite.ts';
+import type { EventsOptions } from '../storage/storage.ts';
 import { listEverything, WatchCache } from './cache.ts';
 
 let dir: string;
@@ -72,6 +73,50 @@ it('catches up within a few turns when other work fills every turn of the event 
   expect(at).toHaveLength(5000);
   // Events that waited 20 ms are applied in the next turn, however many.
   expect(at[at.length - 1] - at[0]).toBeLessThanOrEqual(3);
+}, 60_000);
+
+it("replays a watch older than its window from the store's history a page of revisions a turn, with what was written meanwhile once", async () => {
+  const pods = '/registry/core/pods/default/';
+  const leases = '/registry/coordination.k8s.io/leases/kube-node-lease/';
+  const create = (prefix: string, name: string) => storage.create(prefix + name, JSON.stringify({ metadata: { name } }));
+  // Between the replay's first and second page, pods are written and the cache applies them: the
+  // later pages have them, and so has the cache's buffer of what came during the replay.
+  let during: number[] = [];
+  const eventsSince = storage.eventsSince.bind(storage);
+  const store = Object.create(storage, {
+    eventsSince: {
+      value: async (from: number, opts: EventsOptions) => {
+        const page = await eventsSince(from, opts);
+        if (!during.length) {
+          during = await Promise.all(Array.from({ length: 5 }, (_, i) => create(pods, `during${i}`)));
+          expect(await small.waitFor(Math.max(...during))).toBe(true);
+        }
+        return page;
+      },
+    },
+  });
+  const small = await WatchCache.start(store, { historySize: 50 });
+  try {
+    const from = small.revision;
+    const written: number[] = [];
+    // 3,000 revisions, one in three a pod's: the watch's past is three pages of the store's history.
+    for (let i = 0; i < 1000; i += 100) {
+      const round = Array.from({ length: 100 }, (_, j) => [create(pods, `p${i + j}`), create(leases, `a${i + j}`), create(leases, `b${i + j}`)]);
+      written.push(...(await Promise.all(round.map(([pod]) => pod))));
+      await Promise.all(round.flat());
+    }
+    expect(await small.waitFor(await storage.currentRevision())).toBe(true);
+    const delivered: { revision: number; turn: number }[] = [];
+    const turns = countTurns();
+    await small.watchFrom(from, { prefix: pods, deliver: (e) => delivered.push({ revision: e.revision, turn: turns.now() }) });
+    turns.stop();
+    expect(during).toHaveLength(5);
+    expect(delivered.map((d) => d.revision)).toEqual([...written, ...during].sort((a, b) => a - b));
+    // Three pages of the store's history at least, each in a turn of its own.
+    expect(new Set(delivered.map((d) => d.turn)).size).toBeGreaterThanOrEqual(3);
+  } finally {
+    small.stop();
+  }
 }, 60_000);
 
 it('reads the whole store in pages at the first page’s revision (listEverything)', async () => {

@@ -4,6 +4,7 @@
 // subscription (kube-apiserver's cacher).
 import type { KubeObject } from '../../kinds/kind.ts';
 import { StorageError, type ListResult, type Storage, type StorageEvent } from '../storage/storage.ts';
+import { yieldToEventLoop } from '../registry/turns.ts';
 import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
 import { settleAsJSON } from '../../lib/json.ts';
@@ -272,6 +273,8 @@ const MAX_APPLY_LAG_MS = 20;
 
 /** Keys per page when the cache reads the whole store. */
 const LOAD_PAGE = 10_000;
+/** Revisions of the store's history a watch older than the cache's window replays a turn. */
+const REPLAY_REVISIONS = 1_000;
 
 /**
  * Every object in the store, read in pages at the first page's revision (as
@@ -572,13 +575,26 @@ export class WatchCache {
       this.watchers.add(watcher);
       return () => this.watchers.delete(watcher);
     }
-    // Older than our window: replay from the store's history while buffering live events.
+    // Older than our window: replay from the store's history while buffering live events, a page of
+    // revisions a turn (a pods watch from minutes back read a whole history in one turn).
     const buffered: CacheEvent[] = [];
     const buffering: CacheWatcher = { prefix: watcher.prefix, deliver: (e) => buffered.push(e) };
     this.watchers.add(buffering);
-    let stored: StorageEvent[];
+    const last = new Map<string, KubeObject>();
+    let upTo = fromRevision;
     try {
-      stored = await this.storage.eventsSince(fromRevision);
+      for (let more = true; more; ) {
+        if (upTo > fromRevision) await yieldToEventLoop();
+        const page = await this.storage.eventsSince(upTo, { prefix: watcher.prefix, revisions: REPLAY_REVISIONS });
+        for (const s of page.events) {
+          const object = toCached(s.key, s.value, s.revision);
+          const previous = s.prevValue ? (JSON.parse(s.prevValue) as KubeObject) : last.get(s.key);
+          const type: EventType = s.type === 'create' ? 'ADDED' : s.type === 'delete' ? 'DELETED' : 'MODIFIED';
+          watcher.deliver({ type, key: s.key, object, previous, revision: s.revision });
+          last.set(s.key, object.object);
+        }
+        ({ revision: upTo, more } = page);
+      }
     } catch (err) {
       this.watchers.delete(buffering);
       if (err instanceof StorageError && err.code === 'Expired') {
@@ -586,19 +602,8 @@ export class WatchCache {
       }
       throw err;
     }
-    // The store's events are complete up to the newest one it returned; the
-    // buffer holds everything the cache applied since we subscribed.
-    const last = new Map<string, KubeObject>();
-    let upTo = fromRevision;
-    for (const s of stored) {
-      upTo = s.revision;
-      if (!s.key.startsWith(watcher.prefix)) continue;
-      const object = toCached(s.key, s.value, s.revision);
-      const previous = s.prevValue ? (JSON.parse(s.prevValue) as KubeObject) : last.get(s.key);
-      const type: EventType = s.type === 'create' ? 'ADDED' : s.type === 'delete' ? 'DELETED' : 'MODIFIED';
-      watcher.deliver({ type, key: s.key, object, previous, revision: s.revision });
-      last.set(s.key, object.object);
-    }
+    // The store's events are complete through `upTo`; the buffer holds everything the cache applied
+    // since the replay began, which the store had then written.
     for (const e of buffered) if (e.revision > upTo) watcher.deliver(e);
     this.watchers.delete(buffering);
     this.watchers.add(watcher);
