@@ -580,18 +580,15 @@ export class WatchCache {
     const buffered: CacheEvent[] = [];
     const buffering: CacheWatcher = { prefix: watcher.prefix, deliver: (e) => buffered.push(e) };
     this.watchers.add(buffering);
-    const last = new Map<string, KubeObject>();
     let upTo = fromRevision;
     try {
       for (let more = true; more; ) {
         if (upTo > fromRevision) await yieldToEventLoop();
         const page = await this.storage.eventsSince(upTo, { prefix: watcher.prefix, revisions: REPLAY_REVISIONS });
         for (const s of page.events) {
-          const object = toCached(s.key, s.value, s.revision);
-          const previous = s.prevValue ? (JSON.parse(s.prevValue) as KubeObject) : last.get(s.key);
+          const previous = s.prevValue ? (JSON.parse(s.prevValue) as KubeObject) : undefined;
           const type: EventType = s.type === 'create' ? 'ADDED' : s.type === 'delete' ? 'DELETED' : 'MODIFIED';
-          watcher.deliver({ type, key: s.key, object, previous, revision: s.revision });
-          last.set(s.key, object.object);
+          watcher.deliver({ type, key: s.key, object: toCached(s.key, s.value, s.revision), previous, revision: s.revision });
         }
         ({ revision: upTo, more } = page);
       }
@@ -602,8 +599,7 @@ export class WatchCache {
       }
       throw err;
     }
-    // The store's events are complete through `upTo`; the buffer holds everything the cache applied
-    // since the replay began, which the store had then written.
+    // The store's events are complete through `upTo`; of what the cache applied meanwhile, the newer are delivered.
     for (const e of buffered) if (e.revision > upTo) watcher.deliver(e);
     this.watchers.delete(buffering);
     this.watchers.add(watcher);
