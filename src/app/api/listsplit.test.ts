@@ -50,6 +50,20 @@ describe('splitList', () => {
     }
   });
 
+  it('cuts the same runs from the text given a character at a time, backslash runs and the items key spanning pieces', () => {
+    const odd = { kind: 'PodList', metadata: list.metadata, itemz: ['[', ','], items: [...items, { metadata: { name: 'x', annotations: { '\\\\': '\\\\\\"]},{', items: '"items":[' } } }] };
+    const text = JSON.stringify(odd);
+    expect(text).toContain('\\\\\\\\\\\\\\"');
+    for (const per of [1, 3]) {
+      const whole = splitList(text, per);
+      const s = new ListSplitter(per);
+      const runs = [...text].flatMap((ch) => s.push(ch));
+      expect(runs).toEqual(whole.runs);
+      expect(s.end().head).toBe(whole.head);
+      expect(runs.flatMap((r) => JSON.parse(r))).toEqual(odd.items);
+    }
+  });
+
   it('has the head (metadata written before the items) as soon as the items begin, and each run once it is whole', () => {
     const text = JSON.stringify(list);
     const s = new ListSplitter(3);

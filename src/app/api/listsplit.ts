@@ -27,100 +27,108 @@ const CLOSE_BRACKET = 93;
 /**
  * Cuts a list's text given in pieces (any split, even inside a string or an
  * escape). Text without a top-level `items` array (a Status) comes back whole
- * as the head, with no runs.
+ * as the head, with no runs. Each piece is scanned once and each run's text
+ * joined once from the pieces it spans: keeping the text not yet given out as
+ * one string made every piece copy the run so far again (a page of 2,000 pods
+ * in 16 KB pieces took 0.5 s to cut, three times its JSON.parse).
  */
 export class ListSplitter {
-  /** The text not yet given out: from the current run's start, or the whole text before the items (and after them). */
-  private text = '';
-  /** Where scanning goes on in `text`. */
-  private at = 0;
+  /** The text since the mark, in pieces: since the current run's start; the whole text before the items; from the items' `]` after them. */
+  private parts: string[] = [];
   private depth = 0;
-  /** Inside a string that began at `stringAt` (in `text`). */
   private inString = false;
-  private stringAt = 0;
+  /** Backslashes just before the scan, inside a string: an odd count escapes the next character. */
+  private backslashes = 0;
+  /** The current string's text so far, while it may still be the list's `"items"` key. */
+  private key: string | undefined;
   private itemsKey = false;
   private inItems = false;
   private inRun = 0;
   /** The list's text up to and including the items array's `[`, once it has come. */
   private before: string | undefined;
-  /** The items array closed: `text` is the list's text after it (from its `]`). */
+  /** The items array closed: `parts` hold the list's text after it (from its `]`). */
   private after = false;
 
   constructor(private readonly per: number) {}
 
   /** The list so far closed as one with no items (its metadata, when the server wrote it before the items); undefined until the items array opens. */
   get head(): string | undefined {
-    return this.before === undefined ? undefined : this.after ? this.before + this.text : `${this.before}]}`;
+    return this.before === undefined ? undefined : this.after ? this.before + this.parts.join('') : `${this.before}]}`;
   }
 
   /** Takes the next piece of text; the runs it completes. */
   push(piece: string): string[] {
     const runs: string[] = [];
-    if (!piece) return runs;
-    this.text += piece;
-    const text = this.text;
-    const n = text.length;
-    let i = this.at;
-    let runStart = 0;
-    for (; i < n; i++) {
+    const n = piece.length;
+    /** Where the text since the mark starts in this piece (`parts` hold what came before). */
+    let mark = 0;
+    const sinceMark = (to: number) => {
+      const text = this.parts.length ? this.parts.join('') + piece.slice(mark, to) : piece.slice(mark, to);
+      this.parts = [];
+      return text;
+    };
+    for (let i = 0; i < n; i++) {
       if (this.inString) {
-        const q = text.indexOf('"', i);
+        const q = piece.indexOf('"', i);
+        const to = q < 0 ? n : q;
+        // Backslashes before `to`: from the previous piece too when every character since `i` is one.
+        let b = to - 1;
+        while (b >= i && piece.charCodeAt(b) === BACKSLASH) b--;
+        const backslashes = to - 1 - b + (b < i ? this.backslashes : 0);
+        if (this.key !== undefined) this.key = this.key.length + to - i <= 5 ? this.key + piece.slice(i, to) : undefined;
+        i = to;
         if (q < 0) {
-          i = n;
+          this.backslashes = backslashes;
           break;
         }
-        // Escaped when an odd number of backslashes precede it.
-        let b = q - 1;
-        while (b >= 0 && text.charCodeAt(b) === BACKSLASH) b--;
-        i = q;
-        if ((q - 1 - b) % 2 === 1) continue;
+        this.backslashes = 0;
+        if (backslashes % 2 === 1) {
+          this.key = undefined;
+          continue;
+        }
         this.inString = false;
         // A key of the list object itself: "items" is the one to cut.
-        if (this.depth === 1 && !this.inItems && !this.after && q - this.stringAt === 6 && text.startsWith('"items"', this.stringAt)) this.itemsKey = true;
+        if (this.key === 'items' && this.depth === 1 && !this.inItems && !this.after) this.itemsKey = true;
+        this.key = undefined;
         continue;
       }
-      const c = text.charCodeAt(i);
+      const c = piece.charCodeAt(i);
       if (c === QUOTE) {
         this.inString = true;
-        this.stringAt = i;
+        this.backslashes = 0;
+        this.key = this.depth === 1 && !this.inItems && !this.after ? '' : undefined;
       } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         if (this.depth === 1 && this.itemsKey && c === OPEN_BRACKET) {
-          this.before = text.slice(0, i + 1);
+          this.before = sinceMark(i + 1);
+          mark = i + 1;
           this.inItems = true;
           this.itemsKey = false;
-          runStart = i + 1;
         }
         this.depth++;
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         this.depth--;
         if (this.depth === 1 && this.inItems) {
-          const last = text.slice(runStart, i);
+          const last = sinceMark(i);
           if (last.trim()) runs.push(`[${last}]`);
+          mark = i;
           this.inItems = false;
           this.after = true;
-          runStart = i;
         }
       } else if (c === COMMA && this.inItems && this.depth === 2 && ++this.inRun === this.per) {
-        runs.push(`[${text.slice(runStart, i)}]`);
-        runStart = i + 1;
+        runs.push(`[${sinceMark(i)}]`);
+        mark = i + 1;
         this.inRun = 0;
       } else if (c === COMMA && this.depth === 1) {
         this.itemsKey = false;
       }
     }
-    // Keep only what is not given out yet (everything, before the items).
-    if (runStart > 0) {
-      this.text = text.slice(runStart);
-      this.stringAt -= runStart;
-      i -= runStart;
-    }
-    this.at = i;
+    if (mark < n) this.parts.push(mark ? piece.slice(mark) : piece);
     return runs;
   }
 
   /** The end of the text: the list's head (the whole text when it had no items array). */
   end(): SplitList {
-    return { head: this.head ?? this.text, runs: [] };
+    return { head: this.head ?? this.parts.join(''), runs: [] };
   }
 }
 
