@@ -23,6 +23,7 @@ const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
+const ITEMS = 'items';
 
 /**
  * Cuts a list's text given in pieces (any split, even inside a string or an
@@ -39,7 +40,7 @@ export class ListSplitter {
   private inString = false;
   /** Backslashes just before the scan, inside a string: an odd count escapes the next character. */
   private backslashes = 0;
-  /** The current string's text so far, while it may still be the list's `"items"` key. */
+  /** The current string's text so far, while it is one of the list object's own and may still be its `"items"` key. */
   private key: string | undefined;
   private itemsKey = false;
   private inItems = false;
@@ -75,7 +76,7 @@ export class ListSplitter {
         let b = to - 1;
         while (b >= i && piece.charCodeAt(b) === BACKSLASH) b--;
         const backslashes = to - 1 - b + (b < i ? this.backslashes : 0);
-        if (this.key !== undefined) this.key = this.key.length + to - i <= 5 ? this.key + piece.slice(i, to) : undefined;
+        if (this.key !== undefined) this.key = this.key.length + to - i <= ITEMS.length ? this.key + piece.slice(i, to) : undefined;
         i = to;
         if (q < 0) {
           this.backslashes = backslashes;
@@ -87,8 +88,8 @@ export class ListSplitter {
           continue;
         }
         this.inString = false;
-        // A key of the list object itself: "items" is the one to cut.
-        if (this.key === 'items' && this.depth === 1 && !this.inItems && !this.after) this.itemsKey = true;
+        // A key of the list object itself (the only strings `key` follows): "items" is the one to cut.
+        if (this.key === ITEMS) this.itemsKey = true;
         this.key = undefined;
         continue;
       }
