@@ -310,6 +310,7 @@ export async function runWatch(w: PreparedWatch, sink: WatchSink, onServerClose:
       send(() => encoder.bookmark(rv, initialEnd));
     },
     error: (err) => fail(err),
+    gone: () => !open,
   });
   live = true;
   if (!open) {

@@ -76,6 +76,8 @@ export interface WatchSink {
   event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: CachedObject): void;
   bookmark(resourceVersion: number, initialEventsEnd: boolean): void;
   error(err: ApiError): void;
+  /** The client has gone: what is still to be read for it (initial events, a replay) is not. */
+  gone?(): boolean;
 }
 
 /** Answers whether a namespace may receive new objects: undefined, or the error to answer. */
@@ -498,12 +500,13 @@ export class Store {
         const from = this.cache.revision;
         await scan(this.candidates(namespace, prefix, trigger) ?? this.cache.list(prefix), 0, (c) => {
           if (match(c.object)) sink.event('ADDED', c);
-          return true;
+          return !sink.gone?.();
         });
+        if (sink.gone?.()) return () => {};
         if (q.allowWatchBookmarks && q.sendInitialEvents !== false) sink.bookmark(from, true);
-        return await this.cache.watchFrom(from, { prefix, trigger, deliver, expire });
+        return await this.cache.watchFrom(from, { prefix, trigger, deliver, expire, gone: sink.gone });
       }
-      return await this.cache.watchFrom(rv!, { prefix, trigger, deliver, expire });
+      return await this.cache.watchFrom(rv!, { prefix, trigger, deliver, expire, gone: sink.gone });
     } catch (e) {
       if (e instanceof TooOldError) {
         sink.error(new ApiError(410, 'Expired', e.message));

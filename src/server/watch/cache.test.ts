@@ -119,6 +119,33 @@ it("replays a watch older than its window from the store's history a page of rev
   }
 }, 60_000);
 
+it('stops a replay from the store once its client has gone, and registers nothing', async () => {
+  const pods = '/registry/core/pods/default/';
+  const pages: number[] = [];
+  const eventsSince = storage.eventsSince.bind(storage);
+  const store = Object.create(storage, {
+    eventsSince: { value: (from: number, opts: EventsOptions) => (pages.push(from), eventsSince(from, opts)) },
+  });
+  const small = await WatchCache.start(store, { historySize: 50 });
+  try {
+    const from = small.revision;
+    for (let i = 0; i < 3000; i += 300) await Promise.all(Array.from({ length: 300 }, (_, j) => storage.create(`${pods}p${i + j}`, JSON.stringify({ metadata: { name: `p${i + j}` } }))));
+    expect(await small.waitFor(await storage.currentRevision())).toBe(true);
+    let delivered = 0;
+    let gone = false;
+    const stop = await small.watchFrom(from, { prefix: pods, deliver: () => ((delivered += 1), (gone = true)), gone: () => gone });
+    // The first page was read and delivered; the client went during it, so no other page was read.
+    expect(pages).toEqual([from]);
+    expect(delivered).toBe(1000);
+    const last = await storage.create(`${pods}after`, JSON.stringify({ metadata: { name: 'after' } }));
+    expect(await small.waitFor(last)).toBe(true);
+    expect(delivered).toBe(1000);
+    stop();
+  } finally {
+    small.stop();
+  }
+}, 60_000);
+
 it('reads the whole store in pages at the first page’s revision (listEverything)', async () => {
   for (let i = 0; i < 25; i++) await storage.create(`/registry/core/configmaps/default/c${String(i).padStart(2, '0')}`, JSON.stringify({ i }));
   const reads: { limit?: number; revision?: number }[] = [];

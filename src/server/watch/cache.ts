@@ -65,6 +65,8 @@ export interface CacheWatcher {
   deliver(event: CacheEvent): void;
   /** The cache was reloaded after events were lost: this watch cannot go on (its client relists, as after a 410). */
   expire?(): void;
+  /** The watch's client has gone: a replay from the store stops. */
+  gone?(): boolean;
 }
 
 /** A field of the objects and the one value a watcher wants (see CacheWatcher.trigger). */
@@ -584,6 +586,10 @@ export class WatchCache {
     try {
       for (let more = true; more; ) {
         if (upTo > fromRevision) await yieldToEventLoop();
+        if (watcher.gone?.()) {
+          this.watchers.delete(buffering);
+          return () => {};
+        }
         const page = await this.storage.eventsSince(upTo, { prefix: watcher.prefix, revisions: REPLAY_REVISIONS });
         for (const s of page.events) {
           const previous = s.prevValue ? (JSON.parse(s.prevValue) as KubeObject) : undefined;
