@@ -7,7 +7,7 @@
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import type { Storage } from '../storage/storage.ts';
 import { resourcePrefixOf } from './prefix.ts';
-import type { CachedObject, CacheEvent, WatchCache } from '../watch/cache.ts';
+import type { CachedObject, CacheEvent, CacheWatcher, WatchCache } from '../watch/cache.ts';
 
 /** The storage and watch cache as the Store of `kind` (a kind with `storedAs`) sees them. */
 export function versionedViews(kind: KindDefinition, storage: Storage, cache: WatchCache): { storage: Storage; cache: WatchCache } {
@@ -43,7 +43,8 @@ export function versionedViews(kind: KindDefinition, storage: Storage, cache: Wa
       return c && outCached(c);
     } },
     list: { value: (prefix: string) => cache.list(toInner(prefix)).map(outCached) },
-    watchFrom: { value: (from: number, w: { prefix: string; deliver: (e: CacheEvent) => void }) => cache.watchFrom(from, { prefix: toInner(w.prefix), deliver: (e) => w.deliver(outEvent(e)) }) },
+    // A trigger reads the stored version's fields, so none is passed on; the watch's end and its client's going are.
+    watchFrom: { value: (from: number, w: CacheWatcher) => cache.watchFrom(from, { prefix: toInner(w.prefix), deliver: (e) => w.deliver(outEvent(e)), expire: w.expire, gone: w.gone }) },
   });
 
   const storageView: Storage = Object.create(storage, {
