@@ -150,6 +150,8 @@ describe('a replica cut off from etcd for longer than history is kept', () => {
     expect((await a.api(CM, { method: 'POST', body: { metadata: { name: 'doomed' } } })).status).toBe(201);
     const rv = (await b.api(`${CM}?resourceVersion=0`)).body.metadata.resourceVersion;
     const watching = readWatch(`${b.url}${CM}?watch=1&resourceVersion=${rv}`, (ev) => ev.some((e) => e.type === 'ERROR'), { timeoutMs: 60_000 });
+    // events.k8s.io/v1 Events are a view of the core Events' cache: their watches end too, a selector's (which has a watcher of its own) included.
+    const eventsWatching = readWatch(`${b.url}/apis/events.k8s.io/v1/namespaces/default/events?watch=1&resourceVersion=${rv}&fieldSelector=reason%3DBackOff`, (ev) => ev.some((e) => e.type === 'ERROR'), { timeoutMs: 60_000 });
     await etcd.kill(2);
     // Should the member killed have led, the others elect a leader first: writes retry until they land
     // (a timed-out one may have landed: AlreadyExists / NotFound then).
@@ -162,6 +164,7 @@ describe('a replica cut off from etcd for longer than history is kept', () => {
     await etcd.restart(2);
     const events = await watching;
     expect(events.at(-1)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+    expect((await eventsWatching).at(-1)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
     // B's state is etcd's again: what happened while it was away is there, what went is gone.
     let names: string[] = [];
     for (let i = 0; i < 100 && !names.includes('last'); i++) {
