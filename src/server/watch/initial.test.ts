@@ -6,6 +6,8 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startTestServer, type TestServer } from '../testing.ts';
+import { configMapKind } from '../../kinds/configmap.ts';
+import { parseListQuery } from '../registry/options.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -45,6 +47,20 @@ describe('initial events of a watch', () => {
     expect(received.indexOf('k8s.io/initial-events-end')).toBeGreaterThan(received.lastIndexOf('big-59'));
     expect(received.indexOf('"name":"live-1"')).toBeGreaterThan(received.indexOf('k8s.io/initial-events-end'));
   }, 30_000);
+
+  it('stop being read once the client has gone, and leave no watcher behind', async () => {
+    const q = parseListQuery(configMapKind, new URLSearchParams(QUERY));
+    let events = 0;
+    const sink = { event: () => void events++, bookmark: () => {}, error: () => {}, gone: () => events >= 5 };
+    const stop = await s.stores.get(configMapKind)!.watch('default', q, sink);
+    // Of the 60 objects, the scan offered five: the client had gone after them.
+    expect(events).toBe(5);
+    const r = await s.api('/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'after-gone' }, data: { a: 'b' } } });
+    expect(r.status).toBe(201);
+    expect(await s.cache.waitFor(Number(r.body.metadata.resourceVersion))).toBe(true);
+    expect(events).toBe(5);
+    stop();
+  });
 
   it('reach a client that reads them slowly over a WebSocket', async () => {
     const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/api/v1/namespaces/default/configmaps?${QUERY}`, { headers: s.adminHeaders });
