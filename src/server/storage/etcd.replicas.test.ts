@@ -89,6 +89,39 @@ describe('two replicas on one etcd', () => {
   });
 });
 
+describe('servers on other prefixes of one etcd', () => {
+  let etcd: EtcdCluster;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    a = await startTestServer({ storage: 'etcd', etcd: { servers: etcd.endpoints, prefix: uniqueEtcdPrefix() } });
+    b = await startTestServer({ storage: 'etcd', etcd: { servers: etcd.endpoints, prefix: uniqueEtcdPrefix() } });
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.stop();
+  });
+
+  it('do not hold each other up: the other’s writes bring a server’s cache to etcd’s revision, so its lists and their resourceVersions are served', async () => {
+    const mine = await b.api(CM, { method: 'POST', body: { metadata: { name: 'mine' } } });
+    const theirs = await a.api(CM, { method: 'POST', body: { metadata: { name: 'theirs' } } });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    const rv = Number(theirs.body.metadata.resourceVersion);
+    // etcd's revision is the other server's write: B has applied every event up to it (none of them its own).
+    const atRevision = await b.api(`${CM}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
+    expect(atRevision.status).toBe(200);
+    expect(atRevision.body.items.map((o: any) => o.metadata.name)).toEqual(['mine']);
+    const latest = await b.api(CM);
+    expect(Number(latest.body.metadata.resourceVersion)).toBeGreaterThanOrEqual(rv);
+    // A watch from the list's resourceVersion goes on from there.
+    const watching = readWatch(`${b.url}${CM}?watch=1&resourceVersion=${latest.body.metadata.resourceVersion}`, (ev) => ev.length > 0);
+    expect((await b.api(CM, { method: 'POST', body: { metadata: { name: 'later' } } })).status).toBe(201);
+    expect((await watching).map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'later']]);
+  });
+});
+
 describe('a replica whose etcd goes away', () => {
   let etcd: EtcdCluster;
   let s: TestServer;

@@ -87,6 +87,18 @@ describe('EtcdStorage: etcd itself', () => {
     expect(lost.current?.value).toBe((await a.get('/registry/y'))!.value);
   });
 
+  it('tells its subscribers of revisions written outside its prefix as progress, after the events before them', async () => {
+    const ours = await open();
+    const theirs = await open();
+    const heard: string[] = [];
+    ours.subscribe((events) => heard.push(...events.map((e) => `event ${e.revision}`)), { progress: (r) => heard.push(`progress ${r}`) });
+    const mine = await ours.create('/registry/x', v(0));
+    await ours.waitForRevision(mine);
+    const other = await theirs.create('/registry/x', v(1));
+    expect(await ours.waitForRevision(other)).toBe(true);
+    expect(heard).toEqual([`event ${mine}`, `progress ${other}`]);
+  });
+
   it('reads answers past gRPC’s default 4 MiB: a list of large objects and the history that replays them', async () => {
     const s = await open();
     const from = await s.currentRevision();

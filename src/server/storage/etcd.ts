@@ -30,6 +30,7 @@ import {
   type ListResult,
   type Storage,
   type StorageEvent,
+  type SubscriberHooks,
   type StoredObject,
 } from './storage.ts';
 
@@ -90,8 +91,10 @@ export class EtcdStorage implements Storage {
   private readonly fromEtcdResource = new Map<string, string>();
 
   private readonly listeners = new Map<Listener, number>();
-  /** Told when events were compacted before this replica's watch saw them. */
-  private readonly lostListeners = new Map<Listener, () => void>();
+  /** Told when events were compacted before this replica's watch saw them, and of revisions with none of their events. */
+  private readonly hooks = new Map<Listener, SubscriberHooks>();
+  /** The newest revision subscribers know of: emitted, or told as progress. */
+  private reported = 0;
   /** The newest revision the live watch has delivered (every revision, whatever its key). */
   private lastRevision = 0;
   private readonly revisionWaiters = new RevisionWaiters();
@@ -431,13 +434,13 @@ export class EtcdStorage implements Storage {
    * prefix after the newest revision this instance had delivered when it
    * subscribed (at or after the revision it was opened at), one call per revision.
    */
-  subscribe(listener: Listener, onLost?: () => void): () => void {
+  subscribe(listener: Listener, also: SubscriberHooks = {}): () => void {
     if (this.closed) throw new Error('EtcdStorage is closed');
     this.listeners.set(listener, this.lastRevision);
-    if (onLost) this.lostListeners.set(listener, onLost);
+    this.hooks.set(listener, also);
     return () => {
       this.listeners.delete(listener);
-      this.lostListeners.delete(listener);
+      this.hooks.delete(listener);
     };
   }
 
@@ -509,7 +512,7 @@ export class EtcdStorage implements Storage {
       );
       this.knownCompacted = Math.max(this.knownCompacted, compacted - 1);
       this.lastRevision = Math.max(this.lastRevision, compacted - 1);
-      for (const lost of [...this.lostListeners.values()]) lost();
+      for (const h of [...this.hooks.values()]) h.lost?.();
     }
     return new Error(`etcd cancelled the watch: ${res.cancel_reason || 'compacted'}`);
   }
@@ -538,6 +541,13 @@ export class EtcdStorage implements Storage {
     // A progress notification (no events; etcd sends them only to watches that
     // have caught up): nothing is pending at or below its revision.
     if (events.length === 0 && header && Number(header.revision) > this.lastRevision) this.advance(Number(header.revision));
+    // Revisions of keys outside the prefix (another apiserver's, another program's) are progress:
+    // without it a subscriber that waits for etcd's current revision (a consistent LIST) waited
+    // for a write of its own to come, 3 s while another prefix was written.
+    if (this.lastRevision > this.reported) {
+      this.reported = this.lastRevision;
+      for (const [listener, from] of [...this.listeners]) if (from < this.reported) this.hooks.get(listener)?.progress?.(this.reported);
+    }
   }
 
   private advance(revision: number): void {
@@ -548,6 +558,7 @@ export class EtcdStorage implements Storage {
 
   private emit(events: StorageEvent[]): void {
     const revision = events[0].revision;
+    this.reported = revision;
     for (const [listener, from] of [...this.listeners]) {
       if (revision <= from || !this.listeners.has(listener)) continue;
       try {
@@ -562,7 +573,7 @@ export class EtcdStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
-    this.lostListeners.clear();
+    this.hooks.clear();
     this.stream?.cancel();
     await this.watching?.catch(() => undefined);
     await this.client.close();

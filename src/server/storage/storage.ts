@@ -82,6 +82,12 @@ export class StorageError extends Error {
   }
 }
 
+/** What a subscriber is told besides its events (Storage.subscribe). */
+export interface SubscriberHooks {
+  lost?(): void;
+  progress?(revision: number): void;
+}
+
 export interface Storage {
   /**
    * Other processes write to it too (etcd with several replicas): a read of
@@ -112,10 +118,12 @@ export interface Storage {
   eventsSince(revision: number, opts?: EventsOptions): Promise<EventsPage>;
   /**
    * Live events, in revision order, delivered after they are durable. Returns an unsubscribe function.
-   * `onLost`: events were lost (etcd compacted them while this replica's watch was cut off); the
+   * `lost`: events were lost (etcd compacted them while this replica's watch was cut off); the
    * subscriber must read the current state again. Live events go on from after the loss.
+   * `progress`: every event through `revision` has been delivered, though that revision was none
+   * of the subscriber's (etcd: a write outside the prefix).
    */
-  subscribe(listener: (events: StorageEvent[]) => void, onLost?: () => void): () => void;
+  subscribe(listener: (events: StorageEvent[]) => void, also?: SubscriberHooks): () => void;
 
   /** Forget history at or below `revision` (the latest value of each live key is always kept). */
   compact(revision: number): Promise<void>;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../storage/sqlite.ts';
-import type { EventsOptions } from '../storage/storage.ts';
+import type { EventsOptions, StorageEvent, SubscriberHooks } from '../storage/storage.ts';
 import { listEverything, WatchCache } from './cache.ts';
 
 let dir: string;
@@ -73,6 +73,34 @@ it('catches up within a few turns when other work fills every turn of the event 
   expect(at).toHaveLength(5000);
   // Events that waited 20 ms are applied in the next turn, however many.
   expect(at[at.length - 1] - at[0]).toBeLessThanOrEqual(3);
+}, 60_000);
+
+it('takes progress from the storage only once the events before it are applied', async () => {
+  const prefix = '/registry/core/configmaps/';
+  // A storage that, after each group it delivers, tells progress up to the group's last revision
+  // (as etcd does after writes outside the prefix): the cache has queued most of the group then.
+  const subscribe = storage.subscribe.bind(storage);
+  const store = Object.create(storage, {
+    subscribe: {
+      value: (listener: (events: StorageEvent[]) => void, also: SubscriberHooks = {}) =>
+        subscribe((events) => {
+          listener(events);
+          also.progress?.(events[events.length - 1].revision);
+        }),
+    },
+  });
+  const told = await WatchCache.start(store);
+  try {
+    const delivered: number[] = [];
+    await told.watchFrom(told.revision, { prefix, deliver: (e) => delivered.push(e.revision) });
+    const value = JSON.stringify({ metadata: { name: 'x' }, data: { filler: 'x'.repeat(2000) } });
+    const revisions = await Promise.all(Array.from({ length: 5000 }, (_, i) => storage.create(`${prefix}default/c${i}`, value)));
+    expect(await told.waitFor(Math.max(...revisions))).toBe(true);
+    expect(delivered).toEqual([...revisions].sort((a, b) => a - b));
+    expect(told.list(prefix)).toHaveLength(5000);
+  } finally {
+    told.stop();
+  }
 }, 60_000);
 
 it("replays a watch older than its window from the store's history a page of revisions a turn, with what was written meanwhile once", async () => {

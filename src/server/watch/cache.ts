@@ -323,10 +323,11 @@ export class WatchCache {
     // or below the listed revision are skipped in apply().
     const early: StorageEvent[] = [];
     let ready = false;
-    cache.unsubscribe = storage.subscribe(
-      (events) => (ready ? cache.receive(events) : early.push(...events)),
-      () => void cache.reload(),
-    );
+    cache.unsubscribe = storage.subscribe((events) => (ready ? cache.receive(events) : early.push(...events)), {
+      lost: () => void cache.reload(),
+      // Before the listing is in, its revision covers what came.
+      progress: (revision) => ready && cache.progress(revision),
+    });
     const all = await listEverything(storage);
     for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, cache.fields));
     cache.revision = all.revision;
@@ -376,6 +377,26 @@ export class WatchCache {
       this.reloading = undefined;
       this.apply(early);
     }
+  }
+
+  /** The storage's revision the events applied or queued reach, when it is newer than the last of them (progress). */
+  private progressed = 0;
+
+  /**
+   * Every event through `revision` has been received, none of them after the last one received
+   * (etcd: writes outside this server's prefix). The cache is at that revision once what is
+   * queued is applied, so that a read waiting for the storage's current revision does not wait for
+   * an event of its own to come.
+   */
+  private progress(revision: number) {
+    this.progressed = Math.max(this.progressed, revision);
+    if (!this.reloading && !this.draining) this.applyProgress();
+  }
+
+  private applyProgress() {
+    if (this.progressed <= this.revision) return;
+    this.revision = this.progressed;
+    this.waiting.reached(this.revision);
   }
 
   private bucket(key: string): Bucket {
@@ -460,12 +481,15 @@ export class WatchCache {
       this.queued = [];
       this.queuedAt = 0;
       this.arrivals = [];
+      this.applyProgress();
     }
     this.waiting.reached(this.revision);
   }
 
   private apply(events: StorageEvent[]) {
     for (const e of events) this.applyOne(e);
+    // Not past events still queued.
+    if (!this.draining) this.applyProgress();
     this.waiting.reached(this.revision);
   }
 
