@@ -40,7 +40,11 @@ test('apply from the editor: the takeover from kubectl is listed, cancel changes
   const before = await get();
   expect(owners(before, '"f:image"')).toEqual(['kubectl-client-side-apply/Update']);
 
-  await page.goto('/edit/daemonsets/default/ssa-app');
+  // Through the list, as a user comes: the list's objects hold no managedFields, the editor's does.
+  await page.goto('/daemonsets');
+  await page.locator('[role=row][data-name="ssa-app"]').click();
+  await page.getByRole('link', { name: 'Edit', exact: true }).click();
+  await expect(page).toHaveURL(/\/edit\/daemonsets\/default\/ssa-app/);
   const image = page.locator('#f-spec-template-spec-containers-0-image');
   await expect(image).toHaveValue('registry.k8s.io/agent:1');
   await expect(page.locator('[aria-label="Field managers"]')).toContainText('kubectl-client-side-apply (Update');

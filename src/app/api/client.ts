@@ -126,6 +126,8 @@ export const listPath = (kind: KindDefinition, namespace: string | undefined, qu
 export interface Selection {
   labelSelector?: string;
   fieldSelector?: string;
+  /** The objects keep their metadata.managedFields, which lists drop otherwise (unmanaged.ts): the editor's, which shows who owns each field. */
+  managedFields?: boolean;
 }
 
 /** A selection's query parameters (those set). */

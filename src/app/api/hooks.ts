@@ -12,6 +12,7 @@ import { ListWatch, keepNewest, tellViewsNow, type ListState, type Newest, type 
 import { firstPages } from './firstpages.ts';
 import { readListPage, type ListPage } from './wire.ts';
 import { idleTime } from './idletime.ts';
+import { dropManagedFields } from './unmanaged.ts';
 
 export const queryKeys = {
   /** `selection`: only the objects it selects (a list of its own, e.g. one DaemonSet's pods, one object's events). */
@@ -36,7 +37,7 @@ export const FIRST_PAGE = 100;
 export const listPaging = { next: 2_000 };
 
 /** A selection as a query key has it: its query string, '' for the whole list. */
-const selectionKey = (s?: Selection) => new URLSearchParams(selecting(s)).toString();
+const selectionKey = (s?: Selection) => new URLSearchParams({ ...selecting(s), ...(s?.managedFields && { managedFields: 'kept' }) }).toString();
 
 /** The address of a list's first page (also sent early, see routes/readahead.ts). */
 export const firstPagePath = (kind: KindDefinition, namespace?: string, selection?: Selection) => listPath(kind, namespace, { limit: String(FIRST_PAGE), ...selecting(selection) });
@@ -59,7 +60,8 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   // few n, not n per page.
   const first = await firstPages.read<KubeList>(conn, firstPagePath(kind, namespace, selection));
   const resourceVersion = first.metadata.resourceVersion ?? '';
-  let items: KubeObject[] = first.items.slice();
+  const keep = selection?.managedFields === true;
+  let items: KubeObject[] = keep ? first.items.slice() : first.items.map(dropManagedFields);
   let shown: readonly KubeObject[] = [];
   let added: KubeObject[] = items.slice();
   // From the first page on, a list says how many objects the server holds (remainingItemCount, which
@@ -71,7 +73,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
   let letGo = false;
   const pagePath = (token: string) => listPath(kind, namespace, { limit: String(listPaging.next), continue: token, ...selecting(selection) });
   const idle = idleTime();
-  let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue)) : undefined;
+  let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue), keep) : undefined;
   // A part is shown in idle time too, when the idle period has room for what the last one took (its
   // views' render included), or else once SHOW_WAIT_MS have passed: the rows grow while the user scrolls.
   let showCost = 0;
@@ -105,7 +107,7 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
       return fetchAll(conn, kind, namespace, selection, newest);
     }
     const token = page.metadata.continue;
-    next = token ? readListPage(conn, pagePath(token)) : undefined;
+    next = token ? readListPage(conn, pagePath(token), keep) : undefined;
     // A failure of the page read ahead is taken when it is awaited, not reported as unhandled meanwhile.
     next?.catch(() => undefined);
     for (let run; (run = await page.nextRun()); ) {
@@ -134,7 +136,8 @@ async function fetchList(conn: Connection, kind: KindDefinition, namespace?: str
 async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest): Promise<ListState> {
   const page: KubeList = await api.list(conn, kind, namespace, { resourceVersion: '0', ...selecting(selection) });
   const resourceVersion = page.metadata.resourceVersion ?? '';
-  return newest ? { items: keepNewest(page.items, newest, 1), resourceVersion, total: page.items.length } : { items: page.items, resourceVersion };
+  const items = selection?.managedFields ? page.items : page.items.map(dropManagedFields);
+  return newest ? { items: keepNewest(items, newest, 1), resourceVersion, total: items.length } : { items, resourceVersion };
 }
 
 // ---- watches and their health --------------------------------------------
@@ -259,11 +262,14 @@ export const byName = (name: string): Selection => ({ fieldSelector: `metadata.n
  * pod's page read its namespace's 50,000 pods (159 MB) to show one. Chosen once, as the page
  * mounts (a whole list read later may be partial, without the object yet). A user who may get
  * the object but not list its kind (RBAC grants them apart) reads it alone, polled, instead.
+ * With `managedFields`, the object keeps its metadata.managedFields, which lists drop: it is read
+ * from its own list.
  */
-export function useObject(kind: KindDefinition, namespace: string | undefined, name: string) {
+export function useObject(kind: KindDefinition, namespace: string | undefined, name: string, opts: { managedFields?: boolean } = {}) {
   const conn = useConnection();
   const qc = useQueryClient();
   const [from] = useState<{ namespace?: string; selection?: Selection }>(() => {
+    if (opts.managedFields) return { namespace, selection: { ...byName(name), managedFields: true } };
     if (kind.scope === 'Namespaced' && qc.getQueryData(queryKeys.list(conn, kind, undefined)) !== undefined) return {};
     if (qc.getQueryData(queryKeys.list(conn, kind, namespace)) !== undefined) return { namespace };
     return { namespace, selection: byName(name) };

@@ -10,7 +10,7 @@ import { nodeKind } from '../../kinds/node.ts';
 import type { TestServer } from '../../server/testing.ts';
 import { connectToTestServer } from './testserver.ts';
 import { keepNewest, type ListState, type Newest } from './watch.ts';
-import { FIRST_PAGE, listPaging, queryKeys, useList } from './hooks.ts';
+import { FIRST_PAGE, listPaging, queryKeys, useList, useObject } from './hooks.ts';
 import { getConnection } from './connection.ts';
 
 const NODES = 620;
@@ -48,6 +48,34 @@ describe('a list of more than one page', () => {
     // The watch runs from the list's revision: a node made now appears.
     await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-late' } } });
     await waitFor(() => expect(screen.getByTestId('count').textContent).toBe(String(NODES + 1)), { timeout: 20_000 });
+  }, 60_000);
+
+  it('holds its objects without managedFields, listed or watched; an object read with them keeps them', async () => {
+    const labelled = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { team: 'a' } } });
+    expect((await s.api('/api/v1/nodes', { method: 'POST', body: labelled('n-owned') })).status).toBe(201);
+    const qc = new QueryClient();
+    let listed: KubeObject[] = [];
+    let alone: KubeObject | undefined;
+    function Both() {
+      listed = useList(nodeKind).items;
+      alone = useObject(nodeKind, undefined, 'n-owned', { managedFields: true }).object;
+      return null;
+    }
+    render(
+      <QueryClientProvider client={qc}>
+        <Both />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(listed.length >= NODES && alone !== undefined).toBe(true), { timeout: 20_000 });
+    await s.api('/api/v1/nodes', { method: 'POST', body: labelled('n-watched') });
+    await waitFor(() => expect(listed.some((o) => o.metadata.name === 'n-watched')).toBe(true), { timeout: 20_000 });
+    const stored = (await s.api('/api/v1/nodes/n-owned')).body;
+    expect(stored.metadata.managedFields.length).toBeGreaterThan(0);
+    expect(alone).toEqual(stored);
+    expect(listed.filter((o) => o.metadata.managedFields !== undefined).map((o) => o.metadata.name)).toEqual([]);
+    // Nothing else is lost.
+    const { managedFields: _, ...metadata } = stored.metadata;
+    expect(listed.find((o) => o.metadata.name === 'n-owned')).toEqual({ ...stored, metadata });
   }, 60_000);
 
   it('shows a list of many pages in parts, each an addition to the last, as it grows by an eighth, and the whole in order', async () => {

@@ -18,6 +18,7 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { apiBase, kindPath, selecting, send, type Connection, type KubeStatus, type Selection } from './client.ts';
 import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
+import { dropManagedFields } from './unmanaged.ts';
 
 export interface ListState {
   /** The objects, in no particular order (one per uid). A new array each time the list changes, so React sees the change. */
@@ -146,13 +147,17 @@ function base64url(text: string): string {
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stream {
+/** A stream's events' objects without managedFields unless `managedFields` (unmanaged.ts; the wire worker cuts them from a socket's messages). */
+function openFetchStream(conn: Connection, url: string, managedFields: boolean, h: StreamHandlers): Stream {
   const ac = new AbortController();
   (async () => {
     const res = await send(conn, url, { signal: ac.signal });
     if (!res.ok || !res.body) throw Object.assign(new Error(`watch failed: HTTP ${res.status}`), { code: res.status });
     h.onOpen();
-    for await (const events of jsonBatches(res.body)) h.onEvents(events);
+    for await (const events of jsonBatches(res.body)) {
+      if (!managedFields) for (const e of events) if (e.object) e.object = dropManagedFields(e.object);
+      h.onEvents(events);
+    }
   })().then(
     () => h.onClose(),
     (e) => h.onClose(ac.signal.aborted ? undefined : e),
@@ -160,7 +165,7 @@ function openFetchStream(conn: Connection, url: string, h: StreamHandlers): Stre
   return { close: () => ac.abort() };
 }
 
-function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, onUnsupported: () => void): Stream {
+function openWebSocketStream(conn: Connection, url: string, managedFields: boolean, h: StreamHandlers, onUnsupported: () => void): Stream {
   const base = new URL(apiBase(conn));
   const wsUrl = `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}${base.pathname.replace(/\/$/, '')}${url}`;
   // The token rides in a subprotocol (browsers cannot set Authorization on a WebSocket). The
@@ -168,7 +173,7 @@ function openWebSocketStream(conn: Connection, url: string, h: StreamHandlers, o
   // so a second, plain protocol is offered for it to choose; watch events are JSON text either way.
   const protocols = conn.token ? [WATCH_PROTOCOL, `base64url.bearer.authorization.k8s.io.${base64url(conn.token)}`] : [];
   // In the wire worker where there is one: its messages come a batch per task (wireserve.ts).
-  return openSocket(wsUrl, protocols, {
+  return openSocket(wsUrl, protocols, managedFields, {
     onOpen: () => {
       wsSupport.set(apiBase(conn), true);
       h.onOpen();
@@ -423,12 +428,13 @@ export class ListWatch {
     };
     const base = apiBase(this.conn);
     const useWs = typeof WebSocket !== 'undefined' && wsSupport.get(base) !== false;
+    const keep = this.selection?.managedFields === true;
     this.stream = useWs
-      ? openWebSocketStream(this.conn, url, handlers, () => {
+      ? openWebSocketStream(this.conn, url, keep, handlers, () => {
           wsSupport.set(base, false);
-          if (current()) this.stream = openFetchStream(this.conn, url, handlers);
+          if (current()) this.stream = openFetchStream(this.conn, url, keep, handlers);
         })
-      : openFetchStream(this.conn, url, handlers);
+      : openFetchStream(this.conn, url, keep, handlers);
   }
 
   private scheduleReconnect(failed: boolean) {

@@ -5,6 +5,7 @@
 import type { KubeObject } from '../../kinds/kind.ts';
 import { answerOf, apiBase, kubeFetch, requestHeaders, unreachable, type Connection, type KubeList } from './client.ts';
 import type { WireAnswer, WireRequest } from './wireserve.ts';
+import { dropManagedFields, withoutManagedFields } from './unmanaged.ts';
 
 /**
  * Items per run of a page: ~1.5 ms of JSON.parse for pods on a quiet core. The main thread parses
@@ -96,9 +97,9 @@ class Runs {
  * writes the metadata first, as kube-apiserver does), so the next page can be
  * asked for while this one is still arriving.
  */
-export function readListPage(conn: Connection, path: string): Promise<ListPage> {
+export function readListPage(conn: Connection, path: string, managedFields: boolean): Promise<ListPage> {
   const w = wireWorker();
-  if (!w) return readHere(conn, path);
+  if (!w) return readHere(conn, path, managedFields);
   return new Promise<ListPage>((resolve, reject) => {
     const headers = Object.fromEntries(requestHeaders(conn));
     const runs = new Runs();
@@ -113,12 +114,12 @@ export function readListPage(conn: Connection, path: string): Promise<ListPage> 
       resolved = true;
       resolve({ metadata: list.metadata, nextRun: () => runs.next() });
     };
-    const id = ask(w, { op: 'page', url: apiBase(conn) + path, headers, per: RUN }, (a) => {
+    const id = ask(w, { op: 'page', url: apiBase(conn) + path, headers, per: RUN, managedFields }, (a) => {
       if (a === 'failed' || a.op === 'page') w.answers.delete(id);
       if (a === 'failed') {
         // The worker is gone: the page is read here, unless it had begun to come (then it is no answer).
         if (resolved) return runs.end(unreachable(conn, new Error('the wire worker failed')));
-        return readHere(conn, path).then(resolve, reject);
+        return readHere(conn, path, managedFields).then(resolve, reject);
       }
       try {
         if (a.op === 'page') {
@@ -146,10 +147,10 @@ export function readListPage(conn: Connection, path: string): Promise<ListPage> 
   });
 }
 
-async function readHere(conn: Connection, path: string): Promise<ListPage> {
+async function readHere(conn: Connection, path: string, managedFields: boolean): Promise<ListPage> {
   const list = await kubeFetch<KubeList>(conn, path);
   let read = false;
-  return { metadata: list.metadata, nextRun: async () => (read ? undefined : ((read = true), () => list.items)) };
+  return { metadata: list.metadata, nextRun: async () => (read ? undefined : ((read = true), () => (managedFields ? list.items : list.items.map(dropManagedFields)))) };
 }
 
 export interface SocketHandlers {
@@ -160,12 +161,15 @@ export interface SocketHandlers {
   onClose(opened: boolean): void;
 }
 
-/** Opens a WebSocket whose text messages are JSON (in the wire worker where there is one). */
-export function openSocket(url: string, protocols: string[], h: SocketHandlers): { close(): void } {
+/**
+ * Opens a WebSocket whose text messages are JSON watch events (in the wire worker where there is
+ * one), their objects without managedFields unless `managedFields`.
+ */
+export function openSocket(url: string, protocols: string[], managedFields: boolean, h: SocketHandlers): { close(): void } {
   const w = wireWorker();
-  if (!w) return openHere(url, protocols, h);
+  if (!w) return openHere(url, protocols, managedFields, h);
   let done = false;
-  const id = ask(w, { op: 'watch', url, protocols }, (a) => {
+  const id = ask(w, { op: 'watch', url, protocols, managedFields }, (a) => {
     if (done) return;
     if (a === 'failed' || a.op === 'closed') {
       done = true;
@@ -188,7 +192,7 @@ export function openSocket(url: string, protocols: string[], h: SocketHandlers):
   };
 }
 
-function openHere(url: string, protocols: string[], h: SocketHandlers): { close(): void } {
+function openHere(url: string, protocols: string[], managedFields: boolean, h: SocketHandlers): { close(): void } {
   let opened = false;
   let done = false;
   const ws = new WebSocket(url, protocols);
@@ -197,7 +201,7 @@ function openHere(url: string, protocols: string[], h: SocketHandlers): { close(
     h.onOpen();
   };
   ws.onmessage = (m) => {
-    if (typeof m.data === 'string') h.onMessages([JSON.parse(m.data)]);
+    if (typeof m.data === 'string') h.onMessages([JSON.parse(managedFields ? m.data : withoutManagedFields(m.data))]);
   };
   ws.onclose = () => {
     if (done) return;

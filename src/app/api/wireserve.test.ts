@@ -31,7 +31,7 @@ function served(WS: unknown = WebSocket, takes = true) {
 describe('the wire worker', () => {
   it('reads a page of a list as runs of items that give back the page, and its continue token', async () => {
     const { answers, serve, until } = served();
-    serve({ op: 'page', id: 1, url: `${s.url}/api/v1/nodes?limit=20`, headers: s.adminHeaders, per: 6 });
+    serve({ op: 'page', id: 1, url: `${s.url}/api/v1/nodes?limit=20`, headers: s.adminHeaders, per: 6, managedFields: true });
     await until(() => answers.some((a) => a.op === 'end'));
     const direct = (await s.api('/api/v1/nodes?limit=20')).body;
     expect(answers.map((a) => a.op)).toEqual(['head', 'run', 'run', 'run', 'run', 'end']);
@@ -44,6 +44,29 @@ describe('the wire worker', () => {
     expect(JSON.parse(head.head)).toEqual({ ...direct, items: [] });
     expect(JSON.parse(head.head).metadata.continue).toBeTruthy();
     expect(JSON.parse((answers.at(-1) as { head: string }).head)).toEqual({ ...direct, items: [] });
+  });
+
+  it('cuts the objects’ managedFields from runs and watch messages unless asked to keep them', async () => {
+    const { answers, serve, until } = served();
+    serve({ op: 'page', id: 8, url: `${s.url}/api/v1/nodes?limit=20`, headers: s.adminHeaders, per: 6, managedFields: false });
+    await until(() => answers.some((a) => a.op === 'end'));
+    const direct = (await s.api('/api/v1/nodes?limit=20')).body.items;
+    expect(direct.every((o: any) => o.metadata.managedFields.length > 0)).toBe(true);
+    const runs = answers.flatMap((a) => (a.op === 'run' ? (JSON.parse(a.run) as unknown[]) : []));
+    expect(runs).toEqual(direct.map(({ metadata: { managedFields: _, ...metadata }, ...o }: any) => ({ ...o, metadata })));
+    const rv = (await s.api('/api/v1/nodes')).body.metadata.resourceVersion;
+    const token = s.adminHeaders.Authorization.slice('Bearer '.length);
+    const url = `${s.url.replace('http', 'ws')}/api/v1/nodes?watch=1&resourceVersion=${rv}`;
+    serve({ op: 'watch', id: 9, url, protocols: ['watch.json.k8s.io', `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`], managedFields: false });
+    await until(() => answers.some((a) => a.op === 'open'));
+    const created = await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'cut', labels: { a: 'b' } } } });
+    expect(created.body.metadata.managedFields.length).toBeGreaterThan(0);
+    await until(() => answers.some((a) => a.op === 'messages'));
+    const events = answers.flatMap((a) => (a.op === 'messages' ? (JSON.parse(a.batch) as { object: any }[]) : []));
+    const { managedFields: _, ...metadata } = created.body.metadata;
+    expect(events.map((e) => e.object)).toEqual([{ ...created.body, metadata }]);
+    serve({ op: 'close', id: 9 });
+    await s.api('/api/v1/nodes/cut', { method: 'DELETE' });
   });
 
   it('hands over the head and each whole run while the rest of the page is still on its way', async () => {
@@ -61,7 +84,7 @@ describe('the wire worker', () => {
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     try {
       const { answers, serve, until } = served();
-      serve({ op: 'page', id: 5, url: `http://127.0.0.1:${(slow.address() as { port: number }).port}/api/v1/nodes`, headers: {}, per: 4 });
+      serve({ op: 'page', id: 5, url: `http://127.0.0.1:${(slow.address() as { port: number }).port}/api/v1/nodes`, headers: {}, per: 4, managedFields: true });
       await until(() => answers.filter((a) => a.op === 'run').length === 2);
       expect(answers.map((a) => a.op)).toEqual(['head', 'run', 'run']);
       expect(JSON.parse((answers[0] as { head: string }).head).metadata.continue).toBe(direct.metadata.continue);
@@ -77,8 +100,8 @@ describe('the wire worker', () => {
 
   it('passes a refusal on with its Status, and a server that does not answer as status 0', async () => {
     const { answers, serve, until } = served();
-    serve({ op: 'page', id: 2, url: `${s.url}/api/v1/nodes?limit=20`, headers: { Authorization: 'Bearer wrong' }, per: 6 });
-    serve({ op: 'page', id: 3, url: 'http://127.0.0.1:1/api/v1/nodes', headers: {}, per: 6 });
+    serve({ op: 'page', id: 2, url: `${s.url}/api/v1/nodes?limit=20`, headers: { Authorization: 'Bearer wrong' }, per: 6, managedFields: true });
+    serve({ op: 'page', id: 3, url: 'http://127.0.0.1:1/api/v1/nodes', headers: {}, per: 6, managedFields: true });
     await until(() => answers.length === 2);
     const byId = new Map(answers.map((a) => [a.id, a as Extract<WireAnswer, { op: 'page' }>]));
     expect(byId.get(2)!.status).toBe(401);
@@ -97,7 +120,7 @@ describe('the wire worker', () => {
     await new Promise<void>((r) => cut.listen(0, '127.0.0.1', r));
     try {
       const { answers, serve, until } = served();
-      serve({ op: 'page', id: 4, url: `http://127.0.0.1:${(cut.address() as { port: number }).port}/api/v1/nodes`, headers: {}, per: 6 });
+      serve({ op: 'page', id: 4, url: `http://127.0.0.1:${(cut.address() as { port: number }).port}/api/v1/nodes`, headers: {}, per: 6, managedFields: true });
       await until(() => answers.some((a) => a.op === 'page'));
       // The items had begun (a head, without metadata), then no more: the page ends as no answer.
       expect(answers.map((a) => a.op)).toEqual(['head', 'page']);
@@ -112,7 +135,7 @@ describe('the wire worker', () => {
     const rv = (await s.api('/api/v1/nodes')).body.metadata.resourceVersion;
     const token = s.adminHeaders.Authorization.slice('Bearer '.length);
     const url = `${s.url.replace('http', 'ws')}/api/v1/nodes?watch=1&resourceVersion=${rv}`;
-    serve({ op: 'watch', id: 7, url, protocols: ['watch.json.k8s.io', `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`] });
+    serve({ op: 'watch', id: 7, url, protocols: ['watch.json.k8s.io', `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`], managedFields: true });
     await until(() => answers.some((a) => a.op === 'open'));
     // A burst of writes, then more one at a time.
     const names = Array.from({ length: 30 }, (_, i) => `w-${String(i).padStart(2, '0')}`);
@@ -141,7 +164,7 @@ describe('the wire worker', () => {
       close() {}
     }
     const { answers, serve } = served(TestSocket, false);
-    serve({ op: 'watch', id: 1, url: 'ws://x', protocols: [] });
+    serve({ op: 'watch', id: 1, url: 'ws://x', protocols: [], managedFields: true });
     socket.onopen();
     const say = (n: number) => socket.onmessage({ data: JSON.stringify({ type: 'MODIFIED', object: { n } }) });
     const batches = () => answers.filter((a) => a.op === 'messages').map((a) => JSON.parse((a as { batch: string }).batch).map((e: { object: { n: number } }) => e.object.n));

@@ -15,11 +15,14 @@
 //   stream for up to a frame, and the Pods list's write -> row p95 rose.
 // Messages stay text (one JSON array per batch, parsed by the main thread):
 // structured clone of parsed objects costs ~3x a JSON.parse to deserialise.
+// Both lose their objects' managedFields here unless asked to keep them
+// (unmanaged.ts): 40% of a page of pods, not copied or parsed by the main thread.
 import { ListSplitter } from './listsplit.ts';
+import { withoutManagedFields } from './unmanaged.ts';
 
 export type WireRequest =
-  | { op: 'page'; id: number; url: string; headers: Record<string, string>; per: number }
-  | { op: 'watch'; id: number; url: string; protocols: string[] }
+  | { op: 'page'; id: number; url: string; headers: Record<string, string>; per: number; managedFields: boolean }
+  | { op: 'watch'; id: number; url: string; protocols: string[]; managedFields: boolean }
   /** The main thread has taken the socket's last batch. */
   | { op: 'taken'; id: number }
   | { op: 'close'; id: number };
@@ -80,7 +83,7 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
           post({ id, op: 'head', status: res.status, statusText: res.statusText, head });
           headSent = true;
         }
-        for (const run of runs) post({ id, op: 'run', run });
+        for (const run of runs) post({ id, op: 'run', run: req.managedFields ? run : withoutManagedFields(run) });
         if (done) break;
       }
     } catch (e) {
@@ -101,7 +104,7 @@ export function serveWire(post: (a: WireAnswer) => void, WS: typeof WebSocket = 
     };
     s.ws.onmessage = (m: MessageEvent) => {
       if (typeof m.data !== 'string') return;
-      s.batch.push(m.data);
+      s.batch.push(req.managedFields ? m.data : withoutManagedFields(m.data));
       if (!s.handed) hand(req.id, s);
     };
     s.ws.onclose = () => {

@@ -82,12 +82,11 @@ function useForecastWorker(namespace: string | undefined, podSelector: string | 
       ['daemonSets', queryKeys.list(conn, daemonSetKind, namespace)],
       ['events', queryKeys.list(conn, eventKind, namespace, podEvents(namespace).selection)],
     ];
-    // The plan reads no object's managedFields (most of a pod's bytes; each object sent is copied into the worker).
-    const slim = (items: readonly KubeObject[]) => items.map((o) => (o.metadata.managedFields ? { ...o, metadata: { ...o.metadata, managedFields: undefined } } : o));
     // Changes are gathered and sent every FEED_MS, not as the watch flushes: the copy into the worker
     // left the frame flush (it delayed the render of every update), and an object that changed several
     // times meanwhile (a pod goes through five states in a few seconds) is copied once.
-    const batch = new ForecastSender((m) => post(m.type === 'reset' ? { ...m, items: slim(m.items) } : { ...m, added: slim(m.added) }));
+    // (The lists hold no managedFields, most of a pod's bytes: each object sent is copied into the worker.)
+    const batch = new ForecastSender(post);
     sender.current = batch;
     const feed = (list: ForecastList, state: ListState | undefined) => {
       if (state) batch.take(list, state);

@@ -94,7 +94,8 @@ function ChangeList({ title, fields }: { title: string; fields: string[] }) {
 /** Loads the object (edit) or the template (create), then hands over to the editor. */
 export function EditPage({ view, namespace, name }: { view: KindView; namespace?: string; name?: string }) {
   const form = kindForms.get(view.kind);
-  const live = useObject(view.kind, namespace, name ?? '');
+  // With its managedFields: the editor tells who owns each field, and what an apply would take over.
+  const live = useObject(view.kind, namespace, name ?? '', { managedFields: true });
   // A draft proposed by another page (a reachability fix) opens as the unsaved edit.
   const [proposed] = useState(() => takeProposedDraft(view.kind.plural, view.kind.scope === 'Namespaced' ? (namespace ?? 'default') : undefined, name));
   if (!name) {

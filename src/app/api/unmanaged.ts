@@ -1,0 +1,112 @@
+// Objects without their managedFields, cut from their JSON text before it is
+// parsed. A list view, a watch and the derived views read no object's
+// managedFields, and they were half of a listed pod's heap (sharedfields.ts):
+// at 60,000 pods the tab's heap peaked above 400 MB, and every run of a page
+// was copied to the main thread and parsed with them. kubectl hides them too
+// (--show-managed-fields=false). The editor, which shows who owns each field,
+// reads its object with them (useObject's `managedFields`).
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+/** The index of the quote closing the string opened at `open`. */
+function stringEnd(text: string, open: number): number {
+  let q = open;
+  for (;;) {
+    q = text.indexOf('"', q + 1);
+    if (q < 0) return text.length;
+    let b = q - 1;
+    while (text.charCodeAt(b) === BACKSLASH) b--;
+    if ((q - 1 - b) % 2 === 0) return q;
+  }
+}
+
+/** The index after the array or object value opened at `open`. */
+function valueEnd(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = stringEnd(text, i);
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i + 1;
+  }
+  return text.length;
+}
+
+const METADATA = 'metadata';
+const MANAGED_FIELDS = 'managedFields';
+
+/**
+ * The JSON `text` with the `metadata.managedFields` array of every object at its second level cut
+ * out: the items of a JSON array of objects (a run of a list's items), or the `object` of a watch
+ * event. Everything else is kept byte for byte; text that has none comes back as it is.
+ */
+export function withoutManagedFields(text: string): string {
+  let kept: string[] | undefined;
+  let from = 0;
+  let depth = 0;
+  /** The last string at the second level was the key `metadata` (its value opens next). */
+  let metadataKey = false;
+  let inMetadata = false;
+  /** The comma before the current member of the metadata, or -1 at its first. */
+  let comma = -1;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      const length = end - i - 1;
+      if (depth === 2) metadataKey = length === METADATA.length && text.startsWith(METADATA, i + 1);
+      else if (depth === 3 && inMetadata && length === MANAGED_FIELDS.length && text.startsWith(MANAGED_FIELDS, i + 1)) {
+        let v = end + 1;
+        while (isSpace(text.charCodeAt(v))) v++;
+        if (text.charCodeAt(v) === COLON) {
+          v++;
+          while (isSpace(text.charCodeAt(v))) v++;
+          if (text.charCodeAt(v) === OPEN_BRACKET) {
+            // The member and one comma beside it: the one before, or after when it is the first.
+            let cutEnd = valueEnd(text, v);
+            const cutStart = comma >= 0 ? comma : i;
+            if (comma < 0) {
+              let a = cutEnd;
+              while (isSpace(text.charCodeAt(a))) a++;
+              if (text.charCodeAt(a) === COMMA) cutEnd = a + 1;
+            }
+            (kept ??= []).push(text.slice(from, cutStart));
+            from = cutEnd;
+            i = cutEnd - 1;
+            continue;
+          }
+        }
+      }
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (depth === 2 && metadataKey && c === OPEN_BRACE) {
+        inMetadata = true;
+        comma = -1;
+      }
+      depth++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 2) inMetadata = false;
+    } else if (c === COMMA && depth === 3 && inMetadata) comma = i;
+  }
+  if (!kept) return text;
+  kept.push(text.slice(from));
+  return kept.join('');
+}
+
+/** The object without its metadata.managedFields (the object itself when it has none): for what was parsed whole, such as a list's first page. */
+export function dropManagedFields<T extends { metadata?: { managedFields?: unknown } }>(o: T): T {
+  if (o?.metadata?.managedFields === undefined) return o;
+  const { managedFields: _, ...metadata } = o.metadata;
+  return { ...o, metadata };
+}
