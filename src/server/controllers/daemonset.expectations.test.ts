@@ -32,9 +32,10 @@ beforeAll(async () => {
 afterAll(() => s?.stop());
 
 it('creates one pod per node while its cache trails etcd by more than a write waits, however many syncs run meanwhile', async () => {
-  const storage = s.storage as unknown as { emit(events: StorageEvent[]): void };
+  // Events and progress alike (progress says the events before it came).
+  const storage = s.storage as unknown as { emit(events: StorageEvent[], revision?: number): void };
   const emit = storage.emit.bind(storage);
-  storage.emit = (events) => void setTimeout(() => emit(events), LAG_MS);
+  storage.emit = (events, revision) => void setTimeout(() => emit(events, revision), LAG_MS);
 
   // Every pod ever added, by node, from a watch that starts before the DaemonSet.
   const list = (await s.api('/api/v1/namespaces/default/pods')).body;

@@ -522,7 +522,7 @@ export class EtcdStorage implements Storage {
     let batch: StorageEvent[] = [];
     let batchRevision = 0;
     const flush = () => {
-      if (batch.length) this.emit(batch);
+      if (batch.length) (this.emit(batch), (this.reported = batchRevision));
       batch = [];
     };
     for (const e of events) {
@@ -544,10 +544,7 @@ export class EtcdStorage implements Storage {
     // Revisions of keys outside the prefix (another apiserver's, another program's) are progress:
     // without it a subscriber that waits for etcd's current revision (a consistent LIST) waited
     // for a write of its own to come, 3 s while another prefix was written.
-    if (this.lastRevision > this.reported) {
-      this.reported = this.lastRevision;
-      for (const [listener, from] of [...this.listeners]) if (from < this.reported) this.hooks.get(listener)?.progress?.(this.reported);
-    }
+    if (this.lastRevision > this.reported) this.emit([], (this.reported = this.lastRevision));
   }
 
   private advance(revision: number): void {
@@ -556,13 +553,13 @@ export class EtcdStorage implements Storage {
     this.revisionWaiters.reached(revision);
   }
 
-  private emit(events: StorageEvent[]): void {
-    const revision = events[0].revision;
-    this.reported = revision;
+  /** Delivers one revision's events, or with none, progress through `revision`: either goes the same way, in order. */
+  private emit(events: StorageEvent[], revision = events[0].revision): void {
     for (const [listener, from] of [...this.listeners]) {
       if (revision <= from || !this.listeners.has(listener)) continue;
       try {
-        listener(events);
+        if (events.length) listener(events);
+        else this.hooks.get(listener)?.progress?.(revision);
       } catch (err) {
         console.error('EtcdStorage: a storage event listener threw:', err);
       }
