@@ -6,14 +6,7 @@
 // (--show-managed-fields=false). The editor, which shows who owns each field,
 // reads its object with them (useObject's `managedFields`).
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const COLON = 58;
-const OPEN_BRACE = 123;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACE = 125;
-const CLOSE_BRACKET = 93;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonchars.ts';
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
