@@ -276,9 +276,11 @@ export function useObject(kind: KindDefinition, namespace: string | undefined, n
   });
   const list = useList(kind, from.namespace, from.selection);
   const listRefused = (list.error as { code?: number } | null)?.code === 403;
+  const keep = opts.managedFields === true;
   const alone = useQuery({
-    queryKey: queryKeys.object(conn, kind, namespace, name),
-    queryFn: () => api.get(conn, kind, namespace, name),
+    // Without managedFields too, as from a list.
+    queryKey: [...queryKeys.object(conn, kind, namespace, name), keep ? 'managedFields' : ''],
+    queryFn: () => api.get(conn, kind, namespace, name).then((o) => (keep ? o : dropManagedFields(o))),
     enabled: listRefused,
     refetchInterval: 10_000,
     retry: false,

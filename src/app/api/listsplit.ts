@@ -9,8 +9,6 @@
 // parsed objects over instead costs the main thread ~3x a JSON.parse in
 // structured-clone deserialisation (measured in Chromium, 2,000 pods).
 
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonchars.ts';
-
 export interface SplitList {
   /** The list with `"items":[]`: its metadata (continue, resourceVersion) for a JSON.parse. */
   head: string;
@@ -18,6 +16,14 @@ export interface SplitList {
   runs: string[];
 }
 
+// Local, not imported (see unmanaged.ts).
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
 const ITEMS = 'items';
 
 /**

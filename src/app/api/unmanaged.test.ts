@@ -44,6 +44,12 @@ describe('withoutManagedFields', () => {
     expect(JSON.parse(withoutManagedFields(onlyMember))).toEqual([{ metadata: {} }]);
   });
 
+  it('cuts only from an object’s own metadata key: not after a value "metadata", nor in an array at the second level', () => {
+    for (const text of ['[{"kind":"metadata","x":{"managedFields":[1]}}]', '[["metadata",{"managedFields":[1]}]]', '[{"metadata":{}},[{"managedFields":[1]}]]']) {
+      expect(withoutManagedFields(text)).toBe(text);
+    }
+  });
+
   it('leaves a managedFields that is not an array (null) in place', () => {
     const text = JSON.stringify([{ metadata: { name: 'a', managedFields: null } }]);
     expect(withoutManagedFields(text)).toBe(text);

@@ -103,6 +103,41 @@ it('takes progress from the storage only once the events before it are applied',
   }
 }, 60_000);
 
+it('takes progress told while it lists (etcd tells it once) after the listing, not before', async () => {
+  // A storage that, as etcd, tells progress for the revisions of keys outside its prefix instead of their events.
+  const foreign = '/registry/foreign/';
+  const subscribe = storage.subscribe.bind(storage);
+  const list = storage.list.bind(storage);
+  let outside = 0;
+  const store = Object.create(storage, {
+    subscribe: {
+      value: (listener: (events: StorageEvent[]) => void, also: SubscriberHooks = {}) =>
+        subscribe((events) => {
+          const own = events.filter((e) => !e.key.startsWith(foreign));
+          if (own.length) listener(own);
+          const last = events[events.length - 1];
+          if (last.key.startsWith(foreign)) also.progress?.(last.revision);
+        }),
+    },
+    // A key outside the prefix is written while the cache reads its first page.
+    list: {
+      value: async (prefix: string, opts: object) => {
+        const page = await list(prefix, opts);
+        if (!outside) outside = await storage.create(`${foreign}x`, '{}');
+        return page;
+      },
+    },
+  });
+  const told = await WatchCache.start(store);
+  try {
+    expect(outside).toBeGreaterThan(0);
+    expect(told.revision).toBe(outside);
+    expect(told.list(foreign)).toEqual([]);
+  } finally {
+    told.stop();
+  }
+});
+
 it("replays a watch older than its window from the store's history a page of revisions a turn, with what was written meanwhile once", async () => {
   const pods = '/registry/core/pods/default/';
   const leases = '/registry/coordination.k8s.io/leases/kube-node-lease/';

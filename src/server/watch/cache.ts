@@ -325,8 +325,8 @@ export class WatchCache {
     let ready = false;
     cache.unsubscribe = storage.subscribe((events) => (ready ? cache.receive(events) : early.push(...events)), {
       lost: () => void cache.reload(),
-      // Before the listing is in, its revision covers what came.
-      progress: (revision) => ready && cache.progress(revision),
+      // Before the listing is in, noted: it is applied after the early events (etcd tells it once).
+      progress: (revision) => (ready ? cache.progress(revision) : void (cache.progressed = Math.max(cache.progressed, revision))),
     });
     const all = await listEverything(storage);
     for (const item of all.items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, cache.fields));
@@ -390,11 +390,12 @@ export class WatchCache {
    */
   private progress(revision: number) {
     this.progressed = Math.max(this.progressed, revision);
-    if (!this.reloading && !this.draining) this.applyProgress();
+    this.applyProgress();
   }
 
+  /** Not past events still queued, nor during a reload (its events wait in `reloading`). */
   private applyProgress() {
-    if (this.progressed <= this.revision) return;
+    if (this.reloading || this.draining || this.progressed <= this.revision) return;
     this.revision = this.progressed;
     this.waiting.reached(this.revision);
   }
@@ -488,8 +489,7 @@ export class WatchCache {
 
   private apply(events: StorageEvent[]) {
     for (const e of events) this.applyOne(e);
-    // Not past events still queued.
-    if (!this.draining) this.applyProgress();
+    this.applyProgress();
     this.waiting.reached(this.revision);
   }
 
