@@ -19,10 +19,10 @@ const CLOSE_BRACKET = 93;
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
-/** Whether the first character from `at` that is not white space is `code`. */
-function nextIs(text: string, at: number, code: number): boolean {
+/** The index of the first character from `at` that is not white space. */
+function skipSpace(text: string, at: number): number {
   while (isSpace(text.charCodeAt(at))) at++;
-  return text.charCodeAt(at) === code;
+  return at;
 }
 
 /** The index of the quote closing the string opened at `open`. */
@@ -72,27 +72,23 @@ export function withoutManagedFields(text: string): string {
     if (c === QUOTE) {
       const end = stringEnd(text, i);
       const length = end - i - 1;
-      if (depth === 2) metadataKey = length === METADATA.length && text.startsWith(METADATA, i + 1) && nextIs(text, end + 1, COLON);
-      else if (depth === 3 && inMetadata && length === MANAGED_FIELDS.length && text.startsWith(MANAGED_FIELDS, i + 1)) {
-        let v = end + 1;
-        while (isSpace(text.charCodeAt(v))) v++;
-        if (text.charCodeAt(v) === COLON) {
-          v++;
-          while (isSpace(text.charCodeAt(v))) v++;
-          if (text.charCodeAt(v) === OPEN_BRACKET) {
-            // The member and one comma beside it: the one before, or after when it is the first.
-            let cutEnd = valueEnd(text, v);
-            const cutStart = comma >= 0 ? comma : i;
-            if (comma < 0) {
-              let a = cutEnd;
-              while (isSpace(text.charCodeAt(a))) a++;
-              if (text.charCodeAt(a) === COMMA) cutEnd = a + 1;
-            }
-            (kept ??= []).push(text.slice(from, cutStart));
-            from = cutEnd;
-            i = cutEnd - 1;
-            continue;
+      const colon = skipSpace(text, end + 1);
+      const isKey = text.charCodeAt(colon) === COLON;
+      if (depth === 2) metadataKey = isKey && length === METADATA.length && text.startsWith(METADATA, i + 1);
+      else if (depth === 3 && inMetadata && isKey && length === MANAGED_FIELDS.length && text.startsWith(MANAGED_FIELDS, i + 1)) {
+        const v = skipSpace(text, colon + 1);
+        if (text.charCodeAt(v) === OPEN_BRACKET) {
+          // The member and one comma beside it: the one before, or after when it is the first.
+          let cutEnd = valueEnd(text, v);
+          const cutStart = comma >= 0 ? comma : i;
+          if (comma < 0) {
+            const after = skipSpace(text, cutEnd);
+            if (text.charCodeAt(after) === COMMA) cutEnd = after + 1;
           }
+          (kept ??= []).push(text.slice(from, cutStart));
+          from = cutEnd;
+          i = cutEnd - 1;
+          continue;
         }
       }
       i = end;
