@@ -157,7 +157,11 @@ function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, names
   if (!byKey) watchesByClient.set(qc, (byKey = new Map()));
   let w = byKey.get(id);
   if (!w) {
-    w = new ListWatch(qc, key, conn, kind, namespace, () => listAndReport(conn, kind, namespace, showPages(qc, key), selection, newest), notifyHealth, selection, newest);
+    const reads = {
+      list: () => reported(fetchList(conn, kind, namespace, showPages(qc, key), selection, newest)),
+      probe: () => reported(api.list(conn, kind, namespace, { limit: '1', ...selecting(selection) })),
+    };
+    w = new ListWatch(qc, key, conn, kind, namespace, reads, notifyHealth, selection, newest);
     byKey.set(id, w);
     watches.add(w);
   }
@@ -173,9 +177,10 @@ const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
 };
 
 /** Lists, and tells the connection indicator whether the server answered. */
-async function listAndReport(conn: Connection, kind: KindDefinition, namespace?: string, onPage?: (partial: ListState) => void, selection?: Selection, newest?: Newest): Promise<ListState> {
+/** A list request's answer, its failure told as the connection's health. */
+async function reported<T>(answer: Promise<T>): Promise<T> {
   try {
-    const s = await fetchList(conn, kind, namespace, onPage, selection, newest);
+    const s = await answer;
     if (lastListError) ((lastListError = false), notifyHealth());
     return s;
   } catch (e) {
@@ -226,7 +231,7 @@ export function useList(kind: KindDefinition, namespace?: string, selection?: Se
   const queryKey = queryKeys.list(conn, kind, ns, selection, newest);
   const options = {
     queryKey,
-    queryFn: () => listAndReport(conn, kind, ns, showPages(qc, queryKey), selection, newest),
+    queryFn: () => reported(fetchList(conn, kind, ns, showPages(qc, queryKey), selection, newest)),
     staleTime: Infinity,
     gcTime: 60_000,
     // A list's state is new (or not) by identity: structural sharing would compare 50,000 objects deeply per update.

@@ -147,6 +147,36 @@ describe('useList with its watch', () => {
     view.unmount();
   }, 40_000);
 
+  it('after a restart that kept its history, goes on watching from its revision without reading the list again', async () => {
+    const view = renderList();
+    await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+    const lists: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/api/v1/nodes?') && !url.includes('watch=')) lists.push(url);
+      return realFetch(input, init);
+    }) as typeof fetch;
+    try {
+      await s.close();
+      // Past the retries after which the watch asks the server why it fails.
+      await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('offline'), { timeout: 20_000 });
+      const storage = SqliteStorage.open(join(s.dataDir, 'state.db'));
+      await storage.create('/registry/core/nodes/while-down', JSON.stringify({ ...node('while-down'), metadata: { name: 'while-down', uid: 'uid-while-down' } }));
+      await storage.close();
+      s = await startTestServer({ dataDir: s.dataDir, port, watchCacheSize: 5 });
+      // What was written meanwhile comes as the resumed watch's event.
+      await waitFor(() => expect(names()).toContain('while-down'), { timeout: 30_000 });
+      await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+      // Only one-item lists were asked (failing while the server was down, then answered): the list was not read again.
+      expect(lists.length).toBeGreaterThan(0);
+      expect(lists.filter((u) => new URL(u).searchParams.get('limit') !== '1')).toEqual([]);
+    } finally {
+      globalThis.fetch = realFetch;
+      view.unmount();
+    }
+  }, 60_000);
+
   it('a refused list (401) asks for credentials and is not shown as a dead connection', async () => {
     const saved = getConnection();
     setConnection({ baseUrl: s.url, token: 'not-a-token' });
