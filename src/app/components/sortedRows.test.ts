@@ -140,6 +140,16 @@ describe('sortRows', () => {
     expect(state.added).toEqual([moved]);
     expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(list.items as KubeObject[], false));
   });
+
+  it('keeps nothing of the rows before a list read again whole (sorted afresh)', () => {
+    const before = Array.from({ length: 100 }, (_, i) => pod(i, i % 10, 1));
+    const relisted = before.map((_, i) => pod(i, i % 10, 2));
+    const state = sortRows(sortRows(undefined, before, byNode, false), relisted, byNode, false);
+    expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(relisted, false));
+    // Holding them as "removed" kept a whole second list alive (146 MB at 55,000 pods) and flashed every row.
+    expect(state.removed).toEqual([]);
+    expect(state.added).toEqual([]);
+  });
 });
 
 describe('IndexedItems', () => {

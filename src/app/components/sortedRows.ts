@@ -63,8 +63,9 @@ export function sortRows(
     sign * byKey(key(a), key(b), a, b);
   let rows: KubeObject[];
   if (removed.length + added.length > items.length) {
-    // Mostly other objects (a filter typed or cleared): sorting them is cheaper than merging.
-    rows = sortAll(items, key, desc);
+    // Mostly other objects (a filter typed or cleared, a list read again whole): sorting them is
+    // cheaper than merging, and what went is not kept (after a relist, a whole second list).
+    return { sortValue, desc, keys, items, rows: sortAll(items, key, desc), removed: [], added: [] };
   } else if (removed.length + added.length <= SPLICE_LIMIT) {
     rows = prev.rows;
     const place = (o: KubeObject) => {
