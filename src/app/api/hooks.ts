@@ -150,6 +150,13 @@ const healthListeners = new Set<() => void>();
 let lastListError = false;
 const notifyHealth = () => healthListeners.forEach((l) => l());
 
+/**
+ * A field selector no object matches (no name holds a slash): the watch's probe asks its list for
+ * nothing, to hear whether and how the server answers. Asked for one item instead, a server that
+ * keeps what a paged list was cut from (ours, for its continue token) kept the whole list for it.
+ */
+const NO_OBJECT = 'metadata.name=/';
+
 function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest): ListWatch {
   const key = queryKeys.list(conn, kind, namespace, selection, newest);
   const id = watchId(key);
@@ -159,7 +166,7 @@ function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, names
   if (!w) {
     const reads = {
       list: () => reported(fetchList(conn, kind, namespace, showPages(qc, key), selection, newest)),
-      probe: () => reported(api.list(conn, kind, namespace, { limit: '1', ...selecting(selection) })),
+      probe: () => reported(api.list(conn, kind, namespace, selecting({ ...selection, fieldSelector: [selection?.fieldSelector, NO_OBJECT].filter(Boolean).join(',') }))),
     };
     w = new ListWatch(qc, key, conn, kind, namespace, reads, notifyHealth, selection, newest);
     byKey.set(id, w);
@@ -176,8 +183,7 @@ const showPages = (qc: QueryClient, key: QueryKey) => (partial: ListState) => {
   watchesByClient.get(qc)?.get(watchId(key))?.listing(partial.resourceVersion);
 };
 
-/** Lists, and tells the connection indicator whether the server answered. */
-/** A list request's answer, its failure told as the connection's health. */
+/** A list request's answer; whether the server answered is told to the connection indicator. */
 async function reported<T>(answer: Promise<T>): Promise<T> {
   try {
     const s = await answer;

@@ -294,7 +294,7 @@ export class ListWatch {
     private readonly namespace: string | undefined,
     /**
      * `list` lists the kind afresh (the list query's own function); `probe` asks the same list for
-     * one item, to hear whether and how the server answers.
+     * nothing (hooks.ts, NO_OBJECT), to hear whether and how the server answers.
      */
     private readonly reads: { list: () => Promise<ListState>; probe: () => Promise<unknown> },
     private readonly onHealth: () => void,
@@ -309,8 +309,8 @@ export class ListWatch {
   }
 
   /**
-   * Asks the server for one item of the list, through the list's query: a failure is the list's
-   * error (shown where the list is), an answer clears it and leaves the list as it is.
+   * Probes the server through the list's query: a failure is the list's error (shown where the list
+   * is), an answer clears it and leaves the list as it is.
    */
   private probe(state: ListState): Promise<ListState> {
     const queryFn = () => this.reads.probe().then(() => this.state() ?? state);
@@ -386,10 +386,11 @@ export class ListWatch {
   private async connect() {
     if (!this.running) return;
     let state = this.state();
-    // After repeated failures, ask for one item: an answer says why (401 asks for credentials, 403
+    // After repeated failures, probe the list: an answer says why (401 asks for credentials, 403
     // is shown where it happens), which a refused socket cannot. The watch then goes on from the
-    // list's revision, and what was missed comes as its events (or, if that revision is gone, a 410
-    // reads the list again). Read again whole, a list of 55,000 pods cost the tab 11 s and 470 MB of
+    // list's revision, and what was missed comes as its events; an ERROR from it (410 Expired, or a
+    // revision the server does not have) reads the list again. A server started on another store
+    // whose revision has passed the list's goes unnoticed, as it does by client-go's informers. Read again whole, a list of 55,000 pods cost the tab 11 s and 470 MB of
     // heap after every restart of the server, which keeps its history.
     if (!state || state.partial || this.retry >= 2) {
       if (state?.partial) this.listing(state.resourceVersion);

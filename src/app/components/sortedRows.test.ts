@@ -150,6 +150,18 @@ describe('sortRows', () => {
     expect(state.removed).toEqual([]);
     expect(state.added).toEqual([]);
   });
+
+  it('reports what a watch change replaced even when it sorts afresh (one row of one)', () => {
+    const list = new IndexedItems();
+    list.reset([pod(0, 1, 1)]);
+    let state = sortRows(undefined, list.items, byNode, false);
+    const moved = { ...list.items[0], spec: { nodeName: 'node-2' } };
+    const change = list.apply(new Map([[moved.metadata.uid!, moved]]));
+    state = sortRows(state, list.items, byNode, false, change);
+    expect(state.removed.map((o) => o.metadata.uid)).toEqual(['uid-0']);
+    expect(state.added).toEqual([moved]);
+    expect(state.rows).toEqual([moved]);
+  });
 });
 
 describe('IndexedItems', () => {

@@ -56,16 +56,19 @@ export function sortRows(
   if (prev.items === items) return prev;
   let removed: KubeObject[];
   let added: KubeObject[];
-  if (change && change.from === prev.items) ({ removed, added } = change);
+  const told = change !== undefined && change.from === prev.items;
+  if (told) ({ removed, added } = change);
   else ({ removed, added } = difference(prev.rows, items));
   const sign = desc ? -1 : 1;
   const cmp = (a: KubeObject, b: KubeObject) =>
     sign * byKey(key(a), key(b), a, b);
   let rows: KubeObject[];
   if (removed.length + added.length > items.length) {
-    // Mostly other objects (a filter typed or cleared, a list read again whole): sorting them is
-    // cheaper than merging, and what went is not kept (after a relist, a whole second list).
-    return { sortValue, desc, keys, items, rows: sortAll(items, key, desc), removed: [], added: [] };
+    // Mostly other objects (a filter typed or cleared, a list read again whole, a busy flush of a short
+    // list): sorting them is cheaper than merging. Only what a watch change says went is kept (its rows
+    // flash): what went otherwise was another list (after a relist, a whole second list to hold).
+    rows = sortAll(items, key, desc);
+    if (!told) return { sortValue, desc, keys, items, rows, removed: [], added: [] };
   } else if (removed.length + added.length <= SPLICE_LIMIT) {
     rows = prev.rows;
     const place = (o: KubeObject) => {

@@ -3,7 +3,7 @@
 // and every watcher are served from here, so many watchers cost one store
 // subscription (kube-apiserver's cacher).
 import type { KubeObject } from '../../kinds/kind.ts';
-import { StorageError, type Storage, type StorageEvent, type StoredObject } from '../storage/storage.ts';
+import { StorageError, type ListResult, type Storage, type StorageEvent, type StoredObject } from '../storage/storage.ts';
 import { yieldToEventLoop } from '../registry/turns.ts';
 import { RevisionWaiters } from '../storage/revisionwaiters.ts';
 import { commitStatsOn, recordCacheLag } from '../storage/commitstats.ts';
@@ -295,12 +295,14 @@ const REPLAY_REVISIONS = 1_000;
 export async function listEverything(storage: Storage, onPage: (items: StoredObject[]) => void, pageSize = LOAD_PAGE): Promise<number> {
   // Uncounted: it reads every page anyway, and SQLite counts the keys after a page by walking them all
   // (every page of a 2 GB store counted the rest: 49 of a restart's 70 s at 60,000 pods).
-  let page = await storage.list('/registry/', { limit: pageSize, uncounted: true });
+  let page: ListResult | undefined = await storage.list('/registry/', { limit: pageSize, uncounted: true });
   const revision = page.revision;
   for (;;) {
     onPage(page.items);
     if (!page.more || !page.items.length) return revision;
-    page = await storage.list('/registry/', { limit: pageSize, revision, startKey: page.items[page.items.length - 1].key + '\0', uncounted: true });
+    const startKey = page.items[page.items.length - 1].key + '\0';
+    page = undefined; // not held while the next is read
+    page = await storage.list('/registry/', { limit: pageSize, revision, startKey, uncounted: true });
   }
 }
 
