@@ -165,7 +165,7 @@ function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, names
   let w = byKey.get(id);
   if (!w) {
     const reads = {
-      list: () => reported(fetchList(conn, kind, namespace, showPages(qc, key), selection, newest)),
+      list: listQueryFn(qc, conn, kind, namespace, selection, newest),
       probe: () => reported(api.list(conn, kind, namespace, selecting({ ...selection, fieldSelector: [selection?.fieldSelector, NO_OBJECT].filter(Boolean).join(',') }))),
     };
     w = new ListWatch(qc, key, conn, kind, namespace, reads, notifyHealth, selection, newest);
@@ -173,6 +173,12 @@ function watchFor(qc: QueryClient, conn: Connection, kind: KindDefinition, names
     watches.add(w);
   }
   return w;
+}
+
+/** The list query's function (useList's, and its watch's relist): the list read in pages, its pages shown as they come. */
+function listQueryFn(qc: QueryClient, conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest) {
+  const key = queryKeys.list(conn, kind, namespace, selection, newest);
+  return () => reported(fetchList(conn, kind, namespace, showPages(qc, key), selection, newest));
 }
 
 /** Shows the pages of a list as they arrive, while the list has no complete state yet; its watch may start from their revision (ListWatch.listing). */
@@ -237,7 +243,7 @@ export function useList(kind: KindDefinition, namespace?: string, selection?: Se
   const queryKey = queryKeys.list(conn, kind, ns, selection, newest);
   const options = {
     queryKey,
-    queryFn: () => reported(fetchList(conn, kind, ns, showPages(qc, queryKey), selection, newest)),
+    queryFn: listQueryFn(qc, conn, kind, ns, selection, newest),
     staleTime: Infinity,
     gcTime: 60_000,
     // A list's state is new (or not) by identity: structural sharing would compare 50,000 objects deeply per update.
