@@ -138,6 +138,49 @@ it('takes progress told while it lists (etcd tells it once) after the listing, n
   }
 });
 
+it('reads the store again when events are lost while it lists, after its own listing (never the listing over the reload)', async () => {
+  const key = '/registry/core/configmaps/default/held';
+  await storage.create(key, JSON.stringify({ metadata: { name: 'held' }, data: { v: '1' } }));
+  // etcd compacted a revision before this replica's watch saw it: its event is never delivered, the
+  // subscriber is told `lost`. Here that happens while the cache reads its first page, and the
+  // page comes back only after a reload would have read the store again.
+  let dropped = 0;
+  let hooks: SubscriberHooks = {};
+  const subscribe = storage.subscribe.bind(storage);
+  const list = storage.list.bind(storage);
+  const store = Object.create(storage, {
+    subscribe: {
+      value: (listener: (events: StorageEvent[]) => void, also: SubscriberHooks = {}) => {
+        hooks = also;
+        return subscribe((events) => {
+          const kept = events.filter((e) => e.key !== key);
+          if (kept.length) listener(kept);
+        });
+      },
+    },
+    list: {
+      value: async (prefix: string, opts: object) => {
+        const page = await list(prefix, opts);
+        if (!dropped) {
+          const current = await storage.get(key);
+          dropped = await storage.update(key, JSON.stringify({ metadata: { name: 'held' }, data: { v: '2' } }), current!.modRevision);
+          hooks.lost?.();
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return page;
+      },
+    },
+  });
+  const told = await WatchCache.start(store);
+  try {
+    expect(dropped).toBeGreaterThan(0);
+    expect(told.revision).toBeGreaterThanOrEqual(dropped);
+    expect(told.list('/registry/core/configmaps/').map((c) => c.object.data)).toEqual([{ v: '2' }]);
+  } finally {
+    told.stop();
+  }
+});
+
 it("replays a watch older than its window from the store's history a page of revisions a turn, with what was written meanwhile once", async () => {
   const pods = '/registry/core/pods/default/';
   const leases = '/registry/coordination.k8s.io/leases/kube-node-lease/';

@@ -337,8 +337,11 @@ export class WatchCache {
     // or below the listed revision are skipped in apply().
     const early: StorageEvent[] = [];
     let ready = false;
+    // Events lost before the listing is in are read again after it: a reload beside the listing
+    // would be overwritten by the listing's older objects and revision.
+    let lostEarly = false;
     cache.unsubscribe = storage.subscribe((events) => (ready ? cache.receive(events) : early.push(...events)), {
-      lost: () => void cache.reload(),
+      lost: () => (ready ? void cache.reload() : void (lostEarly = true)),
       // Before the listing is in, noted: it is applied after the early events (etcd tells it once).
       progress: (revision) => (ready ? cache.progress(revision) : void (cache.progressed = Math.max(cache.progressed, revision))),
     });
@@ -349,6 +352,7 @@ export class WatchCache {
     cache.history.reset(cache.revision);
     ready = true;
     cache.apply(early);
+    if (lostEarly) await cache.reload();
     return cache;
   }
 
