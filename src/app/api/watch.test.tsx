@@ -2,7 +2,7 @@
 // The data layer against the real server: a list query kept live by its
 // watch, a re-list after 410 Expired, and reconnection after the server
 // went away.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
@@ -13,6 +13,7 @@ import { onRefusal } from './client.ts';
 import { useCredentialsNeeded } from './access.ts';
 import { stopAllWatches, useList, useWatchHealth } from './hooks.ts';
 import type { ListState } from './watch.ts';
+import type { KubeObject } from '../../kinds/kind.ts';
 import { join } from 'node:path';
 
 let s: TestServer;
@@ -20,9 +21,13 @@ let port: number;
 
 const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: {} });
 
+/** The items NodeNames last rendered. */
+let rendered: readonly KubeObject[] = [];
+
 function NodeNames() {
   const { items } = useList(nodeKind);
   const health = useWatchHealth();
+  rendered = items;
   return (
     <div>
       <p data-testid="health">{health}</p>
@@ -60,6 +65,10 @@ afterAll(async () => {
 });
 
 describe('useList with its watch', () => {
+  // A list's watch lingers 5 s after its view goes (so moving between pages does not relist): here
+  // it would go on in the next test, which counts its health and its requests.
+  afterEach(() => stopAllWatches());
+
   it('applies ADDED, MODIFIED and DELETED from the watch', async () => {
     await s.api('/api/v1/nodes', { method: 'POST', body: node('first') });
     const view = renderList();
@@ -124,10 +133,11 @@ describe('useList with its watch', () => {
     }
   });
 
-  it('reconnects after the server restarts and re-lists when its resourceVersion was compacted', async () => {
+  it('reconnects after the server restarts and re-lists when its resourceVersion was compacted, keeping the objects it held that did not change', async () => {
     const view = renderList();
     await waitFor(() => expect(names()).toEqual(['first (cordoned)']));
     await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+    const first = rendered.find((n) => n.metadata.name === 'first');
     await s.close();
     await waitFor(() => expect(['reconnecting', 'offline']).toContain(screen.getByTestId('health').textContent), { timeout: 10_000 });
     // While the server is down, history moves on and is compacted away.
@@ -140,6 +150,9 @@ describe('useList with its watch', () => {
     s = await startTestServer({ dataDir: s.dataDir, port, watchCacheSize: 5 });
     await waitFor(() => expect(names()).toEqual(['first (cordoned)', 'fourth', 'third']), { timeout: 20_000 });
     await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
+    // Read again at the same resourceVersion, the node is the object held before, not a second copy.
+    expect(first).toBeDefined();
+    expect(rendered.find((n) => n.metadata.name === 'first')).toBe(first);
     await act(async () => {
       await s.api('/api/v1/nodes', { method: 'POST', body: node('fifth') });
     });
