@@ -19,6 +19,7 @@ import { apiBase, kindPath, selecting, send, type Connection, type KubeStatus, t
 import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
 import { dropManagedFields } from './unmanaged.ts';
+import { idleTime, type IdleTime } from './idletime.ts';
 
 export interface ListState {
   /** The objects, in no particular order (one per uid). A new array each time the list changes, so React sees the change. */
@@ -71,15 +72,43 @@ export const uidOf = (o: KubeObject) => o.metadata.uid ?? `${o.metadata.namespac
  * few costs those few and one copy of the array. Removing moves the last item
  * into the hole, hence "no particular order".
  */
+/** Items indexed per idle step ahead of a list's first change (~1.5 ms for 2,000 on a quiet core). */
+const PREPARE_PART = 2_000;
+
 export class IndexedItems {
   items: readonly KubeObject[] = [];
   private at = new Map<string, number>();
 
+  /** Bumped by every reset and change, so that an index prepared meanwhile is not taken. */
+  private version = 0;
+
   /** Starts over from these items (a new list). */
   reset(items: readonly KubeObject[]) {
+    this.version++;
     this.items = items;
     this.at = new Map();
     items.forEach((o, i) => this.at.set(uidOf(o), i));
+  }
+
+  /**
+   * Indexes `items` ahead of their first change, a part at a time in idle time: reset in the frame
+   * of the first change, a list of 60,000 pods took that frame 35 ms more than the next ones. Not
+   * taken when the index was reset or changed meanwhile.
+   */
+  async prepare(items: readonly KubeObject[], idle: IdleTime, part = PREPARE_PART) {
+    if (this.items === items) return;
+    const version = this.version;
+    const at = new Map<string, number>();
+    for (let i = 0; i < items.length; ) {
+      await idle.room();
+      if (this.version !== version) return;
+      const t0 = performance.now();
+      for (const end = Math.min(items.length, i + part); i < end; i++) at.set(uidOf(items[i]), i);
+      idle.took(performance.now() - t0);
+    }
+    this.version++;
+    this.items = items;
+    this.at = at;
   }
 
   has(uid: string): boolean {
@@ -112,6 +141,7 @@ export class IndexedItems {
       }
     }
     if (!items) return undefined;
+    this.version++;
     this.items = items;
     return { from, removed, added };
   }
@@ -406,6 +436,7 @@ export class ListWatch {
       }
     }
     if (!this.running) return;
+    void this.indexed.prepare(state.items, idleTime());
     if (this.held !== undefined) {
       // The stream opened while the list was read goes on, its held events applied to the whole list;
       // unless the list is of another revision (read again whole after a 410 between its pages).
