@@ -138,7 +138,7 @@ it('takes progress told while it lists (etcd tells it once) after the listing, n
   }
 });
 
-it('reads the store again when events are lost while it lists, after its own listing (never the listing over the reload)', async () => {
+it('lists the store again when events are lost while it first lists (a reload beside the listing was overwritten by it)', async () => {
   const key = '/registry/core/configmaps/default/held';
   await storage.create(key, JSON.stringify({ metadata: { name: 'held' }, data: { v: '1' } }));
   // etcd compacted a revision before this replica's watch saw it: its event is never delivered, the
@@ -176,6 +176,52 @@ it('reads the store again when events are lost while it lists, after its own lis
     expect(dropped).toBeGreaterThan(0);
     expect(told.revision).toBeGreaterThanOrEqual(dropped);
     expect(told.list('/registry/core/configmaps/').map((c) => c.object.data)).toEqual([{ v: '2' }]);
+  } finally {
+    told.stop();
+  }
+});
+
+it('reads the store once more when events are lost again while it reloads', async () => {
+  const key = '/registry/core/configmaps/default/again';
+  const value = (v: string) => JSON.stringify({ metadata: { name: 'again' }, data: { v } });
+  await storage.create(key, value('1'));
+  // As above, but the first loss comes once the cache runs, and the second during the reload's listing.
+  let hooks: SubscriberHooks = {};
+  let armed = false;
+  let dropping = false;
+  const subscribe = storage.subscribe.bind(storage);
+  const list = storage.list.bind(storage);
+  const store = Object.create(storage, {
+    subscribe: {
+      value: (listener: (events: StorageEvent[]) => void, also: SubscriberHooks = {}) => {
+        hooks = also;
+        return subscribe((events) => {
+          const kept = dropping ? events.filter((e) => e.key !== key) : events;
+          if (kept.length) listener(kept);
+        });
+      },
+    },
+    list: {
+      value: async (prefix: string, opts: object) => {
+        const page = await list(prefix, opts);
+        if (armed) {
+          armed = false;
+          dropping = true;
+          const current = await storage.get(key);
+          await storage.update(key, value('2'), current!.modRevision);
+          hooks.lost?.();
+        }
+        return page;
+      },
+    },
+  });
+  const told = await WatchCache.start(store);
+  try {
+    armed = true;
+    hooks.lost?.();
+    const data = () => told.list('/registry/core/configmaps/').map((c) => c.object.data);
+    for (let i = 0; i < 100 && data()[0]?.v !== '2'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(data()).toEqual([{ v: '2' }]);
   } finally {
     told.stop();
   }

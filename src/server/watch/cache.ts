@@ -337,8 +337,8 @@ export class WatchCache {
     // or below the listed revision are skipped in apply().
     const early: StorageEvent[] = [];
     let ready = false;
-    // Events lost before the listing is in are read again after it: a reload beside the listing
-    // would be overwritten by the listing's older objects and revision.
+    // Events lost before the listing is in: the store is listed again (from a revision past what was
+    // lost). A reload beside the listing was overwritten by the listing's older objects and revision.
     let lostEarly = false;
     cache.unsubscribe = storage.subscribe((events) => (ready ? cache.receive(events) : early.push(...events)), {
       lost: () => (ready ? void cache.reload() : void (lostEarly = true)),
@@ -348,11 +348,19 @@ export class WatchCache {
     const cacheAll = (items: StoredObject[]) => {
       for (const item of items) cache.bucket(item.key).set(toCached(item.key, item.value, item.modRevision, cache.fields));
     };
-    cache.revision = await listEverything(storage, cacheAll);
+    try {
+      do {
+        lostEarly = false;
+        for (const b of cache.buckets.values()) b.clear();
+        cache.revision = await listEverything(storage, cacheAll);
+      } while (lostEarly);
+    } catch (e) {
+      cache.stop();
+      throw e;
+    }
     cache.history.reset(cache.revision);
     ready = true;
     cache.apply(early);
-    if (lostEarly) await cache.reload();
     return cache;
   }
 
@@ -365,6 +373,8 @@ export class WatchCache {
   private stopped = false;
   /** Events that arrive while the cache reloads, applied after it (those the listing holds are skipped). */
   private reloading: StorageEvent[] | undefined;
+  /** Events were lost again during a reload. */
+  private lostAgain = false;
 
   /**
    * Reads every object again after the storage lost events (etcd compacted
@@ -374,11 +384,13 @@ export class WatchCache {
    * clients relist (resuming from before the listing is a 410).
    */
   private async reload(): Promise<void> {
-    if (this.reloading) return;
+    // Lost again while it lists: it lists once more, as what it reads may be from before the loss.
+    if (this.reloading) return void (this.lostAgain = true);
     this.reloading = [];
     try {
       for (let attempt = 0; !this.stopped; attempt++) {
         try {
+          this.lostAgain = false;
           // Made whole before any is replaced: with etcd, reads and events come between its pages.
           const all: CachedObject[] = [];
           const revision = await listEverything(this.storage, (items) => {
@@ -390,7 +402,7 @@ export class WatchCache {
           this.history.reset(this.revision);
           const ended = this.watchers.clear();
           for (const w of ended) w.expire?.();
-          break;
+          if (!this.lostAgain) break;
         } catch {
           await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2000)));
         }
