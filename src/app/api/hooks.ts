@@ -122,7 +122,10 @@ async function fetchList(
     for (let run; (run = await page.nextRun()); ) {
       await idle.room();
       const t0 = performance.now();
-      for (const o of run()) items.push(held(o)), added.push(items[items.length - 1]), read++;
+      for (const parsed of run()) {
+        const o = held(parsed);
+        items.push(o), added.push(o), read++;
+      }
       if (newest) {
         const kept = keepNewest(items, newest);
         if (kept !== items) ((items = kept as KubeObject[]), (added = []), (letGo = true));
@@ -199,7 +202,8 @@ function listQueryFn(qc: QueryClient, conn: Connection, kind: KindDefinition, na
 /**
  * For a list read again: an object read at the resourceVersion of the one held before is that one,
  * and the copy just parsed goes at once. Else a relist of 55,000 pods held two copies of them until
- * it ended (431-550 MB of heap), and the views derived every row again.
+ * it ended (431-550 MB of heap), and the views derived every row again. (A server upgraded meanwhile
+ * may add defaulted fields to an object at the same resourceVersion; those show at its next change.)
  */
 function heldBefore(before?: readonly KubeObject[]): (o: KubeObject) => KubeObject {
   if (!before?.length) return (o) => o;
@@ -207,7 +211,7 @@ function heldBefore(before?: readonly KubeObject[]): (o: KubeObject) => KubeObje
   for (const o of before) if (o.metadata.uid) byUid.set(o.metadata.uid, o);
   return (o) => {
     const held = o.metadata.uid ? byUid.get(o.metadata.uid) : undefined;
-    return held && held.metadata.resourceVersion === o.metadata.resourceVersion ? held : o;
+    return held && o.metadata.resourceVersion && held.metadata.resourceVersion === o.metadata.resourceVersion ? held : o;
   };
 }
 

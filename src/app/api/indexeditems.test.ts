@@ -37,6 +37,21 @@ describe('IndexedItems.prepare', () => {
     expect(index.items[7].metadata.resourceVersion).toBe('2');
   });
 
+  it('is finished, not begun again, when the list is reset to the same items while it is made', async () => {
+    const items = Array.from({ length: 25 }, (_, i) => pod(i));
+    const index = new IndexedItems();
+    const s = steps();
+    const done = index.prepare(items, s.idle, 10);
+    await s.next();
+    index.reset(items);
+    expect(index.items).toBe(items);
+    expect(index.has('u24')).toBe(true);
+    for (let i = 0; i < 3; i++) await s.next();
+    await done;
+    expect(s.taken()).toBe(1);
+    expect(index.apply(new Map([['u24', pod(24, '2')]]))?.removed).toEqual([items[24]]);
+  });
+
   it('is not taken when the list was reset or changed while it was made', async () => {
     const before = Array.from({ length: 5 }, (_, i) => pod(i));
     const after = Array.from({ length: 25 }, (_, i) => pod(i));

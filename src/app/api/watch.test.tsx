@@ -3,7 +3,7 @@
 // watch, a re-list after 410 Expired, and reconnection after the server
 // went away.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { act, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { nodeKind } from '../../kinds/node.ts';
 import { SqliteStorage } from '../../server/storage/sqlite.ts';
@@ -54,6 +54,21 @@ function renderList() {
 
 const names = () => screen.queryAllByRole('listitem').map((li) => li.textContent);
 
+/** What the watch's probe asks of the list (hooks.ts): no object. */
+const NO_OBJECT = 'metadata.name=/';
+const realFetch = globalThis.fetch;
+
+/** The node list requests (not watches) from now on, as the test's fetch sees them (restored after each test). */
+function listRequests(): string[] {
+  const lists: string[] = [];
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.includes('/api/v1/nodes?') && !url.includes('watch=')) lists.push(url);
+    return realFetch(input, init);
+  }) as typeof fetch;
+  return lists;
+}
+
 beforeAll(async () => {
   s = await startTestServer({ watchCacheSize: 5 });
   port = Number(new URL(s.url).port);
@@ -67,7 +82,11 @@ afterAll(async () => {
 describe('useList with its watch', () => {
   // A list's watch lingers 5 s after its view goes (so moving between pages does not relist): here
   // it would go on in the next test, which counts its health and its requests.
-  afterEach(() => stopAllWatches());
+  afterEach(() => {
+    globalThis.fetch = realFetch;
+    cleanup();
+    stopAllWatches();
+  });
 
   it('applies ADDED, MODIFIED and DELETED from the watch', async () => {
     await s.api('/api/v1/nodes', { method: 'POST', body: node('first') });
@@ -138,6 +157,7 @@ describe('useList with its watch', () => {
     await waitFor(() => expect(names()).toEqual(['first (cordoned)']));
     await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
     const first = rendered.find((n) => n.metadata.name === 'first');
+    const lists = listRequests();
     await s.close();
     await waitFor(() => expect(['reconnecting', 'offline']).toContain(screen.getByTestId('health').textContent), { timeout: 10_000 });
     // While the server is down, history moves on and is compacted away.
@@ -150,7 +170,8 @@ describe('useList with its watch', () => {
     s = await startTestServer({ dataDir: s.dataDir, port, watchCacheSize: 5 });
     await waitFor(() => expect(names()).toEqual(['first (cordoned)', 'fourth', 'third']), { timeout: 20_000 });
     await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
-    // Read again at the same resourceVersion, the node is the object held before, not a second copy.
+    // The list was read again (not only probed), and the node read again at its resourceVersion is the object held before, not a second copy.
+    expect(lists.filter((u) => new URL(u).searchParams.get('fieldSelector') !== NO_OBJECT).length).toBeGreaterThan(0);
     expect(first).toBeDefined();
     expect(rendered.find((n) => n.metadata.name === 'first')).toBe(first);
     await act(async () => {
@@ -163,13 +184,7 @@ describe('useList with its watch', () => {
   it('after a restart that kept its history, goes on watching from its revision without reading the list again', async () => {
     const view = renderList();
     await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
-    const lists: string[] = [];
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-      const url = String(input instanceof Request ? input.url : input);
-      if (url.includes('/api/v1/nodes?') && !url.includes('watch=')) lists.push(url);
-      return realFetch(input, init);
-    }) as typeof fetch;
+    const lists = listRequests();
     try {
       await s.close();
       // Past the retries after which the watch asks the server why it fails.
@@ -183,9 +198,8 @@ describe('useList with its watch', () => {
       await waitFor(() => expect(screen.getByTestId('health').textContent).toBe('live'));
       // Only probes, lists of no object, were asked (failing while the server was down, then answered): the list was not read again.
       expect(lists.length).toBeGreaterThan(0);
-      expect(lists.filter((u) => new URL(u).searchParams.get('fieldSelector') !== 'metadata.name=/')).toEqual([]);
+      expect(lists.filter((u) => new URL(u).searchParams.get('fieldSelector') !== NO_OBJECT)).toEqual([]);
     } finally {
-      globalThis.fetch = realFetch;
       view.unmount();
     }
   }, 60_000);

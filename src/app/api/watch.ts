@@ -67,48 +67,45 @@ export interface ListChange {
 
 export const uidOf = (o: KubeObject) => o.metadata.uid ?? `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
+/** Items indexed per idle step ahead of a list's first change (~1.5 ms for 2,000 on a quiet core). */
+const PREPARE_PART = 2_000;
+
 /**
  * Items with their positions by uid, so that replacing, adding or removing a
  * few costs those few and one copy of the array. Removing moves the last item
  * into the hole, hence "no particular order".
  */
-/** Items indexed per idle step ahead of a list's first change (~1.5 ms for 2,000 on a quiet core). */
-const PREPARE_PART = 2_000;
-
 export class IndexedItems {
   items: readonly KubeObject[] = [];
   private at = new Map<string, number>();
+  /** An index being made ahead (prepare): the items, their index so far, and the next to index. */
+  private preparing: { items: readonly KubeObject[]; at: Map<string, number>; next: number } | undefined;
 
-  /** Bumped by every reset and change, so that an index prepared meanwhile is not taken. */
-  private version = 0;
-
-  /** Starts over from these items (a new list). */
+  /** Starts over from these items (a new list); an index of them being made ahead is finished, not begun again. */
   reset(items: readonly KubeObject[]) {
-    this.version++;
+    const ahead = this.preparing?.items === items ? this.preparing : { items, at: new Map<string, number>(), next: 0 };
+    this.preparing = undefined;
+    for (let i = ahead.next; i < items.length; i++) ahead.at.set(uidOf(items[i]), i);
     this.items = items;
-    this.at = new Map();
-    items.forEach((o, i) => this.at.set(uidOf(o), i));
+    this.at = ahead.at;
   }
 
   /**
-   * Indexes `items` ahead of their first change, a part at a time in idle time: reset in the frame
-   * of the first change, a list of 60,000 pods took that frame 35 ms more than the next ones. Not
-   * taken when the index was reset or changed meanwhile.
+   * Indexes `items` ahead of their first change, a part at a time in idle time: made in the frame of
+   * the first change, a list of 60,000 pods took that frame 35 ms more than the next ones. Given up
+   * when the index is reset to other items or changed meanwhile (or another is made ahead).
    */
   async prepare(items: readonly KubeObject[], idle: IdleTime, part = PREPARE_PART) {
-    if (this.items === items) return;
-    const version = this.version;
-    const at = new Map<string, number>();
-    for (let i = 0; i < items.length; ) {
+    if (this.items === items || this.preparing?.items === items) return;
+    const p = (this.preparing = { items, at: new Map<string, number>(), next: 0 });
+    while (p.next < items.length) {
       await idle.room();
-      if (this.version !== version) return;
+      if (this.preparing !== p) return;
       const t0 = performance.now();
-      for (const end = Math.min(items.length, i + part); i < end; i++) at.set(uidOf(items[i]), i);
+      for (const end = Math.min(items.length, p.next + part); p.next < end; p.next++) p.at.set(uidOf(items[p.next]), p.next);
       idle.took(performance.now() - t0);
     }
-    this.version++;
-    this.items = items;
-    this.at = at;
+    this.reset(items);
   }
 
   has(uid: string): boolean {
@@ -141,7 +138,7 @@ export class IndexedItems {
       }
     }
     if (!items) return undefined;
-    this.version++;
+    this.preparing = undefined;
     this.items = items;
     return { from, removed, added };
   }
@@ -376,6 +373,8 @@ export class ListWatch {
   stop() {
     this.running = false;
     clearTimeout(this.retryTimer);
+    // The list's index goes with the watch (the query may outlive it, or be collected).
+    this.indexed = new IndexedItems();
     this.dropHeld();
     this.dropStream();
     this.setHealth('connecting');
@@ -538,7 +537,8 @@ export class ListWatch {
       updates.set(uidOf(e.object), e.type === 'DELETED' ? undefined : e.object);
       if (total !== undefined) total += e.type === 'ADDED' ? 1 : e.type === 'DELETED' ? -1 : 0;
     }
-    if (this.indexed.items !== state.items) this.indexed.reset(state.items);
+    // Bookmarks alone need no index (one made ahead goes on being made).
+    if (updates.size && this.indexed.items !== state.items) this.indexed.reset(state.items);
     const change = updates.size ? this.indexed.apply(updates) : undefined;
     if (!change) {
       // Only bookmarks (or nothing that changes an item): remember where to resume without re-rendering anyone.

@@ -220,7 +220,7 @@ it('reads the store once more when events are lost again while it reloads', asyn
     armed = true;
     hooks.lost?.();
     const data = () => told.list('/registry/core/configmaps/').map((c) => c.object.data);
-    for (let i = 0; i < 100 && data()[0]?.v !== '2'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (data()[0] as { v?: string } | undefined)?.v !== '2'; i++) await new Promise((r) => setTimeout(r, 20));
     expect(data()).toEqual([{ v: '2' }]);
   } finally {
     told.stop();
