@@ -1,20 +1,29 @@
 // Events across the cluster (or the namespace chosen in the top bar), newest
 // first, filterable by the involved object's kind, type, reason and text,
-// live through the shared watch. Only the rows in view are drawn (WindowedRows) and the filtering runs
-// on a deferred copy of the list, so a flood of events keeps the page smooth. The page keeps the
+// live through the shared watch. Only the rows in view are drawn (WindowedRows), and the filters'
+// values, the rows they let through and their order are kept from the watch's changes (a flush
+// re-derives the events it replaced, not all it keeps), so a flood of events keeps the page smooth and
+// the tab's CPU free. The page keeps the
 // newest NEWEST.max: ten DaemonSets rolled out on 5000 nodes leave 400,000 events for the hour they
 // live, over 600 MB in a tab; it says how many there are and keeps the newest as more come.
-import { useDeferredValue, useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
 import type { Newest } from '../../api/watch.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
+import { filterRows, type FilteredRows } from '../../components/filteredRows.ts';
+import { sortRows, type SortedRows } from '../../components/sortedRows.ts';
+import { useTally } from '../../components/tally.ts';
+import type { KubeObject } from '../../../kinds/kind.ts';
 import { Link, useSearchParam } from '../../routes/router.tsx';
 import { ageText, objectText } from './EventsSection.tsx';
 import './events.css';
 
 const ROW = 34;
+const kindOf = (e: KubeObject) => involvedOf(e).kind ?? '';
+const reasonOf = (e: KubeObject) => String((e as { reason?: string }).reason ?? '');
+const typeOf = (e: KubeObject) => String((e as { type?: string }).type || 'Normal');
 /** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. */
 const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
 /** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
@@ -42,26 +51,28 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
   const [reason, setReason] = useSearchParam('reason');
   const [text, setText] = useSearchParam('q');
   const events = useList(eventKind, ns || undefined, undefined, NEWEST);
-  const items = useDeferredValue(events.items);
+  const items = events.items;
+  const change = events.data?.change;
   const now = useNow();
 
-  const kinds = useMemo(() => [...new Set(items.map((e) => involvedOf(e).kind ?? ''))].filter(Boolean).sort(), [items]);
-  const reasons = useMemo(() => [...new Set(items.map((e) => e.reason as string))].filter(Boolean).sort(), [items]);
-  const shown = useMemo(() => {
+  // Kept from the watch's changes (a rollout brings hundreds of events a second): the filters' values,
+  // the rows the filters let through, newest first, and their warnings.
+  const kinds = useTally(items, change, kindOf).values;
+  const reasons = useTally(items, change, reasonOf).values;
+  const match = useMemo(() => {
     const q = text.toLowerCase();
-    return items
-      .filter(
-        (e) =>
-          (!kind || involvedOf(e).kind === kind) &&
-          (!type || (e.type || 'Normal') === type) &&
-          (!reason || e.reason === reason) &&
-          (!q || `${eventMessage(e)} ${involvedOf(e).name ?? ''}`.toLowerCase().includes(q)),
-      )
-      .map((e) => ({ e, at: lastSeenMs(e) }))
-      .sort((a, b) => b.at - a.at)
-      .map((x) => x.e);
-  }, [items, kind, type, reason, text]);
-  const warnings = useMemo(() => shown.filter((e) => e.type === 'Warning').length, [shown]);
+    if (!kind && !type && !reason && !q) return undefined;
+    return (e: any) =>
+      (!kind || involvedOf(e).kind === kind) &&
+      (!type || typeOf(e) === type) &&
+      (!reason || e.reason === reason) &&
+      (!q || `${eventMessage(e)} ${involvedOf(e).name ?? ''}`.toLowerCase().includes(q));
+  }, [kind, type, reason, text]);
+  const filteredState = useRef<FilteredRows | undefined>(undefined);
+  const filtered = useMemo(() => (filteredState.current = filterRows(filteredState.current, items, change, match)), [items, change, match]);
+  const sortedState = useRef<SortedRows | undefined>(undefined);
+  const shown = useMemo(() => (sortedState.current = sortRows(sortedState.current, filtered.items, lastSeenMs, true, filtered.change)), [filtered]).rows;
+  const warnings = useTally(filtered.items, filtered.change, typeOf).counts.get('Warning') ?? 0;
 
   return (
     <div className="events-page">
