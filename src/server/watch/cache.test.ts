@@ -138,57 +138,17 @@ it('takes progress told while it lists (etcd tells it once) after the listing, n
   }
 });
 
-it('lists the store again when events are lost while it first lists (a reload beside the listing was overwritten by it)', async () => {
-  const key = '/registry/core/configmaps/default/held';
-  await storage.create(key, JSON.stringify({ metadata: { name: 'held' }, data: { v: '1' } }));
-  // etcd compacted a revision before this replica's watch saw it: its event is never delivered, the
-  // subscriber is told `lost`. Here that happens while the cache reads its first page, and the
-  // page comes back only after a reload would have read the store again.
-  let dropped = 0;
-  let hooks: SubscriberHooks = {};
-  const subscribe = storage.subscribe.bind(storage);
-  const list = storage.list.bind(storage);
-  const store = Object.create(storage, {
-    subscribe: {
-      value: (listener: (events: StorageEvent[]) => void, also: SubscriberHooks = {}) => {
-        hooks = also;
-        return subscribe((events) => {
-          const kept = events.filter((e) => e.key !== key);
-          if (kept.length) listener(kept);
-        });
-      },
-    },
-    list: {
-      value: async (prefix: string, opts: object) => {
-        const page = await list(prefix, opts);
-        if (!dropped) {
-          const current = await storage.get(key);
-          dropped = await storage.update(key, JSON.stringify({ metadata: { name: 'held' }, data: { v: '2' } }), current!.modRevision);
-          hooks.lost?.();
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        return page;
-      },
-    },
-  });
-  const told = await WatchCache.start(store);
-  try {
-    expect(dropped).toBeGreaterThan(0);
-    expect(told.revision).toBeGreaterThanOrEqual(dropped);
-    expect(told.list('/registry/core/configmaps/').map((c) => c.object.data)).toEqual([{ v: '2' }]);
-  } finally {
-    told.stop();
-  }
-});
-
-it('reads the store once more when events are lost again while it reloads', async () => {
-  const key = '/registry/core/configmaps/default/again';
-  const value = (v: string) => JSON.stringify({ metadata: { name: 'again' }, data: { v } });
+/**
+ * The storage as etcd is when it compacted a revision before this replica's watch saw it: `key`
+ * (held at data.v '1') is updated to '2' during a listing once `armed()` says so, its event never
+ * delivered, and the subscriber told `lost`; that listing's page comes back `delayMs` later.
+ */
+async function losingStore(key: string, armed: () => boolean, delayMs = 0) {
+  const value = (v: string) => JSON.stringify({ metadata: { name: key.split('/').pop() }, data: { v } });
   await storage.create(key, value('1'));
-  // As above, but the first loss comes once the cache runs, and the second during the reload's listing.
   let hooks: SubscriberHooks = {};
-  let armed = false;
   let dropping = false;
+  let lostAt = 0;
   const subscribe = storage.subscribe.bind(storage);
   const list = storage.list.bind(storage);
   const store = Object.create(storage, {
@@ -204,21 +164,42 @@ it('reads the store once more when events are lost again while it reloads', asyn
     list: {
       value: async (prefix: string, opts: object) => {
         const page = await list(prefix, opts);
-        if (armed) {
-          armed = false;
+        if (armed()) {
           dropping = true;
           const current = await storage.get(key);
-          await storage.update(key, value('2'), current!.modRevision);
+          lostAt = await storage.update(key, value('2'), current!.modRevision);
           hooks.lost?.();
+          await new Promise((r) => setTimeout(r, delayMs));
         }
         return page;
       },
     },
   });
-  const told = await WatchCache.start(store);
+  return { store, lose: () => hooks.lost?.(), lostAt: () => lostAt };
+}
+
+it('lists the store again when events are lost while it first lists (a reload beside the listing was overwritten by it)', async () => {
+  // The loss comes while the cache reads its first page, and the page comes back only after a reload would have read the store again.
+  let first = true;
+  const losing = await losingStore('/registry/core/configmaps/default/held', () => first && !(first = false), 100);
+  const told = await WatchCache.start(losing.store);
+  try {
+    expect(losing.lostAt()).toBeGreaterThan(0);
+    expect(told.revision).toBeGreaterThanOrEqual(losing.lostAt());
+    expect(told.list('/registry/core/configmaps/').map((c) => c.object.data)).toEqual([{ v: '2' }]);
+  } finally {
+    told.stop();
+  }
+});
+
+it('reads the store once more when events are lost again while it reloads', async () => {
+  // The first loss comes once the cache runs, the second during the reload's listing.
+  let armed = false;
+  const losing = await losingStore('/registry/core/configmaps/default/again', () => armed && !(armed = false));
+  const told = await WatchCache.start(losing.store);
   try {
     armed = true;
-    hooks.lost?.();
+    losing.lose();
     const data = () => told.list('/registry/core/configmaps/').map((c) => c.object.data);
     for (let i = 0; i < 100 && (data()[0] as { v?: string } | undefined)?.v !== '2'; i++) await new Promise((r) => setTimeout(r, 20));
     expect(data()).toEqual([{ v: '2' }]);
