@@ -8,7 +8,7 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
 import { api, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
-import { ListWatch, keepNewest, tellViewsNow, type ListState, type Newest, type WatchHealth } from './watch.ts';
+import { ListWatch, keepNewest, tellViewsNow, uidOf, type ListState, type Newest, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
 import { readListPage, type ListPage } from './wire.ts';
 import { idleTime } from './idletime.ts';
@@ -70,7 +70,7 @@ async function fetchList(
   const resourceVersion = first.metadata.resourceVersion ?? '';
   const keep = selection?.managedFields === true;
   const held = heldBefore(before);
-  let items: KubeObject[] = (keep ? first.items : first.items.map(dropManagedFields)).map(held);
+  let items: KubeObject[] = first.items.map((o) => held(keep ? o : dropManagedFields(o)));
   let shown: readonly KubeObject[] = [];
   let added: KubeObject[] = items.slice();
   // From the first page on, a list says how many objects the server holds (remainingItemCount, which
@@ -145,10 +145,10 @@ async function fetchList(
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */
-async function fetchAll(conn: Connection, kind: KindDefinition, namespace?: string, selection?: Selection, newest?: Newest, held = heldBefore()): Promise<ListState> {
+async function fetchAll(conn: Connection, kind: KindDefinition, namespace: string | undefined, selection: Selection | undefined, newest: Newest | undefined, held: (o: KubeObject) => KubeObject): Promise<ListState> {
   const page: KubeList = await api.list(conn, kind, namespace, { resourceVersion: '0', ...selecting(selection) });
   const resourceVersion = page.metadata.resourceVersion ?? '';
-  const items = (selection?.managedFields ? page.items : page.items.map(dropManagedFields)).map(held);
+  const items = page.items.map((o) => held(selection?.managedFields ? o : dropManagedFields(o)));
   return newest ? { items: keepNewest(items, newest, 1), resourceVersion, total: items.length } : { items, resourceVersion };
 }
 
@@ -207,10 +207,9 @@ function listQueryFn(qc: QueryClient, conn: Connection, kind: KindDefinition, na
  */
 function heldBefore(before?: readonly KubeObject[]): (o: KubeObject) => KubeObject {
   if (!before?.length) return (o) => o;
-  const byUid = new Map<string, KubeObject>();
-  for (const o of before) if (o.metadata.uid) byUid.set(o.metadata.uid, o);
+  const byUid = new Map(before.map((o) => [uidOf(o), o]));
   return (o) => {
-    const held = o.metadata.uid ? byUid.get(o.metadata.uid) : undefined;
+    const held = byUid.get(uidOf(o));
     return held && o.metadata.resourceVersion && held.metadata.resourceVersion === o.metadata.resourceVersion ? held : o;
   };
 }

@@ -6,7 +6,7 @@ import { memo, useCallback, useMemo, useRef, useState, type CSSProperties } from
 import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
 import { icons } from './icons.tsx';
 import { useNow } from './common.tsx';
-import { sortRows, type SortedRows } from './sortedRows.ts';
+import { useSortedRows, type SortedRows } from './sortedRows.ts';
 import { uidOf, type ListChange } from '../api/watch.ts';
 import { WindowedRows } from './WindowedRows.tsx';
 import './table.css';
@@ -132,11 +132,6 @@ function useFlashes(step: SortedRows, columns: Column[]): Map<string, number> {
 
 const FLASH_MS = 1600;
 
-/** Rows in sort order, kept incrementally across watch updates (sortedRows.ts). */
-function useSortedRows(items: readonly KubeObject[], change: ListChange | undefined, sortCol: Column, desc: boolean): SortedRows {
-  const state = useRef<SortedRows | undefined>(undefined);
-  return useMemo(() => (state.current = sortRows(state.current, items, sortCol.sortValue, desc, change)), [items, change, sortCol, desc]);
-}
 
 /**
  * Each column's left edge and width in px, from the same widths as the
@@ -204,7 +199,8 @@ export function ResourceTable(props: {
   const now = useNow();
   const desc = sort.startsWith('-');
   const sortCol = columns.find((c) => c.name === sort.replace(/^-/, '')) ?? columns.find((c) => c.name === 'Name') ?? columns[0];
-  const sorted = useSortedRows(props.items, props.change, sortCol, desc);
+  // Rows in sort order, kept incrementally across watch updates.
+  const sorted = useSortedRows(props.items, props.change, sortCol.sortValue, desc);
   const rows = sorted.rows;
   const [width, setWidth] = useState(0);
   const widths = useMemo(() => columnWidths(columns, width), [columns, width]);

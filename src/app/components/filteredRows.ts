@@ -1,6 +1,7 @@
 // The rows a list's filters let through, kept incrementally: a watch flush
 // that replaced a few objects of 50,000 tests those few against the filter,
 // not every object, and says what it changed (a ListChange) to the sort after it.
+import { useMemo, useRef } from 'react';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { IndexedItems, uidOf, type ListChange } from '../api/watch.ts';
 
@@ -35,4 +36,10 @@ export function filterRows(prev: FilteredRows | undefined, items: readonly KubeO
   const rows = new IndexedItems();
   rows.reset(items.filter(match));
   return { match, input: items, rows, items: rows.items };
+}
+
+/** filterRows kept across a component's renders. */
+export function useFilteredRows(items: readonly KubeObject[], change: ListChange | undefined, match: ((o: KubeObject) => boolean) | undefined): FilteredRows {
+  const state = useRef<FilteredRows | undefined>(undefined);
+  return useMemo(() => (state.current = filterRows(state.current, items, change, match)), [items, change, match]);
 }

@@ -4,6 +4,7 @@
 // every row again; many at once (a page of the first list, a busy flush) are
 // sorted among themselves and merged in one pass. Each object's sort key is
 // computed once (a WeakMap by object: a replaced object gets a new key).
+import { useMemo, useRef } from 'react';
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { ListChange } from '../api/watch.ts';
 
@@ -144,4 +145,10 @@ function sortAll(items: readonly KubeObject[], key: (o: KubeObject) => string | 
   // byKey's order, over the fields flattened beside each key.
   d.sort((a, b) => sign * ((a.k < b.k ? -1 : a.k > b.k ? 1 : 0) || str(a.name, b.name) || str(a.ns, b.ns)));
   return d.map((x) => x.o);
+}
+
+/** sortRows kept across a component's renders (`sortValue` is to keep its identity while the order holds). */
+export function useSortedRows(items: readonly KubeObject[], change: ListChange | undefined, sortValue: (o: KubeObject) => string | number, desc: boolean): SortedRows {
+  const state = useRef<SortedRows | undefined>(undefined);
+  return useMemo(() => (state.current = sortRows(state.current, items, sortValue, desc, change)), [items, change, sortValue, desc]);
 }

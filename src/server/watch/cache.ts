@@ -396,13 +396,14 @@ export class WatchCache {
           const revision = await listEverything(this.storage, (items) => {
             for (const item of items) all.push(toCached(item.key, item.value, item.modRevision, this.fields));
           });
+          if (this.lostAgain) continue;
           for (const b of this.buckets.values()) b.clear();
           for (const c of all) this.bucket(c.key).set(c);
           this.revision = Math.max(this.revision, revision);
           this.history.reset(this.revision);
           const ended = this.watchers.clear();
           for (const w of ended) w.expire?.();
-          if (!this.lostAgain) break;
+          break;
         } catch {
           await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2000)));
         }

@@ -6,14 +6,14 @@
 // the tab's CPU free. The page keeps the
 // newest NEWEST.max: ten DaemonSets rolled out on 5000 nodes leave 400,000 events for the hour they
 // live, over 600 MB in a tab; it says how many there are and keeps the newest as more come.
-import { useMemo, useRef } from 'react';
-import { eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { useMemo } from 'react';
+import { EventTypeNormal, EventTypeWarning, eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
 import type { Newest } from '../../api/watch.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
-import { filterRows, type FilteredRows } from '../../components/filteredRows.ts';
-import { sortRows, type SortedRows } from '../../components/sortedRows.ts';
+import { useFilteredRows } from '../../components/filteredRows.ts';
+import { useSortedRows } from '../../components/sortedRows.ts';
 import { useTally } from '../../components/tally.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { Link, useSearchParam } from '../../routes/router.tsx';
@@ -23,7 +23,7 @@ import './events.css';
 const ROW = 34;
 const kindOf = (e: KubeObject) => involvedOf(e).kind ?? '';
 const reasonOf = (e: KubeObject) => String((e as { reason?: string }).reason ?? '');
-const typeOf = (e: KubeObject) => String((e as { type?: string }).type || 'Normal');
+const typeOf = (e: KubeObject) => String((e as { type?: string }).type || EventTypeNormal);
 /** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. */
 const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
 /** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
@@ -68,11 +68,9 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       (!reason || e.reason === reason) &&
       (!q || `${eventMessage(e)} ${involvedOf(e).name ?? ''}`.toLowerCase().includes(q));
   }, [kind, type, reason, text]);
-  const filteredState = useRef<FilteredRows | undefined>(undefined);
-  const filtered = useMemo(() => (filteredState.current = filterRows(filteredState.current, items, change, match)), [items, change, match]);
-  const sortedState = useRef<SortedRows | undefined>(undefined);
-  const shown = useMemo(() => (sortedState.current = sortRows(sortedState.current, filtered.items, lastSeenMs, true, filtered.change)), [filtered]).rows;
-  const warnings = useTally(filtered.items, filtered.change, typeOf).counts.get('Warning') ?? 0;
+  const filtered = useFilteredRows(items, change, match);
+  const shown = useSortedRows(filtered.items, filtered.change, lastSeenMs, true).rows;
+  const warnings = useTally(filtered.items, filtered.change, typeOf).counts.get(EventTypeWarning) ?? 0;
 
   return (
     <div className="events-page">
@@ -145,12 +143,12 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
               <div
                 key={slot}
                 role="row"
-                className={`events-row${e.type === 'Warning' ? ' event-warning' : ''}`}
+                className={`events-row${e.type === EventTypeWarning ? ' event-warning' : ''}`}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${top}px)` }}
                 data-reason={e.reason}
               >
                 <span role="cell">{ageText(e, now)}</span>
-                <span role="cell">{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : e.type || 'Normal'}</span>
+                <span role="cell">{e.type === EventTypeWarning ? <Badge tone="bad">⚠ Warning</Badge> : e.type || 'Normal'}</span>
                 <span role="cell">{e.reason}</span>
                 <span role="cell" className="mono" title={objectText(e)}>
                   {href ? <Link to={href}>{objectText(e)}</Link> : objectText(e)}

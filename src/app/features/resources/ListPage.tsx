@@ -1,13 +1,13 @@
 // The list page of any kind: text and label-selector filters, wide columns,
 // sorting, all kept in the URL.
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { parseSelector, matchesRequirements, SelectorParseError, type Requirement } from '../../../lib/labels.ts';
 import { useList } from '../../api/hooks.ts';
 import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
-import { filterRows, type FilteredRows } from '../../components/filteredRows.ts';
+import { useFilteredRows } from '../../components/filteredRows.ts';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
 
@@ -49,8 +49,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
       (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) && matchesRequirements(reqs, o.metadata.labels);
   }, [q, selector]);
   // A watch update tests only the objects it replaced against the filter (filteredRows.ts).
-  const filtered = useRef<FilteredRows | undefined>(undefined);
-  const { items, change } = useMemo(() => (filtered.current = filterRows(filtered.current, list.items, list.data?.change, match)), [list.items, list.data?.change, match]);
+  const { items, change } = useFilteredRows(list.items, list.data?.change, match);
 
   const columns = useMemo(() => columnsFor(kind, wide === '1', allNamespaces), [kind, wide, allNamespaces]);
 
