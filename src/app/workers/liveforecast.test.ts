@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { paceFor, planRollout } from '../../lib/rolloutplan.ts';
 import { IndexedItems } from '../api/watch.ts';
-import { FEED_MS, FEED_SLICE, ForecastFeed, ForecastMirror, ForecastSender, runsFor } from './liveforecast.ts';
+import { FEED_MS, FEED_SLICE, FORECAST_LISTS, ForecastFeed, ForecastMirror, ForecastSender, runsFor, type ForecastList } from './liveforecast.ts';
 
 const t0 = Date.parse('2026-11-24T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -182,5 +182,221 @@ describe('the changes sent to the forecast worker', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+// ---- what is sent: the fields a plan reads ------------------------------------------------------
+
+/**
+ * `o` behind a proxy that notes every field read below it, as its path from
+ * `path` (`['pods', 3, 'status', 'conditions', '0', 'type']`, in JSON), and
+ * every enumeration of an object's keys as its path and `*`. Array methods and
+ * lengths are not noted: the cut objects keep arrays whole or map them item for item.
+ */
+function traced<T>(o: T, path: (string | number)[], reads: Set<string>): T {
+  if (!o || typeof o !== 'object') return o;
+  const note = (key: string | symbol) => typeof key === 'string' && !(Array.isArray(o) && !/^\d+$/.test(key)) && reads.add(JSON.stringify([...path, key]));
+  return new Proxy(o as object, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      return note(key) ? traced(value, [...path, key as string], reads) : value;
+    },
+    has: (target, key) => (note(key), Reflect.has(target, key)),
+    getOwnPropertyDescriptor: (target, key) => (note(key), Reflect.getOwnPropertyDescriptor(target, key)),
+    ownKeys: (target) => (reads.add(JSON.stringify([...path, '*'])), Reflect.ownKeys(target)),
+  }) as T;
+}
+
+const at = (o: unknown, path: string[]) => path.reduce<any>((x, k) => x?.[k], o);
+
+/** A cluster as the API serves it, whole (every field a real server fills in), mid-rollout, with all a plan explains. */
+function wholeCluster(now: number) {
+  const ns = 'ns';
+  const linux = { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' };
+  const wholeNode = (i: number, extra: { labels?: object; annotations?: object; taints?: object[]; ready?: string } = {}) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: `n${i}`, uid: `node-${i}`, resourceVersion: String(100 + i), creationTimestamp: iso(now - 3600_000), labels: { 'kubernetes.io/hostname': `n${i}`, ...(extra.labels ?? linux) }, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    spec: extra.taints ? { taints: extra.taints } : {},
+    status: {
+      addresses: [{ type: 'InternalIP', address: `10.0.0.${i}` }],
+      allocatable: { cpu: '7910m', memory: '31Gi', pods: '110' },
+      capacity: { cpu: '8', memory: '32Gi', pods: '110' },
+      conditions: [
+        { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: iso(now), lastTransitionTime: iso(now - 3600_000) },
+        { type: 'Ready', status: extra.ready ?? 'True', reason: extra.ready === 'False' ? 'KubeletNotReady' : 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: iso(now), lastTransitionTime: iso(now - 3600_000) },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      images: [{ names: ['registry.k8s.io/pause:3.9'], sizeBytes: 15997775 }],
+      nodeInfo: { architecture: 'amd64', kubeletVersion: 'v1.32.0', osImage: 'Debian GNU/Linux 12 (bookworm)', bootID: `boot-${i}`, machineID: `m${i}` },
+    },
+  });
+  const nodes = [
+    wholeNode(0, { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] }),
+    wholeNode(1, { labels: { 'kubernetes.io/os': 'windows' } }),
+    wholeNode(2, { ready: 'False' }),
+    wholeNode(3, { annotations: { 'sim.k8s.io/image-pull-error': 'true', 'node.alpha.kubernetes.io/ttl': '0' } }),
+    ...Array.from({ length: 6 }, (_, i) => wholeNode(4 + i)),
+  ];
+  const uidOfDs = (d: string) => `ds-${d}`;
+  const ownedBy = (d: string) => [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: d, uid: uidOfDs(d), controller: true, blockOwnerDeletion: true }];
+  const templateOf = (d: string, image: string, ports?: object[]) => ({
+    metadata: { labels: { app: d }, annotations: { 'kubectl.kubernetes.io/restartedAt': image } },
+    spec: { nodeSelector: { 'kubernetes.io/os': 'linux' }, containers: [{ name: 'agent', image, ...(ports ? { ports } : {}) }], terminationGracePeriodSeconds: 20 },
+  });
+  const hostPort = [{ containerPort: 9100, hostPort: 9100, protocol: 'TCP' }];
+  const daemonSet = (d: string, image: string, strategy: object, ports?: object[]) => ({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: d, namespace: ns, uid: uidOfDs(d), generation: 2, resourceVersion: '900', annotations: { 'deprecated.daemonset.template.generation': '2' } },
+    spec: { selector: { matchLabels: { app: d } }, template: templateOf(d, image, ports), updateStrategy: { type: 'RollingUpdate', rollingUpdate: strategy }, revisionHistoryLimit: 10 },
+    status: { observedGeneration: 2, desiredNumberScheduled: 7, updatedNumberScheduled: 3, numberAvailable: 6, currentNumberScheduled: 7, numberReady: 6 },
+  });
+  const a = daemonSet('a', 'v2', { maxUnavailable: 2, maxSurge: 0 });
+  const b = daemonSet('b', 'v2', { maxUnavailable: 0, maxSurge: 1 }, hostPort);
+  const revision = (d: string, hash: string, n: number, image: string, at: number, ports?: object[]) => ({
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: { name: `${d}-${hash}`, namespace: ns, uid: `rev-${d}-${n}`, ownerReferences: ownedBy(d), labels: { app: d, 'controller-revision-hash': hash }, creationTimestamp: iso(at) },
+    revision: n,
+    data: { spec: { template: { ...templateOf(d, image, ports), $patch: 'replace' } } },
+  });
+  const start = now - 60_000;
+  const revisions = [revision('a', 'a1', 1, 'v1', now - 7200_000), revision('a', 'a2', 2, 'v2', start), revision('b', 'b1', 1, 'v1', now - 7200_000, hostPort), revision('b', 'b2', 2, 'v2', start, hostPort)];
+  let podNo = 0;
+  const containerStatus = (state: object, ready: boolean, restarts = 0) => ({ name: 'agent', image: 'registry.k8s.io/agent:v', imageID: 'registry.k8s.io/agent@sha256:0123', containerID: 'containerd://abc', ready, started: ready, restartCount: restarts, state });
+  const wholePod = (d: string, hash: string, node: string, created: number, how: { readyAt?: number; waiting?: { reason: string; message: string }; bound?: boolean; deleting?: number; restarts?: number; ports?: object[] } = {}) => {
+    const name = `${d}-${(podNo++).toString(36).padStart(5, 'x')}`;
+    const ready = how.readyAt !== undefined;
+    const bound = how.bound ?? true;
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        generateName: `${d}-`,
+        namespace: ns,
+        uid: `pod-${name}`,
+        resourceVersion: String(1000 + podNo),
+        creationTimestamp: iso(created),
+        ...(how.deleting ? { deletionTimestamp: iso(how.deleting), deletionGracePeriodSeconds: 20 } : {}),
+        labels: { app: d, 'controller-revision-hash': hash, 'pod-template-generation': hash.endsWith('2') ? '2' : '1' },
+        ownerReferences: ownedBy(d),
+      },
+      spec: {
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } },
+        containers: [{ name: 'agent', image: `registry.k8s.io/agent:${hash}`, imagePullPolicy: 'IfNotPresent', resources: { requests: { cpu: '10m' } }, terminationMessagePath: '/dev/termination-log', ...(how.ports ? { ports: how.ports } : {}) }],
+        ...(bound ? { nodeName: node } : {}),
+        dnsPolicy: 'ClusterFirst',
+        restartPolicy: 'Always',
+        schedulerName: 'default-scheduler',
+        terminationGracePeriodSeconds: 20,
+        tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' }],
+      },
+      status: {
+        phase: bound ? 'Running' : 'Pending',
+        conditions: bound
+          ? [
+              { type: 'PodScheduled', status: 'True', lastTransitionTime: iso(created) },
+              { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: iso(how.readyAt ?? created), ...(ready ? {} : { reason: 'ContainersNotReady', message: 'containers with unready status: [agent]' }) },
+            ]
+          : [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 node(s) didn\'t have free ports.', lastTransitionTime: iso(created) }],
+        ...(bound
+          ? {
+              hostIP: '10.0.0.1',
+              hostIPs: [{ ip: '10.0.0.1' }],
+              podIP: '10.1.0.1',
+              podIPs: [{ ip: '10.1.0.1' }],
+              startTime: iso(created),
+              containerStatuses: [containerStatus(how.waiting ? { waiting: how.waiting } : { running: { startedAt: iso(created + 1000) } }, ready, how.restarts)],
+            }
+          : {}),
+        qosClass: 'Burstable',
+      },
+    };
+  };
+  const pods = [
+    // a: n0 and n1 are not its nodes; n2 (NotReady) and n3 (images fail) still have the old pod.
+    wholePod('a', 'a1', 'n2', now - 7000_000, { readyAt: now - 6990_000 }),
+    wholePod('a', 'a1', 'n3', now - 7000_000, { readyAt: now - 6990_000 }),
+    // Updated in this rollout: created as a slot freed, Ready seconds later.
+    wholePod('a', 'a2', 'n4', start + 2000, { readyAt: start + 6000 }),
+    wholePod('a', 'a2', 'n5', start + 2500, { readyAt: start + 7000 }),
+    wholePod('a', 'a2', 'n6', start + 9000, { readyAt: start + 13000 }),
+    // Updating: a new pod whose image does not pull, beside the old pod on its way out.
+    wholePod('a', 'a1', 'n7', now - 7000_000, { readyAt: now - 6990_000, deleting: now - 5000 }),
+    wholePod('a', 'a2', 'n7', now - 4000, { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "registry.k8s.io/agent:a2"' } }),
+    // An old pod whose readiness fails now, and one not yet reached.
+    wholePod('a', 'a1', 'n8', now - 7000_000, { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' }, restarts: 7 }),
+    wholePod('a', 'a1', 'n9', now - 7000_000, { readyAt: now - 6990_000 }),
+    // b surges with a host port: the new pod on n4 waits for the old pod's port.
+    wholePod('b', 'b1', 'n4', now - 7000_000, { readyAt: now - 6990_000, ports: hostPort }),
+    wholePod('b', 'b1', 'n5', now - 7000_000, { readyAt: now - 6990_000, ports: hostPort }),
+    wholePod('b', 'b2', 'n4', now - 3000, { bound: false, ports: hostPort }),
+  ];
+  // The kubelets' Killing and Started of a's rollout: the old pods' stop.
+  const killed = (p: (typeof pods)[number]) => ({ name: p.metadata.name.replace('a2', 'a1'), uid: `${p.metadata.uid}-old` });
+  const event = (reason: string, pod: { name: string; uid: string }, host: string, at: number, newApi = false) => {
+    const about = { apiVersion: 'v1', kind: 'Pod', name: pod.name, namespace: ns, uid: pod.uid, resourceVersion: '5', fieldPath: 'spec.containers{agent}' };
+    const meta = { name: `${pod.name}.${(BigInt(at) * 1_000_000n).toString(16)}`, namespace: ns, uid: `ev-${pod.name}-${reason}`, resourceVersion: '77', creationTimestamp: iso(at) };
+    return newApi
+      ? { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: meta, regarding: about, reason, note: reason, type: 'Normal', action: reason, reportingController: 'kubelet', reportingInstance: host, deprecatedSource: { component: 'kubelet', host }, deprecatedFirstTimestamp: iso(at), deprecatedLastTimestamp: iso(at), deprecatedCount: 1 }
+      : { apiVersion: 'v1', kind: 'Event', metadata: meta, involvedObject: about, reason, message: `${reason} container agent`, type: 'Normal', source: { component: 'kubelet', host }, reportingComponent: 'kubelet', reportingInstance: host, firstTimestamp: iso(at), lastTimestamp: iso(at), count: 1 };
+  };
+  const events = pods
+    .filter((p) => p.metadata.labels['controller-revision-hash'] === 'a2' && p.metadata.name !== pods[6].metadata.name)
+    .flatMap((p, i) => {
+      const at = Date.parse(p.metadata.creationTimestamp);
+      return [event('Killing', { ...killed(p), name: `a-old${i}x` }, p.spec.nodeName!, at - 1500, i === 1), event('Started', { name: p.metadata.name, uid: p.metadata.uid }, p.spec.nodeName!, at + 1200, i === 2)];
+    });
+  return { lists: { nodes, pods, revisions, daemonSets: [a, b], events } as unknown as Record<ForecastList, KubeObject[]>, a: a as unknown as KubeObject, b: b as unknown as KubeObject };
+}
+
+describe('the objects sent to the forecast worker', () => {
+  it('are cut to what a plan reads: the same plans as from whole objects, and every field a plan read of them is there', () => {
+    const now = t0 + 3600_000;
+    const { lists, a, b } = wholeCluster(now);
+    // The whole objects, each read through a proxy that notes what the plans read.
+    const reads = new Set<string>();
+    const whole = new ForecastMirror();
+    for (const list of FORECAST_LISTS) whole.take({ type: 'reset', list, items: lists[list].map((o, i) => traced(o, [list, i], reads)) });
+    // The same lists through the sender, as the page sends them.
+    const sent = new Map<ForecastList, readonly KubeObject[]>();
+    const cut = new ForecastMirror();
+    const sender = new ForecastSender((m) => {
+      if (m.type === 'reset') sent.set(m.list, m.items);
+      cut.take(m);
+    });
+    for (const list of FORECAST_LISTS) sender.take(list, { items: lists[list] });
+    sender.setActive(true);
+    expect([...sent.keys()].sort()).toEqual([...FORECAST_LISTS].sort());
+
+    const plans = [a, b].map((ds, i) => ({ whole: whole.plan(i, ds, now, true), cut: cut.plan(i, ds, now, true) }));
+    // The fixture makes the plans read what they can: every stall and exclusion a plan explains.
+    const [planA, planB] = plans.map((p) => p.whole);
+    expect(planA.plan!.excluded.map((x) => x.nodeName).sort()).toEqual(['n0', 'n1']);
+    const stalls = planA.plan!.stalls.map((s) => `${s.nodeName}: ${s.reason}`).join('\n');
+    expect(stalls).toMatch(/n2: node NotReady.*KubeletNotReady/);
+    expect(stalls).toMatch(/n3: image pulls fail on this node \(annotation/);
+    expect(stalls).toMatch(/n7: image pulls fail on this node now/);
+    expect(stalls).toMatch(/n8: readiness failing now \(.*CrashLoopBackOff/);
+    expect(planA.plan!.forecast?.pace.source).toMatch(/stop from this DaemonSet's events \(3 nodes\)/);
+    expect(planA).toMatchObject({ hash: 'a2', done: 3 });
+    expect(planB.plan!.stalls.map((s) => s.reason).join()).toMatch(/maxSurge with a host port/);
+    for (const p of plans) expect(p.cut).toEqual(p.whole);
+
+    // Each field read of a whole object has the same value in the one sent; each object enumerated is sent whole.
+    const missing: string[] = [];
+    for (const read of reads) {
+      const [list, index, ...path] = JSON.parse(read) as [ForecastList, number, ...string[]];
+      const enumerated = path[path.length - 1] === '*';
+      const field = enumerated ? path.slice(0, -1) : path;
+      const wholeValue = at(lists[list][index], field);
+      const sentValue = at(sent.get(list)![index], field);
+      if (enumerated ? JSON.stringify(sentValue) !== JSON.stringify(wholeValue) : typeof wholeValue !== 'object' && sentValue !== wholeValue) missing.push(read);
+    }
+    expect(missing).toEqual([]);
+    // And the cut is a cut: the pods, nodes and events sent are a fraction of the bytes.
+    for (const list of ['nodes', 'pods', 'events'] as const) expect(JSON.stringify(sent.get(list)).length).toBeLessThan(JSON.stringify(lists[list]).length * 0.6);
   });
 });

@@ -9,6 +9,7 @@
 // back; the plan itself too when the page has none recorded yet.
 import type { KubeObject } from '../../kinds/kind.ts';
 import { ControllerRevisionHashLabel } from '../../lib/rollout.ts';
+import { eventAsPlanned, nodeAsPlanned, podAsPlanned } from '../../lib/planreads.ts';
 import { hashOfTemplate, paceFor, planRollout, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../lib/rolloutplan.ts';
 
 /** The lists a plan reads, as ClusterView names them. */
@@ -94,6 +95,25 @@ export const FEED_SLICE = 500;
 type ListRequest = Exclude<ForecastRequest, { type: 'plan' }>;
 
 /**
+ * What each list's objects are cut down to on their way to the worker: the
+ * fields a plan reads (planreads.ts). Whole, a 5000-node rollout's start copied
+ * 5000 nodes, 5000 pods and the namespace's pod events (70,000 with ten
+ * DaemonSets): 1.2 s of the page's thread in 17 s. The DaemonSets and their
+ * revisions go whole: they are few, and a revision's template is compared whole.
+ */
+const AS_PLANNED: Partial<Record<ForecastList, (o: KubeObject) => unknown>> = {
+  nodes: (o) => nodeAsPlanned(o as never),
+  pods: (o) => podAsPlanned(o as never),
+  events: (o) => eventAsPlanned(o as never),
+};
+
+function asPlanned(m: ListRequest): ListRequest {
+  const cut = AS_PLANNED[m.list] as ((o: KubeObject) => KubeObject) | undefined;
+  if (!cut) return m;
+  return m.type === 'reset' ? { ...m, items: m.items.map(cut) } : { ...m, added: m.added.map(cut) };
+}
+
+/**
  * The lists' changes on their way to the worker: gathered (ForecastFeed) and
  * sent every FEED_MS while a forecast is wanted (a rollout runs), held while
  * none is (the page's first load, a finished rollout). Sent regardless, a page
@@ -171,7 +191,7 @@ export class ForecastSender {
         return;
       }
       this.queue.shift();
-      this.post(m);
+      this.post(asPlanned(m));
       sent += size;
     }
   }
