@@ -26,7 +26,8 @@ const IDENTITY = ['name', 'namespace', 'uid'] as const;
 const CONDITION = ['type', 'status', 'reason', 'message', 'lastTransitionTime'] as const;
 
 /** Where a daemon pod may run (labels, taints), whether the node is Ready, and the simulation's fault annotations. */
-export function nodeAsPlanned(node: Obj) {
+export function nodeAsPlanned(whole: object) {
+  const node = whole as Obj;
   const status = node.status as Obj | undefined;
   return {
     metadata: pick(node.metadata, [...IDENTITY, 'labels', 'annotations']),
@@ -39,7 +40,8 @@ export function nodeAsPlanned(node: Obj) {
 const CONTAINER_STATUS = ['name', 'ready', 'started', 'restartCount', 'state', 'lastState'] as const;
 
 /** A pod's owner, revision, node, age and state: what the planner counts and explains (not its containers: the template's are planned). */
-export function podAsPlanned(pod: Obj) {
+export function podAsPlanned(whole: object) {
+  const pod = whole as Obj;
   const status = pod.status as Obj | undefined;
   return {
     metadata: pick(pod.metadata, [...IDENTITY, 'creationTimestamp', 'deletionTimestamp', 'labels', 'ownerReferences']),
@@ -54,7 +56,8 @@ export function podAsPlanned(pod: Obj) {
 }
 
 /** Who recorded it (component and host), about what, why and when: the old pods' stop is timed from these (rolloutplan.ts: EventLike). */
-export function eventAsPlanned(event: Obj) {
+export function eventAsPlanned(whole: object) {
+  const event = whole as Obj;
   const about = ['kind', 'name', 'uid'];
   return {
     metadata: pick(event.metadata, IDENTITY),

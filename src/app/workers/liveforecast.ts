@@ -101,11 +101,7 @@ type ListRequest = Exclude<ForecastRequest, { type: 'plan' }>;
  * DaemonSets): 1.2 s of the page's thread in 17 s. The DaemonSets and their
  * revisions go whole: they are few, and a revision's template is compared whole.
  */
-const AS_PLANNED: Partial<Record<ForecastList, (o: KubeObject) => unknown>> = {
-  nodes: (o) => nodeAsPlanned(o as never),
-  pods: (o) => podAsPlanned(o as never),
-  events: (o) => eventAsPlanned(o as never),
-};
+const AS_PLANNED: Partial<Record<ForecastList, (o: KubeObject) => object>> = { nodes: nodeAsPlanned, pods: podAsPlanned, events: eventAsPlanned };
 
 function asPlanned(m: ListRequest): ListRequest {
   const cut = AS_PLANNED[m.list] as ((o: KubeObject) => KubeObject) | undefined;
