@@ -133,6 +133,8 @@ function frameGaps(page: Page, ms: number): Promise<{ frames: number; maxGap: nu
           gaps.push(t - last);
           last = t;
           if (t < end) return void requestAnimationFrame(tick);
+          // Long tasks are reported after they end: those not yet delivered are taken before it stops.
+          observer.takeRecords().forEach((e) => long.push(e.duration));
           observer.disconnect();
           gaps.sort((a, b) => a - b);
           resolve({

@@ -25,19 +25,19 @@ const IDENTITY = ['name', 'namespace', 'uid'] as const;
 /** What a condition says (not when it was last heartbeat). */
 const CONDITION = ['type', 'status', 'reason', 'message', 'lastTransitionTime'] as const;
 
-/** Where a daemon pod may run (labels, taints), whether the node is Ready, and the simulation's fault annotations. */
+/** Where a daemon pod may run (labels, taints; not spec.unschedulable, which daemon pods ignore), whether the node is Ready, and the simulation's fault annotations. */
 export function nodeAsPlanned(whole: object) {
   const node = whole as Obj;
   const status = node.status as Obj | undefined;
   return {
     metadata: pick(node.metadata, [...IDENTITY, 'labels', 'annotations']),
-    spec: pick(node.spec, ['taints', 'unschedulable']),
+    spec: pick(node.spec, ['taints']),
     status: status?.conditions ? { conditions: pickEach(status.conditions, CONDITION) } : undefined,
   };
 }
 
-/** What a container status says of the container's state (not its image or ID). */
-const CONTAINER_STATUS = ['name', 'ready', 'started', 'restartCount', 'state', 'lastState'] as const;
+/** What a container status says of the container now (not its image, ID, restarts or last state: a crash's message can be most of a pod). */
+const CONTAINER_STATUS = ['name', 'ready', 'state'] as const;
 
 /** A pod's owner, revision, node, age and state: what the planner counts and explains (not its containers: the template's are planned). */
 export function podAsPlanned(whole: object) {
@@ -55,14 +55,16 @@ export function podAsPlanned(whole: object) {
   };
 }
 
+/** The pod an event is about (callers list pod events alone, by field selector: the kind is not read). */
+const ABOUT = ['name', 'uid'] as const;
+
 /** Who recorded it (component and host), about what, why and when: the old pods' stop is timed from these (rolloutplan.ts: EventLike). */
 export function eventAsPlanned(whole: object) {
   const event = whole as Obj;
-  const about = ['kind', 'name', 'uid'];
   return {
     metadata: pick(event.metadata, IDENTITY),
     ...pick(event, ['reason', 'source', 'deprecatedSource', 'reportingController', 'reportingComponent', 'reportingInstance', 'firstTimestamp', 'deprecatedFirstTimestamp', 'eventTime']),
-    involvedObject: pick(event.involvedObject, about),
-    regarding: pick(event.regarding, about),
+    involvedObject: pick(event.involvedObject, ABOUT),
+    regarding: pick(event.regarding, ABOUT),
   };
 }

@@ -96,17 +96,19 @@ type ListRequest = Exclude<ForecastRequest, { type: 'plan' }>;
 
 /**
  * What each list's objects are cut down to on their way to the worker: the
- * fields a plan reads (planreads.ts). Whole, a 5000-node rollout's start copied
- * 5000 nodes, 5000 pods and the namespace's pod events (70,000 with ten
- * DaemonSets): 1.2 s of the page's thread in 17 s. The DaemonSets and their
- * revisions go whole: they are few, and a revision's template is compared whole.
+ * fields a plan reads (planreads.ts). Whole, a 5006-node rollout's start among
+ * ten DaemonSets copied 5006 nodes, 5006 pods and the namespace's pod events
+ * (70,000): 2.3 s of the page's thread in a 17 s profile, cut 0.8 s. The
+ * DaemonSets and their revisions go whole: they are few, and a revision's
+ * template is compared whole.
  */
 const AS_PLANNED: Partial<Record<ForecastList, (o: KubeObject) => object>> = { nodes: nodeAsPlanned, pods: podAsPlanned, events: eventAsPlanned };
 
 function asPlanned(m: ListRequest): ListRequest {
-  const cut = AS_PLANNED[m.list] as ((o: KubeObject) => KubeObject) | undefined;
+  const cut = AS_PLANNED[m.list];
   if (!cut) return m;
-  return m.type === 'reset' ? { ...m, items: m.items.map(cut) } : { ...m, added: m.added.map(cut) };
+  const each = (items: readonly KubeObject[]) => items.map(cut) as KubeObject[];
+  return m.type === 'reset' ? { ...m, items: each(m.items) } : { ...m, added: each(m.added) };
 }
 
 /**
