@@ -40,6 +40,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { benchDaemonSetDone, clusterApi, createBenchDaemonSet, DAEMONSETS, machine, rollBenchDaemonSet, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 import { median } from './load.ts';
+import { startRecorder, stopRecorder } from './framerecorder.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SIZES = (process.env.DS_NODES ?? '1250,2500,5000').split(',').map(Number);
@@ -121,29 +122,6 @@ async function navigate(page: Page, url: string): Promise<number> {
   await page.goto(url, { waitUntil: 'commit' });
   return Number((await line).text().slice('meaningful '.length));
 }
-
-/** In the page: frame gaps and long tasks from now until `stop()`. */
-const startRecorder = (page: Page) =>
-  page.evaluate(() => {
-    const w = window as any;
-    w.__rec = { gaps: [] as number[], long: [] as number[], longAt: [] as number[], t0: performance.now(), on: true };
-    let last = performance.now();
-    const tick = (t: number) => {
-      w.__rec.gaps.push(t - last);
-      last = t;
-      if (w.__rec.on) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    w.__rec.obs = new PerformanceObserver((l) => l.getEntries().forEach((e) => (w.__rec.long.push(e.duration), w.__rec.longAt.push(e.startTime - w.__rec.t0))));
-    w.__rec.obs.observe({ entryTypes: ['longtask'] });
-  });
-const stopRecorder = (page: Page) =>
-  page.evaluate(() => {
-    const w = window as any;
-    w.__rec.on = false;
-    w.__rec.obs.disconnect();
-    return { gaps: w.__rec.gaps as number[], long: w.__rec.long as number[], longAt: w.__rec.longAt as number[] };
-  });
 
 /**
  * The reference watcher: a process of its own (so neither this process's

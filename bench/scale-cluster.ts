@@ -8,6 +8,7 @@
 // SCALE_CLUSTER_APP=0 leaves the browser out (the server's figures alone).
 import type { Worker } from 'node:worker_threads';
 import { rowShownAt } from './rowshown.ts';
+import { startRecorder, stopRecorder } from './framerecorder.ts';
 import { getBytes, readPages } from './load.ts';
 import type { RecorderStats } from '../src/server/events/recorder.ts';
 import { readerWorker, type ReaderResult } from './watchreaders.ts';
@@ -116,40 +117,6 @@ async function rowUpdates(page: Page, c: Cluster, until: () => boolean): Promise
     await sleep(100);
   }
   return latencies;
-}
-
-/** Frame gaps of a page over `ms`: how long the main thread was unable to draw; and its long tasks (over 50 ms) meanwhile. */
-function frameGaps(page: Page, ms: number): Promise<{ frames: number; maxGap: number; p95Gap: number; longTasks: number; longTaskMs: number; longest: number }> {
-  return page.evaluate(
-    (ms) =>
-      new Promise((resolve) => {
-        const gaps: number[] = [];
-        const long: number[] = [];
-        const observer = new PerformanceObserver((l) => l.getEntries().forEach((e) => long.push(e.duration)));
-        observer.observe({ type: 'longtask', buffered: false });
-        let last = performance.now();
-        const end = last + ms;
-        const tick = (t: number) => {
-          gaps.push(t - last);
-          last = t;
-          if (t < end) return void requestAnimationFrame(tick);
-          // Long tasks are reported after they end: those not yet delivered are taken before it stops.
-          observer.takeRecords().forEach((e) => long.push(e.duration));
-          observer.disconnect();
-          gaps.sort((a, b) => a - b);
-          resolve({
-            frames: gaps.length,
-            maxGap: gaps[gaps.length - 1],
-            p95Gap: gaps[Math.floor(gaps.length * 0.95)],
-            longTasks: long.length,
-            longTaskMs: long.reduce((a, b) => a + b, 0),
-            longest: Math.max(0, ...long),
-          });
-        };
-        requestAnimationFrame(tick);
-      }),
-    ms,
-  );
 }
 
 export async function benchCluster5000() {
@@ -375,12 +342,13 @@ async function appFigures(page: Page, c: Cluster, rows: number[]) {
   await page.goto(`${c.url}/daemonsets/default/bench`);
   await page.waitForSelector('text=bench', { timeout: 60_000 });
   await sleep(2000);
-  const during = frameGaps(page, 10_000);
+  await startRecorder(page);
   await sleep(1000);
   await rollBenchDaemonSet(c, 'busybox:1.38');
-  const gaps = await during;
+  await sleep(9000);
+  const { gaps, long } = await stopRecorder(page);
   console.log(
-    `  app, DaemonSet page across the start of a ${NODES}-node rollout (10 s from 1 s before): ${gaps.frames} frames, frame gap p95 ${f(gaps.p95Gap, 0)} ms, max ${f(gaps.maxGap, 0)} ms; long tasks ${gaps.longTasks}, ${f(gaps.longTaskMs, 0)} ms in all, the longest ${f(gaps.longest, 0)} ms`,
+    `  app, DaemonSet page across the start of a ${NODES}-node rollout (10 s from 1 s before): ${gaps.length} frames, frame gap p95 ${f(pct(gaps, 0.95), 0)} ms, max ${f(Math.max(...gaps), 0)} ms; long tasks ${long.length}, ${f(long.reduce((a, b) => a + b, 0), 0)} ms in all, the longest ${f(Math.max(0, ...long), 0)} ms`,
   );
 }
 
