@@ -51,6 +51,10 @@ export interface DaemonSetLike {
   };
 }
 
+/** metav1.IsControlledBy: `o`'s controller reference names the object of this uid. */
+export const controlledBy = (o: { metadata?: { ownerReferences?: { uid?: string; controller?: boolean }[] } }, uid: string | undefined) =>
+  !!uid && (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid);
+
 // ---- pods ------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ import {
   ControllerRevisionHashLabel,
   allowsSurge,
   compareDaemonPods,
+  controlledBy,
   isPodAvailable,
   isTerminating,
   planRollingUpdate,
@@ -798,7 +799,6 @@ export interface PlanDaemonSetWithMeta extends PlanDaemonSetLike {
   spec?: PlanDaemonSetLike['spec'] & { template?: any };
 }
 
-const controlledBy = (o: { metadata?: { ownerReferences?: OwnerRef[] } }, uid: string | undefined) => !!uid && (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid);
 
 const withoutPatch = (t: any) => {
   if (!t || typeof t !== 'object') return t;

@@ -8,7 +8,7 @@
 // The page asks for a plan (at most every few seconds) and gets the forecast
 // back; the plan itself too when the page has none recorded yet.
 import type { KubeObject } from '../../kinds/kind.ts';
-import { ControllerRevisionHashLabel } from '../../lib/rollout.ts';
+import { ControllerRevisionHashLabel, controlledBy } from '../../lib/rollout.ts';
 import { eventAsPlanned, nodeAsPlanned, podAsPlanned } from '../../lib/planreads.ts';
 import { hashOfTemplate, paceFor, planRollout, podAvailableTime, revisionsOfDaemonSet, type ClusterView, type RolloutPlan } from '../../lib/rolloutplan.ts';
 
@@ -41,7 +41,6 @@ export interface ForecastAnswer {
 export const runsFor = (nodes: number) => Math.max(20, Math.min(100, Math.round(100_000 / Math.max(1, nodes))));
 
 const uidOf = (o: KubeObject) => o.metadata.uid ?? `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-const isOwnedBy = (o: KubeObject, owner: KubeObject) => (o.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
 
 /**
  * The lists' changes on their way to the worker, gathered between sends: per
@@ -221,7 +220,7 @@ export class ForecastMirror {
     const rev = revisionsOfDaemonSet(ds as never, view).find((r) => r.hash === hash);
     const start = rev ? Date.parse(rev.object.metadata.creationTimestamp ?? '') : undefined;
     if (!hash || start === undefined || Number.isNaN(start)) return { id, hash, done: 0 };
-    const pods = view.pods.filter((p) => isOwnedBy(p as never, ds));
+    const pods = view.pods.filter((p) => controlledBy(p as never, ds.metadata.uid));
     const fresh = (p: any) => p.metadata?.labels?.[ControllerRevisionHashLabel] === hash;
     const plan = planRollout({ ds: ds as never, nodes: view.nodes, pods, isNew: fresh, now, pace: paceFor(ds as never, view), runs: runsFor(view.nodes.length) });
     const minReady = (ds.spec as any)?.minReadySeconds ?? 0;

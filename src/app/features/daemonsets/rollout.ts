@@ -14,6 +14,7 @@ import {
   ControllerRevisionHashLabel,
   budgetFromUse,
   compareDaemonPods,
+  controlledBy,
   isPodAvailable,
   nodeBudgetUse,
   isPodReady,
@@ -87,8 +88,6 @@ export interface RolloutModel {
   version: number;
 }
 
-export const isOwnedBy = (o: KubeObject, owner: KubeObject) => (o.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
-
 const stripPatch = (template: unknown) => {
   if (!template || typeof template !== 'object') return template;
   const { $patch: _, ...rest } = template as Record<string, unknown>;
@@ -98,7 +97,7 @@ const stripPatch = (template: unknown) => {
 /** The revisions of `ds`, newest first, each with its number and hash. */
 export function revisionsOf(ds: KubeObject, revisions: KubeObject[]) {
   return revisions
-    .filter((r) => isOwnedBy(r, ds))
+    .filter((r) => controlledBy(r, ds.metadata.uid))
     .map((r) => ({
       object: r,
       revision: Number((r as any).revision ?? 0),
@@ -394,7 +393,7 @@ export class RolloutIndex {
   /** Places pod `uid` (new or changed) on its node, if it is the DaemonSet's; true when the pods per hash moved. */
   private place(uid: string, p: KubeObject, ds: KubeObject, dirty: Set<string>): boolean {
     let moved = this.unplace(uid, dirty);
-    if (!isOwnedBy(p, ds)) return moved;
+    if (!controlledBy(p, ds.metadata.uid)) return moved;
     const nodeName = daemonPodNodeName(p as never) ?? '';
     this.nodeOfPod.set(uid, nodeName);
     this.podNames.add(p.metadata.name!);
