@@ -19,7 +19,7 @@ function pick(o: unknown, keys: readonly string[]): Obj | undefined {
 
 const pickEach = (list: unknown, keys: readonly string[]) => (Array.isArray(list) ? list.map((x) => pick(x, keys)) : undefined);
 
-/** A list object's identity (the mirror keys by uid, else namespace/name) and its name. */
+/** What identifies an object in the worker's copy (liveforecast.ts keys by uid, else namespace/name); the name is also read. */
 const IDENTITY = ['name', 'namespace', 'uid'] as const;
 
 /** What a condition says (not when it was last heartbeat). */

@@ -799,7 +799,6 @@ export interface PlanDaemonSetWithMeta extends PlanDaemonSetLike {
   spec?: PlanDaemonSetLike['spec'] & { template?: any };
 }
 
-
 const withoutPatch = (t: any) => {
   if (!t || typeof t !== 'object') return t;
   const { $patch: _, ...rest } = t;

@@ -207,7 +207,8 @@ function listQueryFn(qc: QueryClient, conn: Connection, kind: KindDefinition, na
  */
 function heldBefore(before?: readonly KubeObject[]): (o: KubeObject) => KubeObject {
   if (!before?.length) return (o) => o;
-  const byUid = new Map(before.map((o) => [uidOf(o), o]));
+  const byUid = new Map<string, KubeObject>();
+  for (const o of before) byUid.set(uidOf(o), o);
   return (o) => {
     const held = byUid.get(uidOf(o));
     return held && o.metadata.resourceVersion && held.metadata.resourceVersion === o.metadata.resourceVersion ? held : o;

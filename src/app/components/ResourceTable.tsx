@@ -132,7 +132,6 @@ function useFlashes(step: SortedRows, columns: Column[]): Map<string, number> {
 
 const FLASH_MS = 1600;
 
-
 /**
  * Each column's left edge and width in px, from the same widths as the
  * header's template: a row's cells are blocks at fixed offsets, so a row

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
+import { EventTypeWarning } from '../../../kinds/events.ts';
 import { rolloutStatus } from '../../../lib/rollout.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import { useConnection } from '../../api/connection.ts';
@@ -337,7 +338,7 @@ function Timeline({ lines, recorded, opened }: { lines: TimelineEvent[]; recorde
         ...lines.map((e) => ({ ...e, warning: false, recorded: false })),
         ...about
           .filter((e) => e.at >= opened - 1000)
-          .map((e) => ({ id: `e${e.name}`, at: e.at, kind: 'event', revision: undefined, warning: e.type === 'Warning', recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
+          .map((e) => ({ id: `e${e.name}`, at: e.at, kind: 'event', revision: undefined, warning: e.type === EventTypeWarning, recorded: true, text: `${e.reason} (${e.object}, ${e.from}): ${e.message}` })),
       ]
         .sort((a, b) => b.at - a.at)
         .slice(0, TIMELINE_SHOWN),

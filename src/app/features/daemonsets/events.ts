@@ -6,7 +6,7 @@
 // added or replaced (by object identity), and a node's warning is looked up
 // when its row is drawn.
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { EventTypeWarning, eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import type { NodeRow } from './rollout.ts';
 import type { ListChanges } from '../../api/listchanges.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
@@ -72,7 +72,7 @@ export class RolloutEvents {
       const isNode = io.kind === nodeKind.kind;
       if (!isDs && !isPod && !isNode) continue;
       const r = toRecorded(e);
-      if ((isPod || isNode) && r.type === 'Warning') {
+      if ((isPod || isNode) && r.type === EventTypeWarning) {
         const key = `${io.kind}/${io.name}`;
         if (later(r, this.warnings.get(key))) {
           this.warnings.set(key, r);

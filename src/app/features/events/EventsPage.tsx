@@ -148,7 +148,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
                 data-reason={e.reason}
               >
                 <span role="cell">{ageText(e, now)}</span>
-                <span role="cell">{e.type === EventTypeWarning ? <Badge tone="bad">⚠ Warning</Badge> : e.type || 'Normal'}</span>
+                <span role="cell">{e.type === EventTypeWarning ? <Badge tone="bad">⚠ Warning</Badge> : typeOf(e)}</span>
                 <span role="cell">{e.reason}</span>
                 <span role="cell" className="mono" title={objectText(e)}>
                   {href ? <Link to={href}>{objectText(e)}</Link> : objectText(e)}

@@ -5,7 +5,7 @@
 // object's namespace otherwise).
 import { useMemo, useRef } from 'react';
 import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
-import { EventsAbout, eventFrom, eventKind, eventMessage, eventsAbout, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
+import { EventTypeNormal, EventTypeWarning, EventsAbout, eventFrom, eventKind, eventMessage, eventsAbout, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useListChanges } from '../../api/listchanges.ts';
@@ -85,8 +85,8 @@ export function EventTable({ events, showObject }: { events: any[]; showObject?:
       </thead>
       <tbody>
         {events.map((e) => (
-          <tr key={e.metadata.uid ?? e.metadata.name} className={e.type === 'Warning' ? 'event-warning' : undefined} data-reason={e.reason}>
-            <td className="nowrap">{e.type === 'Warning' ? <Badge tone="bad">⚠ Warning</Badge> : <span className="muted">{e.type || 'Normal'}</span>}</td>
+          <tr key={e.metadata.uid ?? e.metadata.name} className={e.type === EventTypeWarning ? 'event-warning' : undefined} data-reason={e.reason}>
+            <td className="nowrap">{e.type === EventTypeWarning ? <Badge tone="bad">⚠ Warning</Badge> : <span className="muted">{e.type || EventTypeNormal}</span>}</td>
             <td className="words">{e.reason}</td>
             <td className="nowrap">{ageText(e, now)}</td>
             {showObject && <td className="mono">{objectText(e)}</td>}
