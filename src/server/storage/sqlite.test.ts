@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteStorage, compareKeys, prefixEnd } from './sqlite.ts';
+import { LIST_PAGE, SqliteStorage, compareKeys, prefixEnd } from './sqlite.ts';
 import { StorageError, type StorageErrorCode, type StorageEvent } from './storage.ts';
 import { storageContract } from './storage.contract.ts';
 
@@ -65,6 +65,37 @@ describe('SqliteStorage: key order', () => {
     expect(prefixEnd('a\u{10FFFF}')).toBe('b');
     expect(prefixEnd('a\ud7ff')).toBe('a\ue000');
     expect(compareKeys('\uffff', '\u{1F600}')).toBeLessThan(0);
+  });
+
+  it('lists a page of many revisions without a sort, from the index, reading only the newest row of each key', async () => {
+    const s = open();
+    // Leases renewed many times over, not yet compacted, and a deleted key among them.
+    const revs = new Map<string, number>();
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 30; i++) {
+        const key = `/registry/leases/l${String(i).padStart(2, '0')}`;
+        const value = `{"r":${round}}`;
+        revs.set(key, await (round ? s.update(key, value, revs.get(key)!) : s.create(key, value)));
+      }
+    }
+    await s.delete('/registry/leases/l03', revs.get('/registry/leases/l03')!);
+    const page = await s.list('/registry/leases/', { limit: 5 });
+    expect(page.items.map((i) => i.key)).toEqual(['l00', 'l01', 'l02', 'l04', 'l05'].map((n) => `/registry/leases/${n}`));
+    expect(page.items.every((i) => i.value === '{"r":19}')).toBe(true);
+    expect(page.remaining).toBe(24);
+    const db = new Database(file, { readonly: true });
+    try {
+      for (const [name, sql] of Object.entries(LIST_PAGE)) {
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ lo: '/registry/', hi: '/registry0', rev: 1_000, limit: 5 }) as { detail: string }[];
+        const steps = plan.map((p) => p.detail);
+        // A sort would read every key of the range before the LIMIT could stop it.
+        expect(steps.some((d) => /TEMP B-TREE/.test(d)), `${name}: ${steps.join('; ')}`).toBe(false);
+        expect(steps.some((d) => /COVERING INDEX kine_name_id/.test(d)), `${name}: ${steps.join('; ')}`).toBe(true);
+        expect(steps.some((d) => /INTEGER PRIMARY KEY/.test(d)), `${name}: ${steps.join('; ')}`).toBe(true);
+      }
+    } finally {
+      db.close();
+    }
   });
 });
 

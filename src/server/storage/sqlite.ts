@@ -132,15 +132,28 @@ INSERT OR IGNORE INTO kine_meta (name, value) VALUES ('compact_revision', 0);
 `;
 
 // The latest row of each key in [@lo, @hi) at or below @rev, live keys only, in
-// key order. SQLite takes the bare columns of a MAX() aggregate from the row that
-// holds the maximum, so this is one ordered walk of the (name, id) index: no
-// sort, and a LIMIT stops it early.
-const LATEST_IN_RANGE = (upper: boolean, columns = 'name, created, deleted, create_revision, prev_revision, value') => `
-  SELECT MAX(id) AS id, ${columns}
-  FROM kine
-  WHERE name >= @lo ${upper ? 'AND name < @hi' : ''} AND id <= @rev
-  GROUP BY name
-  HAVING deleted = 0`;
+// key order. The newest id of each key comes from the (name, id) index alone,
+// in key order (the inner ORDER BY, and m walked first, let SQLite keep that
+// order for the outer one: no sort, and a LIMIT stops the walk early); only
+// those rows are read. A MAX() with the row's other columns beside it read every
+// revision of every key instead: with 260,000 revisions of 5000 Leases not yet
+// compacted, a restart's first page took 1.3-1.6 s and its whole read 11 s,
+// against 0.1-0.2 s and 7.5 s this way.
+const LATEST_IN_RANGE = (upper: boolean, columns = 'k.id, k.name, k.created, k.deleted, k.create_revision, k.prev_revision, k.value') => `
+  SELECT ${columns}
+  FROM (
+    SELECT name, MAX(id) AS id FROM kine
+    WHERE name >= @lo ${upper ? 'AND name < @hi' : ''} AND id <= @rev
+    GROUP BY name ORDER BY name
+  ) AS m
+  CROSS JOIN kine AS k ON k.id = m.id
+  WHERE k.deleted = 0`;
+
+/** A page of a list: the live keys from @lo (below @hi when bounded), in key order, at most @limit. */
+export const LIST_PAGE = {
+  bounded: `${LATEST_IN_RANGE(true)} ORDER BY m.name LIMIT @limit`,
+  unbounded: `${LATEST_IN_RANGE(false)} ORDER BY m.name LIMIT @limit`,
+};
 
 // The events of the revisions in (@from, @to], with the value each replaced.
 const EVENTS = (names: string) => `
@@ -234,17 +247,13 @@ export class SqliteStorage implements Storage {
       ),
       latest: db.prepare<[string], Row>(`SELECT * FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
       latestAt: db.prepare<[string, number], Row>(`SELECT * FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
-      listBounded: db.prepare<{ lo: string; hi: string; rev: number; limit: number }, Row>(
-        `${LATEST_IN_RANGE(true)} ORDER BY name LIMIT @limit`,
-      ),
-      listUnbounded: db.prepare<{ lo: string; rev: number; limit: number }, Row>(
-        `${LATEST_IN_RANGE(false)} ORDER BY name LIMIT @limit`,
-      ),
+      listBounded: db.prepare<{ lo: string; hi: string; rev: number; limit: number }, Row>(LIST_PAGE.bounded),
+      listUnbounded: db.prepare<{ lo: string; rev: number; limit: number }, Row>(LIST_PAGE.unbounded),
       countBounded: db.prepare<{ lo: string; hi: string; rev: number }, { n: number }>(
-        `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(true, 'deleted')})`,
+        `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(true, 'k.id')})`,
       ),
       countUnbounded: db.prepare<{ lo: string; rev: number }, { n: number }>(
-        `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(false, 'deleted')})`,
+        `SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE(false, 'k.id')})`,
       ),
       events: db.prepare<{ from: number; to: number }, EventRow>(EVENTS('')),
       // `+`: the names only filter the rows of the revision range, walked in id order (the name index
