@@ -2,6 +2,7 @@
 // src/server/main.ts …`) on one etcd, so that a test can SIGKILL one as a
 // machine would die. Each replica's output is kept for its log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -24,8 +25,12 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
-/** Starts `main.ts` with `args` and resolves once it serves (it printed its URL). */
-export async function startReplica(name: string, args: string[], opts: { timeoutMs?: number } = {}): Promise<Replica> {
+/**
+ * Starts `main.ts` with `args` and resolves once it serves (it printed its URL),
+ * or with `until: 'listening'` once it listens, its store still loading (the
+ * admin token then comes from `--data-dir`).
+ */
+export async function startReplica(name: string, args: string[], opts: { timeoutMs?: number; until?: 'serving' | 'listening' } = {}): Promise<Replica> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server/main.ts'), '--port', '0', '--static-dir', '/nonexistent', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,9 +72,17 @@ export async function startReplica(name: string, args: string[], opts: { timeout
       check();
     });
 
-  const line = await waitForLine(/^Web app: /, opts.timeoutMs ?? 90_000);
-  const m = /^Web app: (http:\/\/[^/]+)\/#token=(\S+)/.exec(line)!;
-  const [url, token] = [m[1], m[2]];
+  let url: string;
+  let token: string;
+  if (opts.until === 'listening') {
+    const line = await waitForLine(/^Listening on https:\/\//, opts.timeoutMs ?? 90_000);
+    url = `http://${/^Listening on https:\/\/([^;\s]+)/.exec(line)![1]}`;
+    token = readFileSync(join(args[args.indexOf('--data-dir') + 1], 'admin-token'), 'utf8').trim();
+  } else {
+    const line = await waitForLine(/^Web app: /, opts.timeoutMs ?? 90_000);
+    const m = /^Web app: (http:\/\/[^/]+)\/#token=(\S+)/.exec(line)!;
+    [url, token] = [m[1], m[2]];
+  }
   const end = async (signal: NodeJS.Signals) => {
     process.removeListener('exit', stopOnExit);
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

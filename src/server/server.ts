@@ -14,7 +14,8 @@ import { versionedViews } from './registry/versions.ts';
 import { startEventExpiry } from './events/ttl.ts';
 import { eventKind } from '../kinds/events.ts';
 import { buildOpenAPI } from './openapi.ts';
-import { createHandler } from './http/handler.ts';
+import { createHandler, startingHandler, type RequestHandler } from './http/handler.ts';
+import type { HealthCheck } from './http/healthz.ts';
 import { errors } from './http/status.ts';
 import { tokenAuthenticator, unionAuthenticator, x509Authenticator } from './auth/authn.ts';
 import type { Authorizer } from './auth/authz.ts';
@@ -97,6 +98,8 @@ export interface ServerOptions {
   limits?: Partial<Limits>;
 }
 
+const namespaceKind = allKinds.find((k) => k.group === '' && k.plural === 'namespaces')!;
+
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 export const VERSION = {
   major: '1',
@@ -132,48 +135,17 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/**
+ * Listens first, then loads the store: a large one takes a while (646,000
+ * Events took 30 s), and meanwhile clients reach a server that says it is
+ * starting (/readyz fails, the API answers 429 with Retry-After, as
+ * kube-apiserver does while its watch cache fills, and the app's files are
+ * served) instead of a refused connection. Resolves once the API is served
+ * and the controllers started.
+ */
 export async function startServer(opts: ServerOptions): Promise<ApiServer> {
+  const started = performance.now();
   mkdirSync(opts.dataDir, { recursive: true });
-  const { storage, startCompaction } = await openStorage(opts);
-  const stopSnapshots = opts.snapshots?.intervalMs && storage instanceof SqliteStorage ? scheduleSnapshots(storage, snapshotDir(opts.dataDir), opts.snapshots.intervalMs, opts.snapshots.retention) : () => {};
-  const cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
-  const stores = new Map<KindDefinition, Store>();
-  const namespaceKind = allKinds.find((k) => k.group === '' && k.plural === 'namespaces')!;
-  const admitNamespace: NamespaceAdmission = (namespace, kind, name) => {
-    const ns = cache.get(stores.get(namespaceKind)!.keyFor(undefined, namespace));
-    if (!ns) return errors.namespaceNotFound(namespace);
-    if (ns.object.metadata.deletionTimestamp) {
-      const err = errors.forbidden(kind, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-      err.details!.causes = [{ reason: 'NamespaceTerminating', field: 'metadata.namespace', message: `namespace ${namespace} is being terminated` }];
-      return err;
-    }
-    return undefined;
-  };
-  // Validating admission, after each write's validation: NodeRestriction, then RBAC's escalation checks.
-  const resolver = new RbacResolver(cache, stores);
-  const admissions: Admission[] = [nodeRestriction];
-  const admission: Admission = (req) => admissions.forEach((a) => a(req));
-  for (const k of allKinds) {
-    // Another version of a stored resource (events.k8s.io/v1 Event) reads and writes the stored kind's objects.
-    const views = k.storedAs ? versionedViews(k, storage, cache) : { storage, cache };
-    stores.set(k, new Store(k, views.storage, views.cache, admitNamespace, admission));
-  }
-  const storeOf = (group: string, plural: string) => [...stores.values()].find((st) => st.kind.group === group && st.kind.plural === plural);
-  // --authorization-mode=Node,RBAC, behind the system:masters superuser group.
-  const authorizer = opts.authorizer ?? unionAuthorizer(privilegedGroupAuthorizer, nodeAuthorizer(cache, storeOf), rbacAuthorizer(resolver));
-  admissions.push(rbacEscalationAdmission(resolver, authorizer));
-  const client = new Client(stores, authorizer);
-  // Fresh: never bootstrapped (an etcd keyspace starts at revision 1, and may hold other prefixes).
-  const fresh = !cache.get(stores.get(namespaceKind)!.keyFor(undefined, 'default'));
-
-  for (const name of SYSTEM_NAMESPACES) {
-    if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
-      await createIfAbsent(client, namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    }
-  }
-  await reconcileBootstrapPolicy(client);
-  await aggregateAll(client);
-
   const adminToken = ensureAdminToken(opts.dataDir);
   const host = opts.host ?? '127.0.0.1';
   const loadServing = () =>
@@ -185,51 +157,26 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
       : ensureServingCertificate(opts.dataDir, servingNames(host));
   const serving = loadServing();
   const tlsMaterial = () => ({ ...loadServing(), clientCA: opts.clientCAFile ? readFileSync(opts.clientCAFile, 'utf8') : undefined });
-
-  const controllers = new ControllerManager(
-    { client, stores, cache },
-    { enabled: opts.controllers !== false, simulation: opts.simulation },
-    // A SQLite file has one server: a lease held by another identity was left by a process that died.
-    opts.leaderElection === false ? false : { exclusive: storage instanceof SqliteStorage, ...opts.leaderElection },
-    opts.log,
-  );
-  const auditor =
-    opts.audit?.logPath && opts.audit.policyFile
-      ? new Auditor(parsePolicy(readFileSync(opts.audit.policyFile, 'utf8')), new LogFile(opts.audit.logPath, { maxSizeBytes: opts.audit.maxSizeBytes, maxBackups: opts.audit.maxBackups }))
-      : undefined;
-  const closers = new Set<() => void>();
   const origins = opts.corsAllowedOrigins ?? [];
-  const handler = createHandler({
+  const front = {
     kinds: allKinds,
-    stores,
-    openapi: buildOpenAPI(allKinds, reviewResources),
-    authenticator: impersonatingAuthenticator(
-      unionAuthenticator(...(opts.clientCAFile ? [x509Authenticator] : []), tokenAuthenticator({ adminToken, tokenFile: opts.tokenFile, anonymous: opts.anonymousAuth })),
-      authorizer,
-    ),
-    authorizer,
     version: VERSION,
     fallback: opts.staticDir ? staticFiles(opts.staticDir) : undefined,
-    corsHeaders: origins.length ? (req) => corsHeaders(req, origins) : undefined,
-    onClose: (fn) => {
-      closers.add(fn);
-      return () => closers.delete(fn);
-    },
-    webSocketOrigins: origins,
+    corsHeaders: origins.length ? (req: IncomingMessage) => corsHeaders(req, origins) : undefined,
     acceptHost: hostChecker(opts.host, opts.acceptHosts),
-    healthChecks: controllers.healthChecks,
-    limits: opts.limits,
-    auditor,
-  });
+  };
+  let loaded = false;
+  const storeLoaded: HealthCheck = { name: 'watch-cache', endpoints: ['healthz', 'readyz'], check: () => (loaded ? {} : { error: 'the store is still loading' }) };
+  let serve: RequestHandler = startingHandler({ ...front, healthChecks: [storeLoaded] });
   const listener = await listenDual({
     host,
     port: opts.port ?? 8080,
     tls: { ...serving, clientCA: opts.clientCAFile ? readFileSync(opts.clientCAFile, 'utf8') : undefined },
-    onRequest: (req, res) => void handler(req, res),
+    onRequest: (req, res) => void serve(req, res),
     // Watches over WebSocket (and any other request that asks to upgrade) go through the same pipeline.
-    onUpgrade: (req, socket, head) => void handler.upgrade(req, socket, head),
+    onUpgrade: (req, socket, head) => void serve.upgrade(req, socket, head),
     // Requests node:http cannot even parse are answered with a Status too.
-    onClientError: handler.clientError,
+    onClientError: (err, socket) => serve.clientError(err, socket),
   });
   // New certificates (or client CA) are served from the next handshake on, without a restart.
   const tlsFiles = opts.tlsCertFile ? [opts.tlsCertFile, opts.tlsPrivateKeyFile ?? opts.tlsCertFile] : [join(opts.dataDir, 'pki', 'apiserver.crt'), join(opts.dataDir, 'pki', 'apiserver.key')];
@@ -247,37 +194,123 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   const origin = `${local.includes(':') ? `[${local}]` : local}:${addr.port}`;
   const httpsUrl = `https://${origin}`;
   const kubeconfig = writeKubeconfig(opts.dataDir, kubeconfigText(httpsUrl, serving.ca, adminToken));
+  opts.log?.(`Listening on ${httpsUrl}; loading the store in ${opts.dataDir} (until it is loaded, /readyz fails and the API answers 429)`);
 
-  await controllers.start();
-  if (opts.demo) await createDemoCluster(client, { fresh });
-  const stopEventExpiry = startEventExpiry(stores.get(eventKind)!, cache, opts.eventTTLSeconds);
-  const stopCompaction = startCompaction(() => cache.revision);
+  const closers = new Set<() => void>();
+  let storage: Storage | undefined;
+  let cache: WatchCache | undefined;
+  try {
+    const opened = await openStorage(opts);
+    storage = opened.storage;
+    cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
+    const theCache = cache;
+    const stores = new Map<KindDefinition, Store>();
+    const admitNamespace: NamespaceAdmission = (namespace, kind, name) => {
+      const ns = theCache.get(stores.get(namespaceKind)!.keyFor(undefined, namespace));
+      if (!ns) return errors.namespaceNotFound(namespace);
+      if (ns.object.metadata.deletionTimestamp) {
+        const err = errors.forbidden(kind, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+        err.details!.causes = [{ reason: 'NamespaceTerminating', field: 'metadata.namespace', message: `namespace ${namespace} is being terminated` }];
+        return err;
+      }
+      return undefined;
+    };
+    // Validating admission, after each write's validation: NodeRestriction, then RBAC's escalation checks.
+    const resolver = new RbacResolver(cache, stores);
+    const admissions: Admission[] = [nodeRestriction];
+    const admission: Admission = (req) => admissions.forEach((a) => a(req));
+    for (const k of allKinds) {
+      // Another version of a stored resource (events.k8s.io/v1 Event) reads and writes the stored kind's objects.
+      const views = k.storedAs ? versionedViews(k, storage, cache) : { storage, cache };
+      stores.set(k, new Store(k, views.storage, views.cache, admitNamespace, admission));
+    }
+    const storeOf = (group: string, plural: string) => [...stores.values()].find((st) => st.kind.group === group && st.kind.plural === plural);
+    // --authorization-mode=Node,RBAC, behind the system:masters superuser group.
+    const authorizer = opts.authorizer ?? unionAuthorizer(privilegedGroupAuthorizer, nodeAuthorizer(cache, storeOf), rbacAuthorizer(resolver));
+    admissions.push(rbacEscalationAdmission(resolver, authorizer));
+    const client = new Client(stores, authorizer);
+    // Fresh: never bootstrapped (an etcd keyspace starts at revision 1, and may hold other prefixes).
+    const fresh = !cache.get(stores.get(namespaceKind)!.keyFor(undefined, 'default'));
+    for (const name of SYSTEM_NAMESPACES) {
+      if (!cache.get(stores.get(namespaceKind)!.keyFor(undefined, name))) {
+        await createIfAbsent(client, namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      }
+    }
+    await reconcileBootstrapPolicy(client);
+    await aggregateAll(client);
 
-  return {
-    url: `http://${origin}`,
-    httpsUrl,
-    adminToken,
-    kubeconfig,
-    ca: serving.ca,
-    listener,
-    storage,
-    cache,
-    stores,
-    client,
-    controllers,
-    async close() {
-      stopWatchingTls();
-      stopSnapshots();
-      stopEventExpiry();
-      stopCompaction();
-      await controllers.stop();
-      for (const fn of closers) fn();
-      await listener.close();
-      cache.stop();
-      await storage.close();
-      auditor?.close();
-    },
-  };
+    const controllers = new ControllerManager(
+      { client, stores, cache },
+      { enabled: opts.controllers !== false, simulation: opts.simulation },
+      // A SQLite file has one server: a lease held by another identity was left by a process that died.
+      opts.leaderElection === false ? false : { exclusive: storage instanceof SqliteStorage, ...opts.leaderElection },
+      opts.log,
+    );
+    const auditor =
+      opts.audit?.logPath && opts.audit.policyFile
+        ? new Auditor(parsePolicy(readFileSync(opts.audit.policyFile, 'utf8')), new LogFile(opts.audit.logPath, { maxSizeBytes: opts.audit.maxSizeBytes, maxBackups: opts.audit.maxBackups }))
+        : undefined;
+    serve = createHandler({
+      ...front,
+      stores,
+      openapi: buildOpenAPI(allKinds, reviewResources),
+      authenticator: impersonatingAuthenticator(
+        unionAuthenticator(...(opts.clientCAFile ? [x509Authenticator] : []), tokenAuthenticator({ adminToken, tokenFile: opts.tokenFile, anonymous: opts.anonymousAuth })),
+        authorizer,
+      ),
+      authorizer,
+      onClose: (fn) => {
+        closers.add(fn);
+        return () => closers.delete(fn);
+      },
+      webSocketOrigins: origins,
+      healthChecks: [storeLoaded, ...controllers.healthChecks],
+      limits: opts.limits,
+      auditor,
+    });
+    loaded = true;
+    opts.log?.(`The store is loaded: ${cache.size} objects in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    await controllers.start();
+    if (opts.demo) await createDemoCluster(client, { fresh });
+    const stopSnapshots = opts.snapshots?.intervalMs && storage instanceof SqliteStorage ? scheduleSnapshots(storage, snapshotDir(opts.dataDir), opts.snapshots.intervalMs, opts.snapshots.retention) : () => {};
+    const stopEventExpiry = startEventExpiry(stores.get(eventKind)!, cache, opts.eventTTLSeconds);
+    const stopCompaction = opened.startCompaction(() => theCache.revision);
+    const theStorage = storage;
+    return {
+      url: `http://${origin}`,
+      httpsUrl,
+      adminToken,
+      kubeconfig,
+      ca: serving.ca,
+      listener,
+      storage,
+      cache,
+      stores,
+      client,
+      controllers,
+      async close() {
+        stopWatchingTls();
+        stopSnapshots();
+        stopEventExpiry();
+        stopCompaction();
+        await controllers.stop();
+        for (const fn of closers) fn();
+        await listener.close();
+        theCache.stop();
+        await theStorage.close();
+        auditor?.close();
+      },
+    };
+  } catch (e) {
+    // A store that cannot be opened or loaded: nothing is left listening or open.
+    stopWatchingTls();
+    for (const fn of closers) fn();
+    await listener.close();
+    cache?.stop();
+    await storage?.close().catch(() => {});
+    throw e;
+  }
 }
 
 export type { IncomingMessage, ServerResponse };

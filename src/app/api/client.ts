@@ -20,7 +20,7 @@ export interface KubeStatus {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; kind?: string; causes?: StatusCause[] };
+  details?: { name?: string; kind?: string; causes?: StatusCause[]; retryAfterSeconds?: number };
 }
 
 export class KubeError extends Error {
@@ -33,6 +33,11 @@ export class KubeError extends Error {
   }
   get reason() {
     return this.status?.reason;
+  }
+  /** The seconds a 429 or 5xx asks the client to wait before it asks again (a server loading its store says 1). */
+  get retryAfterSeconds(): number | undefined {
+    const s = this.status?.details?.retryAfterSeconds;
+    return (this.code === 429 || this.code >= 500) && typeof s === 'number' && s > 0 ? s : undefined;
   }
 }
 

@@ -15,7 +15,7 @@
 // that went over every item, held the main thread ~25 ms per frame.
 import { defaultScheduler, notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { apiBase, kindPath, selecting, send, type Connection, type KubeStatus, type Selection } from './client.ts';
+import { apiBase, KubeError, kindPath, selecting, send, type Connection, type KubeStatus, type Selection } from './client.ts';
 import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
 import { dropManagedFields } from './unmanaged.ts';
@@ -431,7 +431,7 @@ export class ListWatch {
         this.dropHeld();
         const code = (e as { code?: number }).code ?? 0;
         this.refused = code === 401 || code === 403 || code === 404;
-        return this.scheduleReconnect(true);
+        return this.scheduleReconnect(true, e instanceof KubeError ? e.retryAfterSeconds : undefined);
       }
     }
     if (!this.running) return;
@@ -484,12 +484,19 @@ export class ListWatch {
       : openFetchStream(this.conn, url, keep, handlers);
   }
 
-  private scheduleReconnect(failed: boolean) {
+  /** `retryAfterSeconds`: what a server that answered asked for (429 while it loads its store), waited instead of backing off. */
+  private scheduleReconnect(failed: boolean, retryAfterSeconds?: number) {
     if (!this.running) return;
     // A stream the server ended cleanly (timeoutSeconds) resumes at once.
     if (!failed) {
       this.retry = 0;
       this.connect();
+      return;
+    }
+    if (retryAfterSeconds !== undefined) {
+      // Not offline: the server answered, and said when to ask again (as client-go, which honours Retry-After).
+      this.setHealth('reconnecting');
+      this.retryTimer = setTimeout(() => this.connect(), retryAfterSeconds * 1000);
       return;
     }
     this.retry++;

@@ -152,16 +152,45 @@ function parseDeleteBody(buf: Buffer): unknown {
   }
 }
 
-export function createHandler(ctx: HandlerContext) {
-  // Discovery lists the stored kinds and the storage-less authorization reviews.
-  const served: readonly discovery.ServedResource[] = [...ctx.kinds, ...reviewResources];
-  const gvs = discovery.groupVersions(served);
-  const sockets = new WatchSockets();
-  const bodies = new BodyDecoder();
-  ctx.onClose(() => bodies.stop());
+/** Writes a failure as a Status (or a plain 404 for no route), unless the answer is under way. */
+function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
+  // Answered already (the request's deadline passed while it ran).
+  if (res.writableEnded) return;
+  if (e instanceof NoRoute) return notFoundText(res);
+  const err = e instanceof ApiError ? e : errors.internal((e as Error)?.message ?? String(e));
+  if (!(e instanceof ApiError)) console.error(e);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  // As upstream's ErrorNegotiated: a 429 or 5xx that says when to retry says it in Retry-After too.
+  const retryAfter = err.details?.retryAfterSeconds;
+  const headers: Record<string, string> = retryAfter && (err.code === 429 || err.code >= 500) ? { 'Retry-After': String(retryAfter) } : {};
+  if (!res.req.complete && res.req.httpVersionMajor === 1) {
+    // A body left unread (one over the limit) is not read on to keep the connection: it closes after the answer.
+    headers.Connection = 'close';
+    lingerOnClose(res.req);
+  }
+  writeBody(res, err.code, err.toStatus(), { pretty, headers });
+}
+
+/** What the steps before the API need: the host check, CORS, health and the app's files. */
+type FrontContext = Pick<HandlerContext, 'kinds' | 'version' | 'fallback' | 'acceptHost' | 'corsHeaders' | 'healthChecks'>;
+
+/** A request handler with node:http's `upgrade` and `clientError` events. */
+export type RequestHandler = ReturnType<typeof frontDoor>;
+
+/** Serves an API request that passed the front steps (authentication on): answers it, or throws its failure. */
+type ApiRoute = (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, pretty: boolean, upgrade?: Upgrade) => Promise<void>;
+
+/**
+ * The steps every request takes before it is the API's (headers, the Host
+ * check, CORS preflight, health, the app's files), the same whether the API
+ * is served or still starting; then `api`. Also node:http's `upgrade` and
+ * `clientError` events.
+ */
+function frontDoor(ctx: FrontContext, api: ApiRoute) {
   const acceptHost = ctx.acceptHost ?? (() => true);
-  const limits: Limits = { ...DEFAULT_LIMITS, ...ctx.limits };
-  const inflight = new InflightLimiter(limits);
 
   /**
    * node:http hands every request carrying `Upgrade` to its `upgrade` event
@@ -234,6 +263,39 @@ export function createHandler(ctx: HandlerContext) {
       if (ctx.fallback?.(req, res, decoded, isAppPath(decoded, ctx.kinds))) return;
       throw errors.notFoundPath();
     }
+    await api(req, res, path, query, pretty, upgrade);
+  }
+}
+
+/** kube-apiserver's answer while a resource's watch cache is not yet filled from storage (ResilientWatchCacheInitialization). */
+export const storageInitializing = () => new ApiError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 });
+
+/**
+ * The handler while the server loads its store: health says not ready, the
+ * app's files are served (the app then waits for the API), and every API
+ * request is answered 429 with Retry-After, which client-go and the app retry.
+ */
+export function startingHandler(ctx: FrontContext) {
+  return frontDoor(ctx, async (req, res, path, _query, pretty) => {
+    // The version holds no cluster data and needs no store: kubectl version works already.
+    if (path === '/version' && req.method === 'GET') return writeBody(res, 200, ctx.version, { pretty });
+    throw storageInitializing();
+  });
+}
+
+export function createHandler(ctx: HandlerContext) {
+  // Discovery lists the stored kinds and the storage-less authorization reviews.
+  const served: readonly discovery.ServedResource[] = [...ctx.kinds, ...reviewResources];
+  const gvs = discovery.groupVersions(served);
+  const sockets = new WatchSockets();
+  const bodies = new BodyDecoder();
+  ctx.onClose(() => bodies.stop());
+  const limits: Limits = { ...DEFAULT_LIMITS, ...ctx.limits };
+  const inflight = new InflightLimiter(limits);
+
+  return frontDoor(ctx, routeApi);
+
+  async function routeApi(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, pretty: boolean, upgrade?: Upgrade) {
     // authenticate
     if (upgrade && isWebSocketRequest(req)) {
       // Browsers cannot set Authorization on a WebSocket; the token may come as a subprotocol.
@@ -352,26 +414,7 @@ export function createHandler(ctx: HandlerContext) {
     writeBody(res, 201, review.create(user, body, ctx.authorizer, info.namespace), { pretty, yaml: rep.type === 'yaml' });
   }
 
-  function writeError(res: ServerResponse, e: unknown, pretty: boolean) {
-    // Answered already (the request's deadline passed while it ran).
-    if (res.writableEnded) return;
-    if (e instanceof NoRoute) return notFoundText(res);
-    const err = e instanceof ApiError ? e : errors.internal((e as Error)?.message ?? String(e));
-    if (!(e instanceof ApiError)) console.error(e);
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    // As upstream's ErrorNegotiated: a 429 or 5xx that says when to retry says it in Retry-After too.
-    const retryAfter = err.details?.retryAfterSeconds;
-    const headers: Record<string, string> = retryAfter && (err.code === 429 || err.code >= 500) ? { 'Retry-After': String(retryAfter) } : {};
-    if (!res.req.complete && res.req.httpVersionMajor === 1) {
-      // A body left unread (one over the limit) is not read on to keep the connection: it closes after the answer.
-      headers.Connection = 'close';
-      lingerOnClose(res.req);
-    }
-    writeBody(res, err.code, err.toStatus(), { pretty, headers });
-  }
+
 
   function serveOpenAPI(path: string, req: IncomingMessage, res: ServerResponse) {
     if (path === '/openapi/v2') return serveOpenAPIv2(req, res);
