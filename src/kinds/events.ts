@@ -314,6 +314,7 @@ export const eventKind: KindDefinition = {
   scope: 'Namespaced',
   description: coreDescription,
   encodedOnDemand: true,
+  ignoredByGarbageCollector: true,
   get schema() {
     return coreEventSchema();
   },
@@ -370,6 +371,7 @@ export const eventsEventKind: KindDefinition = {
   categories: [],
   scope: 'Namespaced',
   description: eventsDescription,
+  ignoredByGarbageCollector: true,
   get schema() {
     return eventsEventSchema();
   },

@@ -174,6 +174,13 @@ export interface KindDefinition {
    */
   heartbeats?: boolean;
   /**
+   * The garbage collector neither follows its objects' owner references nor
+   * takes them for owners, as kube-controller-manager ignores Events
+   * (DefaultIgnoredResources): they expire instead, and there are hundreds of
+   * thousands of them.
+   */
+  ignoredByGarbageCollector?: boolean;
+  /**
    * The watch cache keeps this kind's objects (for watches, gets and field selectors) but not
    * their JSON between requests: it is made for each list, get and watch event. For kinds of many
    * objects rarely read twice: kube-apiserver keeps no watch cache at all for Events, and kept

@@ -41,6 +41,22 @@ describe('garbage collector', () => {
     expect((await get('foreign')).status).toBe(200);
   });
 
+  it('leaves Events alone, as kube-controller-manager ignores them: one whose owner is gone stays (it expires instead)', async () => {
+    const owner = await configMap('ev-owner');
+    const ev = await s.api('/api/v1/namespaces/default/events', {
+      method: 'POST',
+      body: { metadata: { name: 'owned-event', ownerReferences: [ref(owner)] }, involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'ev-owner' }, reason: 'Tested' },
+    });
+    expect(ev.status, JSON.stringify(ev.body)).toBe(201);
+    await configMap('ev-sibling', { ownerReferences: [ref(owner)] });
+    await s.api(`${CM}/ev-owner`, { method: 'DELETE' });
+    // The owner's going was taken in: its ConfigMap dependent is gone.
+    await until(() => get('ev-sibling'), (r) => r.status === 404, 'the ConfigMap dependent deleted');
+    const kept = await s.api('/api/v1/namespaces/default/events/owned-event');
+    expect(kept.status).toBe(200);
+    expect(kept.body.metadata.ownerReferences).toEqual([ref(owner)]);
+  });
+
   it('honours the foregroundDeletion finalizer: dependents first, then the owner', async () => {
     const owner = await configMap('fg-owner', { finalizers: ['foregroundDeletion'] });
     await configMap('fg-dep-1', { ownerReferences: [ref(owner, { blockOwnerDeletion: true })] });

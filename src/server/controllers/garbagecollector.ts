@@ -32,8 +32,9 @@ interface Ref {
 export function startGarbageCollector(ctx: ControllerContext): () => void {
   const client = ctx.client.as(controllerIdentity('generic-garbage-collector'));
   const { cache } = ctx;
+  /** The kinds it follows, by their objects' key prefix (not the ignored ones: Events). */
   const kindOfPrefix = new Map<string, KindDefinition>();
-  for (const [kind, store] of ctx.stores) kindOfPrefix.set(store.resourcePrefix, kind);
+  for (const [kind, store] of ctx.stores) if (!kind.ignoredByGarbageCollector) kindOfPrefix.set(store.resourcePrefix, kind);
 
   /** Live objects by uid -> cache key. */
   const keyOfUid = new Map<string, string>();
@@ -42,8 +43,9 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
   let stopped = false;
 
   // An owner of a kind this server does not serve cannot be looked up, so it
-  // is never judged gone (upstream skips owners it cannot resolve too).
-  const served = new Set([...ctx.stores.keys()].map((k) => `${k.group}/${k.kind}`));
+  // is never judged gone (upstream skips owners it cannot resolve too); nor is
+  // one of a kind it ignores, whose objects it does not hold.
+  const followed = new Set([...kindOfPrefix.values()].map((k) => `${k.group}/${k.kind}`));
   const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0] : '');
 
   const kindOfRef = new Map([...ctx.stores.keys()].map((k) => [`${k.group}/${k.kind}`, k]));
@@ -87,7 +89,7 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
 
   const refsOf = (o: KubeObject | undefined): Ref[] => (o?.metadata.ownerReferences ?? []) as Ref[];
   const objectAt = (key: string) => cache.get(key)?.object;
-  const ownerAlive = (r: Ref) => keyOfUid.has(r.uid) || !served.has(`${groupOf(r.apiVersion)}/${r.kind}`);
+  const ownerAlive = (r: Ref) => keyOfUid.has(r.uid) || !followed.has(`${groupOf(r.apiVersion)}/${r.kind}`);
 
   function index(key: string, obj: KubeObject | undefined, previous: KubeObject | undefined) {
     for (const r of refsOf(previous)) dependents.get(r.uid)?.delete(key);
@@ -213,6 +215,7 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     !!o.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).some((f) => f === FOREGROUND || f === ORPHAN);
 
   function onEvent(e: CacheEvent) {
+    if (!kindOfPrefix.has(resourcePrefixOf(e.key))) return;
     const obj = e.type === 'DELETED' ? undefined : e.object.object;
     const before = e.type === 'DELETED' ? e.object.object : e.previous;
     // An update that leaves the owner references as they were (a status write, most events of a
@@ -239,9 +242,9 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
 
   let unwatch: (() => void) | undefined;
   const from = cache.revision;
-  for (const store of ctx.stores.values()) for (const c of cache.list(store.resourcePrefix)) index(c.key, c.object, undefined);
-  for (const store of ctx.stores.values()) {
-    for (const c of cache.list(store.resourcePrefix)) {
+  for (const prefix of kindOfPrefix.keys()) for (const c of cache.objects(prefix)) index(c.key, c.object, undefined);
+  for (const prefix of kindOfPrefix.keys()) {
+    for (const c of cache.objects(prefix)) {
       if (refsOf(c.object).length) queue.add(`dep:${c.key}`);
       if (isOwnerPending(c.object)) queue.add(`owner:${c.object.metadata.uid}`);
     }

@@ -124,6 +124,36 @@ describe('the event recorder', () => {
     }
   });
 
+  it('deletes the expired events many at a time, so that they share commits', async () => {
+    const N = 200;
+    await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        s.api('/api/v1/namespaces/default/events', { method: 'POST', body: { metadata: { name: `ttl-many-${i}` }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'ttl-many' }, reason: 'R' } }),
+      ),
+    );
+    // The deletions the watch cache delivers in one turn of the event loop (a commit's events come together).
+    const batches: number[] = [];
+    let batch = 0;
+    const unwatch = s.cache.watchLive({
+      prefix: '/registry/core/events/',
+      deliver: (e) => {
+        if (e.type !== 'DELETED' || !e.key.includes('/ttl-many-')) return;
+        if (!batch++) setImmediate(() => (batches.push(batch), (batch = 0)));
+      },
+    });
+    const stop = startEventExpiry(s.stores.get(eventKind)!, s.cache, 1);
+    try {
+      for (let i = 0; i < 200 && (await list('ttl-many')).length; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await list('ttl-many')).toEqual([]);
+      // One at a time, each deletion waited for its own commit: 42 a second, fewer than a large cluster records.
+      expect(Math.max(...batches)).toBeGreaterThanOrEqual(8);
+      expect(batches.length).toBeLessThan(N / 4);
+    } finally {
+      stop();
+      unwatch();
+    }
+  });
+
   it('expires events once their last write is older than the TTL', async () => {
     const r = await s.api('/api/v1/namespaces/default/events', { method: 'POST', body: { metadata: { name: 'ttl-1' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'ttl' }, reason: 'R' } });
     expect(r.status).toBe(201);

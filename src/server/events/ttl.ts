@@ -9,6 +9,15 @@ import type { Store } from '../registry/store.ts';
 import type { CachedObject, WatchCache } from '../watch/cache.ts';
 
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;
+/**
+ * Deletions the sweep has in flight. One at a time, each waited for its own
+ * commit (SQLite's group commit gathers the writes that come within 25 ms): 42
+ * deletions a second, while a 5000-node rollout records 100,000 events, so
+ * that 580,000 events past their hour stayed.
+ */
+const SWEEP_DELETES_IN_FLIGHT = 32;
+/** Events noted a turn when the sweep starts (about 20 ms of dates). */
+const NOTE_SLICE = 5000;
 
 /** When an event was last written, as far as the event says (ms; NaN when it says nothing). */
 export function lastWritten(e: KubeObject): number {
@@ -28,12 +37,22 @@ export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = D
   const ttlMs = ttlSeconds * 1000;
   const written = new Map<string, { at: number; object: KubeObject }>();
   const note = (c: CachedObject) => written.set(c.key, { at: lastWritten(c.object), object: c.object });
-  for (const c of cache.list(store.resourcePrefix)) note(c);
   let stopped = false;
   let unwatch: (() => void) | undefined;
   void cache
     .watchFrom(cache.revision, { prefix: store.resourcePrefix, deliver: (e) => (e.type === 'DELETED' ? written.delete(e.key) : note(e.object)) })
     .then((u) => (stopped ? u() : (unwatch = u)));
+  // The events there already are, a slice of them a turn: reading the dates of 600,000 took 2.2 s
+  // of one turn after a restart. The walk is live (what is deleted meanwhile is not met, what is
+  // written is met as it is now), and the watch above notes every write from the start.
+  void (async () => {
+    let n = 0;
+    for (const c of cache.objects(store.resourcePrefix)) {
+      if (stopped) return;
+      note(c);
+      if (++n % NOTE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
   let running = false;
   const sweep = async () => {
     if (running) return;
@@ -42,12 +61,16 @@ export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = D
       const cutoff = Date.now() - ttlMs;
       const due: KubeObject[] = [];
       for (const { at, object } of written.values()) if (at < cutoff) due.push(object);
-      for (const o of due) {
-        if (stopped) break;
-        await store
-          .delete(o.metadata.namespace, o.metadata.name!, { dryRun: false, preconditions: { resourceVersion: o.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
-          .catch(() => {}); // rewritten (renewed) or gone meanwhile
-      }
+      let next = 0;
+      const deleteDue = async () => {
+        while (next < due.length && !stopped) {
+          const o = due[next++];
+          await store
+            .delete(o.metadata.namespace, o.metadata.name!, { dryRun: false, preconditions: { resourceVersion: o.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
+            .catch(() => {}); // rewritten (renewed) or gone meanwhile
+        }
+      };
+      await Promise.all(Array.from({ length: SWEEP_DELETES_IN_FLIGHT }, deleteDue));
     } finally {
       running = false;
     }

@@ -616,6 +616,16 @@ export class WatchCache {
     return this.buckets.get(resourcePrefixOf(key))?.objects.get(key);
   }
 
+  /**
+   * A resource's objects in no order, live: what is deleted while one walks it
+   * is not met, what is written is met as it is now. For a walk over every
+   * object that needs no order (a controller's first index), which a list
+   * would first sort: 1.4 s at 600,000 Events.
+   */
+  objects(resourcePrefix: string): IterableIterator<CachedObject> {
+    return (this.buckets.get(resourcePrefix)?.objects ?? new Map<string, CachedObject>()).values();
+  }
+
   /** Objects under `prefix` in key order. `prefix` is a resource prefix or a namespace within one. */
   list(prefix: string): CachedObject[] {
     const all = this.buckets.get(resourcePrefixOf(prefix))?.list() ?? [];
