@@ -268,7 +268,7 @@ function frontDoor(ctx: FrontContext, api: ApiRoute) {
 }
 
 /** kube-apiserver's answer while a resource's watch cache is not yet filled from storage (ResilientWatchCacheInitialization). */
-export const storageInitializing = () => new ApiError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 });
+const storageInitializing = () => new ApiError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 });
 
 /**
  * The handler while the server loads its store: health says not ready, the
@@ -413,8 +413,6 @@ export function createHandler(ctx: HandlerContext) {
     const { value: body } = await bodies.run({ op: 'parse', kind: { kind: review.kind, version: review.version }, contentType: mediaType(req), body: await readBody(req) });
     writeBody(res, 201, review.create(user, body, ctx.authorizer, info.namespace), { pretty, yaml: rep.type === 'yaml' });
   }
-
-
 
   function serveOpenAPI(path: string, req: IncomingMessage, res: ServerResponse) {
     if (path === '/openapi/v2') return serveOpenAPIv2(req, res);
