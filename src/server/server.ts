@@ -197,16 +197,16 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
   opts.log?.(`Listening on ${httpsUrl}; loading the store in ${opts.dataDir} (until it is loaded, /readyz fails and the API answers 429)`);
 
   const closers = new Set<() => void>();
-  let storage: Storage | undefined;
-  let cache: WatchCache | undefined;
+  /** What is open so far besides the listener, closed in reverse when the start fails. */
+  const opened: (() => unknown)[] = [stopWatchingTls];
   try {
-    const opened = await openStorage(opts);
-    storage = opened.storage;
-    cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
-    const theCache = cache;
+    const { storage, startCompaction } = await openStorage(opts);
+    opened.push(() => storage.close());
+    const cache = await WatchCache.start(storage, { historySize: opts.watchCacheSize });
+    opened.push(() => cache.stop(), () => closers.forEach((fn) => fn()));
     const stores = new Map<KindDefinition, Store>();
     const admitNamespace: NamespaceAdmission = (namespace, kind, name) => {
-      const ns = theCache.get(stores.get(namespaceKind)!.keyFor(undefined, namespace));
+      const ns = cache.get(stores.get(namespaceKind)!.keyFor(undefined, namespace));
       if (!ns) return errors.namespaceNotFound(namespace);
       if (ns.object.metadata.deletionTimestamp) {
         const err = errors.forbidden(kind, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
@@ -275,8 +275,7 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
     if (opts.demo) await createDemoCluster(client, { fresh });
     const stopSnapshots = opts.snapshots?.intervalMs && storage instanceof SqliteStorage ? scheduleSnapshots(storage, snapshotDir(opts.dataDir), opts.snapshots.intervalMs, opts.snapshots.retention) : () => {};
     const stopEventExpiry = startEventExpiry(stores.get(eventKind)!, cache, opts.eventTTLSeconds);
-    const stopCompaction = opened.startCompaction(() => theCache.revision);
-    const theStorage = storage;
+    const stopCompaction = startCompaction(() => cache.revision);
     return {
       url: `http://${origin}`,
       httpsUrl,
@@ -297,18 +296,15 @@ export async function startServer(opts: ServerOptions): Promise<ApiServer> {
         await controllers.stop();
         for (const fn of closers) fn();
         await listener.close();
-        theCache.stop();
-        await theStorage.close();
+        cache.stop();
+        await storage.close();
         auditor?.close();
       },
     };
   } catch (e) {
     // A store that cannot be opened or loaded: nothing is left listening or open.
-    stopWatchingTls();
-    for (const fn of closers) fn();
     await listener.close();
-    cache?.stop();
-    await storage?.close().catch(() => {});
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
     throw e;
   }
 }

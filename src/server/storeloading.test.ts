@@ -6,12 +6,15 @@
 // (written as the server writes them) so that loading takes seconds (3 s
 // here), while the requests below are answered in a turn or two of it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startReplica, type Replica } from './replicas.testing.ts';
 import { kubectlFor } from './clients/kubectl.ts';
+import { startServer } from './server.ts';
+import { freePorts } from './testing-etcd.ts';
 
 const EVENTS = 200_000;
 
@@ -102,4 +105,21 @@ describe('a server loading a large store', () => {
     const listedNow = await server.api('/api/v1/namespaces/default/events?limit=1');
     expect([listedNow.status, listedNow.body.metadata.remainingItemCount]).toEqual([200, EVENTS - 1]);
   }, 120_000);
+});
+
+describe('a server whose store cannot be opened', () => {
+  it('fails to start and leaves nothing listening on its port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kw-badstore-'));
+    try {
+      writeFileSync(join(dir, 'state.db'), 'this is not a SQLite database, '.repeat(200));
+      const [port] = await freePorts(1);
+      await expect(startServer({ port, dataDir: dir, controllers: false })).rejects.toThrow(/not a database|file is not/i);
+      // The port is free again: another listener takes it.
+      const other = createServer();
+      await new Promise<void>((resolve, reject) => other.once('error', reject).listen(port, '127.0.0.1', resolve));
+      await new Promise((resolve) => other.close(resolve));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -35,6 +35,7 @@ import { kubeletPodStatus, statusComputed, statusHolds, type PodMemo } from './k
 import { leaseTiming, NODE_LEASE_NAMESPACE, NodeHealth, nodeLease, renewNodeLease } from './nodelease.ts';
 import { conditionOf } from '../../lib/conditions.ts';
 import { clashingHostPorts, hostPortsOf, NodePortsUnfitReason } from '../../lib/nodeports.ts';
+import { eachConcurrently } from '../../lib/concurrently.ts';
 
 export const nodeIdentity = (name: string): UserInfo => ({ name: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] });
 
@@ -695,11 +696,10 @@ export const simNodeName = (i: number) => `sim-node-${String(i).padStart(5, '0')
 async function registerNodes(ctx: ControllerContext, count: number, stopped: () => boolean) {
   const store = ctx.stores.get(nodeKind)!;
   const zones = ['zone-a', 'zone-b', 'zone-c'];
-  let next = 1;
-  const register = async () => {
-    for (let i = next++; i <= count && !stopped(); i = next++) await registerNode(i);
+  const numbers = function* () {
+    for (let i = 1; i <= count && !stopped(); i++) yield i;
   };
-  await Promise.all(Array.from({ length: 16 }, register));
+  await eachConcurrently(numbers(), 16, registerNode);
   async function registerNode(i: number) {
     const name = simNodeName(i);
     if (ctx.cache.get(store.keyFor(undefined, name))) return;

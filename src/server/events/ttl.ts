@@ -7,6 +7,7 @@
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { Store } from '../registry/store.ts';
 import type { CachedObject, WatchCache } from '../watch/cache.ts';
+import { eachConcurrently } from '../../lib/concurrently.ts';
 
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;
 /**
@@ -61,16 +62,14 @@ export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = D
       const cutoff = Date.now() - ttlMs;
       const due: KubeObject[] = [];
       for (const { at, object } of written.values()) if (at < cutoff) due.push(object);
-      let next = 0;
-      const deleteDue = async () => {
-        while (next < due.length && !stopped) {
-          const o = due[next++];
-          await store
-            .delete(o.metadata.namespace, o.metadata.name!, { dryRun: false, preconditions: { resourceVersion: o.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
-            .catch(() => {}); // rewritten (renewed) or gone meanwhile
-        }
+      const untilStopped = function* () {
+        for (let i = 0; i < due.length && !stopped; i++) yield due[i];
       };
-      await Promise.all(Array.from({ length: SWEEP_DELETES_IN_FLIGHT }, deleteDue));
+      await eachConcurrently(untilStopped(), SWEEP_DELETES_IN_FLIGHT, (o) =>
+        store
+          .delete(o.metadata.namespace, o.metadata.name!, { dryRun: false, preconditions: { resourceVersion: o.metadata.resourceVersion } }, { dryRun: false, warnings: [] })
+          .catch(() => {}), // rewritten (renewed) or gone meanwhile
+      );
     } finally {
       running = false;
     }

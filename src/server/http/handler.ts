@@ -267,9 +267,6 @@ function frontDoor(ctx: FrontContext, api: ApiRoute) {
   }
 }
 
-/** kube-apiserver's answer while a resource's watch cache is not yet filled from storage (ResilientWatchCacheInitialization). */
-const storageInitializing = () => new ApiError(429, 'TooManyRequests', 'storage is (re)initializing', { retryAfterSeconds: 1 });
-
 /**
  * The handler while the server loads its store: health says not ready, the
  * app's files are served (the app then waits for the API), and every API
@@ -279,7 +276,8 @@ export function startingHandler(ctx: FrontContext) {
   return frontDoor(ctx, async (req, res, path, _query, pretty) => {
     // The version holds no cluster data and needs no store: kubectl version works already.
     if (path === '/version' && req.method === 'GET') return writeBody(res, 200, ctx.version, { pretty });
-    throw storageInitializing();
+    // kube-apiserver's answer while a resource's watch cache is not yet filled (ResilientWatchCacheInitialization).
+    throw errors.tooManyRequests('storage is (re)initializing');
   });
 }
 

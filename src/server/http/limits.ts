@@ -6,7 +6,7 @@
 // client named none; and a bound on what a watcher that does not read may
 // leave buffered.
 import type { UserInfo } from '../auth/authn.ts';
-import { ApiError } from './status.ts';
+import { ApiError, errors } from './status.ts';
 
 export interface Limits {
   /** Read-only (get, list, discovery) requests served at once; 0 is no limit. */
@@ -40,8 +40,7 @@ export const isMutating = (verb: string) => !READ_ONLY_VERBS.has(verb);
 const PRIVILEGED_GROUP = 'system:masters';
 
 /** kube-apiserver's answer when every slot is taken: 429 and Retry-After: 1. */
-export const tooManyRequests = () =>
-  new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
+const tooManyRequests = () => errors.tooManyRequests('Too many requests, please try again later.');
 
 /** The answer of a request past its deadline (WithTimeoutForNonLongRunningRequests). */
 export const requestTimedOut = () => new ApiError(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout');

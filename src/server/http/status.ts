@@ -107,6 +107,8 @@ export const errors = {
     ),
   notAcceptable: () =>
     new ApiError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml'),
+  /** apierrors.NewTooManyRequests: 429 with the seconds to wait (in Retry-After too, see writeError). */
+  tooManyRequests: (message: string, retryAfterSeconds = 1) => new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds }),
   timeout: (message: string, causes?: StatusCause[]) => new ApiError(504, 'Timeout', message, { causes, retryAfterSeconds: 1 }),
   unauthorized: () => new ApiError(401, 'Unauthorized', 'Unauthorized'),
   internal: (message: string) => new ApiError(500, undefined, message),
