@@ -38,6 +38,7 @@ import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
+import { inform } from './informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { SlowStartCreates } from './slowstart.ts';
 import { LatestWrite } from './latestwrite.ts';
@@ -135,7 +136,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   const podStore = ctx.stores.get(podKind)!;
   const nodeStore = ctx.stores.get(nodeKind)!;
   const crStore = ctx.stores.get(controllerRevisionKind)!;
-  let stopped = false;
   const broadcaster = new EventBroadcaster();
   const recorder = broadcaster.newRecorder(client, { component: 'daemonset-controller' });
   const dsRef = (ds: KubeObject) => referenceTo(daemonSetKind, ds);
@@ -1018,23 +1018,26 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
   }
 
-  const unwatches: (() => void)[] = [];
-  const from = cache.revision;
-  const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
-    void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
-  watch(dsStore.resourcePrefix, (e) => queue.add(dsKey(e.object.object.metadata.namespace, e.object.object.metadata.name!)));
-  for (const c of cache.list(podStore.resourcePrefix)) indexPod(c.key, c.object, undefined);
-  watch(podStore.resourcePrefix, onPod);
-  watch(crStore.resourcePrefix, onOwned);
-  watch(nodeStore.resourcePrefix, onNode);
-  for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
+  // No DaemonSet is synced before every pod is indexed: judged against part of the index, a node
+  // looks empty and gets a second pod.
+  const informer = inform(cache, {
+    list: [[podStore.resourcePrefix, (c) => indexPod(c.key, c.object, undefined)]],
+    watch: [
+      [dsStore.resourcePrefix, (e) => queue.add(dsKey(e.object.object.metadata.namespace, e.object.object.metadata.name!))],
+      [podStore.resourcePrefix, onPod],
+      [crStore.resourcePrefix, onOwned],
+      [nodeStore.resourcePrefix, onNode],
+    ],
+  });
+  void informer.synced.then((synced) => {
+    if (synced) for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
+  });
 
   return () => {
-    stopped = true;
     queue.stop();
     for (const c of creators.values()) c.creates.stop();
     broadcaster.stop();
-    unwatches.forEach((u) => u());
+    informer.stop();
   };
 }
 

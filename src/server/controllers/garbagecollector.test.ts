@@ -3,6 +3,7 @@
 // daemonset.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, until as waitUntil } from '../testing.ts';
+import { startGarbageCollector } from './garbagecollector.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -269,5 +270,54 @@ describe('owner references across namespaces', () => {
       'the warning about the namespace',
     );
     expect((await s.api('/api/v1/namespaces/owned-ns')).status).toBe(200);
+  });
+});
+
+describe('garbage collector start-up', () => {
+  // The first index is built a slice a turn; writes that come meanwhile are taken in once it is whole.
+  let bare: TestServer;
+  beforeAll(async () => {
+    bare = await startTestServer({ controllers: false });
+  });
+  afterAll(() => bare.stop());
+
+  it('judges nothing against a half-built index: a dependent written during the walk keeps an owner the walk had not reached', async () => {
+    const create = async (name: string, metadata: Record<string, unknown> = {}) => {
+      const r = await bare.api(CM, { method: 'POST', body: { metadata: { name, ...metadata } } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body;
+    };
+    const owner = await create('walk-owner');
+    const doomedOwner = await create('walk-doomed-owner');
+    await create('walk-doomed-dependent', { ownerReferences: [ref(doomedOwner)] });
+    await create('walk-stray', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nope', uid: '00000000-0000-0000-0000-000000000003' }] });
+    const seen = new Set<string>();
+    const unwatch = await bare.cache.watchFrom(bare.cache.revision, { prefix: '/registry/core/configmaps/', deliver: (e) => seen.add(`${e.type} ${e.object.object.metadata.name}`) });
+
+    // The walk stops after its first object until let go; one object a slice.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let slices = 0;
+    const stop = startGarbageCollector(
+      { client: bare.client, stores: bare.stores, cache: bare.cache },
+      { perTurn: 1, betweenSlices: () => (++slices === 1 ? held : new Promise((r) => setImmediate(r))) },
+    );
+    try {
+      // Meanwhile: a new dependent of an owner the walk has not indexed, and an owner goes.
+      await create('walk-new-dependent', { ownerReferences: [ref(owner)] });
+      expect((await bare.api(`${CM}/walk-doomed-owner`, { method: 'DELETE' })).status).toBe(200);
+      await waitUntil(() => seen, (x) => x.has('ADDED walk-new-dependent') && x.has('DELETED walk-doomed-owner'), 'both writes in the cache');
+      expect(slices).toBe(1);
+      letGo();
+      await waitUntil(() => bare.api(`${CM}/walk-stray`), (r) => r.status === 404, 'the stray dependent deleted once the index is whole', 10_000);
+      await waitUntil(() => bare.api(`${CM}/walk-doomed-dependent`), (r) => r.status === 404, 'the dependent of the owner deleted during the walk collected', 10_000);
+      expect(slices).toBeGreaterThan(5);
+      const kept = await bare.api(`${CM}/walk-new-dependent`);
+      expect(kept.status).toBe(200);
+      expect(kept.body.metadata.ownerReferences).toEqual([ref(owner)]);
+    } finally {
+      stop();
+      unwatch();
+    }
   });
 });

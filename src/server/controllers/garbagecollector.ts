@@ -11,7 +11,9 @@
 // are gone from storage, not just terminating); one with `orphan` has its
 // dependents' references to it removed, then the finalizer.
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { resourcePrefixOf, type CacheEvent } from '../watch/cache.ts';
+import { resourcePrefixOf, type CacheEvent, type CachedObject } from '../watch/cache.ts';
+import { eachInTurns } from '../../lib/concurrently.ts';
+import { inform, type InformerSpec } from './informer.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
 import { deepEqual } from '../../lib/json.ts';
@@ -29,7 +31,10 @@ interface Ref {
   blockOwnerDeletion?: boolean;
 }
 
-export function startGarbageCollector(ctx: ControllerContext): () => void {
+/** Objects queued a turn once the index is whole. */
+const QUEUE_PER_TURN = 2000;
+
+export function startGarbageCollector(ctx: ControllerContext, opts: Pick<InformerSpec, 'betweenSlices' | 'perTurn'> = {}): () => void {
   const client = ctx.client.as(controllerIdentity('generic-garbage-collector'));
   const { cache } = ctx;
   /** The kinds it follows, by their objects' key prefix (not the ignored ones: Events). */
@@ -215,7 +220,6 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     !!o.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).some((f) => f === FOREGROUND || f === ORPHAN);
 
   function onEvent(e: CacheEvent) {
-    if (!kindOfPrefix.has(resourcePrefixOf(e.key))) return;
     const obj = e.type === 'DELETED' ? undefined : e.object.object;
     const before = e.type === 'DELETED' ? e.object.object : e.previous;
     // An update that leaves the owner references as they were (a status write, most events of a
@@ -240,21 +244,29 @@ export function startGarbageCollector(ctx: ControllerContext): () => void {
     }
   }
 
-  let unwatch: (() => void) | undefined;
-  const from = cache.revision;
-  for (const prefix of kindOfPrefix.keys()) for (const c of cache.objects(prefix)) index(c.key, c.object, undefined);
-  for (const prefix of kindOfPrefix.keys()) {
-    for (const c of cache.objects(prefix)) {
-      if (refsOf(c.object).length) queue.add(`dep:${c.key}`);
-      if (isOwnerPending(c.object)) queue.add(`owner:${c.object.metadata.uid}`);
+  // Nothing is queued before the index is whole (informer.ts): judged against part of it, a
+  // dependent whose owner the walk has not reached yet looks orphaned, and would be deleted.
+  const prefixes = [...kindOfPrefix.keys()];
+  const informer = inform(cache, {
+    list: prefixes.map((prefix) => [prefix, (c) => index(c.key, c.object, undefined)]),
+    watch: prefixes.map((prefix) => [prefix, onEvent]),
+    ...opts,
+  });
+  void informer.synced.then(async (synced) => {
+    if (!synced) return;
+    for (const prefix of prefixes) {
+      const visit = (c: CachedObject) => {
+        if (refsOf(c.object).length) queue.add(`dep:${c.key}`);
+        if (isOwnerPending(c.object)) queue.add(`owner:${c.object.metadata.uid}`);
+      };
+      if (!(await eachInTurns(cache.objects(prefix), QUEUE_PER_TURN, visit, { stopped: () => stopped }))) return;
     }
-  }
-  void cache.watchFrom(from, { prefix: '/registry/', deliver: onEvent }).then((u) => (stopped ? u() : (unwatch = u)));
+  });
 
   return () => {
     stopped = true;
     queue.stop();
-    unwatch?.();
+    informer.stop();
     broadcaster.stop();
   };
 }

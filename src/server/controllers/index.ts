@@ -14,6 +14,7 @@ import { startScheduler } from './scheduler.ts';
 import type { SimulationOptions } from './simulation.ts';
 import { DEFAULT_TIMINGS, LeaderElector, newIdentity, type LeaderElectionTimings } from '../leader.ts';
 import type { HealthCheck } from '../http/healthz.ts';
+import { nextTurn } from '../../lib/concurrently.ts';
 
 export interface ControllerOptions {
   /** Whether to run them at all (`--no-controllers` turns them off). */
@@ -24,18 +25,37 @@ export interface ControllerOptions {
   podGC?: PodGCOptions;
 }
 
-/** Starts every controller; returns the function that stops them all. */
+/**
+ * Starts every controller, each in a turn of the event loop of its own, and
+ * returns the function that stops them all. Each indexes what the cache holds
+ * as it starts: at 60,000 pods the DaemonSet controller, the kubelets, the
+ * scheduler and the pod GC took 160-210 ms each, 0.7 s in one turn that every
+ * request waited out.
+ */
 export function startControllers(ctx: ControllerContext, opts: ControllerOptions): () => void {
   if (!opts.enabled) return () => {};
-  const stops = [
-    startNamespaceController(ctx.client.as(controllerIdentity('namespace-controller')), ctx.stores, ctx.cache),
-    startDaemonSetController(ctx),
-    startGarbageCollector(ctx),
-    startPodGC(ctx, opts.podGC),
-    startClusterRoleAggregation(ctx),
+  const starts = [
+    () => startNamespaceController(ctx.client.as(controllerIdentity('namespace-controller')), ctx.stores, ctx.cache),
+    () => startDaemonSetController(ctx),
+    () => startGarbageCollector(ctx),
+    () => startPodGC(ctx, opts.podGC),
+    () => startClusterRoleAggregation(ctx),
   ];
-  if (opts.simulation !== false) stops.push(startScheduler(ctx), startNodeAgents(ctx, opts.simulation ?? {}), startAttacher(ctx, opts.simulation ?? {}));
-  return () => stops.forEach((stop) => stop());
+  const simulation = opts.simulation;
+  if (simulation !== false) starts.push(() => startScheduler(ctx), () => startNodeAgents(ctx, simulation ?? {}), () => startAttacher(ctx, simulation ?? {}));
+  const stops: (() => void)[] = [];
+  let stopped = false;
+  void (async () => {
+    for (const start of starts) {
+      if (stopped) return;
+      stops.push(start());
+      await nextTurn();
+    }
+  })();
+  return () => {
+    stopped = true;
+    stops.forEach((stop) => stop());
+  };
 }
 
 export interface LeaderElectionOptions extends Partial<LeaderElectionTimings> {

@@ -26,6 +26,7 @@ import type { CacheEvent } from '../watch/cache.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, hex, isTrue, memoByName, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
+import { inform } from './informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';
@@ -619,19 +620,24 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     }
   }
 
-  const unwatches: (() => void)[] = [];
-  const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
-    void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
-  const from = cache.revision;
-  for (const c of cache.list(nodeStore.resourcePrefix)) onNode('SYNC', c.object);
-  for (const c of cache.list(podStore.resourcePrefix)) onPod('SYNC', c.object);
-  watch(nodeStore.resourcePrefix, (e) => onNode(e.type, e.object.object, e.previous));
-  watch(podStore.resourcePrefix, (e) => {
-    if (tracing) tracePodEvent('kl', e);
-    onPod(e.type, e.object.object);
+  const informer = inform(cache, {
+    list: [
+      [nodeStore.resourcePrefix, (c) => onNode('SYNC', c.object)],
+      [podStore.resourcePrefix, (c) => onPod('SYNC', c.object)],
+    ],
+    watch: [
+      [nodeStore.resourcePrefix, (e) => onNode(e.type, e.object.object, e.previous)],
+      [
+        podStore.resourcePrefix,
+        (e) => {
+          if (tracing) tracePodEvent('kl', e);
+          onPod(e.type, e.object.object);
+        },
+      ],
+      [cmStore.resourcePrefix, (e) => onConfigMap(e.object.object)],
+      [leaseStore.prefixFor(NODE_LEASE_NAMESPACE), (e) => e.type !== 'DELETED' && onLease(e.object.object)],
+    ],
   });
-  watch(cmStore.resourcePrefix, (e) => onConfigMap(e.object.object));
-  watch(leaseStore.prefixFor(NODE_LEASE_NAMESPACE), (e) => e.type !== 'DELETED' && onLease(e.object.object));
 
   // monitorNodeHealth: every monitor period, nodes not heard from within the grace period are judged again.
   const monitor = setInterval(() => {
@@ -682,7 +688,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
     leaseQueue.stop();
     lifecycleQueue.stop();
     podQueue.stop();
-    unwatches.forEach((u) => u());
+    informer.stop();
   };
 }
 

@@ -21,8 +21,13 @@ import { nodeKind } from '../../kinds/node.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
+import { inform } from './informer.ts';
+import { eachInTurns } from '../../lib/concurrently.ts';
 import { WorkQueue } from './workqueue.ts';
 import { isConditionTrue } from '../../lib/conditions.ts';
+
+/** Pods checked for a missing node a turn, once the informer has synced. */
+const CHECK_PER_TURN = 2000;
 
 export interface PodGCOptions {
   /** Seconds a node must stay missing before its pods are force-deleted (upstream: 40). */
@@ -135,21 +140,19 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
     else if (outOfService(e.object.object) && !isConditionTrue(e.object.object, 'Ready')) queue.add(`out-of-service:${name}`);
   }
 
-  const from = cache.revision;
-  for (const c of cache.list(podStore.resourcePrefix)) index(c.key, c.object, undefined);
-  for (const c of cache.list(podStore.resourcePrefix)) checkPod(c.object);
-  const unwatches: (() => void)[] = [];
-  for (const [prefix, deliver] of [
-    [podStore.resourcePrefix, onPod],
-    [nodeStore.resourcePrefix, onNode],
-  ] as const) {
-    void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
-  }
+  const informer = inform(cache, {
+    list: [[podStore.resourcePrefix, (c) => index(c.key, c.object, undefined)]],
+    watch: [
+      [podStore.resourcePrefix, onPod],
+      [nodeStore.resourcePrefix, onNode],
+    ],
+  });
+  void informer.synced.then((synced) => synced && eachInTurns(cache.objects(podStore.resourcePrefix), CHECK_PER_TURN, (c) => checkPod(c.object), { stopped: () => stopped }));
 
   return () => {
     stopped = true;
     queue.stop();
-    for (const u of unwatches) u();
+    informer.stop();
   };
 }
 

@@ -21,6 +21,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { ControllerContext } from './context.ts';
+import { inform } from './informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { trace, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
@@ -86,7 +87,6 @@ export function startScheduler(ctx: ControllerContext): () => void {
   const events = broadcaster.newRecorder(client, { component: 'default-scheduler' });
   const podStore = ctx.stores.get(podKind)!;
   const nodeStore = ctx.stores.get(nodeKind)!;
-  let stopped = false;
 
   /** Host ports in use per node: pods bound there (terminating ones too) or assumed while their binding is written. */
   const portsOnNode = new Map<string, Map<string, HostPort[]>>();
@@ -282,20 +282,21 @@ export function startScheduler(ctx: ControllerContext): () => void {
     if (e.type === 'DELETED') portsOnNode.delete(node.metadata.name!);
   }
 
-  const unwatches: (() => void)[] = [];
-  const from = cache.revision;
-  const watch = (prefix: string, deliver: (e: CacheEvent) => void) =>
-    void cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
-  for (const c of cache.list(nodeStore.resourcePrefix)) nodeNames.add(c.object.metadata.name!);
-  for (const c of cache.list(podStore.resourcePrefix)) onPod('SYNC', c.object);
-  watch(podStore.resourcePrefix, (e) => onPod(e.type, e.object.object));
-  watch(nodeStore.resourcePrefix, onNode);
+  const informer = inform(cache, {
+    list: [
+      [nodeStore.resourcePrefix, (c) => nodeNames.add(c.object.metadata.name!)],
+      [podStore.resourcePrefix, (c) => onPod('SYNC', c.object)],
+    ],
+    watch: [
+      [podStore.resourcePrefix, (e) => onPod(e.type, e.object.object)],
+      [nodeStore.resourcePrefix, onNode],
+    ],
+  });
 
   return () => {
-    stopped = true;
     broadcaster.stop();
     queue.stop();
-    unwatches.forEach((u) => u());
+    informer.stop();
   };
 }
 

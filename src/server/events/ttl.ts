@@ -7,7 +7,7 @@
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { Store } from '../registry/store.ts';
 import type { CachedObject, WatchCache } from '../watch/cache.ts';
-import { eachConcurrently } from '../../lib/concurrently.ts';
+import { eachConcurrently, eachInTurns } from '../../lib/concurrently.ts';
 
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;
 /**
@@ -46,14 +46,7 @@ export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = D
   // The events there already are, a slice of them a turn: reading the dates of 600,000 took 2.2 s
   // of one turn after a restart. The walk is live (what is deleted meanwhile is not met, what is
   // written is met as it is now), and the watch above notes every write from the start.
-  void (async () => {
-    let n = 0;
-    for (const c of cache.objects(store.resourcePrefix)) {
-      if (stopped) return;
-      note(c);
-      if (++n % NOTE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-  })();
+  void eachInTurns(cache.objects(store.resourcePrefix), NOTE_SLICE, note, { stopped: () => stopped });
   let running = false;
   const sweep = async () => {
     if (running) return;
