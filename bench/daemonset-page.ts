@@ -34,13 +34,12 @@
 // Prints numbers and the load average; asserts nothing. Needs the built app
 // (DS_STATIC, default dist: `npx vite build`).
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { benchDaemonSetDone, clusterApi, createBenchDaemonSet, DAEMONSETS, machine, rollBenchDaemonSet, sleep, startCluster, waitReady, type Cluster } from './cluster.ts';
 import { median } from './load.ts';
 import { startRecorder, stopRecorder } from './framerecorder.ts';
+import { armRow, referenceWatcher, rowShownSince } from './rowshown.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SIZES = (process.env.DS_NODES ?? '1250,2500,5000').split(',').map(Number);
@@ -123,78 +122,8 @@ async function navigate(page: Page, url: string): Promise<number> {
   return Number((await line).text().slice('meaningful '.length));
 }
 
-/**
- * The reference watcher: a process of its own (so neither this process's
- * Playwright traffic nor the page's main thread delays it) that watches `url`
- * over a WebSocket and prints when each probe's event (its pod labelled
- * bench-row=<i>) first arrives: Date.now(), the same clock as the page's.
- */
-function referenceWatcher(url: string, auth: string) {
-  const script = `
-    const WebSocket = require('ws');
-    const seen = new Set();
-    const ws = new WebSocket(process.argv[1], { headers: { Authorization: process.argv[2] } });
-    ws.on('open', () => console.log('open'));
-    ws.on('message', (data) => {
-      const re = /"bench-row":"(\\d+)"/.exec(data.toString());
-      if (re && !seen.has(re[1])) (seen.add(re[1]), console.log('arrived ' + re[1] + ' ' + Date.now()));
-    });
-    ws.on('close', () => process.exit(0));
-    ws.on('error', (e) => (console.error('reference watcher: ' + e.message), process.exit(1)));`;
-  const child = spawn(process.execPath, ['-e', script, url, auth], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const arrived = new Map<string, number>();
-  let onOpen: () => void;
-  const opened = new Promise<void>((r) => (onOpen = r));
-  createInterface({ input: child.stdout! }).on('line', (l) => {
-    if (l === 'open') onOpen();
-    const [word, i, at] = l.split(' ');
-    if (word === 'arrived') arrived.set(i, Number(at));
-  });
-  return { opened, arrived, stop: () => child.kill() };
-}
-
-/**
- * In the page: from now on, each moment the row of `node` shows another
- * resourceVersion (data-rv), with Date.now(); `until(rv)` then answers the
- * first moment it showed `rv` or later, waiting up to 10 s (-1 after). Set
- * before the write, so a row that shows it before the bench looks is timed
- * when it did, not when the bench looked.
- */
-const armRow = (page: Page, node: string) =>
-  page.evaluate((node) => {
-    const w = window as any;
-    w.__probe?.obs.disconnect();
-    const rvNow = () => Number(document.querySelector(`[role=row][data-node="${node}"]`)?.getAttribute('data-rv') ?? 0);
-    const probe = { log: [] as [number, number][], last: rvNow(), waiters: [] as (() => void)[], obs: undefined as unknown as MutationObserver };
-    probe.obs = new MutationObserver(() => {
-      const rv = rvNow();
-      if (rv === probe.last) return;
-      probe.last = rv;
-      probe.log.push([rv, Date.now()]);
-      probe.waiters.forEach((f) => f());
-    });
-    probe.obs.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-rv'] });
-    w.__probe = probe;
-  }, node);
-const rowShownSince = (page: Page, rv: number) =>
-  page.evaluate(
-    (rv) =>
-      new Promise<number>((resolve) => {
-        const probe = (window as any).__probe;
-        const look = () => probe.log.find(([v]: [number, number]) => v >= rv)?.[1];
-        const at = look();
-        if (at !== undefined) return resolve(at);
-        const timer = setTimeout(() => resolve(-1), 10_000);
-        probe.waiters.push(() => {
-          const at = look();
-          if (at !== undefined) (clearTimeout(timer), resolve(at));
-        });
-      }),
-    rv,
-  );
-
 /** Writes a label to the pod of a node row on screen and waits for the row to show it, until `until()`; ms each. */
-async function watchToDom(page: Page, c: Cluster, reference: Map<string, number>, until: () => boolean) {
+async function watchToDom(page: Page, c: Cluster, reference: ReturnType<typeof referenceWatcher>, until: () => boolean) {
   const latencies: number[] = [];
   /** Of each: the write until its event reached the reference watcher (server and transport), and from there to the DOM (the page's own share). */
   const arrive: number[] = [];
@@ -209,7 +138,7 @@ async function watchToDom(page: Page, c: Cluster, reference: Map<string, number>
       continue;
     }
     const { node, pod } = rows[i % rows.length];
-    await armRow(page, node);
+    await armRow(page, `[data-node="${node}"]`);
     const t0 = Date.now();
     const res = await clusterApi(c, `/api/v1/namespaces/default/pods/${pod}`, {
       method: 'PATCH',
@@ -220,9 +149,7 @@ async function watchToDom(page: Page, c: Cluster, reference: Map<string, number>
     const at = await rowShownSince(page, Number(res.metadata.resourceVersion));
     if (at > 0) {
       latencies.push(at - t0);
-      // The reference's line may still be on its way through the pipe (the DOM can be first).
-      let ref = reference.get(String(i));
-      for (let k = 0; ref === undefined && k < 40; k++) (await sleep(50), (ref = reference.get(String(i))));
+      const ref = await reference.arrival(i);
       if (ref) (arrive.push(ref - t0), shown.push(at - ref));
       const inPage = await page.evaluate((i) => (window as any).__arrived[i] as number | undefined, String(i));
       if (inPage) handled.push(at - inPage);
@@ -346,7 +273,7 @@ async function benchSize(nodes: number) {
           console.log(`    trace of ${TRACE_SECONDS} s of the rollout: ${TRACE} (${f(trace.length / 1e6, 1)} MB)`);
         })()
       : undefined;
-    const probes = watchToDom(page, c, reference.arrived, () => {
+    const probes = watchToDom(page, c, reference, () => {
       if (!shot && performance.now() - t0 > 5000) {
         shot = true;
         void page.screenshot({ path: `/tmp/ds-page-${nodes}-during-rollout.png` }).catch(() => {});

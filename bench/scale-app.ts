@@ -28,7 +28,7 @@ import { Worker } from 'node:worker_threads';
 import { cpuSeconds } from './cluster.ts';
 import { median } from './load.ts';
 import type { Proc } from './processes.ts';
-import { rowShownAt } from './rowshown.ts';
+import { armRow, rowShownSince } from './rowshown.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const RUNS = 5;
@@ -366,10 +366,10 @@ async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => stri
     await sleep(churnPerSecond ? 1000 : 0);
     for (let i = 0; i < writes; i++) {
       const { name, ns } = names[i % names.length];
+      await armRow(page, `[data-name="${name}"]`);
       const t0 = Date.now();
       const res = await patch(api, objectPath(0).replace('NAME', name).replace('NS', ns), { metadata: { labels: { 'bench-row': String(i) } } });
-      const rv = Number(res.metadata.resourceVersion);
-      const at = await rowShownAt(page, `[data-name="${name}"]`, rv);
+      const at = await rowShownSince(page, Number(res.metadata.resourceVersion));
       if (at > 0) latencies.push(at - t0);
       await sleep(50);
     }

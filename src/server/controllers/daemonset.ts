@@ -1029,6 +1029,7 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
       [nodeStore.resourcePrefix, onNode],
     ],
   });
+  queue.startAfter(informer.synced);
   void informer.synced.then((synced) => {
     if (synced) for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
   });

@@ -252,6 +252,7 @@ export function startGarbageCollector(ctx: ControllerContext, opts: Pick<Informe
     watch: prefixes.map((prefix) => [prefix, onEvent]),
     ...opts,
   });
+  queue.startAfter(informer.synced);
   void informer.synced.then(async (synced) => {
     if (!synced) return;
     for (const prefix of prefixes) {

@@ -8,7 +8,10 @@
 // written meanwhile is met as it is now or not at all; the held events, handed
 // over after the walk in order, leave each object as the last of them says,
 // as long as a handler undoes what the state before an event did (indexes
-// keyed by object do).
+// keyed by object do). A controller's work queue starts its syncs once
+// `synced` resolves (WorkQueue.startAfter), as client-go's workers wait for
+// WaitForCacheSync: a handler may queue keys during the walk, but no sync
+// reads half an index.
 import type { CacheEvent, CachedObject, WatchCache } from '../watch/cache.ts';
 import { eachInTurns } from '../../lib/concurrently.ts';
 

@@ -638,6 +638,7 @@ export function startNodeAgents(ctx: ControllerContext, opts: SimulationOptions)
       [leaseStore.prefixFor(NODE_LEASE_NAMESPACE), (e) => e.type !== 'DELETED' && onLease(e.object.object)],
     ],
   });
+  for (const q of [nodeQueue, leaseQueue, lifecycleQueue, podQueue]) q.startAfter(informer.synced);
 
   // monitorNodeHealth: every monitor period, nodes not heard from within the grace period are judged again.
   const monitor = setInterval(() => {

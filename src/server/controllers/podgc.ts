@@ -147,6 +147,7 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
       [nodeStore.resourcePrefix, onNode],
     ],
   });
+  queue.startAfter(informer.synced);
   void informer.synced.then((synced) => synced && eachInTurns(cache.objects(podStore.resourcePrefix), CHECK_PER_TURN, (c) => checkPod(c.object), { stopped: () => stopped }));
 
   return () => {

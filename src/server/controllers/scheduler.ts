@@ -292,6 +292,7 @@ export function startScheduler(ctx: ControllerContext): () => void {
       [nodeStore.resourcePrefix, onNode],
     ],
   });
+  queue.startAfter(informer.synced);
 
   return () => {
     broadcaster.stop();

@@ -32,3 +32,20 @@ it('syncs a key changed during its sync once more as soon as the sync ends, howe
   expect(started).toEqual(['a', 'a', 'a']);
   q.stop();
 });
+
+it('starts no sync before the promise given to startAfter settles, then syncs every key added meanwhile once', async () => {
+  const started: string[] = [];
+  const q = new WorkQueue(async (key) => void started.push(key));
+  let synced!: (v: boolean) => void;
+  q.startAfter(new Promise<boolean>((resolve) => (synced = resolve)));
+  q.add('a');
+  q.add('b');
+  q.add('a');
+  q.after('c', 10);
+  await vi.advanceTimersByTimeAsync(50);
+  expect(started).toEqual([]);
+  synced(true);
+  await vi.advanceTimersByTimeAsync(0);
+  expect(started).toEqual(['a', 'b', 'c']);
+  q.stop();
+});

@@ -22,6 +22,8 @@ export class WorkQueue {
   private readonly concurrency: number;
   private running = 0;
   private stopped = false;
+  /** Promises startAfter waits for that have not settled. */
+  private awaited = 0;
 
   constructor(
     private readonly sync: (key: string) => Promise<void>,
@@ -63,9 +65,25 @@ export class WorkQueue {
     this.after(key, Math.min(BASE_DELAY_MS * 2 ** n, MAX_DELAY_MS));
   }
 
+  /**
+   * Starts no sync until `ready` settles, as client-go's controllers start
+   * their workers once their informers have synced (WaitForCacheSync): a sync
+   * that ran on half an index would judge a node empty, or an IP free, that
+   * the rest of the list shows otherwise. Keys added meanwhile wait their turn.
+   */
+  startAfter(ready: Promise<unknown>) {
+    this.awaited++;
+    const go = () => {
+      this.awaited--;
+      this.pump();
+    };
+    void ready.then(go, go);
+  }
+
   private readonly pumpLater = () => this.pump();
 
   private pump() {
+    if (this.awaited) return;
     while (!this.stopped && this.running < this.concurrency && this.queued.size) {
       if (!turnHasRoom()) {
         inNextTurn(this.pumpLater);
