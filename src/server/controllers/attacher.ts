@@ -12,6 +12,7 @@ import type { KubeObject } from '../../kinds/kind.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, DEFAULT_DRIVERS, hex, timingOf, type SimulationOptions } from './simulation.ts';
+import { inform } from './informer.ts';
 import { WorkQueue } from './workqueue.ts';
 
 /** external-attacher's finalizer name: `external-attacher/` + the driver name with other characters than [a-zA-Z0-9-] as '-'. */
@@ -39,7 +40,6 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
   const vaStore = ctx.stores.get(volumeAttachmentKind)!;
   const nodeStore = ctx.stores.get(nodeKind)!;
   const started = new Map<string, { op: 'attach' | 'detach'; at: number }>();
-  let stopped = false;
   // The attach/detach controller reports attach outcomes (on the VolumeAttachment here, which stands in for the pod's volume).
   const broadcaster = new EventBroadcaster();
   const events = broadcaster.newRecorder(attachDetach, { component: 'attachdetach-controller' });
@@ -127,23 +127,24 @@ export function startAttacher(ctx: ControllerContext, opts: SimulationOptions): 
   const vaOnNode = (nodeName: string) => {
     for (const c of ctx.cache.list(vaStore.resourcePrefix)) if ((c.object.spec as any)?.nodeName === nodeName) queue.add(c.object.metadata.name!);
   };
-  const unwatches: (() => void)[] = [];
-  const from = ctx.cache.revision;
-  for (const c of ctx.cache.list(vaStore.resourcePrefix)) queue.add(c.object.metadata.name!);
-  const watch = (prefix: string, deliver: Parameters<typeof ctx.cache.watchFrom>[1]['deliver']) =>
-    void ctx.cache.watchFrom(from, { prefix, deliver }).then((u) => (stopped ? u() : unwatches.push(u)));
-  watch(vaStore.resourcePrefix, (e) => {
-    if (e.type === 'DELETED') started.delete(e.object.object.metadata.uid!);
-    else queue.add(e.object.object.metadata.name!);
+  const informer = inform(ctx.cache, {
+    list: [[vaStore.resourcePrefix, (c) => queue.add(c.object.metadata.name!)]],
+    watch: [
+      [
+        vaStore.resourcePrefix,
+        (e) => {
+          if (e.type === 'DELETED') started.delete(e.object.object.metadata.uid!);
+          else queue.add(e.object.object.metadata.name!);
+        },
+      ],
+      [nodeStore.resourcePrefix, (e) => e.type === 'ADDED' && vaOnNode(e.object.object.metadata.name!)],
+    ],
   });
-  watch(nodeStore.resourcePrefix, (e) => {
-    if (e.type === 'ADDED') vaOnNode(e.object.object.metadata.name!);
-  });
+  queue.startAfter(informer.synced);
 
   return () => {
-    stopped = true;
     broadcaster.stop();
     queue.stop();
-    unwatches.forEach((u) => u());
+    informer.stop();
   };
 }

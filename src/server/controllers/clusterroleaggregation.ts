@@ -52,7 +52,7 @@ export function startClusterRoleAggregation(ctx: ControllerContext): () => void 
     for (const c of ctx.cache.list(store.resourcePrefix)) if ((c.object.aggregationRule as any)?.clusterRoleSelectors?.length) queue.add(c.object.metadata.name!);
   };
   enqueueAggregated();
-  void ctx.cache.watchFrom(ctx.cache.revision, { prefix: store.resourcePrefix, deliver: () => enqueueAggregated() }).then((u) => (stopped ? u() : (unwatch = u)));
+  void ctx.cache.watchFrom(ctx.cache.revision, { prefix: store.resourcePrefix, deliver: () => enqueueAggregated(), followsReloads: true }).then((u) => (stopped ? u() : (unwatch = u)));
   return () => {
     stopped = true;
     queue.stop();

@@ -45,6 +45,9 @@ export function inform(cache: WatchCache, spec: InformerSpec): Informer {
         if (held) held.push([deliver, e]);
         else deliver(e);
       },
+      // After a reload (etcd compacted events this replica had not seen) the cache tells what changed
+      // meanwhile, where client-go's informer would relist: a watch that ended there left the controller deaf.
+      followsReloads: true,
     }),
   );
   const synced = (async () => {

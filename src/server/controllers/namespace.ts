@@ -56,7 +56,7 @@ export function startNamespaceController(client: Client, stores: Map<KindDefinit
     if (!stopped && !timer) timer = setTimeout(() => ((timer = undefined), void sync()), 10);
   };
   let unwatch: (() => void) | undefined;
-  void cache.watchFrom(cache.revision, { prefix: '/registry/', deliver: schedule }).then((u) => (stopped ? u() : (unwatch = u)));
+  void cache.watchFrom(cache.revision, { prefix: '/registry/', deliver: schedule, followsReloads: true }).then((u) => (stopped ? u() : (unwatch = u)));
   schedule();
   return () => {
     stopped = true;

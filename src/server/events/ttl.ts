@@ -41,7 +41,7 @@ export function startEventExpiry(store: Store, cache: WatchCache, ttlSeconds = D
   let stopped = false;
   let unwatch: (() => void) | undefined;
   void cache
-    .watchFrom(cache.revision, { prefix: store.resourcePrefix, deliver: (e) => (e.type === 'DELETED' ? written.delete(e.key) : note(e.object)) })
+    .watchFrom(cache.revision, { prefix: store.resourcePrefix, deliver: (e) => (e.type === 'DELETED' ? written.delete(e.key) : note(e.object)), followsReloads: true })
     .then((u) => (stopped ? u() : (unwatch = u)));
   // The events there already are, a slice of them a turn: reading the dates of 600,000 took 2.2 s
   // of one turn after a restart. The walk is live (what is deleted meanwhile is not met, what is

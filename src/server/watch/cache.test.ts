@@ -208,6 +208,55 @@ it('reads the store once more when events are lost again while it reloads', asyn
   }
 });
 
+it('tells a watcher that follows reloads what the reload changed (an in-process informer), and ends the others', async () => {
+  const prefix = '/registry/core/configmaps/default/';
+  const value = (name: string, v: string) => JSON.stringify({ metadata: { name }, data: { v } });
+  for (const name of ['kept', 'changed', 'gone']) await storage.create(prefix + name, value(name, '1'));
+  // The store as etcd is when it compacted what this replica's watch had not seen: events dropped, then `lost`.
+  let hooks: SubscriberHooks = {};
+  let dropping = false;
+  const subscribe = storage.subscribe.bind(storage);
+  const store = Object.create(storage, {
+    subscribe: {
+      value: (listener: (events: StorageEvent[]) => void, also: SubscriberHooks = {}) => {
+        hooks = also;
+        return subscribe((events) => void (dropping || listener(events)));
+      },
+    },
+  });
+  const told = await WatchCache.start(store);
+  try {
+    const followed: string[] = [];
+    const describe = (type: string, key: string, data: unknown, previous: unknown) => `${type} ${key.slice(prefix.length)} ${JSON.stringify(data)} from ${JSON.stringify(previous ?? null)}`;
+    told.watchLive({ prefix, followsReloads: true, deliver: (e) => followed.push(describe(e.type, e.key, e.object.object.data, e.previous?.data)) });
+    let ended = 0;
+    const others: string[] = [];
+    told.watchLive({ prefix, deliver: (e) => others.push(e.key), expire: () => ended++ });
+
+    dropping = true;
+    await storage.update(prefix + 'changed', value('changed', '2'), (await storage.get(prefix + 'changed'))!.modRevision);
+    await storage.delete(prefix + 'gone', (await storage.get(prefix + 'gone'))!.modRevision);
+    await storage.create(prefix + 'new', value('new', '1'));
+    dropping = false;
+    hooks.lost?.();
+    for (let i = 0; i < 100 && followed.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect([...followed].sort()).toEqual([
+      'ADDED new {"v":"1"} from null',
+      'DELETED gone {"v":"1"} from {"v":"1"}',
+      'MODIFIED changed {"v":"2"} from {"v":"1"}',
+    ]);
+    expect(ended).toBe(1);
+    expect(others).toEqual([]);
+    // Then live events, as before.
+    await storage.create(prefix + 'later', value('later', '1'));
+    for (let i = 0; i < 100 && followed.length < 4; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(followed[3]).toBe('ADDED later {"v":"1"} from null');
+    expect(others).toEqual([]);
+  } finally {
+    told.stop();
+  }
+});
+
 it("replays a watch older than its window from the store's history a page of revisions a turn, with what was written meanwhile once", async () => {
   const pods = '/registry/core/pods/default/';
   const leases = '/registry/coordination.k8s.io/leases/kube-node-lease/';

@@ -65,6 +65,13 @@ export interface CacheWatcher {
   deliver(event: CacheEvent): void;
   /** The cache was reloaded after events were lost: this watch cannot go on (its client relists, as after a 410). */
   expire?(): void;
+  /**
+   * Go on through a reload instead (an in-process informer, which client-go
+   * would have relist): the watcher is told what the reload changed under its
+   * prefix, as events (ADDED, MODIFIED with the state it had, DELETED with the
+   * last state it had), and then the live events as before.
+   */
+  followsReloads?: boolean;
   /** The watch's client has gone: a replay from the store stops. */
   gone?(): boolean;
 }
@@ -400,12 +407,19 @@ export class WatchCache {
             for (const item of items) all.push(toCached(item.key, item.value, item.modRevision, this.fields));
           });
           if (this.lostAgain) continue;
+          const before = new Map<string, CachedObject>();
+          for (const b of this.buckets.values()) for (const c of b.objects.values()) before.set(c.key, c);
           for (const b of this.buckets.values()) b.clear();
           for (const c of all) this.bucket(c.key).set(c);
           this.revision = Math.max(this.revision, revision);
           this.history.reset(this.revision);
-          const ended = this.watchers.clear();
-          for (const w of ended) w.expire?.();
+          const followers: CacheWatcher[] = [];
+          for (const w of this.watchers.clear()) {
+            if (w.followsReloads) followers.push(w);
+            else w.expire?.();
+          }
+          for (const w of followers) this.watchers.add(w);
+          if (followers.length) this.tellReload(before, all, followers);
           break;
         } catch {
           await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2000)));
@@ -416,6 +430,20 @@ export class WatchCache {
       this.reloading = undefined;
       this.apply(early);
     }
+  }
+
+  /** What a reload changed, as events, to the watchers that follow reloads (`before`: every object before it, by key). */
+  private tellReload(before: Map<string, CachedObject>, after: CachedObject[], followers: CacheWatcher[]) {
+    const tell = (e: CacheEvent) => {
+      for (const w of followers) if (e.key.startsWith(w.prefix)) w.deliver(e);
+    };
+    for (const c of after) {
+      const old = before.get(c.key);
+      before.delete(c.key);
+      if (!old) tell({ type: 'ADDED', key: c.key, object: c, revision: c.revision });
+      else if (old.revision !== c.revision) tell({ type: 'MODIFIED', key: c.key, object: c, previous: old.object, revision: c.revision });
+    }
+    for (const old of before.values()) tell({ type: 'DELETED', key: old.key, object: old, previous: old.object, revision: this.revision });
   }
 
   /** The storage's revision the events applied or queued reach, when it is newer than the last of them (progress). */
