@@ -15,27 +15,3 @@ export async function eachConcurrently<T>(items: Iterable<T>, inFlight: number, 
   };
   await Promise.all(Array.from({ length: Math.max(1, inFlight) }, worker));
 }
-
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Calls `fn` on each item, `perTurn` of them a turn of the event loop, with
- * `between` awaited after each slice (the next turn by default, after I/O is
- * polled): a walk over every object of a large store, which in one turn would
- * hold every request and watch for its whole length. Resolves true once every
- * item is done, false when `stopped` ended the walk first.
- */
-export async function eachInTurns<T>(
-  items: Iterable<T>,
-  perTurn: number,
-  fn: (item: T) => void,
-  { stopped = () => false, between = nextTurn }: { stopped?: () => boolean; between?: () => Promise<void> } = {},
-): Promise<boolean> {
-  let n = 0;
-  for (const item of items) {
-    if (stopped()) return false;
-    fn(item);
-    if (++n % perTurn === 0) await between();
-  }
-  return !stopped();
-}

@@ -12,7 +12,7 @@ import type { KubeObject } from '../../kinds/kind.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, DEFAULT_DRIVERS, hex, timingOf, type SimulationOptions } from './simulation.ts';
-import { inform } from './informer.ts';
+import { inform } from '../watch/informer.ts';
 import { WorkQueue } from './workqueue.ts';
 
 /** external-attacher's finalizer name: `external-attacher/` + the driver name with other characters than [a-zA-Z0-9-] as '-'. */

@@ -9,6 +9,7 @@ import { aggregationSources, clusterRoleKind, type PolicyRuleType } from '../../
 import { deepEqual } from '../../lib/json.ts';
 import type { Client } from '../client.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
+import { inform } from '../watch/informer.ts';
 import { WorkQueue } from './workqueue.ts';
 
 export const AGGREGATION_CONTROLLER = 'clusterrole-aggregation-controller';
@@ -46,16 +47,13 @@ export function startClusterRoleAggregation(ctx: ControllerContext): () => void 
   const client = ctx.client.as(controllerIdentity(AGGREGATION_CONTROLLER));
   const store = ctx.stores.get(clusterRoleKind)!;
   const queue = new WorkQueue((name) => syncRole(client, name).then(() => {}));
-  let stopped = false;
-  let unwatch: (() => void) | undefined;
   const enqueueAggregated = () => {
     for (const c of ctx.cache.list(store.resourcePrefix)) if ((c.object.aggregationRule as any)?.clusterRoleSelectors?.length) queue.add(c.object.metadata.name!);
   };
   enqueueAggregated();
-  void ctx.cache.watchFrom(ctx.cache.revision, { prefix: store.resourcePrefix, deliver: () => enqueueAggregated(), followsReloads: true }).then((u) => (stopped ? u() : (unwatch = u)));
+  const informer = inform(ctx.cache, { list: [], watch: [[store.resourcePrefix, enqueueAggregated]] });
   return () => {
-    stopped = true;
     queue.stop();
-    unwatch?.();
+    informer.stop();
   };
 }

@@ -38,7 +38,7 @@ import type { Client } from '../client.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';
-import { inform } from './informer.ts';
+import { inform } from '../watch/informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { SlowStartCreates } from './slowstart.ts';
 import { LatestWrite } from './latestwrite.ts';
@@ -1021,7 +1021,10 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
   // No DaemonSet is synced before every pod is indexed: judged against part of the index, a node
   // looks empty and gets a second pod.
   const informer = inform(cache, {
-    list: [[podStore.resourcePrefix, (c) => indexPod(c.key, c.object, undefined)]],
+    list: [
+      [podStore.resourcePrefix, (c) => indexPod(c.key, c.object, undefined)],
+      [dsStore.resourcePrefix, (c) => queue.add(dsKey(c.object.metadata.namespace, c.object.metadata.name!))],
+    ],
     watch: [
       [dsStore.resourcePrefix, (e) => queue.add(dsKey(e.object.object.metadata.namespace, e.object.object.metadata.name!))],
       [podStore.resourcePrefix, onPod],
@@ -1030,9 +1033,6 @@ export function startDaemonSetController(ctx: ControllerContext): () => void {
     ],
   });
   queue.startAfter(informer.synced);
-  void informer.synced.then((synced) => {
-    if (synced) for (const ds of allDaemonSets()) queue.add(dsKey(ds.metadata.namespace, ds.metadata.name!));
-  });
 
   return () => {
     queue.stop();

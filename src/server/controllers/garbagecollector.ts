@@ -12,8 +12,7 @@
 // dependents' references to it removed, then the finalizer.
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { resourcePrefixOf, type CacheEvent, type CachedObject } from '../watch/cache.ts';
-import { eachInTurns } from '../../lib/concurrently.ts';
-import { inform, type InformerSpec } from './informer.ts';
+import { inform, type InformerSpec } from '../watch/informer.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { WorkQueue } from './workqueue.ts';
 import { deepEqual } from '../../lib/json.ts';
@@ -31,9 +30,6 @@ interface Ref {
   blockOwnerDeletion?: boolean;
 }
 
-/** Objects queued a turn once the index is whole. */
-const QUEUE_PER_TURN = 2000;
-
 export function startGarbageCollector(ctx: ControllerContext, opts: Pick<InformerSpec, 'betweenSlices' | 'perTurn'> = {}): () => void {
   const client = ctx.client.as(controllerIdentity('generic-garbage-collector'));
   const { cache } = ctx;
@@ -45,7 +41,6 @@ export function startGarbageCollector(ctx: ControllerContext, opts: Pick<Informe
   const keyOfUid = new Map<string, string>();
   /** Owner uid -> cache keys of the objects that reference it. */
   const dependents = new Map<string, Set<string>>();
-  let stopped = false;
 
   // An owner of a kind this server does not serve cannot be looked up, so it
   // is never judged gone (upstream skips owners it cannot resolve too); nor is
@@ -244,28 +239,18 @@ export function startGarbageCollector(ctx: ControllerContext, opts: Pick<Informe
     }
   }
 
-  // Nothing is queued before the index is whole (informer.ts): judged against part of it, a
+  // No sync starts before the index is whole (watch/informer.ts): judged against part of it, a
   // dependent whose owner the walk has not reached yet looks orphaned, and would be deleted.
   const prefixes = [...kindOfPrefix.keys()];
-  const informer = inform(cache, {
-    list: prefixes.map((prefix) => [prefix, (c) => index(c.key, c.object, undefined)]),
-    watch: prefixes.map((prefix) => [prefix, onEvent]),
-    ...opts,
-  });
+  const listed = (c: CachedObject) => {
+    index(c.key, c.object, undefined);
+    if (refsOf(c.object).length) queue.add(`dep:${c.key}`);
+    if (isOwnerPending(c.object)) queue.add(`owner:${c.object.metadata.uid}`);
+  };
+  const informer = inform(cache, { list: prefixes.map((prefix) => [prefix, listed]), watch: prefixes.map((prefix) => [prefix, onEvent]), ...opts });
   queue.startAfter(informer.synced);
-  void informer.synced.then(async (synced) => {
-    if (!synced) return;
-    for (const prefix of prefixes) {
-      const visit = (c: CachedObject) => {
-        if (refsOf(c.object).length) queue.add(`dep:${c.key}`);
-        if (isOwnerPending(c.object)) queue.add(`owner:${c.object.metadata.uid}`);
-      };
-      if (!(await eachInTurns(cache.objects(prefix), QUEUE_PER_TURN, visit, { stopped: () => stopped }))) return;
-    }
-  });
 
   return () => {
-    stopped = true;
     queue.stop();
     informer.stop();
     broadcaster.stop();

@@ -14,7 +14,7 @@ import { startScheduler } from './scheduler.ts';
 import type { SimulationOptions } from './simulation.ts';
 import { DEFAULT_TIMINGS, LeaderElector, newIdentity, type LeaderElectionTimings } from '../leader.ts';
 import type { HealthCheck } from '../http/healthz.ts';
-import { nextTurn } from '../../lib/concurrently.ts';
+import { yieldToEventLoop } from '../registry/turns.ts';
 
 export interface ControllerOptions {
   /** Whether to run them at all (`--no-controllers` turns them off). */
@@ -49,7 +49,7 @@ export function startControllers(ctx: ControllerContext, opts: ControllerOptions
     for (const start of starts) {
       if (stopped) return;
       stops.push(start());
-      await nextTurn();
+      await yieldToEventLoop();
     }
   })();
   return () => {

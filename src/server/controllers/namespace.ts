@@ -5,6 +5,7 @@ import type { KindDefinition } from '../../kinds/kind.ts';
 import type { Client } from '../client.ts';
 import type { Store } from '../registry/store.ts';
 import type { WatchCache } from '../watch/cache.ts';
+import { inform } from '../watch/informer.ts';
 
 export function startNamespaceController(client: Client, stores: Map<KindDefinition, Store>, cache: WatchCache): () => void {
   const kinds = [...stores.keys()];
@@ -55,12 +56,11 @@ export function startNamespaceController(client: Client, stores: Map<KindDefinit
   const schedule = () => {
     if (!stopped && !timer) timer = setTimeout(() => ((timer = undefined), void sync()), 10);
   };
-  let unwatch: (() => void) | undefined;
-  void cache.watchFrom(cache.revision, { prefix: '/registry/', deliver: schedule, followsReloads: true }).then((u) => (stopped ? u() : (unwatch = u)));
+  const informer = inform(cache, { list: [], watch: [['/registry/', schedule]] });
   schedule();
   return () => {
     stopped = true;
     clearTimeout(timer);
-    unwatch?.();
+    informer.stop();
   };
 }

@@ -26,7 +26,7 @@ import type { CacheEvent } from '../watch/cache.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
 import { Annotations, hex, isTrue, memoByName, timingOf, type SimulationOptions, type Timing } from './simulation.ts';
-import { inform } from './informer.ts';
+import { inform } from '../watch/informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { trace, tracePodEvent, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo, type EventRecorder, type ObjectReference } from '../events/recorder.ts';

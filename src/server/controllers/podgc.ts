@@ -21,13 +21,9 @@ import { nodeKind } from '../../kinds/node.ts';
 import { rfc3339 } from '../../lib/duration.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import { controllerIdentity, type ControllerContext } from './context.ts';
-import { inform } from './informer.ts';
-import { eachInTurns } from '../../lib/concurrently.ts';
+import { inform } from '../watch/informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { isConditionTrue } from '../../lib/conditions.ts';
-
-/** Pods checked for a missing node a turn, once the informer has synced. */
-const CHECK_PER_TURN = 2000;
 
 export interface PodGCOptions {
   /** Seconds a node must stay missing before its pods are force-deleted (upstream: 40). */
@@ -53,7 +49,6 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
 
   /** Node name -> cache keys of the pods bound to it. */
   const podsByNode = new Map<string, Set<string>>();
-  let stopped = false;
 
   const nodeAt = (name: string) => cache.get(nodeStore.keyFor(undefined, name))?.object;
   const podsOn = (name: string) =>
@@ -141,17 +136,23 @@ export function startPodGC(ctx: ControllerContext, opts: PodGCOptions = {}): () 
   }
 
   const informer = inform(cache, {
-    list: [[podStore.resourcePrefix, (c) => index(c.key, c.object, undefined)]],
+    list: [
+      [
+        podStore.resourcePrefix,
+        (c) => {
+          index(c.key, c.object, undefined);
+          checkPod(c.object);
+        },
+      ],
+    ],
     watch: [
       [podStore.resourcePrefix, onPod],
       [nodeStore.resourcePrefix, onNode],
     ],
   });
   queue.startAfter(informer.synced);
-  void informer.synced.then((synced) => synced && eachInTurns(cache.objects(podStore.resourcePrefix), CHECK_PER_TURN, (c) => checkPod(c.object), { stopped: () => stopped }));
 
   return () => {
-    stopped = true;
     queue.stop();
     informer.stop();
   };

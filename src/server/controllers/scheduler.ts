@@ -21,7 +21,7 @@ import { rfc3339 } from '../../lib/duration.ts';
 import type { UserInfo } from '../auth/authn.ts';
 import type { CacheEvent } from '../watch/cache.ts';
 import type { ControllerContext } from './context.ts';
-import { inform } from './informer.ts';
+import { inform } from '../watch/informer.ts';
 import { WorkQueue } from './workqueue.ts';
 import { trace, tracing } from './rollouttrace.ts';
 import { EventBroadcaster, referenceTo } from '../events/recorder.ts';

@@ -16,6 +16,32 @@ export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediat
 export const SLICE_MS = 10;
 
 /**
+ * Calls `visit` on each item of `items`, which may be live (a Map's values,
+ * met as they are when the walk comes to them), letting the event loop go
+ * every SLICE_MS as scan does, or after `most` items (tests), by awaiting
+ * `between`. Resolves true once every item is visited, false when `stopped`
+ * ended the walk first.
+ */
+export async function walk<T>(
+  items: Iterable<T>,
+  visit: (item: T) => void,
+  { stopped = () => false, between = yieldToEventLoop, most = Infinity }: { stopped?: () => boolean; between?: () => Promise<void>; most?: number } = {},
+): Promise<boolean> {
+  let sliceStart = performance.now();
+  let n = 0;
+  for (const item of items) {
+    if (stopped()) return false;
+    visit(item);
+    if (++n >= most || ((n & 255) === 0 && performance.now() - sliceStart > SLICE_MS)) {
+      await between();
+      sliceStart = performance.now();
+      n = 0;
+    }
+  }
+  return !stopped();
+}
+
+/**
  * Calls `visit` on `all[i]`, `all[i + 1]`, … until it returns false or the
  * list ends; returns the index it stopped at. The event loop goes on every
  * SLICE_MS in between, so `all` must not change meanwhile (the watch

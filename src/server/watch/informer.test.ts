@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, until } from '../testing.ts';
 import { inform } from './informer.ts';
-import type { CacheEvent, CachedObject } from '../watch/cache.ts';
+import type { CacheEvent, CachedObject } from './cache.ts';
 
 let s: TestServer;
 beforeAll(async () => {
