@@ -47,6 +47,23 @@ for (const prefix of [`${nodePrefix}sim-node-00042`, '/registry/core/pods/defaul
     },
   });
 }
+/**
+ * When each marker's event was written to the watchers: the end of the first watch flush that took the
+ * sinks' events after the cache handed it to them ([sequence number, ms since the epoch]; an older server
+ * does not say). Splits the watch path's part in two: the server's (the cache to the sockets) and the
+ * way to the readers (the kernel, and the readers' threads getting a core).
+ */
+function markersWritten(): [number, number][] {
+  const times = watchSink.watchFlushTimes?.();
+  if (!times) return [];
+  const origin = performance.timeOrigin;
+  const out: [number, number][] = [];
+  for (const [seq, at] of markersInCache) {
+    const flush = times.find(([took]) => took + origin >= at);
+    if (flush) out.push([seq, flush[1] + origin]);
+  }
+  return out;
+}
 // When each marker request (its `X-Bench-Marker` header) reached the handler and when its response was
 // sent, on the same clock: the write's way through the server, apart from the way there and back.
 let markersAtServer = new Map<number, [number, number]>();
@@ -135,7 +152,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     const ms = (ns: number) => ns / 1e6;
     const loopDelay = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
-    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), events: recorder.recorderTotals, markersInCache: [...markersInCache], markersAtServer: [...markersAtServer] })}`);
+    console.log(`STATS ${JSON.stringify({ ready, heartbeat: heartbeatStats(), loopDelay, gc: { minor: gcSummary(gc.minor), major: gcSummary(gc.major) }, longTurns: turnSummary(), watchFlush: watchSink.watchFlushStats?.(), commit: commitStats.commitStats?.(), events: recorder.recorderTotals, markersInCache: [...markersInCache], markersWritten: markersWritten(), markersAtServer: [...markersAtServer] })}`);
   }
 });
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -242,11 +242,15 @@ export async function benchCluster5000() {
     const results = await watchers.stop();
     watchers = undefined;
     /** When each marker's event was applied in the server's watch cache (an older server does not say). */
-    const served = (await c.stats()) as unknown as { markersInCache?: [number, number][]; markersAtServer?: [number, [number, number]][] };
+    const served = (await c.stats()) as unknown as { markersInCache?: [number, number][]; markersWritten?: [number, number][]; markersAtServer?: [number, [number, number]][] };
     const inCache = new Map(served.markersInCache ?? []);
+    const written = new Map(served.markersWritten ?? []);
     const atServer = new Map(served.markersAtServer ?? []);
     /** From the watch cache to the watcher: the watch path's own delivery, without the write's way into the store. */
     const fromCache: number[] = [];
+    /** The same, split where the server's flush that carried the marker finished writing it. */
+    const toSockets: number[] = [];
+    const toReaders: number[] = [];
     const lat: number[] = [];
     /** Delivery after the marker write's response, by transport: what the watch path adds to the write's own time. */
     const afterAck: Record<'chunked' | 'websocket', number[]> = { chunked: [], websocket: [] };
@@ -267,6 +271,8 @@ export async function benchCluster5000() {
           if (ack !== undefined) afterAck[t].push(got - ack);
           const cached = inCache.get(seq);
           if (cached !== undefined) fromCache.push(got - cached);
+          const out = written.get(seq);
+          if (cached !== undefined && out !== undefined) (toSockets.push(out - cached), toReaders.push(got - out));
         }
       }
     });
@@ -287,6 +293,10 @@ export async function benchCluster5000() {
     if (fromCache.length) {
       const toCache = [...inCache].flatMap(([seq, at]) => (sent.has(seq) ? [at - sent.get(seq)!] : []));
       console.log(`    from the event in the server's watch cache to the watcher: p50 ${f(pct(fromCache, 0.5))} ms, p99 ${f(pct(fromCache, 0.99))} ms, max ${f(Math.max(...fromCache))} ms (${fromCache.length} deliveries); the write's request to its event in the cache p50 ${f(pct(toCache, 0.5))} ms, p99 ${f(pct(toCache, 0.99))} ms`);
+      if (toSockets.length) {
+        const d = (xs: number[]) => `p50 ${f(pct(xs, 0.5))}, p90 ${f(pct(xs, 0.9))}, p99 ${f(pct(xs, 0.99))}, max ${f(Math.max(...xs))} ms`;
+        console.log(`      of which the cache -> the end of the server's flush that wrote it: ${d(toSockets)}; that end -> the watcher has it (kernel, the readers' threads): ${d(toReaders)}`);
+      }
     }
     const writes = [...acked].map(([seq, at]) => at - sent.get(seq)!);
     if (atServer.size) {

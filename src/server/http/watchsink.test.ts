@@ -2,7 +2,7 @@
 // so watchers of one feed share one frame even when more events arrive while
 // the flush is written over several turns (those go out in the next flush).
 import { describe, expect, it } from 'vitest';
-import { WatchSink, type Framing, type WatchWire } from './watchsink.ts';
+import { resetWatchFlushStats, watchFlushTimes, WatchSink, type Framing, type WatchWire } from './watchsink.ts';
 
 /** A wire that records its writes and takes about a millisecond for each, so a flush of many spans turns. */
 function slowWire(framing: Framing, onWrite: () => void) {
@@ -46,6 +46,40 @@ describe('WatchSink', () => {
     await new Promise((r) => setTimeout(r, 500));
     for (const { writes } of wires) expect(writes.map(String)).toEqual([String(a), String(b)]);
     expect(frames).toBe(2);
+  });
+
+  it('records when each flush took its events and when its last write went out (the benches time events with it)', async () => {
+    resetWatchFlushStats();
+    const framing: Framing = { frame: (events) => Buffer.concat(events) };
+    const a = Buffer.from('{"n":1}\n');
+    const b = Buffer.from('{"n":2}\n');
+    let sentB = 0;
+    const writeTimes: number[] = [];
+    const sinks: WatchSink[] = [];
+    const wires = Array.from({ length: 40 }, () =>
+      slowWire(framing, () => {
+        writeTimes.push(performance.now());
+        if (sentB) return;
+        // While the first flush writes, the next event arrives: the flush under way does not carry it.
+        sentB = performance.now();
+        setImmediate(() => sinks.forEach((s) => s.send(b)));
+      }),
+    );
+    for (const { wire } of wires) sinks.push(new WatchSink(wire, 1 << 20));
+    sinks.forEach((s) => s.send(a));
+    await new Promise((r) => setTimeout(r, 500));
+    const times = watchFlushTimes();
+    expect(times).toHaveLength(2);
+    const [[took1, end1], [took2, end2]] = times;
+    expect(took1).toBeLessThan(sentB);
+    expect(took2).toBeGreaterThan(sentB);
+    // Each flush ends at its last write: the first's 40 writes, then the second's.
+    expect(writeTimes).toHaveLength(80);
+    expect(end1).toBeGreaterThanOrEqual(writeTimes[39]);
+    expect(end1).toBeLessThanOrEqual(took2);
+    expect(end2).toBeGreaterThanOrEqual(writeTimes[79]);
+    resetWatchFlushStats();
+    expect(watchFlushTimes()).toHaveLength(0);
   });
 
   it('writes what a flush under way took before what came since when drained', async () => {

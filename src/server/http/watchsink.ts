@@ -88,7 +88,7 @@ let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
  * flush). Framed per sink at its turn, a busy rollout's runs differed by then
  * and each watcher's were joined afresh: a sixth of the server's time in copies.
  */
-let flushing: { sinks: WatchSink[]; at: number; cost: number; since: number } | undefined;
+let flushing: { sinks: WatchSink[]; at: number; cost: number; since: number; took: number } | undefined;
 
 /**
  * What the flushes did since the last reset (the benches print it): how many,
@@ -96,8 +96,14 @@ let flushing: { sinks: WatchSink[]; at: number; cost: number; since: number } | 
  * waited in the sinks, from the first event of a flush's window to the last
  * write of that flush, in 1 ms buckets (constant memory however long it runs).
  */
-const newFlushStats = () => ({ flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Histogram(2000, 1) });
+const newFlushStats = () => ({ flushes: 0, slices: 0, writes: 0, bytes: 0, waits: new Histogram(2000, 1), times: [] as [number, number][] });
 let flushStats = newFlushStats();
+/**
+ * The first flushes since the last reset, each as [when it took the sinks' events, when its last write
+ * went out] (performance.now() ms): an event handed to the sinks is written by the first flush that took
+ * after it. Bounded, so stats left on cost nothing past it (at 30 flushes a second, minutes of them).
+ */
+const MAX_FLUSH_TIMES = 8192;
 /** When the first event of the window now gathering arrived (0: none waits). */
 let windowStart = 0;
 
@@ -106,9 +112,14 @@ export function resetWatchFlushStats() {
 }
 
 export function watchFlushStats() {
-  const { waits, ...counts } = flushStats;
+  const { waits, times, ...counts } = flushStats;
   const { p50, p99, max } = waits.summary();
   return { ...counts, wait: { p50, p99, max } };
+}
+
+/** When each flush since the last reset took its events and when it finished writing them (MAX_FLUSH_TIMES at most). */
+export function watchFlushTimes(): readonly (readonly [number, number])[] {
+  return flushStats.times;
 }
 
 function scheduleFlush() {
@@ -167,7 +178,7 @@ function flushWaiting() {
     for (const sink of sinks) sink.take();
     // Runs begun from now on are the next flush's: they start afresh, and what this one took is let go once written.
     runStart = new Run();
-    flushing = { sinks, at: 0, cost: 0, since: windowStart };
+    flushing = { sinks, at: 0, cost: 0, since: windowStart, took: performance.now() };
     windowStart = 0;
     flushStats.flushes++;
   }
@@ -197,6 +208,7 @@ function flushWaiting() {
   }
   flushing = undefined;
   if (f.since) flushStats.waits.add(now - f.since);
+  if (flushStats.times.length < MAX_FLUSH_TIMES) flushStats.times.push([f.took, now]);
   flushAt = now + Math.min(MAX_FLUSH_MS, Math.max(WATCH_FLUSH_MS, f.cost / FLUSH_SHARE));
   if (waiting.size) scheduleFlush();
 }
