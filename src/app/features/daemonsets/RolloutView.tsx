@@ -25,6 +25,7 @@ import { StrategyEditor } from './StrategyEditor.tsx';
 import { isConditionTrue } from '../../../lib/conditions.ts';
 import { RolloutEvents, type RecordedEvent } from './events.ts';
 import { ForecastLine, PlanVsActual, useLiveForecast } from './RolloutForecast.tsx';
+import { ExcludedNodes } from './ExcludedNodes.tsx';
 import './rollout.css';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -288,7 +289,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
             )}
           </p>
           <NodeGrid rows={rows} grouping={grouping} recorded={recorded} />
-          {(model.excluded.length > 0 || model.orphans.length > 0) && <Excluded model={model} />}
+          <ExcludedNodes excluded={model.excluded} orphans={model.orphans} nodesComplete={nodes.isSuccess && !nodes.partial} />
         </div>
       </section>
 
@@ -678,38 +679,3 @@ function PodChip({ pod }: { pod: PodCell }) {
   );
 }
 
-function Excluded({ model }: { model: RolloutModel }) {
-  return (
-    <details className="excluded" open={model.excluded.some((e) => e.misscheduled) || model.orphans.length > 0}>
-      <summary>
-        {model.excluded.length} node{model.excluded.length === 1 ? '' : 's'} left out
-        {model.excluded.some((e) => e.misscheduled) && <Badge tone="bad">misscheduled pods</Badge>}
-      </summary>
-      <table className="simple">
-        <tbody>
-          {model.excluded.map((e) => (
-            <tr key={e.nodeName} data-excluded={e.nodeName}>
-              <td className="mono">
-                <Link to={withSearch(`/nodes/${e.nodeName}`)}>{e.nodeName}</Link>
-              </td>
-              <td>{e.reason}</td>
-              <td>
-                {e.pods.length > 0 &&
-                  (e.misscheduled ? <Badge tone="bad">misscheduled: {e.pods.map((p) => p.name).join(', ')}</Badge> : <Badge tone="warn">pod kept: {e.pods.map((p) => p.name).join(', ')}</Badge>)}
-              </td>
-            </tr>
-          ))}
-          {model.orphans.map((p) => (
-            <tr key={p.uid}>
-              <td className="mono">{p.name}</td>
-              <td>pod not bound to an existing node</td>
-              <td>
-                <Badge tone="warn">{p.state}</Badge>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </details>
-  );
-}
