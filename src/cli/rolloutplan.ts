@@ -12,6 +12,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { describePlan, planChange, type ClusterView, type RolloutPlan } from '../lib/rolloutplan.ts';
 import { podKind } from '../kinds/pod.ts';
 import { humanDuration } from '../lib/duration.ts';
+import { plural } from '../lib/words.ts';
 import type { IO } from './main.ts';
 
 const HELP = `Usage: kube-workbench rollout-plan <daemonset manifest> --cluster <kubeconfig or URL> [options]
@@ -136,7 +137,7 @@ export function formatPlan(ds: any, plan: RolloutPlan, hypothetical: boolean, cr
     lines.push('Left out:');
     for (const e of plan.excluded) lines.push(`  ${e.nodeName}: ${e.reason}${e.pod ? ` (its pod: ${e.pod})` : ''}`);
   }
-  if (plan.done.length) lines.push(`Already on this template: ${plan.done.length} node${plan.done.length === 1 ? '' : 's'}`);
+  if (plan.done.length) lines.push(`Already on this template: ${plural(plan.done.length, 'node')}`);
   if (plan.manual.length) lines.push(`OnDelete: ${plan.manual.join(', ')} change only as their pods are deleted`);
   return lines.join('\n') + '\n';
 }

@@ -20,6 +20,7 @@ import { deepEqual } from './json.ts';
 import { daemonPodNodeName, nodeShouldRunDaemonPod } from './daemonnodes.ts';
 import { hostPortsOf } from './nodeports.ts';
 import { seededRandom } from './random.ts';
+import { plural } from './words.ts';
 import {
   ControllerRevisionHashLabel,
   allowsSurge,
@@ -768,12 +769,12 @@ export function podAvailableTime(pod: PlanPodLike, minReadySeconds: number): num
 
 /** A one-line description of a plan: waves, budget and time. */
 export function describePlan(plan: RolloutPlan, fmt: (ms: number) => string): string {
-  if (plan.strategy === 'OnDelete') return `OnDelete: ${plan.manual.length} node${plan.manual.length === 1 ? '' : 's'} change only as their pods are deleted`;
+  if (plan.strategy === 'OnDelete') return `OnDelete: ${plural(plan.manual.length, 'node')} change only as their pods are deleted`;
   const nodes = plan.waves.reduce((n, w) => n + w.steps.length, 0);
   const budget = plan.mode === 'surge' ? `maxSurge ${plan.maxSurge}` : `maxUnavailable ${plan.maxUnavailable}`;
   const f = plan.forecast;
   const time = f ? `, about ${fmt(f.p50)} (${fmt(f.p10)}–${fmt(f.p90)})` : '';
-  return `${plan.waves.length} wave${plan.waves.length === 1 ? '' : 's'} over ${nodes} node${nodes === 1 ? '' : 's'} under ${budget} of ${plan.desired}${time}${f && !f.completes ? ', then stalls' : ''}`;
+  return `${plural(plan.waves.length, 'wave')} over ${plural(nodes, 'node')} under ${budget} of ${plan.desired}${time}${f && !f.completes ? ', then stalls' : ''}`;
 }
 
 // ---- from what the API serves ------------------------------------------------------

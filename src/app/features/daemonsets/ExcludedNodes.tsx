@@ -9,6 +9,7 @@
 import { memo } from 'react';
 import { Badge } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
+import { plural } from '../../../lib/words.ts';
 import type { ExcludedNode, PodCell } from './rollout.ts';
 
 /** Rows drawn at most for the nodes left out with a daemon pod, and for the orphan pods. */
@@ -39,9 +40,9 @@ export const ExcludedNodes = memo(function ExcludedNodes({ excluded, orphans, no
   return (
     <details className="excluded" open={anyMisscheduled || shownOrphans.length > 0} data-testid="excluded-nodes">
       <summary>
-        {excluded.length} node{excluded.length === 1 ? '' : 's'} left out
+        {plural(excluded.length, 'node')} left out
         {anyMisscheduled && <Badge tone="bad">misscheduled pods</Badge>}
-        {shownOrphans.length > 0 && <Badge tone="warn">{shownOrphans.length} pods bound to no node</Badge>}
+        {shownOrphans.length > 0 && <Badge tone="warn">{plural(shownOrphans.length, 'pod')} bound to no node</Badge>}
       </summary>
       {excluded.length > 0 && (
         <table className="simple excluded-reasons">

@@ -13,6 +13,7 @@ import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import { planChange, type ClusterView, type RolloutPlan } from '../../../lib/rolloutplan.ts';
+import { plural } from '../../../lib/words.ts';
 import { useList } from '../../api/hooks.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
@@ -46,7 +47,6 @@ const strategyOf = (ds: KubeObject | undefined) => {
   return { updateStrategy: s.updateStrategy, minReadySeconds: s.minReadySeconds ?? 0 };
 };
 
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 /** The plan in one line: waves, budget, time. */
 export function PlanLine({ plan, testid }: { plan: RolloutPlan; testid?: string }) {

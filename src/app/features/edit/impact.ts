@@ -3,6 +3,7 @@
 // out new pods when, and only when, the template changes.
 import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
 import { deepEqual } from '../../../lib/json.ts';
+import { plural } from '../../../lib/words.ts';
 import { changedPaths, getIn, k8sPath } from '../../editors/form/draft.ts';
 
 export interface Impact {
@@ -13,7 +14,6 @@ export interface Impact {
   fields: string[];
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Compares the stored object with the server's dry-run answer (both defaulted, so defaults alone never count as a change). */
 export function rolloutImpact(kind: KindDefinition, stored: KubeObject | undefined, proposed: KubeObject): Impact | undefined {
