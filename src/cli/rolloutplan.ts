@@ -9,7 +9,8 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { describePlan, planChange, type ClusterView, type RolloutPlan } from '../lib/rolloutplan.ts';
+import { describePlan, needsClusterPace, ownPace, paceDonors, planChange, type ClusterView, type RolloutPlan } from '../lib/rolloutplan.ts';
+import { selectorParam } from '../lib/labels.ts';
 import { podKind } from '../kinds/pod.ts';
 import { humanDuration } from '../lib/duration.ts';
 import { plural } from '../lib/words.ts';
@@ -182,15 +183,26 @@ export async function rolloutPlan(argv: string[], io: IO): Promise<number> {
       });
       const body = { ...manifest, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { ...manifest.metadata, namespace: ns, ...(current ? { resourceVersion: current.metadata.resourceVersion, uid: current.metadata.uid } : {}) } };
       const proposed = current ? await call(conn, 'PUT', `${base}/${encodeURIComponent(name)}?dryRun=All`, body) : await call(conn, 'POST', `${base}?dryRun=All`, body);
+      const podsPath = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`;
+      // The DaemonSet's own pods by its selector, not the namespace's (ten DaemonSets on 5000 nodes are 50,000 pods).
+      const podsOf = (d: any) => {
+        const sel = selectorParam(d?.spec?.selector);
+        return call(conn, 'GET', sel ? `${podsPath}?labelSelector=${encodeURIComponent(sel)}` : podsPath);
+      };
       const [nodes, pods, revisions, all, events] = await Promise.all([
         call(conn, 'GET', '/api/v1/nodes'),
-        call(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`),
+        current ? podsOf(current) : { items: [] },
         call(conn, 'GET', `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`),
         call(conn, 'GET', base),
         // The kubelets' Killing and Started show the old pods' stop; unreadable events leave it estimated.
         call(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/events?fieldSelector=${encodeURIComponent(`source=kubelet,involvedObject.kind=${podKind.kind}`)}`).catch(() => ({ items: [] })),
       ]);
       const view: ClusterView = { nodes: nodes.items, pods: pods.items, revisions: revisions.items, daemonSets: all.items, events: events.items };
+      // Too few rollouts of its own: the pods of the other DaemonSets whose rollouts give the cluster's pace.
+      if (!current || needsClusterPace(ownPace(current, view))) {
+        const donors = await Promise.all(paceDonors(current, view).map(podsOf));
+        view.pods = [...view.pods, ...donors.flatMap((l) => l.items)];
+      }
       const { plan, hypothetical } = planChange({ current, proposed, view, now: Date.now() });
       if (opts.json) results.push({ daemonSet: `${ns}/${name}`, hypothetical, plan });
       else io.out(formatPlan(proposed, plan, hypothetical, !current));

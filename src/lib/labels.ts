@@ -443,6 +443,12 @@ export function formatLabelSelector(sel: LabelSelector | null | undefined): stri
   return formatRequirements(reqs) || '<none>';
 }
 
+/** A selector as a list's `labelSelector` parameter: undefined when it selects everything (or cannot be written), so the list is the whole one. */
+export function selectorParam(sel: LabelSelector | null | undefined): string | undefined {
+  const s = formatLabelSelector(sel);
+  return s === '<none>' || s === '<error>' ? undefined : s;
+}
+
 /** labels.FormatLabels: `k=v` sorted by key, `<none>` when empty. */
 export function formatLabels(m: Record<string, string> | undefined): string {
   const keys = Object.keys(m ?? {}).sort(compareStrings);

@@ -48,6 +48,7 @@ export interface DaemonSetLike {
     desiredNumberScheduled?: number;
     updatedNumberScheduled?: number;
     numberAvailable?: number;
+    numberMisscheduled?: number;
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choosePace, daemonPodNamePattern, eventRecordedAt, observePace, observeStops, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
+import { choosePace, daemonPodNamePattern, eventRecordedAt, needsClusterPace, observePace, observeStops, ownPace, paceDonors, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -159,6 +159,39 @@ describe('observePace', () => {
     expect(choosePace({ startup: [1], handoff: [] }, { startup: [4, 5, 6], handoff: [7, 8, 9] })).toMatchObject({ startup: [4, 5, 6], handoff: [7, 8, 9] });
     expect(choosePace({ startup: [1, 2, 3], handoff: [] }, undefined).source).toMatch(/hand-offs from assumed/);
     expect(choosePace(undefined, undefined).source).toMatch(/assumed/);
+  });
+});
+
+describe("the cluster's pace: which other DaemonSets' pods a plan reads", () => {
+  const owned = (uid: string, p: PlanPodLike) => ({ ...p, metadata: { ...p.metadata, ownerReferences: [{ uid, controller: true }] } });
+  const revision = (owner: string, n: number, at: number) => ({
+    metadata: { name: `${owner}-r${n}`, creationTimestamp: iso(at), labels: { 'controller-revision-hash': `r${n}` }, ownerReferences: [{ uid: owner, controller: true }] },
+    revision: n,
+  });
+  const daemonSet = (uid: string, desired: number) => ({ metadata: { name: uid, uid }, status: { desiredNumberScheduled: desired } });
+  const view = {
+    revisions: [revision('mine', 1, T0), revision('a', 1, T0), revision('a', 2, T0 + 100_000), revision('b', 1, T0 + 200_000), revision('c', 2, T0 + 50_000), revision('d', 2, T0 + 10_000)],
+    daemonSets: [daemonSet('mine', 4), daemonSet('a', 3), daemonSet('b', 2), daemonSet('c', 9000), daemonSet('d', 5)],
+  };
+
+  it('takes the latest rollouts that replaced pods first, then first rollouts, as far as the pods allowed, at least one', () => {
+    const uids = (ds: { metadata?: { uid?: string } }[]) => ds.map((d) => d.metadata?.uid);
+    expect(uids(paceDonors(view.daemonSets[0], view, 20_000))).toEqual(['a', 'c', 'd', 'b']);
+    // c's 9000 pods are past 10: the ones after it are not read either (older rollouts than c's).
+    expect(uids(paceDonors(view.daemonSets[0], view, 10))).toEqual(['a']);
+    expect(uids(paceDonors(view.daemonSets[1], view, 1))).toEqual(['c']);
+    // A DaemonSet not created yet has no uid of its own to leave out.
+    expect(uids(paceDonors(undefined, view, 10))).toEqual(['a']);
+  });
+
+  it('is needed while a DaemonSet has no rollout that replaced three pods of its own', () => {
+    const mine = { metadata: { name: 'mine', uid: 'mine' }, spec: {} };
+    const first = [pod('x', 'r1', true, T0 + 1000, T0 + 3000), pod('y', 'r1', true, T0 + 1000, T0 + 4000), pod('z', 'r1', true, T0 + 1000, T0 + 5000)].map((p) => owned('mine', p));
+    expect(needsClusterPace(ownPace(mine, { pods: [], revisions: view.revisions }))).toBe(true);
+    // Its first rollout: starts, no hand-offs.
+    expect(needsClusterPace(ownPace(mine, { pods: first, revisions: view.revisions }))).toBe(true);
+    const second = [pod('x', 'r2', true, T0 + 61_000, T0 + 63_000), pod('y', 'r2', true, T0 + 64_000, T0 + 66_000), pod('z', 'r2', true, T0 + 67_000, T0 + 69_000)].map((p) => owned('mine', p));
+    expect(needsClusterPace(ownPace(mine, { pods: second, revisions: [...view.revisions, revision('mine', 2, T0 + 60_000)] }))).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@
 // overall connection health. Query keys are built here and nowhere else.
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { escapeValue } from '../../lib/fieldselector.ts';
-import { hashKey, useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
+import { hashKey, useQueries, useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
 import { api, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
@@ -274,9 +274,46 @@ export function useList(kind: KindDefinition, namespace?: string, selection?: Se
   const conn = useConnection();
   const qc = useQueryClient();
   const ns = kind.scope === 'Namespaced' ? namespace : undefined;
-  const queryKey = queryKeys.list(conn, kind, ns, selection, newest);
+  const options = listOptions(qc, conn, kind, ns, selection, newest);
+  const query = useQuery(options);
+  useEffect(
+    () => watching(qc, conn, [{ kind, namespace: ns, selection }], newest),
+    // The list by its key, not by the identity of `selection` (new on each render) and `newest`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [qc, conn, kind, ns, hashKey(options.queryKey)],
+  );
+  return listResult(query);
+}
+
+/** A list as useLists is given it. */
+export interface ListRef {
+  kind: KindDefinition;
+  namespace?: string;
+  selection?: Selection;
+}
+
+/**
+ * Live lists as many as `lists` names, each as useList gives it: for a set of lists a view learns
+ * it needs as it goes (a plan's pace: the pods of the DaemonSets whose rollouts it draws on).
+ */
+export function useLists(lists: readonly ListRef[]) {
+  const conn = useConnection();
+  const qc = useQueryClient();
+  const refs = lists.map((l) => ({ ...l, namespace: l.kind.scope === 'Namespaced' ? l.namespace : undefined }));
+  const options = refs.map((l) => listOptions(qc, conn, l.kind, l.namespace, l.selection));
+  const queries = useQueries({ queries: options });
+  useEffect(
+    () => watching(qc, conn, refs),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [qc, conn, hashKey(options.map((o) => o.queryKey))],
+  );
+  return queries.map(listResult);
+}
+
+/** A list's query (useList's and useLists'), asked for at once when not in the cache yet. */
+function listOptions(qc: QueryClient, conn: Connection, kind: KindDefinition, ns?: string, selection?: Selection, newest?: Newest) {
   const options = {
-    queryKey,
+    queryKey: queryKeys.list(conn, kind, ns, selection, newest),
     queryFn: listQueryFn(qc, conn, kind, ns, selection, newest),
     staleTime: Infinity,
     gcTime: 60_000,
@@ -289,14 +326,20 @@ export function useList(kind: KindDefinition, namespace?: string, selection?: Se
   // its effects run: the first page is on its way while the page's DOM is made (a first visit
   // draws the whole app, ~50-150 ms on two busy cores). The same query; useQuery joins the fetch.
   if (!qc.getQueryState(options.queryKey)) void qc.prefetchQuery(options);
-  const query = useQuery(options);
-  useEffect(() => {
-    const w = watchFor(qc, conn, kind, ns, selection, newest);
-    w.acquire();
-    return () => w.release();
-    // The list by its key, not by the identity of `selection` (new on each render) and `newest`.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [qc, conn, kind, ns, hashKey(queryKey)]);
+  return options;
+}
+
+/** Keeps the lists' watches while a view uses them (an effect's body; gives its cleanup). */
+function watching(qc: QueryClient, conn: Connection, lists: readonly ListRef[], newest?: Newest) {
+  const ws = lists.map((l) => watchFor(qc, conn, l.kind, l.namespace, l.selection, newest));
+  for (const w of ws) w.acquire();
+  return () => {
+    for (const w of ws) w.release();
+  };
+}
+
+/** A list query as the views read it. */
+function listResult<Q extends { data?: ListState }>(query: Q) {
   // The cache's own array (typed mutable for the views that pass it on as KubeObject[]): never changed in place.
   const items = (query.data?.items ?? NO_ITEMS) as KubeObject[];
   /** Later pages of the first list are still being read. */

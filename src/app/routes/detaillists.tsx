@@ -5,15 +5,7 @@
 // as soon as the object is known instead of once those chunks have loaded.
 import { useEffect, useRef, useState } from 'react';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { useList, useObject } from '../api/hooks.ts';
-import type { Selection } from '../api/client.ts';
-
-/** A list as useList reads it. */
-export interface ListRef {
-  kind: KindDefinition;
-  namespace?: string;
-  selection?: Selection;
-}
+import { useList, useObject, type ListRef } from '../api/hooks.ts';
 
 /** A list's identity (its kind, namespace and selectors). */
 export const listId = (l: ListRef) => JSON.stringify([l.kind.group, l.kind.plural, l.namespace ?? '', l.selection?.labelSelector ?? '', l.selection?.fieldSelector ?? '']);

@@ -14,7 +14,7 @@ import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } fr
 import { lazy, Suspense, type ComponentType } from 'react';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { rolloutLists } from '../features/daemonsets/lists.ts';
-import type { ListRef } from './detaillists.tsx';
+import type { ListRef } from '../api/hooks.ts';
 
 /**
  * A feature component loaded when first drawn: detail pages, editors and their

@@ -9,18 +9,15 @@ import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
-import { formatLabelSelector } from '../../../lib/labels.ts';
-import type { ListRef } from '../../routes/detaillists.tsx';
+import { selectorParam } from '../../../lib/labels.ts';
+import type { ListRef } from '../../api/hooks.ts';
 
 /**
  * The DaemonSet's pod selector as a `labelSelector`, so the page lists and watches its own pods
  * only, not the namespace's (ten DaemonSets on 5000 nodes are 50,000 pods, and the others' events
  * would each be parsed and looked at to be thrown away); undefined when it selects everything.
  */
-export function podSelectorOf(ds: KubeObject): string | undefined {
-  const s = formatLabelSelector((ds.spec as any)?.selector);
-  return s === '<none>' || s === '<error>' ? undefined : s;
-}
+export const podSelectorOf = (ds: KubeObject): string | undefined => selectorParam((ds.spec as any)?.selector);
 
 /** The DaemonSet's pods, by its selector. */
 export const daemonPods = (ds: KubeObject): ListRef => ({ kind: podKind, namespace: ds.metadata.namespace, selection: { labelSelector: podSelectorOf(ds) } });
