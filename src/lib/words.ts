@@ -1,4 +1,7 @@
 // Counts in prose, as the app, the CLI and the planner's summaries write them.
 
-/** `n` and the word, in the plural unless n is 1: `plural(3, 'node')` is "3 nodes". */
-export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** A count with thousands separated: `count(60086)` is "60,086" (pod pairs run to billions). */
+export const count = (n: number) => n.toLocaleString('en-US');
+
+/** `n` and the word, in the plural unless n is 1: `plural(5006, 'node')` is "5,006 nodes". */
+export const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;

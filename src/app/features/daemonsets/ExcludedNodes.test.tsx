@@ -24,7 +24,7 @@ describe('the nodes left out', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0].textContent).toContain('4995');
     expect(rows[1].querySelector('.excluded-names')!.textContent).toBe('node-00000, node-00001, node-00002');
-    expect(view.container.querySelector('summary')!.textContent).toContain('4998 nodes left out');
+    expect(view.container.querySelector('summary')!.textContent).toContain('4,998 nodes left out');
     // A handful of elements, not one row per node.
     expect(view.container.querySelectorAll('*').length).toBeLessThan(40);
     expect(view.container.querySelector('details')!.open).toBe(false);

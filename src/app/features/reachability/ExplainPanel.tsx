@@ -2,6 +2,7 @@
 // policies that isolate the pod and the rules (by index) that let the
 // connection through, with links to the policies.
 import { useEffect, useRef } from 'react';
+import { count as countText } from '../../../lib/words.ts';
 import type { DirectionExplanation, Explanation, PolicyRef, Protocol, RuleRef } from '../../../lib/reachability/index.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
@@ -127,7 +128,7 @@ export function ExplainPanel({ summary, matrix, cell, port, protocol, onClose, o
         </div>
         {!single && (
           <p className="muted">
-            {count} of {total} pod pairs allowed
+            {countText(count)} of {countText(total)} pod pairs allowed
             {state === 'partial' ? ': pods of these groups differ in named ports, addresses or nodes. One denied and one allowed pair explained.' : '; explained for one of them.'}
           </p>
         )}

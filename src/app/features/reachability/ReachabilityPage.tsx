@@ -3,6 +3,7 @@
 // the highlighted policy live in the URL; the engine runs in a worker and the
 // last answer stays on screen while the next is computed.
 import { useEffect, useMemo, useState } from 'react';
+import { count, plural } from '../../../lib/words.ts';
 import type { Protocol } from '../../../lib/reachability/index.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { useList } from '../../api/hooks.ts';
@@ -143,7 +144,7 @@ export function ReachabilityPage() {
           }
         >
           {summary
-            ? `${summary.podCount} pods${live.reading !== undefined ? ' (of those read so far)' : ''} in ${summary.groups.length} groups · ${summary.policies.length} network ${summary.policies.length === 1 ? 'policy, which treats' : 'policies, which treat'} the pods as ${summary.classCount} distinct ${summary.classCount === 1 ? 'set' : 'sets'}`
+            ? `${plural(summary.podCount, 'pod')}${live.reading !== undefined ? ' (of those read so far)' : ''} in ${plural(summary.groups.length, 'group')} · ${summary.policies.length} network ${summary.policies.length === 1 ? 'policy, which treats' : 'policies, which treat'} the pods as ${plural(summary.classCount, 'distinct set')}`
             : 'reading the cluster…'}
         </span>
         <span className={`rx-status${computing ? ' busy' : ''}`} role="status" aria-live="polite" data-testid="reach-status">
@@ -247,7 +248,7 @@ export function ReachabilityPage() {
             )}
             {matrix.data && (
               <p className="muted rx-foot">
-                {matrix.data.allowedPairs} of {matrix.data.totalPairs} pod pairs may connect on {matrix.data.protocol} {matrix.data.port}. Rows are sources, columns destinations; pods of one namespace with the same labels share a row and a column.
+                {count(matrix.data.allowedPairs)} of {count(matrix.data.totalPairs)} pod pairs may connect on {matrix.data.protocol} {matrix.data.port}. Rows are sources, columns destinations; pods of one namespace with the same labels share a row and a column.
               </p>
             )}
           </div>

@@ -4,6 +4,7 @@
 // recomputation), and hooks that ask it
 // questions and keep the last answer on screen while the next is computed.
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { count } from '../../../lib/words.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { namespaceKind } from '../../../kinds/namespace.ts';
@@ -172,7 +173,7 @@ const live = {
 };
 
 /** The status while the pods are still read: the answers shown are for those read so far. */
-export const readingText = ({ read, of }: { read: number; of?: number }) => `reading pods · ${read} ${of === undefined ? 'so far' : `of ${of}`}`;
+export const readingText = ({ read, of }: { read: number; of?: number }) => `reading pods · ${count(read)} ${of === undefined ? 'so far' : `of ${count(of)}`}`;
 
 /**
  * Keeps the worker fed with the live Pods, Namespaces, NetworkPolicies and Nodes; renders nothing.
