@@ -7,14 +7,14 @@ describe('eventsCount', () => {
   it('says how many show of those kept, and of all there are when only the newest are kept', () => {
     expect(eventsCount(7, 7, undefined)).toBe('7 of 7');
     expect(eventsCount(3, 7, 7)).toBe('3 of 7');
-    expect(eventsCount(22900, 22900, 91841)).toBe('the newest 22900 of 91841');
-    expect(eventsCount(12, 22900, 91841)).toBe('12 of the newest 22900 (91841 in all)');
+    expect(eventsCount(22900, 22900, 91841)).toBe('the newest 22,900 of 91,841');
+    expect(eventsCount(12, 22900, 91841)).toBe('12 of the newest 22,900 (91,841 in all)');
   });
   it('says those kept are the newest so far while the list is read', () => {
-    expect(eventsCount(20000, 20000, 637171, 312000)).toBe('the newest 20000 of 312000 read so far (637171 in all)…');
-    expect(eventsCount(12, 20000, 637171, 312000)).toBe('12 of the newest 20000 of 312000 read so far (637171 in all)…');
-    expect(eventsCount(500, 500, 91841, 500)).toBe('500 of 500 read so far (91841 in all)…');
+    expect(eventsCount(20000, 20000, 637171, 312000)).toBe('the newest 20,000 of 312,000 read so far (637,171 in all)…');
+    expect(eventsCount(12, 20000, 637171, 312000)).toBe('12 of the newest 20,000 of 312,000 read so far (637,171 in all)…');
+    expect(eventsCount(500, 500, 91841, 500)).toBe('500 of 500 read so far (91,841 in all)…');
     // Read whole: as before.
-    expect(eventsCount(20000, 20000, 637171, 637171)).toBe('the newest 20000 of 637171');
+    expect(eventsCount(20000, 20000, 637171, 637171)).toBe('the newest 20,000 of 637,171');
   });
 });

@@ -7,6 +7,7 @@
 // newest NEWEST.max: ten DaemonSets rolled out on 5000 nodes leave 400,000 events for the hour they
 // live, over 600 MB in a tab; it says how many there are and keeps the newest as more come.
 import { useMemo } from 'react';
+import { count } from '../../../lib/words.ts';
 import { EventTypeNormal, EventTypeWarning, eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
 import type { Newest } from '../../api/watch.ts';
@@ -36,12 +37,13 @@ const EVENTS_MIN_WIDTH = 1124;
  * cluster's 600,000 events take the tab most of a minute to read.
  */
 export function eventsCount(shown: number, kept: number, total: number | undefined, read?: number): string {
+  const [s, k, t] = [count(shown), count(kept), total === undefined ? '' : count(total)];
   if (read !== undefined && total !== undefined && read < total) {
-    const part = kept === read ? `${shown}` : shown === kept ? `the newest ${kept}` : `${shown} of the newest ${kept}`;
-    return `${part} of ${read} read so far (${total} in all)…`;
+    const part = kept === read ? s : shown === kept ? `the newest ${k}` : `${s} of the newest ${k}`;
+    return `${part} of ${count(read)} read so far (${t} in all)…`;
   }
-  if (total === undefined || total <= kept) return `${shown} of ${kept}`;
-  return shown === kept ? `the newest ${kept} of ${total}` : `${shown} of the newest ${kept} (${total} in all)`;
+  if (total === undefined || total <= kept) return `${s} of ${k}`;
+  return shown === kept ? `the newest ${k} of ${t}` : `${s} of the newest ${k} (${t} in all)`;
 }
 
 export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {

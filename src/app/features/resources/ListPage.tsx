@@ -2,6 +2,7 @@
 // sorting, all kept in the URL.
 import { useMemo, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
+import { count } from '../../../lib/words.ts';
 import { parseSelector, matchesRequirements, SelectorParseError, type Requirement } from '../../../lib/labels.ts';
 import { useList } from '../../api/hooks.ts';
 import { useCanI } from '../../api/access.ts';
@@ -13,12 +14,13 @@ import { detailPath, type KindView } from './types.ts';
 
 /**
  * How many rows are shown: of the objects read when a filter hides some, and while the list is
- * still read in pages, of how many the server holds when it tells ("12200 of 60084").
+ * still read in pages, of how many the server holds when it tells ("12,200 of 60,084").
  */
 function countText(shown: number, list: { items: readonly unknown[]; partial: boolean; total?: number }) {
-  if (!list.partial) return shown === list.items.length ? `${shown}` : `${shown} of ${list.items.length}`;
-  if (shown === list.items.length && list.total !== undefined) return `${shown} of ${list.total}, loading more…`;
-  return `${shown}${shown !== list.items.length ? ` of ${list.items.length}` : ''} so far, loading more…`;
+  const [s, read] = [count(shown), count(list.items.length)];
+  if (!list.partial) return shown === list.items.length ? s : `${s} of ${read}`;
+  if (shown === list.items.length && list.total !== undefined) return `${s} of ${count(list.total)}, loading more…`;
+  return `${s}${shown !== list.items.length ? ` of ${read}` : ''} so far, loading more…`;
 }
 
 export function ListPage({ view, namespace }: { view: KindView; namespace?: string }) {
