@@ -48,6 +48,38 @@ async function pod(ds: KubeObject, name: string, hash: string, app = ds.metadata
   if (ready) await s.api(`/api/v1/namespaces/${NS}/pods/${name}/status`, { method: 'PATCH', headers: merge, body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] } } });
 }
 
+/** The pods lists (not watches) the app asks for, by their labelSelector ('(all)' without one). */
+function recordPodLists(): string[] {
+  const native = globalThis.fetch;
+  const lists: string[] = [];
+  vi.stubGlobal('WebSocket', undefined);
+  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.pathname === `/api/v1/namespaces/${NS}/pods` && !url.searchParams.has('watch')) lists.push(url.searchParams.get('labelSelector') ?? '(all)');
+    return native(input, init);
+  });
+  return lists;
+}
+
+/** Renders useClusterView(ds); `seen` gets each render's answer. */
+function renderView(ds: KubeObject, seen: (v: ReturnType<typeof useClusterView>) => void) {
+  function Plan() {
+    seen(useClusterView(ds, true));
+    return null;
+  }
+  const qc = new QueryClient();
+  const view = render(
+    <QueryClientProvider client={qc}>
+      <Plan />
+    </QueryClientProvider>,
+  );
+  return () => {
+    view.unmount();
+    stopAllWatches(qc);
+    vi.unstubAllGlobals();
+  };
+}
+
 describe("a DaemonSet change's plan", () => {
   it("reads its own pods and the pods of the DaemonSets that give the cluster's pace, each whole before planning", async () => {
     await s.api('/api/v1/namespaces', { method: 'POST', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
@@ -63,28 +95,14 @@ describe("a DaemonSet change's plan", () => {
     await s.api(`/api/v1/namespaces/${NS}/pods`, { method: 'POST', body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stray', namespace: NS, labels: { app: 'stray' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } });
 
     listPaging.next = 10;
-    const native = globalThis.fetch;
-    const podLists: string[] = [];
-    vi.stubGlobal('WebSocket', undefined);
-    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      if (url.pathname === `/api/v1/namespaces/${NS}/pods` && !url.searchParams.has('watch')) podLists.push(url.searchParams.get('labelSelector') ?? '(all)');
-      return native(input, init);
-    });
+    const podLists = recordPodLists();
     const renders: { loaded: boolean; mine: number; pods: number }[] = [];
     let last: ReturnType<typeof useClusterView> | undefined;
-    function Plan() {
-      last = useClusterView(mine, true);
-      const pods = last.read().pods as KubeObject[];
-      renders.push({ loaded: last.loaded, mine: pods.filter((p) => p.metadata.labels?.app === 'mine').length, pods: pods.length });
-      return null;
-    }
-    const qc = new QueryClient();
-    const view = render(
-      <QueryClientProvider client={qc}>
-        <Plan />
-      </QueryClientProvider>,
-    );
+    const done = renderView(mine, (v) => {
+      last = v;
+      const pods = v.read().pods as KubeObject[];
+      renders.push({ loaded: v.loaded, mine: pods.filter((p) => p.metadata.labels?.app === 'mine').length, pods: pods.length });
+    });
     try {
       await waitFor(() => expect(last?.loaded).toBe(true), { timeout: 10_000 });
       // Every render that said loaded had every list whole: mine's 150 pods and rolled's 3.
@@ -96,41 +114,21 @@ describe("a DaemonSet change's plan", () => {
       expect(podLists.indexOf('app=rolled')).toBeGreaterThan(podLists.lastIndexOf('app=mine'));
       expect(paceFor(mine as never, last!.read()).source).toMatch(/^the cluster's last rollout \(3 pods\)/);
     } finally {
-      view.unmount();
-      stopAllWatches(qc);
-      vi.unstubAllGlobals();
+      done();
     }
   });
 
   it("reads no other DaemonSet's pods once its own rollouts pace the plan", async () => {
     const rolled = (await s.api(`/apis/apps/v1/namespaces/${NS}/daemonsets/rolled`)).body as KubeObject;
-    const native = globalThis.fetch;
-    const podLists: string[] = [];
-    vi.stubGlobal('WebSocket', undefined);
-    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      if (url.pathname === `/api/v1/namespaces/${NS}/pods` && !url.searchParams.has('watch')) podLists.push(url.searchParams.get('labelSelector') ?? '(all)');
-      return native(input, init);
-    });
+    const podLists = recordPodLists();
     let last: ReturnType<typeof useClusterView> | undefined;
-    function Plan() {
-      last = useClusterView(rolled, true);
-      return null;
-    }
-    const qc = new QueryClient();
-    const view = render(
-      <QueryClientProvider client={qc}>
-        <Plan />
-      </QueryClientProvider>,
-    );
+    const done = renderView(rolled, (v) => (last = v));
     try {
       await waitFor(() => expect(last?.loaded).toBe(true), { timeout: 10_000 });
       expect(podLists).toEqual(['app=rolled']);
       expect(paceFor(rolled as never, last!.read()).source).toMatch(/^this DaemonSet's last rollout \(3 pods\)/);
     } finally {
-      view.unmount();
-      stopAllWatches(qc);
-      vi.unstubAllGlobals();
+      done();
     }
   });
 });
