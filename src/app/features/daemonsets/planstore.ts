@@ -91,7 +91,8 @@ function store(record: PlanRecord, replaced?: { key: string }) {
   const all = entries();
   const key = replaced?.key ?? newKey(record, all);
   const entry = { record, key };
-  if (replaced) all.splice(all.indexOf(replaced as never), 1, entry);
+  const at = replaced ? all.indexOf(replaced as never) : -1;
+  if (at >= 0) all[at] = entry;
   else all.push(entry);
   const oldestOther = () => all.find((e) => e !== entry);
   while (all.length > KEEP) forget(all, oldestOther()!);
@@ -110,7 +111,8 @@ function store(record: PlanRecord, replaced?: { key: string }) {
 }
 
 function forget(all: { record: PlanRecord; key: string }[], entry: { key: string }) {
-  all.splice(all.indexOf(entry as never), 1);
+  const i = all.indexOf(entry as never);
+  if (i >= 0) all.splice(i, 1);
   try {
     localStorage.removeItem(entry.key);
   } catch {
