@@ -27,16 +27,18 @@ import { daemonPods, podEvents } from './lists.ts';
  * (`current` false: not created yet), the pods of the other DaemonSets whose rollouts give the
  * cluster's pace (paceDonors), not the namespace's whole: with ten DaemonSets on 5000 nodes the
  * review read 60,000 pods (15 s, 215 MB of heap) and planned from the first pages meanwhile.
- * `read` gives the view as the lists are now; `loaded` once each is read whole.
+ * `read` gives the view as the lists are now; `loaded` once each is read whole; `unreadable` when a
+ * list no plan can do without (the nodes, its pods, its revisions) cannot be read (RBAC).
  */
-export function useClusterView(ds: KubeObject, current: boolean): { read: () => ClusterView; loaded: boolean } {
+export function useClusterView(ds: KubeObject, current: boolean): { read: () => ClusterView; loaded: boolean; unreadable?: string } {
   const ns = ds.metadata.namespace;
   const nodes = useList(nodeKind);
   const own = useList(podKind, ns, daemonPods(ds).selection);
   const revisions = useList(controllerRevisionKind, ns);
   const daemonSets = useList(daemonSetKind, ns);
   const events = useList(eventKind, ns, podEvents(ns).selection);
-  const ownRead = whole(own) && whole(revisions) && whole(daemonSets);
+  // Other DaemonSets that cannot be listed (a user granted this one by name) leave the pace to this one's rollouts or the default.
+  const ownRead = whole(own) && whole(revisions) && (whole(daemonSets) || daemonSets.isError);
   // Chosen once, as the DaemonSet's own lists are in: a plan is made from a view read whole, not again on every pod event.
   const donors = useMemo(() => {
     if (!ownRead) return undefined;
@@ -56,7 +58,8 @@ export function useClusterView(ds: KubeObject, current: boolean): { read: () => 
     }) as unknown as ClusterView;
   // Events that cannot be read (RBAC) leave the stop estimated, and a DaemonSet's pods that cannot be the pace estimated: not the plan waiting.
   const loaded = whole(nodes) && ownRead && !!donors && donorPods.every((l) => whole(l) || l.isError) && (whole(events) || events.isError);
-  return { read, loaded };
+  const refused = ([['the nodes', nodes], ["the DaemonSet's pods", own], ['its ControllerRevisions', revisions]] as const).find(([, l]) => l.isError);
+  return { read, loaded, unreadable: refused && `${refused[0]} could not be read (${(refused[1].error as Error).message})` };
 }
 
 const whole = (l: { isSuccess: boolean; partial: boolean }) => l.isSuccess && !l.partial;
@@ -201,7 +204,7 @@ export function PlanDetails({ plan }: { plan: RolloutPlan }) {
  * change's plan is kept (planstore.ts) to judge the rollout against later.
  */
 export function DaemonSetReviewPlan({ stored, proposed }: { stored?: KubeObject; proposed: KubeObject }) {
-  const { read, loaded } = useClusterView(stored ?? proposed, !!stored);
+  const { read, loaded, unreadable } = useClusterView(stored ?? proposed, !!stored);
   const templateChanged = !stored || !deepEqual((stored.spec as any)?.template, (proposed.spec as any)?.template);
   const strategyChanged = !!stored && !deepEqual(strategyOf(stored), strategyOf(proposed));
   const result = useMemo(() => {
@@ -221,7 +224,9 @@ export function DaemonSetReviewPlan({ stored, proposed }: { stored?: KubeObject;
   return (
     <section className="rollout-plan" aria-label="Rollout plan" data-testid="rollout-plan">
       <h3>Rollout plan {result?.after.hypothetical && <span className="muted">for the next template change (the pods are up to date)</span>}</h3>
-      {!result ? (
+      {unreadable ? (
+        <p className="muted">No plan: {unreadable}.</p>
+      ) : !result ? (
         <p className="muted">Reading nodes and pods…</p>
       ) : (
         <PlanBody before={result.before?.plan} after={result.after.plan} />
@@ -263,7 +268,7 @@ export function PlanBody({ before, after }: { before?: RolloutPlan; after: Rollo
 
 /** The strategy editor's preview: the plan with the strategy as stored and as edited, for the pods as they are. */
 export function StrategyPlanPreview({ ds, draft }: { ds: KubeObject; draft: KubeObject }) {
-  const { read, loaded } = useClusterView(ds, true);
+  const { read, loaded, unreadable } = useClusterView(ds, true);
   const changed = !deepEqual(strategyOf(ds), strategyOf(draft));
   const plans = useMemo(() => {
     if (!loaded) return undefined;
@@ -277,6 +282,12 @@ export function StrategyPlanPreview({ ds, draft }: { ds: KubeObject; draft: Kube
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loaded, ds, draft]);
+  if (unreadable)
+    return (
+      <section className="rollout-plan" aria-label="Rollout plan" data-testid="rollout-plan">
+        <p className="muted">No plan: {unreadable}.</p>
+      </section>
+    );
   if (!plans) return null;
   return (
     <section className="rollout-plan" aria-label="Rollout plan" data-testid="rollout-plan">

@@ -5,6 +5,9 @@
 // do; never the namespace's pods whole (ten DaemonSets on 5000 nodes are 50,000
 // pods), and nothing planned until each list is read whole. Against the real
 // server, the controllers off so that the test sets revisions and statuses.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { render, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -12,11 +15,15 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import { paceFor } from '../../../lib/rolloutplan.ts';
 import type { TestServer } from '../../../server/testing.ts';
 import { connectToTestServer } from '../../api/testserver.ts';
+import { setConnection } from '../../api/connection.ts';
 import { listPaging, stopAllWatches } from '../../api/hooks.ts';
 import { useClusterView } from './RolloutPlanView.tsx';
 
 let s: TestServer;
-connectToTestServer({ controllers: false }, (started) => (s = started));
+// erin may read her namespace's pods, revisions and events and change one DaemonSet by name, as a team's role grants: not list DaemonSets, nor (at first) nodes.
+const tokens = join(mkdtempSync(join(tmpdir(), 'kw-planview-')), 'tokens.csv');
+writeFileSync(tokens, 'erin-token,erin,e-1,\n');
+connectToTestServer({ controllers: false, tokenFile: tokens }, (started) => (s = started));
 
 const NS = 'plans';
 const merge = { 'Content-Type': 'application/merge-patch+json' };
@@ -129,6 +136,40 @@ describe("a DaemonSet change's plan", () => {
       expect(paceFor(rolled as never, last!.read()).source).toMatch(/^this DaemonSet's last rollout \(3 pods\)/);
     } finally {
       done();
+    }
+  });
+  it('says which list it cannot read instead of waiting; DaemonSets it may not list leave the pace to its own', async () => {
+    const mine = (await s.api(`/apis/apps/v1/namespaces/${NS}/daemonsets/mine`)).body as KubeObject;
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'mine-owner', namespace: NS }, rules: [
+      { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: ['mine'], verbs: ['get', 'update', 'patch'] },
+    ] };
+    expect((await s.api(`${rbac}/namespaces/${NS}/roles`, { method: 'POST', body: role })).status).toBe(201);
+    const binding = (kind: string, name: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: `${kind}Binding`, metadata: { name, ...(kind === 'Role' && { namespace: NS }) }, subjects: [{ kind: 'User', name: 'erin' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name } });
+    expect((await s.api(`${rbac}/namespaces/${NS}/rolebindings`, { method: 'POST', body: binding('Role', 'mine-owner') })).status).toBe(201);
+    setConnection({ baseUrl: s.url, token: 'erin-token' });
+    let last: ReturnType<typeof useClusterView> | undefined;
+    let done = renderView(mine, (v) => (last = v));
+    try {
+      await waitFor(() => expect(last?.unreadable).toMatch(/^the nodes could not be read \(.*forbidden/), { timeout: 10_000 });
+      expect(last!.loaded).toBe(false);
+    } finally {
+      done();
+    }
+    const nodeReader = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'node-reader' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }] };
+    expect((await s.api(`${rbac}/clusterroles`, { method: 'POST', body: nodeReader })).status).toBe(201);
+    expect((await s.api(`${rbac}/clusterrolebindings`, { method: 'POST', body: binding('ClusterRole', 'node-reader') })).status).toBe(201);
+    done = renderView(mine, (v) => (last = v));
+    try {
+      await waitFor(() => expect(last?.loaded).toBe(true), { timeout: 10_000 });
+      expect(last!.unreadable).toBeUndefined();
+      // No other DaemonSet's pods to pace it by: mine's own starts are none (its pods never ready), so the default.
+      expect(paceFor(mine as never, last!.read()).source).toMatch(/^no rollout observed; assumed/);
+    } finally {
+      done();
+      setConnection({ baseUrl: s.url, token: s.adminToken });
     }
   });
 });
