@@ -98,6 +98,24 @@ test('a view-only user finds no enabled Edit or Delete, and Create disabled with
   await expect(page.getByRole('link', { name: 'Create' })).toHaveCount(0);
 });
 
+test('an editor who may not list nodes is told the DaemonSet page and its rollout plan need them, not shown them loading for ever', async ({ page }) => {
+  await page.goto('/settings');
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(`/daemonsets/default/access-ds#token=${EDITOR}`);
+  await expect(page.getByTestId('whoami')).toHaveText('e2e-editor');
+  const note = page.getByTestId('nodes-unreadable');
+  await expect(note).toContainText('the nodes could not be read');
+  await expect(note).toContainText('cannot list resource "nodes"');
+  await expect(page.getByRole('region', { name: 'Nodes' }).getByRole('heading')).toContainText('not shown');
+  await expect(page.getByTestId('rollout-budget')).toContainText("(the controller's count)");
+  // The editor's review of a template change: no plan, and why.
+  await page.goto('/edit/daemonsets/default/access-ds');
+  await page.locator('#f-spec-template-spec-containers-0-image').fill('c:2');
+  await page.getByRole('button', { name: /Review changes/ }).click();
+  await expect(page.getByRole('region', { name: 'Review' }).getByTestId('rollout-plan')).toContainText('No plan: the nodes could not be read');
+  await page.screenshot({ path: 'test-results/access-editor-no-nodes.png', fullPage: true });
+});
+
 test('the token in the address fragment signs in and leaves the address bar', async ({ page }) => {
   await page.goto('/settings');
   await page.evaluate(() => localStorage.clear());

@@ -18,7 +18,7 @@ import { useList, useLists } from '../../api/hooks.ts';
 import { Badge } from '../../components/common.tsx';
 import { formatDuration } from './rollout.ts';
 import { recordFrom, savePlan } from './planstore.ts';
-import { daemonPods, podEvents } from './lists.ts';
+import { daemonPods, podEvents, unreadableOf } from './lists.ts';
 
 /**
  * What a plan of `ds` reads, from the app's shared watches: the nodes, the DaemonSet's own pods (by
@@ -58,8 +58,7 @@ export function useClusterView(ds: KubeObject, current: boolean): { read: () => 
     }) as unknown as ClusterView;
   // Events that cannot be read (RBAC) leave the stop estimated, and a DaemonSet's pods that cannot be the pace estimated: not the plan waiting.
   const loaded = whole(nodes) && ownRead && !!donors && donorPods.every((l) => whole(l) || l.isError) && (whole(events) || events.isError);
-  const refused = ([['the nodes', nodes], ["the DaemonSet's pods", own], ['its ControllerRevisions', revisions]] as const).find(([, l]) => l.isError);
-  return { read, loaded, unreadable: refused && `${refused[0]} could not be read (${(refused[1].error as Error).message})` };
+  return { read, loaded, unreadable: unreadableOf([['the nodes', nodes], ["the DaemonSet's pods", own], ['its ControllerRevisions', revisions]]) };
 }
 
 const whole = (l: { isSuccess: boolean; partial: boolean }) => l.isSuccess && !l.partial;

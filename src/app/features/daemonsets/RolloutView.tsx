@@ -9,7 +9,8 @@ import { controllerRevisionKind } from '../../../kinds/controllerrevision.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { EventTypeWarning } from '../../../kinds/events.ts';
-import { rolloutStatus } from '../../../lib/rollout.ts';
+import { rollingUpdateLimits, rolloutStatus } from '../../../lib/rollout.ts';
+import { plural } from '../../../lib/words.ts';
 import { queryKeys, useList } from '../../api/hooks.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useListChanges } from '../../api/listchanges.ts';
@@ -17,7 +18,7 @@ import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
-import { daemonPods, rolloutEventLists } from './lists.ts';
+import { daemonPods, rolloutEventLists, unreadableOf } from './lists.ts';
 import type { ListRef } from '../../api/hooks.ts';
 import { listId } from '../../routes/detaillists.tsx';
 import { useRolloutTimeline, type TimelineEvent } from './timeline.ts';
@@ -106,6 +107,8 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
     [ds, pods.items, nodes.items, revisions.items, stallSeconds, groupBy, tick],
   );
   const loaded = pods.isSuccess && nodes.isSuccess && revisions.isSuccess && !pods.partial && !nodes.partial;
+  // A user the per-node view's lists are refused to (the edit role grants no nodes) is told so, not shown "loading…" for ever.
+  const unreadable = unreadableOf([['the nodes', nodes], ["the DaemonSet's pods", pods]]);
   // The recorded events are read once the lists above are (or have failed): see lists.ts.
   const [eventsOn, setEventsOn] = useState(false);
   if (!eventsOn && [pods, nodes, revisions].every((l) => l.isError || (l.isSuccess && !l.partial))) setEventsOn(true);
@@ -175,7 +178,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
             ))}
           </div>
           <p className="rollout-facts">
-            {rolling ? <BudgetLine model={model} loaded={loaded} rollingUpdate={strategy.rollingUpdate} /> : <span>Update strategy OnDelete: a pod moves to the new template only when it is deleted.</span>}
+            {rolling ? <BudgetLine model={model} loaded={loaded} rollingUpdate={strategy.rollingUpdate} controllerCount={unreadable ? { ds, desired } : undefined} /> : <span>Update strategy OnDelete: a pod moves to the new template only when it is deleted.</span>}
             {!status.done && !status.error && stalled > 0 ? (
               <span data-testid="rollout-estimate">
                 {' '}
@@ -199,98 +202,106 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
 
       <section className="panel rollout-live" aria-label="Nodes">
         <h2>
-          Nodes <span className="muted">{loaded ? `${model.rows.length} should run this daemon` : `${model.rows.length} so far, loading…`}</span>
+          Nodes <span className="muted">{unreadable ? 'not shown' : loaded ? `${model.rows.length} should run this daemon` : `${model.rows.length} so far, loading…`}</span>
         </h2>
         <div className="body">
-          <div className="toolbar">
-            <label className="check">
-              Group by{' '}
-              <select
-                className="input"
-                value={groupParam || ZONE}
-                onChange={(e) => {
-                  setInGroup('');
-                  setGroup(e.target.value === ZONE ? '' : e.target.value);
+          {unreadable ? (
+            <div className="alert info" role="note" data-testid="nodes-unreadable">
+              Each node's progress needs every node and the DaemonSet's pods, and {unreadable}. The counts above are the controller's.
+            </div>
+          ) : (
+            <>
+              <div className="toolbar">
+                <label className="check">
+                  Group by{' '}
+                  <select
+                    className="input"
+                    value={groupParam || ZONE}
+                    onChange={(e) => {
+                      setInGroup('');
+                      setGroup(e.target.value === ZONE ? '' : e.target.value);
+                    }}
+                    aria-label="Group nodes by"
+                  >
+                    <option value={ZONE}>zone</option>
+                    <option value={BY_STATE}>rollout state</option>
+                    <option value="none">nothing</option>
+                    {groupKeys.map((k) => (
+                      <option key={k} value={k}>
+                        {k}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label className="check">
+                  Show{' '}
+                  <select className="input" value={show} onChange={(e) => setShow(e.target.value)} aria-label="Which nodes">
+                    <option value="">all</option>
+                    <option value="pending">not yet updated</option>
+                    <option value="stalled">stalled</option>
+                    <option value="missing">without a pod</option>
+                    <option value="progressing">progressing</option>
+                    <option value="old">old revision</option>
+                    <option value="updated">updated</option>
+                  </select>
+                </label>
+                <label className="check">
+                  Stalled after{' '}
+                  <select className="input" value={String(stallSeconds)} onChange={(e) => setStall(e.target.value === '60' ? '' : e.target.value)} aria-label="Stalled after">
+                    {[...new Set([...STALL_CHOICES, stallSeconds])]
+                      .sort((a, b) => a - b)
+                      .map((s) => (
+                        <option key={s} value={s}>
+                          {formatDuration(s * 1000)}
+                        </option>
+                      ))}
+                  </select>
+                </label>
+                <input
+                  className="input grow node-search"
+                  type="search"
+                  data-node-search=""
+                  aria-label="Find nodes"
+                  placeholder="Find nodes: name, label value, reason"
+                  value={query}
+                  onChange={(e) => setQuery(e.target.value)}
+                />
+              </div>
+              {stalled > 0 && <StalledNodes rows={model.stalled} recorded={recorded} onShowAll={() => setShow('stalled')} />}
+              <GroupSummary
+                model={model}
+                byState={grouping === BY_STATE}
+                grouped={!!grouping}
+                selected={inGroup}
+                show={show as Show}
+                onPick={(group, state) => {
+                  setInGroup(group);
+                  setShow(state);
                 }}
-                aria-label="Group nodes by"
-              >
-                <option value={ZONE}>zone</option>
-                <option value={BY_STATE}>rollout state</option>
-                <option value="none">nothing</option>
-                {groupKeys.map((k) => (
-                  <option key={k} value={k}>
-                    {k}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="check">
-              Show{' '}
-              <select className="input" value={show} onChange={(e) => setShow(e.target.value)} aria-label="Which nodes">
-                <option value="">all</option>
-                <option value="pending">not yet updated</option>
-                <option value="stalled">stalled</option>
-                <option value="missing">without a pod</option>
-                <option value="progressing">progressing</option>
-                <option value="old">old revision</option>
-                <option value="updated">updated</option>
-              </select>
-            </label>
-            <label className="check">
-              Stalled after{' '}
-              <select className="input" value={String(stallSeconds)} onChange={(e) => setStall(e.target.value === '60' ? '' : e.target.value)} aria-label="Stalled after">
-                {[...new Set([...STALL_CHOICES, stallSeconds])]
-                  .sort((a, b) => a - b)
-                  .map((s) => (
-                    <option key={s} value={s}>
-                      {formatDuration(s * 1000)}
-                    </option>
-                  ))}
-              </select>
-            </label>
-            <input
-              className="input grow node-search"
-              type="search"
-              data-node-search=""
-              aria-label="Find nodes"
-              placeholder="Find nodes: name, label value, reason"
-              value={query}
-              onChange={(e) => setQuery(e.target.value)}
-            />
-          </div>
-          {stalled > 0 && <StalledNodes rows={model.stalled} recorded={recorded} onShowAll={() => setShow('stalled')} />}
-          <GroupSummary
-            model={model}
-            byState={grouping === BY_STATE}
-            grouped={!!grouping}
-            selected={inGroup}
-            show={show as Show}
-            onPick={(group, state) => {
-              setInGroup(group);
-              setShow(state);
-            }}
-            loaded={loaded}
-          />
-          <p className="muted" style={{ margin: '8px 0 0' }}>
-            <span data-nodes-shown={rows.length}>{rows.length === model.rows.length ? `${rows.length} nodes` : `${rows.length} of ${model.rows.length} nodes`}</span>
-            {(show || query || inGroup) && (
-              <>
-                {' '}
-                <button
-                  className="btn small"
-                  onClick={() => {
-                    setShow('');
-                    setQuery('');
-                    setInGroup('');
-                  }}
-                >
-                  Show all
-                </button>
-              </>
-            )}
-          </p>
-          <NodeGrid rows={rows} grouping={grouping} recorded={recorded} />
-          <ExcludedNodes excluded={model.excluded} orphans={model.orphans} nodesComplete={nodes.isSuccess && !nodes.partial} />
+                loaded={loaded}
+              />
+              <p className="muted" style={{ margin: '8px 0 0' }}>
+                <span data-nodes-shown={rows.length}>{rows.length === model.rows.length ? `${rows.length} nodes` : `${rows.length} of ${model.rows.length} nodes`}</span>
+                {(show || query || inGroup) && (
+                  <>
+                    {' '}
+                    <button
+                      className="btn small"
+                      onClick={() => {
+                        setShow('');
+                        setQuery('');
+                        setInGroup('');
+                      }}
+                    >
+                      Show all
+                    </button>
+                  </>
+                )}
+              </p>
+              <NodeGrid rows={rows} grouping={grouping} recorded={recorded} />
+              <ExcludedNodes excluded={model.excluded} orphans={model.orphans} nodesComplete={nodes.isSuccess && !nodes.partial} />
+            </>
+          )}
         </div>
       </section>
 
@@ -397,12 +408,21 @@ const TimelinePanel = memo(
   (before, after) => after.frozen || before.items === after.items,
 );
 
-const stalledOn = (n: number) => `stalled on ${n} node${n === 1 ? '' : 's'}`;
+const stalledOn = (n: number) => `stalled on ${plural(n, 'node')}`;
 
-function BudgetLine({ model, loaded, rollingUpdate }: { model: RolloutModel; loaded: boolean; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } }) {
+function BudgetLine({ model, loaded, rollingUpdate, controllerCount }: { model: RolloutModel; loaded: boolean; rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string }; controllerCount?: { ds: KubeObject; desired: number } }) {
   const b = model.budget;
   const ru = b.mode === 'surge' ? 'maxSurge' : 'maxUnavailable';
   const limit = b.mode === 'surge' ? b.maxSurge : b.maxUnavailable;
+  // The nodes cannot be read: resolved against the controller's count of nodes; how much is in use is not known here.
+  if (controllerCount) {
+    const l = rollingUpdateLimits(controllerCount.ds as never, controllerCount.desired);
+    return (
+      <span data-testid="rollout-budget">
+        Budget: {ru} resolves to <strong>{b.mode === 'surge' ? l.maxSurge : l.maxUnavailable}</strong> of {plural(controllerCount.desired, 'node')} (the controller's count)
+      </span>
+    );
+  }
   // Resolved against the nodes listed so far it would be a wrong number (10% of the first page's nodes).
   if (!loaded)
     return (

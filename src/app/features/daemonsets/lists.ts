@@ -41,3 +41,12 @@ export const rolloutEventLists = (ds: KubeObject): ListRef[] => [
   podEvents(ds.metadata.namespace),
   { kind: eventKind, selection: { fieldSelector: nodeWarnings } },
 ];
+
+/**
+ * The first of `lists` that could not be read (RBAC: the edit role grants no nodes), said as
+ * "the nodes could not be read (…)": a view that needs it says so instead of loading for ever.
+ */
+export function unreadableOf(lists: readonly (readonly [string, { isError: boolean; error: unknown }])[]): string | undefined {
+  const refused = lists.find(([, l]) => l.isError);
+  return refused && `${refused[0]} could not be read (${(refused[1].error as Error | null)?.message ?? 'unknown error'})`;
+}
