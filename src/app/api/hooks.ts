@@ -320,7 +320,8 @@ function listOptions(qc: QueryClient, conn: Connection, kind: KindDefinition, ns
     // A list's state is new (or not) by identity: structural sharing would compare 50,000 objects deeply per update.
     structuralSharing: false,
     refetchOnWindowFocus: false,
-    retry: 1,
+    // Once more after a failure, but not after a refusal the same request would get again (401, 403; 404: the kind is not served).
+    retry: (failures: number, e: unknown) => failures < 1 && ![401, 403, 404].includes((e as { code?: number }).code ?? 0),
   };
   // A list not in the cache yet is asked for as the page renders, not once it is committed and
   // its effects run: the first page is on its way while the page's DOM is made (a first visit

@@ -150,11 +150,23 @@ describe("a DaemonSet change's plan", () => {
     const binding = (kind: string, name: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: `${kind}Binding`, metadata: { name, ...(kind === 'Role' && { namespace: NS }) }, subjects: [{ kind: 'User', name: 'erin' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name } });
     expect((await s.api(`${rbac}/namespaces/${NS}/rolebindings`, { method: 'POST', body: binding('Role', 'mine-owner') })).status).toBe(201);
     setConnection({ baseUrl: s.url, token: 'erin-token' });
+    const native = globalThis.fetch;
+    const nodeLists: string[] = [];
+    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname === '/api/v1/nodes') nodeLists.push(url.search);
+      return native(input, init);
+    });
     let last: ReturnType<typeof useClusterView> | undefined;
     let done = renderView(mine, (v) => (last = v));
     try {
       await waitFor(() => expect(last?.unreadable).toMatch(/^the nodes could not be read \(.*forbidden/), { timeout: 10_000 });
       expect(last!.loaded).toBe(false);
+      // A refusal is not retried (a failure otherwise is, once): the first page asked for, and at most once
+      // more as the view mounts on the failed list (React Query's retryOnMount); retried, it was three.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(nodeLists.length).toBeGreaterThanOrEqual(1);
+      expect(nodeLists.length).toBeLessThanOrEqual(2);
     } finally {
       done();
     }
