@@ -340,12 +340,14 @@ function watching(qc: QueryClient, conn: Connection, lists: readonly ListRef[], 
 }
 
 /** A list query as the views read it. */
-function listResult<Q extends { data?: ListState }>(query: Q) {
+function listResult<Q extends { data?: ListState; isSuccess: boolean }>(query: Q) {
   // The cache's own array (typed mutable for the views that pass it on as KubeObject[]): never changed in place.
   const items = (query.data?.items ?? NO_ITEMS) as KubeObject[];
   /** Later pages of the first list are still being read. */
   const partial = query.data?.partial === true;
-  return { ...query, items, partial, total: query.data?.total, read: query.data?.read };
+  /** Read whole: what a view judges once (a plan, orphans, a budget) waits for this, not for the first page. */
+  const whole = query.isSuccess && !partial;
+  return { ...query, items, partial, whole, total: query.data?.total, read: query.data?.read };
 }
 
 /** One object's own list: the field selector of its name (every kind has it). */

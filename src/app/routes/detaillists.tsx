@@ -15,11 +15,11 @@ export const listId = (l: ListRef) => JSON.stringify([l.kind.group, l.kind.plura
  * whole or has failed (also when there is no such object). Renders nothing.
  */
 export function DetailLists({ kind, namespace, name, lists, onSettled }: { kind: KindDefinition; namespace?: string; name: string; lists: (o: KubeObject) => ListRef[]; onSettled: () => void }) {
-  const { object, isError, isSuccess, partial } = useObject(kind, namespace, name);
+  const { object, isError, whole } = useObject(kind, namespace, name);
   const refs = object ? lists(object) : [];
   const settled = useRef(new Set<string>());
   const [, setCount] = useState(0);
-  const objectSettled = isError || (isSuccess && !partial);
+  const objectSettled = isError || whole;
   const all = objectSettled && (!object || refs.every((r) => settled.current.has(listId(r))));
   useEffect(() => {
     if (all) onSettled();
@@ -39,7 +39,7 @@ export function DetailLists({ kind, namespace, name, lists, onSettled }: { kind:
 /** Reads one list (its watch too, while mounted); tells once it is read whole or failed. */
 function ReadList({ list, onSettled }: { list: ListRef; onSettled: () => void }) {
   const l = useList(list.kind, list.namespace, list.selection);
-  const settled = l.isError || (l.isSuccess && !l.partial);
+  const settled = l.isError || l.whole;
   const told = useRef(false);
   useEffect(() => {
     if (!settled || told.current) return;

@@ -38,7 +38,7 @@ export function useClusterView(ds: KubeObject, current: boolean): { read: () => 
   const daemonSets = useList(daemonSetKind, ns);
   const events = useList(eventKind, ns, podEvents(ns).selection);
   // Other DaemonSets that cannot be listed (a user granted this one by name) leave the pace to this one's rollouts or the default.
-  const ownRead = whole(own) && whole(revisions) && (whole(daemonSets) || daemonSets.isError);
+  const ownRead = own.whole && revisions.whole && (daemonSets.whole || daemonSets.isError);
   // Chosen once, as the DaemonSet's own lists are in: a plan is made from a view read whole, not again on every pod event.
   const donors = useMemo(() => {
     if (!ownRead) return undefined;
@@ -57,11 +57,9 @@ export function useClusterView(ds: KubeObject, current: boolean): { read: () => 
       events: events.items,
     }) as unknown as ClusterView;
   // Events that cannot be read (RBAC) leave the stop estimated, and a DaemonSet's pods that cannot be the pace estimated: not the plan waiting.
-  const loaded = whole(nodes) && ownRead && !!donors && donorPods.every((l) => whole(l) || l.isError) && (whole(events) || events.isError);
+  const loaded = nodes.whole && ownRead && !!donors && donorPods.every((l) => l.whole || l.isError) && (events.whole || events.isError);
   return { read, loaded, unreadable: unreadableOf([['the nodes', nodes], ["the DaemonSet's pods", own], ['its ControllerRevisions', revisions]]) };
 }
-
-const whole = (l: { isSuccess: boolean; partial: boolean }) => l.isSuccess && !l.partial;
 
 const strategyOf = (ds: KubeObject | undefined) => {
   const s = (ds?.spec ?? {}) as any;

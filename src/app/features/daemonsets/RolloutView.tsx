@@ -106,12 +106,12 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [ds, pods.items, nodes.items, revisions.items, stallSeconds, groupBy, tick],
   );
-  const loaded = pods.isSuccess && nodes.isSuccess && revisions.isSuccess && !pods.partial && !nodes.partial;
+  const loaded = pods.whole && nodes.whole && revisions.isSuccess;
   // A user the per-node view's lists are refused to (the edit role grants no nodes) is told so, not shown "loading…" for ever.
   const unreadable = unreadableOf([['the nodes', nodes], ["the DaemonSet's pods", pods]]);
   // The recorded events are read once the lists above are (or have failed): see lists.ts.
   const [eventsOn, setEventsOn] = useState(false);
-  if (!eventsOn && [pods, nodes, revisions].every((l) => l.isError || (l.isSuccess && !l.partial))) setEventsOn(true);
+  if (!eventsOn && [pods, nodes, revisions].every((l) => l.isError || l.whole)) setEventsOn(true);
   const status = rolloutStatus(ds as never);
   const st = (ds.status ?? {}) as Record<string, number | undefined>;
   const desired = st.desiredNumberScheduled ?? 0;
@@ -299,7 +299,7 @@ export function RolloutView({ ds }: { ds: KubeObject }) {
                 )}
               </p>
               <NodeGrid rows={rows} grouping={grouping} recorded={recorded} />
-              <ExcludedNodes excluded={model.excluded} orphans={model.orphans} nodesComplete={nodes.isSuccess && !nodes.partial} />
+              <ExcludedNodes excluded={model.excluded} orphans={model.orphans} nodesComplete={nodes.whole} />
             </>
           )}
         </div>
@@ -432,7 +432,7 @@ function BudgetLine({ model, loaded, rollingUpdate, controllerCount }: { model: 
     );
   return (
     <span data-testid="rollout-budget">
-      Budget: {ru} resolves to <strong>{limit}</strong> of {b.desiredNumberScheduled} node{b.desiredNumberScheduled === 1 ? '' : 's'};{' '}
+      Budget: {ru} resolves to <strong>{limit}</strong> of {plural(b.desiredNumberScheduled, 'node')};{' '}
       {b.mode === 'surge' ? `${b.inUse} surging now, ${b.remaining} more may surge` : `${b.inUse} without an available pod now, ${b.remaining} more may go down`}
     </span>
   );

@@ -46,16 +46,22 @@ const PREFIX = 'kube-workbench.rollout-plan.';
 const OLD_KEY = 'kube-workbench.rollout-plans';
 const KEEP = 20;
 
+/** A record and the key it is stored under. */
+interface Entry {
+  record: PlanRecord;
+  key: string;
+}
+
 /**
  * The records as last read or written, oldest first: a 5000-node plan keeps a finish time per node,
  * and the live view reads the plans every few seconds. Each with the key it is stored under.
  */
-let cached: { record: PlanRecord; key: string }[] | undefined;
+let cached: Entry[] | undefined;
 if (typeof window !== 'undefined') window.addEventListener('storage', (e) => (e.key === null || e.key === OLD_KEY || e.key.startsWith(PREFIX)) && (cached = undefined));
 
-function entries(): { record: PlanRecord; key: string }[] {
+function entries(): Entry[] {
   if (cached) return cached;
-  const read: { record: PlanRecord; key: string }[] = [];
+  const read: Entry[] = [];
   try {
     moveOldRecords();
     for (let i = 0; i < localStorage.length; i++) {
@@ -81,17 +87,17 @@ let version = 0;
 export const plansVersion = () => version;
 
 /**
- * Stores `record` (under `key`, else a new key) and forgets `replaced`; past KEEP, or when the
+ * Stores `record`, in place of `replaced` (under its key) or as the newest under a key of its own; past KEEP, or when the
  * storage is full, the oldest other records go first. Local storage holds ~5.2 million characters
  * per origin: when every record was one array, a 5000-node DaemonSet's plan with its outcome took
  * ~600,000 of them, and past eight such the array no longer fitted and no plan was kept again.
  */
-function store(record: PlanRecord, replaced?: { key: string }) {
+function store(record: PlanRecord, replaced?: Entry) {
   version++;
   const all = entries();
   const key = replaced?.key ?? newKey(record, all);
   const entry = { record, key };
-  const at = replaced ? all.indexOf(replaced as never) : -1;
+  const at = replaced ? all.indexOf(replaced) : -1;
   if (at >= 0) all[at] = entry;
   else all.push(entry);
   const oldestOther = () => all.find((e) => e !== entry);
@@ -110,8 +116,8 @@ function store(record: PlanRecord, replaced?: { key: string }) {
   }
 }
 
-function forget(all: { record: PlanRecord; key: string }[], entry: { key: string }) {
-  const i = all.indexOf(entry as never);
+function forget(all: Entry[], entry: Entry) {
+  const i = all.indexOf(entry);
   if (i >= 0) all.splice(i, 1);
   try {
     localStorage.removeItem(entry.key);
