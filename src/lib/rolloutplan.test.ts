@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choosePace, daemonPodNamePattern, eventRecordedAt, needsClusterPace, observePace, observeStops, ownPace, paceDonors, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
+import { choosePace, daemonPodNamePattern, eventRecordedAt, faultsOf, needsClusterPace, observePace, observeStops, ownPace, paceDonors, planRollout, type PlanNodeLike, type PlanPodLike } from './rolloutplan.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -154,6 +154,19 @@ describe('observePace', () => {
     expect(observePace({ pods, revision, rolling: false }).handoff).toEqual([]);
   });
 
+  it("leaves out the start of a pod a fault held up (its node could not pull the image until fixed), and still counts the slot it took", () => {
+    const revision = { metadata: { name: 'ds-new', creationTimestamp: iso(T0), labels: { 'controller-revision-hash': 'new' } }, revision: 2 };
+    // maxUnavailable 1: a starts in 3 s; b waits 40 s on a pull failure; c takes b's slot 1 s after it frees.
+    const pods = [pod('a', 'new', true, T0 + 1000, T0 + 4000), pod('b', 'new', true, T0 + 5000, T0 + 45_000), pod('c', 'new', true, T0 + 46_000, T0 + 49_000)];
+    const warned = [{ ...ev('Failed', 'ds-b-new', 'b', T0 + 6000), type: 'Warning' }, { ...ev('Unhealthy', 'ds-c-new', 'c', T0 + 47_000), type: 'Warning' }];
+    const p = observePace({ pods, revision, rolling: true, faults: faultsOf(warned) });
+    // c's failed readiness probe on its way up is a slow start, kept.
+    expect(p.startup).toEqual([3000, 3000]);
+    expect(p.handoff).toEqual([1000, 1000, 1000]);
+    // A fault after the pod was Ready (it crashed later) does not unmake its start.
+    expect(observePace({ pods, revision, rolling: true, faults: faultsOf([{ ...ev('Failed', 'ds-a-new', 'a', T0 + 50_000), type: 'Warning' }]) }).startup).toEqual([3000, 40_000, 3000]);
+  });
+
   it('prefers this DaemonSet, then the cluster, then the default', () => {
     expect(choosePace({ startup: [1, 2, 3], handoff: [1, 1, 1] }, undefined).source).toMatch(/this DaemonSet/);
     expect(choosePace({ startup: [1], handoff: [] }, { startup: [4, 5, 6], handoff: [7, 8, 9] })).toMatchObject({ startup: [4, 5, 6], handoff: [7, 8, 9] });
@@ -196,7 +209,7 @@ describe("the cluster's pace: which other DaemonSets' pods a plan reads", () => 
 });
 
 // An event as the recorder names it: `<object>.<hex nanoseconds>`.
-const ev = (reason: 'Killing' | 'Started' | 'Pulling', podName: string, host: string, at: number, uid?: string) => ({
+const ev = (reason: 'Killing' | 'Started' | 'Pulling' | 'Failed' | 'Unhealthy', podName: string, host: string, at: number, uid?: string) => ({
   metadata: { name: `${podName}.${(BigInt(at) * 1_000_000n).toString(16)}` },
   reason,
   involvedObject: { kind: 'Pod', name: podName, ...(uid ? { uid } : {}) },
@@ -228,6 +241,20 @@ describe('the old pods\' stop, from the kubelets\' events', () => {
     const o = observeStops({ events, isDaemonPod: (n) => daemonPodNamePattern('ds').test(n), pods: [current] });
     expect(o.startToStarted).toBe(200);
     expect(o.stop).toEqual([3200 - 1000 - 200]);
+  });
+
+  it("skips a node whose next pod started only after a fault (a pull failure until someone fixed the node): that gap is the fault's", () => {
+    // Node a: a stop of 1 s and a start to Started of 1.2 s. Nodes b and c: the next pod failed to pull for half a minute.
+    const events = [
+      ev('Killing', 'ds-old01', 'a', T0 + 1000),
+      ev('Started', 'ds-new01', 'a', T0 + 3200, 'u-a'),
+      ...['b', 'c'].flatMap((n) => [ev('Killing', `ds-old0${n}`, n, T0 + 1000), { ...ev('Failed', `ds-new0${n}`, n, T0 + 1500), type: 'Warning' }, ev('Started', `ds-new0${n}`, n, T0 + 30_000, `u-${n}`)]),
+    ];
+    // The pods still there, created at +2 s (whole seconds: half a second early on average).
+    const pods = ['a', 'b', 'c'].map((n) => ({ ...pod(n, 'new'), metadata: { ...pod(n, 'new').metadata, name: `ds-new0${n === 'a' ? 1 : n}`, uid: `u-${n}`, creationTimestamp: iso(T0 + 2000) } }));
+    const o = observeStops({ events, isDaemonPod: (n) => daemonPodNamePattern('ds').test(n), pods });
+    expect(o.startToStarted).toBe(3200 - 2000 - 500);
+    expect(o.stop).toEqual([3200 - 1000 - 700]);
   });
 });
 

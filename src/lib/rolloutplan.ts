@@ -116,11 +116,11 @@ const resolutionOf = (ts: string | undefined) => (ts && !ts.includes('.') ? 1000
  * them took the slot the j-th finished pod freed. A revision that replaced
  * nothing (the DaemonSet's first) gives starts only. Samples are in creation order.
  */
-export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike; minReadySeconds?: number; rolling: boolean }): { startup: number[]; handoff: number[]; finishedAt?: number; startedAt?: number; resolutionMs: number } {
+export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike; minReadySeconds?: number; rolling: boolean; faults?: Faults }): { startup: number[]; handoff: number[]; finishedAt?: number; startedAt?: number; resolutionMs: number } {
   const hash = input.revision.metadata.labels?.[ControllerRevisionHashLabel] ?? input.revision.metadata.name?.split('-').pop();
   const start = Date.parse(input.revision.metadata.creationTimestamp ?? '');
   const minReady = input.minReadySeconds ?? 0;
-  const done: { created: number; available: number }[] = [];
+  const done: { created: number; available: number; faulted: boolean }[] = [];
   let resolutionMs = 1;
   for (const p of input.pods) {
     if (p.metadata?.labels?.[ControllerRevisionHashLabel] !== hash || isTerminating(p)) continue;
@@ -128,10 +128,12 @@ export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike
     const ready = Date.parse(conditionOf(p, 'Ready')?.lastTransitionTime ?? '');
     if (conditionOf(p, 'Ready')?.status !== 'True' || Number.isNaN(created) || Number.isNaN(ready)) continue;
     resolutionMs = Math.max(resolutionMs, resolutionOf(p.metadata?.creationTimestamp), resolutionOf(conditionOf(p, 'Ready')?.lastTransitionTime));
-    done.push({ created, available: ready + minReady * 1000 });
+    const fault = input.faults?.get(p.metadata?.name ?? '');
+    done.push({ created, available: ready + minReady * 1000, faulted: fault !== undefined && fault <= ready });
   }
   done.sort((a, b) => a.created - b.created);
-  const startup = done.map((d) => Math.max(0, d.available - d.created));
+  // A pod held up by a fault on its way to Ready still took its slot and freed it (the hand-offs count it), but its start timed the fault.
+  const startup = done.filter((d) => !d.faulted).map((d) => Math.max(0, d.available - d.created));
   const handoff: number[] = [];
   if (input.rolling && !Number.isNaN(start) && done.length) {
     const finishes = done.map((d) => d.available).sort((a, b) => a - b);
@@ -150,6 +152,7 @@ export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike
 /** An Event as core/v1 or events.k8s.io/v1 serves it (the fields read here). */
 export interface EventLike {
   metadata?: { name?: string };
+  type?: string;
   reason?: string;
   involvedObject?: { kind?: string; name?: string; uid?: string };
   regarding?: { kind?: string; name?: string; uid?: string };
@@ -177,6 +180,37 @@ export function eventRecordedAt(e: EventLike): number | undefined {
   return Number.isNaN(stamp) ? undefined : stamp;
 }
 
+const kubeletOf = (e: EventLike) => (e.source?.component ?? e.deprecatedSource?.component ?? e.reportingComponent ?? e.reportingController) === 'kubelet';
+
+/** The first time a kubelet warned of a fault on each pod (by name): an image it could not pull, a crash, a rejection. */
+export type Faults = Map<string, number>;
+
+const faultsOfEvents = new WeakMap<readonly EventLike[], Faults>();
+
+/**
+ * The pods a fault held up, and from when. A pod that waited on a node that
+ * could not pull its image, or crashed before it was Ready, timed the fault
+ * and whoever fixed it, not the cluster's pace: the plan forecasts such
+ * stalls from the nodes and pods it sees (nodeStallReason), so their times
+ * are not pace samples. A failing readiness probe (Unhealthy) is left in: a
+ * slow start gives those too.
+ */
+export function faultsOf(events: readonly EventLike[] | undefined): Faults {
+  if (!events) return new Map();
+  let out = faultsOfEvents.get(events);
+  if (out) return out;
+  out = new Map();
+  for (const e of events) {
+    if (e.type !== 'Warning' || e.reason === 'Unhealthy' || !kubeletOf(e)) continue;
+    const io = e.involvedObject ?? e.regarding;
+    const at = eventRecordedAt(e);
+    if (io?.kind !== 'Pod' || !io.name || at === undefined) continue;
+    out.set(io.name, Math.min(out.get(io.name) ?? Infinity, at));
+  }
+  faultsOfEvents.set(events, out);
+  return out;
+}
+
 const median = (xs: number[]) => {
   if (!xs.length) return undefined;
   const s = [...xs].sort((a, b) => a - b);
@@ -199,13 +233,15 @@ export const daemonPodNamePattern = (dsName: string) => new RegExp(`^${dsName.re
  */
 export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: string) => boolean; pods: PlanPodLike[]; rolloutStarts?: number[] }): { stop: number[]; byRollout: number[][]; startToStarted?: number; between?: number } {
   type Seen = { first: number; started?: number; killed?: number };
+  // A pod whose containers started only after a fault (its node could not pull the image) timed the fault, not a stop.
+  const faults = faultsOf(input.events);
+  const heldUp = (name: string | undefined, started: number) => (faults.get(name ?? '') ?? Infinity) <= started;
   const byNode = new Map<string, Map<string, Seen>>();
   const startedByUid = new Map<string, number>();
   for (const e of input.events) {
     const io = e.involvedObject ?? e.regarding;
     if (!io?.name || !input.isDaemonPod(io.name)) continue;
-    const component = e.source?.component ?? e.deprecatedSource?.component ?? e.reportingComponent ?? e.reportingController;
-    if (component !== 'kubelet') continue;
+    if (!kubeletOf(e)) continue;
     const host = e.source?.host ?? e.deprecatedSource?.host ?? e.reportingInstance;
     const at = eventRecordedAt(e);
     if (!host || at === undefined) continue;
@@ -225,7 +261,7 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
   for (const p of input.pods) {
     const started = p.metadata?.uid ? startedByUid.get(p.metadata.uid) : undefined;
     const created = Date.parse(p.metadata?.creationTimestamp ?? '');
-    if (started === undefined || Number.isNaN(created)) continue;
+    if (started === undefined || Number.isNaN(created) || heldUp(p.metadata?.name, started)) continue;
     lags.push(started - created - resolutionOf(p.metadata?.creationTimestamp) / 2);
   }
   const startToStarted = median(lags);
@@ -244,7 +280,7 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
   };
   const WINDOW = 10 * 60_000; // a later pod than this is the next rollout's, not a replacement
   for (const pods of byNode.values()) {
-    const list = [...pods.values()].sort((a, b) => a.first - b.first);
+    const list = [...pods.entries()].map(([name, seen]) => ({ ...seen, name })).sort((a, b) => a.first - b.first);
     for (const a of list) {
       if (a.killed === undefined) continue;
       const newer = list.find((c) => c !== a && c.first > a.first && c.first < a.killed!);
@@ -253,7 +289,7 @@ export function observeStops(input: { events: EventLike[]; isDaemonPod: (name: s
         continue;
       }
       const b = list.find((c) => c !== a && c.first >= a.killed! && c.started !== undefined);
-      if (!b || b.started! - a.killed > WINDOW) continue;
+      if (!b || b.started! - a.killed > WINDOW || heldUp(b.name, b.started!)) continue;
       note('no surge', a.killed, b.started! - a.killed);
       if (startToStarted === undefined) continue;
       const one = Math.max(0, b.started! - a.killed - startToStarted);
@@ -833,10 +869,11 @@ const surging = (d: PlanDaemonSetLike) => {
  * revision with pods that became available). It ran, most likely, under the
  * strategy stored now: that says whether its hand-offs held the old pods' stop.
  */
-export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions'>): (ReturnType<typeof observePace> & { surge: boolean }) | undefined {
+export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions' | 'events'>): (ReturnType<typeof observePace> & { surge: boolean }) | undefined {
   const pods = view.pods.filter((p) => controlledBy(p as never, ds.metadata?.uid));
+  const faults = faultsOf(view.events);
   for (const r of revisionsOfDaemonSet(ds, view)) {
-    const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1 });
+    const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1, faults });
     if (o.startup.length) return { ...o, surge: surging(ds) };
   }
   return undefined;
