@@ -310,10 +310,16 @@ export function useLists(lists: readonly ListRef[]) {
   return queries.map(listResult);
 }
 
+/** An answer the same request would get again: 401, 403; 404, the kind is not served. */
+const refused = (e: unknown) => [401, 403, 404].includes((e as { code?: number } | null)?.code ?? 0);
+const REFUSAL_KEPT_MS = 10_000;
+
 /** A list's query (useList's and useLists'), asked for at once when not in the cache yet. */
 function listOptions(qc: QueryClient, conn: Connection, kind: KindDefinition, ns?: string, selection?: Selection, newest?: Newest) {
+  const queryKey = queryKeys.list(conn, kind, ns, selection, newest);
+  const state = qc.getQueryState(queryKey);
   const options = {
-    queryKey: queryKeys.list(conn, kind, ns, selection, newest),
+    queryKey,
     queryFn: listQueryFn(qc, conn, kind, ns, selection, newest),
     staleTime: Infinity,
     gcTime: 60_000,
@@ -321,12 +327,15 @@ function listOptions(qc: QueryClient, conn: Connection, kind: KindDefinition, ns
     structuralSharing: false,
     refetchOnWindowFocus: false,
     // Once more after a failure, but not after a refusal the same request would get again (401, 403; 404: the kind is not served).
-    retry: (failures: number, e: unknown) => failures < 1 && ![401, 403, 404].includes((e as { code?: number }).code ?? 0),
+    retry: (failures: number, e: unknown) => failures < 1 && !refused(e),
+    // Nor asked for again by every view that mounts on it just after (a DaemonSet page has six on
+    // the nodes); a refusal some time old is, as the access may have been granted since.
+    retryOnMount: !(state?.status === 'error' && refused(state.error) && Date.now() - state.errorUpdatedAt < REFUSAL_KEPT_MS),
   };
   // A list not in the cache yet is asked for as the page renders, not once it is committed and
   // its effects run: the first page is on its way while the page's DOM is made (a first visit
   // draws the whole app, ~50-150 ms on two busy cores). The same query; useQuery joins the fetch.
-  if (!qc.getQueryState(options.queryKey)) void qc.prefetchQuery(options);
+  if (!state) void qc.prefetchQuery(options);
   return options;
 }
 
