@@ -9,6 +9,8 @@
 import { memo } from 'react';
 import { Badge } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
+import { detailPath } from '../resources/types.ts';
+import { nodeKind } from '../../../kinds/node.ts';
 import { plural } from '../../../lib/words.ts';
 import type { ExcludedNode, PodCell } from './rollout.ts';
 
@@ -77,7 +79,7 @@ export const ExcludedNodes = memo(function ExcludedNodes({ excluded, orphans, no
             {withPods.slice(0, MAX_ROWS).map((e) => (
               <tr key={e.nodeName} data-excluded={e.nodeName}>
                 <td className="mono">
-                  <Link to={withSearch(`/nodes/${e.nodeName}`)}>{e.nodeName}</Link>
+                  <Link to={withSearch(detailPath(nodeKind, { metadata: { name: e.nodeName } }))}>{e.nodeName}</Link>
                 </td>
                 <td>{e.reason}</td>
                 <td>

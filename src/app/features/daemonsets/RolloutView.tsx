@@ -17,6 +17,7 @@ import { useListChanges } from '../../api/listchanges.ts';
 import { Badge, Meter, useNow } from '../../components/common.tsx';
 import { WindowedRows } from '../../components/WindowedRows.tsx';
 import { Link, useSearchParam, withSearch } from '../../routes/router.tsx';
+import { detailPath } from '../resources/types.ts';
 import { NODE_STATES, RolloutIndex, formatDuration, type NodeRow, type NodeState, type PodCell, type RolloutModel } from './rollout.ts';
 import { daemonPods, rolloutEventLists, unreadableOf } from './lists.ts';
 import type { ListRef } from '../../api/hooks.ts';
@@ -659,7 +660,7 @@ const NodeGridRow = memo(function NodeGridRow({ row, top, warning }: { row: Node
   return (
     <div className={`node-grid-row state-${row.state}`} style={style} role="row" data-node={row.nodeName} data-state={row.state} data-rv={row.resourceVersion} data-pod={main?.name}>
       <span role="cell" className="mono">
-        <Link to={withSearch(`/nodes/${row.nodeName}`)}>{row.nodeName}</Link> {row.node && !isConditionTrue(row.node, 'Ready') && <Badge tone="bad">NotReady</Badge>}
+        <Link to={withSearch(detailPath(nodeKind, { metadata: { name: row.nodeName } }))}>{row.nodeName}</Link> {row.node && !isConditionTrue(row.node, 'Ready') && <Badge tone="bad">NotReady</Badge>}
       </span>
       <span role="cell">
         <Badge tone={b.tone}>

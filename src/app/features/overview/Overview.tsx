@@ -9,6 +9,7 @@ import { rolloutStatus } from '../../../lib/rollout.ts';
 import { useList } from '../../api/hooks.ts';
 import { Age, Badge, Meter } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
+import { detailPath } from '../resources/types.ts';
 import { conditionOf, isConditionTrue } from '../../../lib/conditions.ts';
 
 
@@ -83,7 +84,7 @@ export function Overview({ namespace }: { namespace?: string }) {
                     return (
                       <tr key={n.metadata.uid}>
                         <td>
-                          <Link to={withSearch(`/nodes/${n.metadata.name}`)}>{n.metadata.name}</Link>
+                          <Link to={withSearch(detailPath(nodeKind, n))}>{n.metadata.name}</Link>
                         </td>
                         <td>
                           <Badge tone="bad">{ready ? ready.status : 'no status'}</Badge>
