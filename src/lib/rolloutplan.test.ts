@@ -154,6 +154,25 @@ describe('observePace', () => {
     expect(observePace({ pods, revision, rolling: false }).handoff).toEqual([]);
   });
 
+  it('counts only the slots the budget had: a rollout begun while the last was under way replaced its starting pods beyond it, and their finishes freed none', () => {
+    const revision = { metadata: { name: 'ds-new', creationTimestamp: iso(T0), labels: { 'controller-revision-hash': 'new' } }, revision: 3 };
+    // maxUnavailable 1: a-d (the last rollout's pods, still starting) replaced at once and ready at +3 s; then e, f, g one at a time, each 1 s after the one before it was ready.
+    const pods = [...['a', 'b', 'c', 'd'].map((n) => pod(n, 'new', true, T0, T0 + 3000)), pod('e', 'new', true, T0 + 4000, T0 + 7000), pod('f', 'new', true, T0 + 8000, T0 + 11_000), pod('g', 'new', true, T0 + 12_000, T0 + 15_000)];
+    expect(observePace({ pods, revision, rolling: true, budget: 1 }).handoff).toEqual([0, 0, 0, 0, 1000, 1000, 1000]);
+    // Each finish taken for a slot, the hand-offs grew by a pod's start each.
+    expect(observePace({ pods, revision, rolling: true }).handoff).toEqual([0, 0, 0, 0, 1000, 5000, 9000]);
+  });
+
+  it("takes no hand-off from a pod made for a node that joined during the rollout, nor from a rollback's first wave, whose start is not known", () => {
+    const revision = { metadata: { name: 'ds-new', creationTimestamp: iso(T0), labels: { 'controller-revision-hash': 'new' } }, revision: 2 };
+    const pods = [pod('a', 'new', true, T0 + 1000, T0 + 4000), pod('b', 'new', true, T0 + 5000, T0 + 8000), pod('late', 'new', true, T0 + 60_000, T0 + 63_000)];
+    const joined = new Map([['a', T0 - 3_600_000], ['b', T0 - 3_600_000], ['late', T0 + 59_000]]);
+    expect(observePace({ pods, revision, rolling: true, joined }).handoff).toEqual([1000, 1000]);
+    expect(observePace({ pods, revision, rolling: true }).handoff).toEqual([1000, 1000, 52_000]);
+    // Revision 2 made current again after revision 3 (made at +0.5 s): a's hand-off from the rollout's start is unknown, b's from a's finish is not.
+    expect(observePace({ pods, revision, rolling: true, joined, notBefore: T0 + 500 }).handoff).toEqual([1000]);
+  });
+
   it("leaves out the start of a pod a fault held up (its node could not pull the image until fixed), and still counts the slot it took", () => {
     const revision = { metadata: { name: 'ds-new', creationTimestamp: iso(T0), labels: { 'controller-revision-hash': 'new' } }, revision: 2 };
     // maxUnavailable 1: a starts in 3 s; b waits 40 s on a pull failure; c takes b's slot 1 s after it frees.

@@ -49,7 +49,7 @@ export const SimulatedFaults = {
 } as const;
 
 export interface PlanNodeLike {
-  metadata: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string>; creationTimestamp?: string };
   spec?: { taints?: { key?: string; value?: string; effect?: string }[]; unschedulable?: boolean };
   status?: unknown;
 }
@@ -112,36 +112,68 @@ const resolutionOf = (ts: string | undefined) => (ts && !ts.includes('.') ? 1000
  * which covers the old pod's termination (without surge) and the
  * controller's reaction. The controller takes a freed slot for the next node,
  * first come first served, so the pods created before the first one finished
- * are the first wave (freed by the rollout's start), and the j-th pod after
- * them took the slot the j-th finished pod freed. A revision that replaced
- * nothing (the DaemonSet's first) gives starts only. Samples are in creation order.
+ * are the first wave (freed by the rollout's start), and each pod after them
+ * took the earliest slot freed and not yet taken (a pod still on its way
+ * took one too). A rollout begun while the last was under way first replaces
+ * that one's pods still starting, at once and beyond the budget (the
+ * strategy's maxUnavailable + maxSurge): their finishes free no slot, and
+ * counted as slots they made each later pod's hand-off longer by a pod's
+ * start (to a minute, on 27 nodes one at a time). A
+ * revision that replaced nothing (the DaemonSet's first) gives starts only.
+ * Samples are in creation order.
  */
-export function observePace(input: { pods: PlanPodLike[]; revision: RevisionLike; minReadySeconds?: number; rolling: boolean; faults?: Faults }): { startup: number[]; handoff: number[]; finishedAt?: number; startedAt?: number; resolutionMs: number } {
+export function observePace(input: {
+  pods: PlanPodLike[];
+  revision: RevisionLike;
+  minReadySeconds?: number;
+  rolling: boolean;
+  faults?: Faults;
+  budget?: number;
+  /** Made current after this (a rollback makes an old revision current again, keeping its creation time). */
+  notBefore?: number;
+  /** When each node joined the cluster: a pod made for a node that joined during the rollout replaced nothing. */
+  joined?: Map<string, number>;
+}): { startup: number[]; handoff: number[]; finishedAt?: number; startedAt?: number; resolutionMs: number } {
   const hash = input.revision.metadata.labels?.[ControllerRevisionHashLabel] ?? input.revision.metadata.name?.split('-').pop();
-  const start = Date.parse(input.revision.metadata.creationTimestamp ?? '');
+  const revisionMade = Date.parse(input.revision.metadata.creationTimestamp ?? '');
+  // A revision made current again began its rollout at some unknown time after: its first wave's hand-offs are not known.
+  const start = (input.notBefore ?? -Infinity) > revisionMade ? NaN : revisionMade;
+  const began = Math.max(revisionMade, input.notBefore ?? -Infinity);
   const minReady = input.minReadySeconds ?? 0;
-  const done: { created: number; available: number; faulted: boolean }[] = [];
+  /** The revision's pods; `available` for those that became so (the others hold their slot still); `slot`: it replaced a pod. */
+  const made: { created: number; available?: number; faulted: boolean; slot: boolean }[] = [];
   let resolutionMs = 1;
   for (const p of input.pods) {
     if (p.metadata?.labels?.[ControllerRevisionHashLabel] !== hash || isTerminating(p)) continue;
     const created = Date.parse(p.metadata?.creationTimestamp ?? '');
+    if (Number.isNaN(created)) continue;
+    const joined = input.joined?.get(daemonPodNodeName(p) ?? '');
+    // Neither took a slot of the budget nor freed one: a pod for a node that came after the rollout began.
+    const slot = !(joined !== undefined && joined > began);
     const ready = Date.parse(conditionOf(p, 'Ready')?.lastTransitionTime ?? '');
-    if (conditionOf(p, 'Ready')?.status !== 'True' || Number.isNaN(created) || Number.isNaN(ready)) continue;
+    if (conditionOf(p, 'Ready')?.status !== 'True' || Number.isNaN(ready)) {
+      made.push({ created, faulted: false, slot });
+      continue;
+    }
     resolutionMs = Math.max(resolutionMs, resolutionOf(p.metadata?.creationTimestamp), resolutionOf(conditionOf(p, 'Ready')?.lastTransitionTime));
     const fault = input.faults?.get(p.metadata?.name ?? '');
-    done.push({ created, available: ready + minReady * 1000, faulted: fault !== undefined && fault <= ready });
+    made.push({ created, available: ready + minReady * 1000, faulted: fault !== undefined && fault <= ready, slot });
   }
-  done.sort((a, b) => a.created - b.created);
+  made.sort((a, b) => a.created - b.created);
+  const done = made.filter((d): d is typeof d & { available: number } => d.available !== undefined);
   // A pod held up by a fault on its way to Ready still took its slot and freed it (the hand-offs count it), but its start timed the fault.
   const startup = done.filter((d) => !d.faulted).map((d) => Math.max(0, d.available - d.created));
   const handoff: number[] = [];
-  if (input.rolling && !Number.isNaN(start) && done.length) {
-    const finishes = done.map((d) => d.available).sort((a, b) => a - b);
-    const firstWave = done.filter((d) => d.created < finishes[0]).length;
-    done.forEach((d, i) => {
-      const freed = i < firstWave ? start : finishes[i - firstWave];
+  const replaced = made.filter((d) => d.slot);
+  if (input.rolling && replaced.some((d) => d.available !== undefined)) {
+    const finishes = replaced.flatMap((d) => (d.available === undefined ? [] : [d.available])).sort((a, b) => a - b);
+    const firstWave = replaced.filter((d) => d.created < finishes[0]).length;
+    // More in the first wave than the budget: the excess replaced pods still starting, and the first finishes freed no slot.
+    const freed = finishes.slice(Math.max(0, firstWave - (input.budget ?? Infinity)));
+    replaced.forEach((d, i) => {
+      const slot = i < firstWave ? (Number.isNaN(start) ? undefined : start) : freed[i - firstWave];
       // Within a timestamp's rounding, a pod seen created before its slot was freed took it at once.
-      if (freed !== undefined && d.created >= freed - resolutionMs) handoff.push(Math.max(0, d.created - freed));
+      if (slot !== undefined && d.created >= slot - resolutionMs) handoff.push(Math.max(0, d.created - slot));
     });
   }
   return { startup, handoff, finishedAt: done.length ? Math.max(...done.map((d) => d.available)) : undefined, startedAt: Number.isNaN(start) ? undefined : start, resolutionMs };
@@ -869,11 +901,18 @@ const surging = (d: PlanDaemonSetLike) => {
  * revision with pods that became available). It ran, most likely, under the
  * strategy stored now: that says whether its hand-offs held the old pods' stop.
  */
-export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions' | 'events'>): (ReturnType<typeof observePace> & { surge: boolean }) | undefined {
+export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods' | 'revisions' | 'events'> & { nodes?: ClusterView['nodes'] }): (ReturnType<typeof observePace> & { surge: boolean }) | undefined {
   const pods = view.pods.filter((p) => controlledBy(p as never, ds.metadata?.uid));
   const faults = faultsOf(view.events);
-  for (const r of revisionsOfDaemonSet(ds, view)) {
-    const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1, faults });
+  // The pods a rollout has on their way at most, by the strategy stored now (as `surge` below).
+  const { maxUnavailable, maxSurge } = rollingUpdateLimits(ds, ds.status?.desiredNumberScheduled ?? pods.length);
+  const joined = new Map((view.nodes ?? []).map((n) => [n.metadata.name ?? '', Date.parse(n.metadata.creationTimestamp ?? '')]));
+  const revisions = revisionsOfDaemonSet(ds, view);
+  const createdAt = (r: (typeof revisions)[number]) => Date.parse(r.object.metadata.creationTimestamp ?? '') || -Infinity;
+  for (const r of revisions) {
+    // Revisions numbered below it were current before it: a rollback to it began after they were made.
+    const notBefore = Math.max(-Infinity, ...revisions.filter((o) => o.revision < r.revision).map(createdAt));
+    const o = observePace({ pods, revision: r.object, minReadySeconds: ds.spec?.minReadySeconds, rolling: r.revision > 1, faults, budget: maxUnavailable + maxSurge, notBefore, joined });
     if (o.startup.length) return { ...o, surge: surging(ds) };
   }
   return undefined;
