@@ -30,7 +30,7 @@ export function nodeAsPlanned(whole: object) {
   const node = whole as Obj;
   const status = node.status as Obj | undefined;
   return {
-    metadata: pick(node.metadata, [...IDENTITY, 'labels', 'annotations']),
+    metadata: pick(node.metadata, [...IDENTITY, 'creationTimestamp', 'labels', 'annotations']),
     spec: pick(node.spec, ['taints']),
     status: status?.conditions ? { conditions: pickEach(status.conditions, CONDITION) } : undefined,
   };
@@ -63,7 +63,7 @@ export function eventAsPlanned(whole: object) {
   const event = whole as Obj;
   return {
     metadata: pick(event.metadata, IDENTITY),
-    ...pick(event, ['reason', 'source', 'deprecatedSource', 'reportingController', 'reportingComponent', 'reportingInstance', 'firstTimestamp', 'deprecatedFirstTimestamp', 'eventTime']),
+    ...pick(event, ['type', 'reason', 'source', 'deprecatedSource', 'reportingController', 'reportingComponent', 'reportingInstance', 'firstTimestamp', 'deprecatedFirstTimestamp', 'eventTime']),
     involvedObject: pick(event.involvedObject, ABOUT),
     regarding: pick(event.regarding, ABOUT),
   };
