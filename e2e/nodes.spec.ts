@@ -69,6 +69,38 @@ test('cordon from the detail page shows SchedulingDisabled', async ({ page }) =>
   await expect(page.getByRole('button', { name: 'Cordon' })).toBeVisible();
 });
 
+test('the nodes a label selector shows are cordoned and uncordoned at once, as kubectl cordon -l; a node gone meanwhile is told, the others done', async ({ page }) => {
+  for (const name of ['bulk-1', 'bulk-2', 'bulk-3', 'bulk-4']) await apiRequest('/api/v1/nodes', 'POST', nodeManifest(name, { pool: name === 'bulk-4' ? 'other' : 'maint' }));
+  await apiRequest('/api/v1/nodes/bulk-2', 'PATCH', { spec: { unschedulable: true } }, 'application/merge-patch+json');
+  await page.goto('/nodes?l=pool%3Dmaint');
+  await expect(page.locator('[role=row][data-name]')).toHaveCount(3);
+  await page.getByRole('button', { name: 'Cordon shown', exact: true }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('heading')).toHaveText('Cordon 2 nodes?');
+  await expect(dialog).toContainText('bulk-1, bulk-3');
+  await expect(dialog).toContainText('1 other node shown is cordoned already and left as it is.');
+  // bulk-3 is deleted while the dialog asks: the others are cordoned, and it is named with the server's answer.
+  expect((await apiRequest('/api/v1/nodes/bulk-3', 'DELETE')).status).toBe(200);
+  await dialog.getByRole('button', { name: 'Cordon 2 nodes' }).click();
+  await expect(dialog.getByTestId('bulk-progress')).toContainText('1 of 2 nodes cordoned, 1 failed.');
+  await expect(dialog.getByRole('alert')).toContainText('bulk-3: NotFound: nodes "bulk-3" not found');
+  await page.screenshot({ path: 'test-results/nodes-cordon-shown.png' });
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  const unschedulable = async (name: string) => (await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout;
+  expect(await unschedulable('bulk-1')).toBe('true');
+  expect(await unschedulable('bulk-2')).toBe('true');
+  expect(await unschedulable('bulk-4')).toBe('');
+  // Every node shown is cordoned now: there is nothing left to cordon, and uncordon takes both.
+  await expect(page.getByRole('button', { name: 'Cordon shown', exact: true })).toBeDisabled();
+  await page.getByRole('button', { name: 'Uncordon shown' }).click();
+  await dialog.getByRole('button', { name: 'Uncordon 2 nodes' }).click();
+  await expect(dialog.getByTestId('bulk-progress')).toContainText('2 of 2 nodes uncordoned.');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  expect(await unschedulable('bulk-1')).toBe('');
+  expect(await unschedulable('bulk-2')).toBe('');
+  for (const name of ['bulk-1', 'bulk-2', 'bulk-4']) await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
+});
+
 test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone', async ({ page }) => {
   await apiRequest('/api/v1/nodes', 'POST', nodeManifest('drain-me', { drain: 'me' }));
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }] } };

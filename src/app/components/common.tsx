@@ -91,6 +91,9 @@ export function ConfirmDialog(props: {
   confirmLabel: string;
   danger?: boolean;
   busy?: boolean;
+  /** Cancel's label (Stop, while work it can stop goes on: it stays enabled when `busy`). */
+  cancelLabel?: string;
+  stoppable?: boolean;
   onConfirm(): void;
   onCancel(): void;
 }) {
@@ -108,8 +111,8 @@ export function ConfirmDialog(props: {
         {props.children}
       </div>
       <div className="actions">
-        <button className="btn" onClick={props.onCancel} disabled={props.busy}>
-          Cancel
+        <button className="btn" onClick={props.onCancel} disabled={props.busy && !props.stoppable}>
+          {props.cancelLabel ?? 'Cancel'}
         </button>
         <button className={`btn ${props.danger ? 'danger solid' : 'primary'}`} onClick={props.onConfirm} disabled={props.busy} autoFocus>
           {props.confirmLabel}

@@ -42,6 +42,7 @@ export function preload(c: object | undefined) {
 
 const NodeDetails = later(() => import('../features/nodes/NodeDetails.tsx').then((m) => m.NodeDetails));
 const NodeActions = later(() => import('../features/nodes/NodeActions.tsx').then((m) => m.NodeActions));
+const NodeListActions = later(() => import('../features/nodes/NodeListActions.tsx').then((m) => m.NodeListActions));
 const DaemonSetDetails = later(() => import('../features/daemonsets/DaemonSetDetails.tsx').then((m) => m.DaemonSetDetails));
 const DaemonSetReviewPlan = later(() => import('../features/daemonsets/RolloutPlanView.tsx').then((m) => m.DaemonSetReviewPlan));
 const VolumeAttachmentDetails = later(() => import('../features/volumeattachments/VolumeAttachmentDetails.tsx').then((m) => m.VolumeAttachmentDetails));
@@ -52,7 +53,7 @@ const RoleDetails = later(() => import('../features/access/RbacDetails.tsx').the
 const BindingDetails = later(() => import('../features/access/RbacDetails.tsx').then((m) => m.BindingDetails));
 
 export const primaryViews: KindView[] = [
-  { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions },
+  { kind: nodeKind, label: 'Nodes', icon: icons.node, Details: NodeDetails, Actions: NodeActions, ListActions: NodeListActions },
   { kind: networkPolicyKind, label: 'Network policies', icon: icons.networkpolicy, Details: NetworkPolicyDetails, EditorAside: NetworkPolicyWhatIf },
   { kind: daemonSetKind, label: 'Daemon sets', icon: icons.daemonset, Details: DaemonSetDetails, ReviewAside: DaemonSetReviewPlan, dependents: 'its pods and ControllerRevisions' },
   { kind: volumeAttachmentKind, label: 'Volume attachments', icon: icons.volumeattachment, Details: VolumeAttachmentDetails },

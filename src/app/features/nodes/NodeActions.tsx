@@ -11,9 +11,7 @@ import { api, type Connection } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import { ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
-
-const cordon = (conn: Connection, name: string, unschedulable: boolean) =>
-  api.mergePatch(conn, nodeKind, undefined, name, { spec: { unschedulable: unschedulable || null } });
+import { cordon, isCordoned } from './cordon.ts';
 
 interface DrainResult {
   evicted: string[];
@@ -45,7 +43,7 @@ async function drain(conn: Connection, name: string): Promise<DrainResult> {
 export function NodeActions({ object }: { object: KubeObject }) {
   const conn = useConnection();
   const name = object.metadata.name!;
-  const unschedulable = !!(object.spec as { unschedulable?: boolean } | undefined)?.unschedulable;
+  const unschedulable = isCordoned(object);
   const [draining, setDraining] = useState(false);
   const toggle = useMutation({ mutationFn: () => cordon(conn, name, !unschedulable) });
   const drainMutation = useMutation({ mutationFn: () => drain(conn, name) });

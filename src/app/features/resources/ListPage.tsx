@@ -92,6 +92,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
         <label className="check">
           <input type="checkbox" checked={wide === '1'} onChange={(e) => setWide(e.target.checked ? '1' : '')} /> Wide
         </label>
+        {view.ListActions && <view.ListActions items={items} whole={list.whole} />}
         {canCreate?.allowed === false ? (
           <button className="btn primary" disabled title={canCreate.message}>
             Create

@@ -11,6 +11,8 @@ export interface KindView {
   Details?: ComponentType<{ object: KubeObject }>;
   /** Extra buttons on the detail page (cordon, drain…). */
   Actions?: ComponentType<{ object: KubeObject }>;
+  /** Buttons on the list page acting on every object it shows (cordon the nodes a selector picks); `whole` once the list is read whole. */
+  ListActions?: ComponentType<{ items: readonly KubeObject[]; whole: boolean }>;
   /** Shown beside the editor while an object of the kind is edited (the NetworkPolicy what-if); `invalid` while the draft does not validate. */
   EditorAside?: ComponentType<{ draft: KubeObject; original?: KubeObject; invalid?: boolean }>;
   /** Shown in the review beside the diff (a DaemonSet's rollout plan): the stored object and the server's dry-run answer. */
