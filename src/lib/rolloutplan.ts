@@ -118,9 +118,11 @@ const resolutionOf = (ts: string | undefined) => (ts && !ts.includes('.') ? 1000
  * that one's pods still starting, at once and beyond the budget (the
  * strategy's maxUnavailable + maxSurge): their finishes free no slot, and
  * counted as slots they made each later pod's hand-off longer by a pod's
- * start (to a minute, on 27 nodes one at a time). A
- * revision that replaced nothing (the DaemonSet's first) gives starts only.
- * Samples are in creation order.
+ * start (to a minute, on 27 nodes one at a time). A pod for a node that
+ * joined after the rollout began replaced nothing, and a rollback's first
+ * wave began at a time its revision does not show: neither gives a hand-off.
+ * A revision that replaced nothing (the DaemonSet's first) gives starts
+ * only. Samples are in creation order.
  */
 export function observePace(input: {
   pods: PlanPodLike[];

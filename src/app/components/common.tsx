@@ -91,8 +91,8 @@ export function ConfirmDialog(props: {
   confirmLabel: string;
   danger?: boolean;
   busy?: boolean;
-  /** Cancel's label (Stop, while work it can stop goes on: it stays enabled when `busy`). */
-  cancelLabel?: string;
+  /** Cancel's label (Stop, while work it can stop goes on: it stays enabled when `busy`); none once only Done is left. */
+  cancelLabel?: string | null;
   stoppable?: boolean;
   onConfirm(): void;
   onCancel(): void;
@@ -111,9 +111,11 @@ export function ConfirmDialog(props: {
         {props.children}
       </div>
       <div className="actions">
-        <button className="btn" onClick={props.onCancel} disabled={props.busy && !props.stoppable}>
-          {props.cancelLabel ?? 'Cancel'}
-        </button>
+        {props.cancelLabel !== null && (
+          <button className="btn" onClick={props.onCancel} disabled={props.busy && !props.stoppable}>
+            {props.cancelLabel ?? 'Cancel'}
+          </button>
+        )}
         <button className={`btn ${props.danger ? 'danger solid' : 'primary'}`} onClick={props.onConfirm} disabled={props.busy} autoFocus>
           {props.confirmLabel}
         </button>

@@ -78,7 +78,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
           confirmLabel={run.phase === 'asking' ? `${verbOf(run.unschedulable)} ${plural(run.names.length, 'node')}` : run.phase === 'running' ? `${verbOf(run.unschedulable)}ing…` : 'Done'}
           busy={run.phase === 'running'}
           stoppable
-          cancelLabel={run.phase === 'running' ? 'Stop' : run.phase === 'asking' ? 'Cancel' : 'Close'}
+          cancelLabel={run.phase === 'running' ? 'Stop' : run.phase === 'asking' ? 'Cancel' : null}
           onConfirm={() => (run.phase === 'asking' ? start(run) : setRun(undefined))}
           onCancel={() => (run.phase === 'running' ? stop.current?.abort() : setRun(undefined))}
         >
