@@ -101,6 +101,29 @@ test('the nodes a label selector shows are cordoned and uncordoned at once, as k
   for (const name of ['bulk-1', 'bulk-2', 'bulk-4']) await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
 });
 
+test('the nodes a label selector shows are drained at once, as kubectl drain -l --ignore-daemonsets: cordoned, their pods evicted', async ({ page }) => {
+  // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on these nodes.
+  const taints = [{ key: 'e2e/bulk-drain', effect: 'NoSchedule' }];
+  for (const name of ['bd-1', 'bd-2']) {
+    expect((await apiRequest('/api/v1/nodes', 'POST', { ...nodeManifest(name, { pool: 'drainall' }), spec: { taints } })).status).toBe(201);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `on-${name}`, namespace: 'default' }, spec: { nodeName: name, tolerations: [{ key: 'e2e/bulk-drain', operator: 'Exists' }], containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+    expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod)).status).toBe(201);
+  }
+  await page.goto('/nodes?l=pool%3Ddrainall');
+  await expect(page.locator('[role=row][data-name]')).toHaveCount(2);
+  await page.getByRole('button', { name: 'Drain shown' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('heading')).toHaveText('Drain 2 nodes?');
+  await dialog.getByRole('button', { name: 'Drain 2 nodes' }).click();
+  await expect(dialog.getByTestId('bulk-progress')).toContainText('2 of 2 nodes drained (2 pods evicted).');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  for (const name of ['bd-1', 'bd-2']) {
+    expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
+    await expect.poll(async () => (await apiRequest(`/api/v1/namespaces/default/pods/on-${name}`)).status, { timeout: 15_000 }).toBe(404);
+    await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
+  }
+});
+
 test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone', async ({ page }) => {
   await apiRequest('/api/v1/nodes', 'POST', nodeManifest('drain-me', { drain: 'me' }));
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }] } };

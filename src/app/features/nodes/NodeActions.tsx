@@ -1,44 +1,13 @@
-// Cordon, uncordon and drain, as kubectl does them: drain cordons, then
-// evicts the node's pods through the eviction subresource, leaving
-// DaemonSet-owned pods alone (kubectl drain --ignore-daemonsets).
+// A node page's cordon, uncordon and drain (drain.ts does them).
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { refersTo, type KubeObject } from '../../../kinds/kind.ts';
-import { daemonSetKind } from '../../../kinds/daemonset.ts';
+import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
-import { podKind, podsOnNode } from '../../../kinds/pod.ts';
-import { api, type Connection } from '../../api/client.ts';
+import { podKind } from '../../../kinds/pod.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import { ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
-import { cordon, isCordoned } from './cordon.ts';
-
-interface DrainResult {
-  evicted: string[];
-  skipped: string[];
-}
-
-async function drain(conn: Connection, name: string): Promise<DrainResult> {
-  await cordon(conn, name, true);
-  const pods = await api.list(conn, podKind, undefined, { fieldSelector: podsOnNode(name) });
-  const result: DrainResult = { evicted: [], skipped: [] };
-  for (const p of pods.items) {
-    const id = `${p.metadata.namespace}/${p.metadata.name}`;
-    const daemon = p.metadata.ownerReferences?.some((r) => r.controller && refersTo(r, daemonSetKind));
-    const phase = (p.status as { phase?: string } | undefined)?.phase;
-    if (daemon || phase === 'Succeeded' || phase === 'Failed') {
-      result.skipped.push(id);
-      continue;
-    }
-    await api.action(conn, podKind, p.metadata.namespace, p.metadata.name!, 'eviction', {
-      apiVersion: 'policy/v1',
-      kind: 'Eviction',
-      metadata: { name: p.metadata.name, namespace: p.metadata.namespace },
-    });
-    result.evicted.push(id);
-  }
-  return result;
-}
+import { cordon, drain, isCordoned } from './drain.ts';
 
 export function NodeActions({ object }: { object: KubeObject }) {
   const conn = useConnection();

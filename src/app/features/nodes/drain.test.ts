@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forEachNode } from './cordon.ts';
+import { forEachNode } from './drain.ts';
 
 const names = Array.from({ length: 50 }, (_, i) => `n-${i}`);
 const tick = () => new Promise((r) => setTimeout(r, 1));
