@@ -41,6 +41,9 @@ export class KubeError extends Error {
   }
 }
 
+/** An answer the same request would get again: 401, 403; 404, the kind is not served. */
+export const isRefusal = (e: unknown) => [401, 403, 404].includes((e as { code?: number } | null)?.code ?? 0);
+
 export interface KubeList<T = KubeObject> {
   kind: string;
   apiVersion: string;

@@ -6,7 +6,7 @@ import { escapeValue } from '../../lib/fieldselector.ts';
 import { hashKey, useQueries, useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
-import { api, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
+import { api, isRefusal, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
 import { ListWatch, keepNewest, tellViewsNow, uidOf, type ListState, type Newest, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
@@ -310,8 +310,6 @@ export function useLists(lists: readonly ListRef[]) {
   return queries.map(listResult);
 }
 
-/** An answer the same request would get again: 401, 403; 404, the kind is not served. */
-const refused = (e: unknown) => [401, 403, 404].includes((e as { code?: number } | null)?.code ?? 0);
 const REFUSAL_KEPT_MS = 10_000;
 
 /** A list's query (useList's and useLists'), asked for at once when not in the cache yet. */
@@ -327,10 +325,10 @@ function listOptions(qc: QueryClient, conn: Connection, kind: KindDefinition, ns
     structuralSharing: false,
     refetchOnWindowFocus: false,
     // Once more after a failure, but not after a refusal the same request would get again (401, 403; 404: the kind is not served).
-    retry: (failures: number, e: unknown) => failures < 1 && !refused(e),
+    retry: (failures: number, e: unknown) => failures < 1 && !isRefusal(e),
     // Nor asked for again by every view that mounts on it just after (a DaemonSet page has six on
     // the nodes); a refusal some time old is, as the access may have been granted since.
-    retryOnMount: !(state?.status === 'error' && refused(state.error) && Date.now() - state.errorUpdatedAt < REFUSAL_KEPT_MS),
+    retryOnMount: !(state?.status === 'error' && isRefusal(state.error) && Date.now() - state.errorUpdatedAt < REFUSAL_KEPT_MS),
   };
   // A list not in the cache yet is asked for as the page renders, not once it is committed and
   // its effects run: the first page is on its way while the page's DOM is made (a first visit

@@ -15,7 +15,7 @@
 // that went over every item, held the main thread ~25 ms per frame.
 import { defaultScheduler, notifyManager, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
-import { apiBase, KubeError, kindPath, selecting, send, type Connection, type KubeStatus, type Selection } from './client.ts';
+import { apiBase, isRefusal, KubeError, kindPath, selecting, send, type Connection, type KubeStatus, type Selection } from './client.ts';
 import { jsonBatches } from '../../lib/ndjson.ts';
 import { openSocket } from './wire.ts';
 import { dropManagedFields } from './unmanaged.ts';
@@ -429,8 +429,7 @@ export class ListWatch {
         this.refused = false;
       } catch (e) {
         this.dropHeld();
-        const code = (e as { code?: number }).code ?? 0;
-        this.refused = code === 401 || code === 403 || code === 404;
+        this.refused = isRefusal(e);
         return this.scheduleReconnect(true, e instanceof KubeError ? e.retryAfterSeconds : undefined);
       }
     }
