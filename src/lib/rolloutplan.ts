@@ -908,7 +908,7 @@ export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods
   const faults = faultsOf(view.events);
   // The pods a rollout has on their way at most, by the strategy stored now (as `surge` below).
   const { maxUnavailable, maxSurge } = rollingUpdateLimits(ds, ds.status?.desiredNumberScheduled ?? pods.length);
-  const joined = new Map((view.nodes ?? []).map((n) => [n.metadata.name ?? '', Date.parse(n.metadata.creationTimestamp ?? '')]));
+  const joined = joinedOf(view.nodes);
   const revisions = revisionsOfDaemonSet(ds, view);
   const createdAt = (r: (typeof revisions)[number]) => Date.parse(r.object.metadata.creationTimestamp ?? '') || -Infinity;
   for (const r of revisions) {
@@ -918,6 +918,16 @@ export function ownPace(ds: PlanDaemonSetWithMeta, view: Pick<ClusterView, 'pods
     if (o.startup.length) return { ...o, surge: surging(ds) };
   }
   return undefined;
+}
+
+const joinedOfNodes = new WeakMap<readonly PlanNodeLike[], Map<string, number>>();
+
+/** When each node joined the cluster (its creation), read once per list: the cluster's pace asks it of every DaemonSet. */
+function joinedOf(nodes: readonly PlanNodeLike[] | undefined): Map<string, number> {
+  if (!nodes) return new Map();
+  let out = joinedOfNodes.get(nodes);
+  if (!out) joinedOfNodes.set(nodes, (out = new Map(nodes.map((n) => [n.metadata.name ?? '', Date.parse(n.metadata.creationTimestamp ?? '')]))));
+  return out;
 }
 
 /** Too few samples of its own (under three starts or hand-offs; a DaemonSet never updated has no hand-offs): the other DaemonSets' rollouts give the pace. */
