@@ -72,14 +72,14 @@ export function CamelWords({ text }: { text?: string }) {
   );
 }
 
+/** An error as the app says it: a Kubernetes Status by its reason and message ("NotFound: nodes "x" not found"). */
+export const errorText = (error: unknown) => `${error instanceof KubeError && error.reason ? `${error.reason}: ` : ''}${(error as Error)?.message ?? String(error)}`;
+
 export function ErrorAlert({ error }: { error: unknown }) {
   if (!error) return null;
-  const e = error as Error;
-  const reason = error instanceof KubeError && error.reason ? `${error.reason}: ` : '';
   return (
     <div className="alert bad" role="alert">
-      {reason}
-      {e.message}
+      {errorText(error)}
     </div>
   );
 }

@@ -9,8 +9,8 @@ import { podKind } from '../../../kinds/pod.ts';
 import { count, plural } from '../../../lib/words.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
-import { KubeError, type Connection } from '../../api/client.ts';
-import { ConfirmDialog, Meter } from '../../components/common.tsx';
+import type { Connection } from '../../api/client.ts';
+import { ConfirmDialog, Meter, errorText } from '../../components/common.tsx';
 import { cordon, drain, forEachNode, isCordoned } from './drain.ts';
 
 /** Names shown in the dialog before "and N more". */
@@ -71,7 +71,6 @@ interface Run {
 }
 
 const someOf = (names: readonly string[]) => `${names.slice(0, NAMED).join(', ')}${names.length > NAMED ? ` and ${count(names.length - NAMED)} more` : ''}`;
-const messageOf = (e: unknown) => (e instanceof KubeError && e.reason ? `${e.reason}: ${e.message}` : String((e as Error)?.message ?? e));
 
 export function NodeListActions({ items, whole }: { items: readonly KubeObject[]; whole: boolean }) {
   const conn = useConnection();
@@ -96,7 +95,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
           (now) =>
             now &&
             (error
-              ? { ...now, failed: [...now.failed, { name, message: messageOf(error) }] }
+              ? { ...now, failed: [...now.failed, { name, message: errorText(error) }] }
               : { ...now, changed: now.changed + 1, evicted: now.evicted + ((result as { evicted?: string[] } | undefined)?.evicted?.length ?? 0) }),
         ),
       controller.signal,
