@@ -101,7 +101,7 @@ test('the nodes a label selector shows are cordoned and uncordoned at once, as k
   for (const name of ['bulk-1', 'bulk-2', 'bulk-4']) await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
 });
 
-test('the nodes a label selector shows are drained at once, as kubectl drain -l --ignore-daemonsets: cordoned, their pods evicted', async ({ page }) => {
+test('the nodes a label selector shows are drained at once, as kubectl drain -l --ignore-daemonsets: cordoned, their pods evicted and gone', async ({ page }) => {
   // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on these nodes.
   const taints = [{ key: 'e2e/bulk-drain', effect: 'NoSchedule' }];
   for (const name of ['bd-1', 'bd-2']) {
@@ -119,12 +119,13 @@ test('the nodes a label selector shows are drained at once, as kubectl drain -l 
   await dialog.getByRole('button', { name: 'Done' }).click();
   for (const name of ['bd-1', 'bd-2']) {
     expect((await kubectl('get', 'node', name, '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
-    await expect.poll(async () => (await apiRequest(`/api/v1/namespaces/default/pods/on-${name}`)).status, { timeout: 15_000 }).toBe(404);
+    // Drained means gone, not asked to go: the drain waited for the kubelet to stop them.
+    expect((await apiRequest(`/api/v1/namespaces/default/pods/on-${name}`)).status).toBe(404);
     await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
   }
 });
 
-test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone', async ({ page }) => {
+test('drain says which pods leave, cordons the node, evicts them and waits until they are gone, leaving DaemonSet pods alone', async ({ page }) => {
   await apiRequest('/api/v1/nodes', 'POST', nodeManifest('drain-me', { drain: 'me' }));
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }] } };
   expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod)).status).toBe(201);
@@ -141,10 +142,14 @@ test('drain cordons the node and evicts its pods, leaving DaemonSet pods alone',
   const [daemonPod] = await daemonPods();
   await page.goto('/nodes/drain-me');
   await page.getByRole('button', { name: 'Drain' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Drain drain-me' }).click();
-  await expect(page.getByRole('dialog')).toContainText('default/evict-me');
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('drain-preview')).toContainText('1 pod to evict; 1 DaemonSet, mirror or finished pod left in place.');
+  await expect(dialog.getByTestId('drain-preview')).toContainText('No controller owns default/evict-me: once evicted, nothing makes it again.');
+  await dialog.getByRole('button', { name: 'Drain drain-me' }).click();
+  await expect(dialog).toContainText('Drained: no pod but those left in place runs on drain-me.');
+  await expect(dialog.getByTestId('drain-standing')).toHaveText('1 pod evicted.');
   expect((await kubectl('get', 'node', 'drain-me', '-o', 'jsonpath={.spec.unschedulable}')).stdout).toBe('true');
-  await expect.poll(async () => (await apiRequest('/api/v1/namespaces/default/pods/evict-me')).status, { timeout: 15_000 }).toBe(404);
+  expect((await apiRequest('/api/v1/namespaces/default/pods/evict-me')).status).toBe(404);
   expect(await daemonPods()).toEqual([daemonPod]);
 });
 

@@ -1,53 +1,101 @@
-// A node page's cordon, uncordon and drain (drain.ts does them).
-import { useState } from 'react';
+// A node page's cordon, uncordon and drain (drain.ts does them). The drain
+// dialog says first which pods leave and which stay, then how the drain
+// stands: evicted, refused for now, still terminating.
+import { useMemo, useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
-import { podKind } from '../../../kinds/pod.ts';
+import { podKind, podsOnNode } from '../../../kinds/pod.ts';
+import { plural } from '../../../lib/words.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
+import { useList } from '../../api/hooks.ts';
 import { ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
-import { cordon, drain, isCordoned } from './drain.ts';
+import { cordon, drain, DrainStopped, isCordoned, staysOnDrain, type DrainProgress } from './drain.ts';
+import { DrainStanding } from './DrainStanding.tsx';
+
+interface DrainRun {
+  phase: 'asking' | 'running' | 'stopped' | 'done' | 'failed';
+  progress?: DrainProgress;
+  error?: unknown;
+}
 
 export function NodeActions({ object }: { object: KubeObject }) {
   const conn = useConnection();
   const name = object.metadata.name!;
   const unschedulable = isCordoned(object);
-  const [draining, setDraining] = useState(false);
+  const [run, setRun] = useState<DrainRun>();
+  const stop = useRef<AbortController>(undefined);
   const toggle = useMutation({ mutationFn: () => cordon(conn, name, !unschedulable) });
-  const drainMutation = useMutation({ mutationFn: () => drain(conn, name) });
   // Cordon patches the node; drain also evicts pods in any namespace.
   const canPatch = useCanI('patch', nodeKind, undefined, undefined, name);
   const canEvict = useCanI('create', podKind, undefined, 'eviction');
   const drainRefused = [canPatch, canEvict].find((a) => a?.allowed === false);
+
+  const start = () => {
+    const controller = new AbortController();
+    stop.current = controller;
+    setRun({ phase: 'running' });
+    drain(conn, name, { signal: controller.signal, onProgress: (progress) => setRun((r) => r && { ...r, progress }) }).then(
+      (progress) => setRun({ phase: 'done', progress }),
+      (error) => setRun((r) => ({ ...r, phase: error instanceof DrainStopped ? 'stopped' : 'failed', error })),
+    );
+  };
+  const phase = run?.phase;
   return (
     <>
       <button className="btn" onClick={() => toggle.mutate()} disabled={toggle.isPending || canPatch?.allowed === false} title={canPatch?.allowed === false ? canPatch.message : undefined}>
         {unschedulable ? 'Uncordon' : 'Cordon'}
       </button>
-      <button className="btn" onClick={() => (drainMutation.reset(), setDraining(true))} disabled={!!drainRefused} title={drainRefused?.message}>
+      <button className="btn" onClick={() => setRun({ phase: 'asking' })} disabled={!!drainRefused} title={drainRefused?.message}>
         Drain
       </button>
       {toggle.error && <ErrorAlert error={toggle.error} />}
-      <ConfirmDialog
-        open={draining}
-        title={`Drain node ${name}?`}
-        confirmLabel={drainMutation.isSuccess ? 'Done' : `Drain ${name}`}
-        busy={drainMutation.isPending}
-        onConfirm={() => (drainMutation.isSuccess ? setDraining(false) : drainMutation.mutate())}
-        onCancel={() => setDraining(false)}
-      >
-        <p>
-          The node is cordoned, then every pod on it is evicted except those owned by a DaemonSet (as <code>kubectl drain --ignore-daemonsets</code>).
-        </p>
-        {drainMutation.data && (
-          <div className="alert info">
-            Evicted {drainMutation.data.evicted.length} pod(s){drainMutation.data.evicted.length ? `: ${drainMutation.data.evicted.join(', ')}` : ''}. Left{' '}
-            {drainMutation.data.skipped.length} DaemonSet or finished pod(s) in place.
-          </div>
-        )}
-        <ErrorAlert error={drainMutation.error} />
-      </ConfirmDialog>
+      {run && (
+        <ConfirmDialog
+          open
+          title={phase === 'asking' ? `Drain node ${name}?` : phase === 'done' ? `Node ${name} drained` : `Draining node ${name}`}
+          danger={phase === 'asking'}
+          confirmLabel={phase === 'asking' ? `Drain ${name}` : phase === 'running' ? 'Draining…' : 'Done'}
+          busy={phase === 'running'}
+          stoppable
+          cancelLabel={phase === 'running' ? 'Stop' : phase === 'asking' ? 'Cancel' : null}
+          onConfirm={() => (phase === 'asking' ? start() : setRun(undefined))}
+          onCancel={() => (phase === 'running' ? stop.current?.abort() : setRun(undefined))}
+        >
+          <p>
+            The node is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and the drain waits until they are gone (as <code>kubectl drain --ignore-daemonsets</code>).
+          </p>
+          {phase === 'asking' ? <DrainPreview node={name} /> : run.progress && <DrainStanding progress={run.progress} />}
+          {phase === 'done' && <div className="alert info">Drained: no pod but those left in place runs on {name}.</div>}
+          {phase === 'stopped' && <div className="alert warn">{(run.error as Error).message[0].toUpperCase() + (run.error as Error).message.slice(1)}; the node stays cordoned.</div>}
+          {phase === 'failed' && <ErrorAlert error={run.error} />}
+        </ConfirmDialog>
+      )}
     </>
+  );
+}
+
+/** Which of the node's pods a drain evicts, which it leaves, and those nothing will make again (kubectl drain refuses them without --force). */
+function DrainPreview({ node }: { node: string }) {
+  const selection = useMemo(() => ({ fieldSelector: podsOnNode(node) }), [node]);
+  const pods = useList(podKind, undefined, selection);
+  if (pods.isPending) return <p className="muted">Reading the node's pods…</p>;
+  const leave = pods.items.filter((p) => !staysOnDrain(p));
+  const stay = pods.items.length - leave.length;
+  const orphans = leave.filter((p) => !p.metadata.ownerReferences?.some((r) => r.controller)).map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+  return (
+    <div data-testid="drain-preview">
+      <p>
+        {leave.length ? `${plural(leave.length, 'pod')} to evict` : 'No pod to evict'}
+        {stay ? `; ${plural(stay, 'DaemonSet, mirror or finished pod')} left in place.` : '.'}
+      </p>
+      {orphans.length > 0 && (
+        <div className="alert warn">
+          No controller owns <span className="mono">{orphans.slice(0, 5).join(', ')}</span>
+          {orphans.length > 5 && ` and ${orphans.length - 5} more`}: once evicted, nothing makes {orphans.length === 1 ? 'it' : 'them'} again.
+        </div>
+      )}
+    </div>
   );
 }

@@ -11,7 +11,8 @@ import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import type { Connection } from '../../api/client.ts';
 import { ConfirmDialog, Meter, errorText } from '../../components/common.tsx';
-import { cordon, drain, forEachNode, isCordoned } from './drain.ts';
+import { cordon, drain, DrainStopped, forEachNode, isCordoned, type DrainOptions, type DrainProgress } from './drain.ts';
+import { DrainStanding } from './DrainStanding.tsx';
 
 /** Names shown in the dialog before "and N more". */
 const NAMED = 5;
@@ -25,7 +26,7 @@ interface NodeAction {
   picks(node: KubeObject): boolean;
   already?: string;
   explain: string;
-  run(conn: Connection, name: string): Promise<unknown>;
+  run(conn: Connection, name: string, opts: DrainOptions): Promise<unknown>;
 }
 
 const ACTIONS = {
@@ -52,8 +53,8 @@ const ACTIONS = {
     doing: 'Draining',
     done: 'drained',
     picks: () => true,
-    explain: 'Each is cordoned, then every pod on it is evicted except those owned by a DaemonSet (as kubectl drain --ignore-daemonsets).',
-    run: (conn, name) => drain(conn, name),
+    explain: 'Each is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and its drain ends when they are gone (as kubectl drain --ignore-daemonsets).',
+    run: (conn, name, opts) => drain(conn, name, opts),
   },
 } satisfies Record<string, NodeAction>;
 type ActionName = keyof typeof ACTIONS;
@@ -66,9 +67,22 @@ interface Run {
   already: number;
   phase: 'asking' | 'running' | 'stopped' | 'done';
   changed: number;
+  /** Pods evicted on the nodes settled. */
   evicted: number;
   failed: { name: string; message: string }[];
+  /** Nodes whose drain was under way when stopped: cordoned, some pods maybe still there. */
+  interrupted: number;
+  /** The drains under way, together. */
+  live: Pick<DrainProgress, 'evicted' | 'terminating' | 'refused'>;
 }
+
+const NO_DRAIN: Run['live'] = { evicted: [], terminating: [], refused: [] };
+
+/** The drains under way as one. */
+const together = (drains: Iterable<DrainProgress>): Run['live'] => {
+  const all = [...drains];
+  return { evicted: all.flatMap((d) => d.evicted), terminating: all.flatMap((d) => d.terminating), refused: all.flatMap((d) => d.refused) };
+};
 
 const someOf = (names: readonly string[]) => `${names.slice(0, NAMED).join(', ')}${names.length > NAMED ? ` and ${count(names.length - NAMED)} more` : ''}`;
 
@@ -78,26 +92,38 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
   const canEvict = useCanI('create', podKind, undefined, 'eviction');
   const [run, setRun] = useState<Run>();
   const stop = useRef<AbortController>(undefined);
+  const underway = useRef(new Map<string, DrainProgress>());
 
   const ask = (action: ActionName) => {
     const names = items.filter((n) => ACTIONS[action].picks(n)).map((n) => n.metadata.name!);
-    setRun({ action, names, already: items.length - names.length, phase: 'asking', changed: 0, evicted: 0, failed: [] });
+    setRun({ action, names, already: items.length - names.length, phase: 'asking', changed: 0, evicted: 0, failed: [], interrupted: 0, live: NO_DRAIN });
   };
   const start = (r: Run) => {
     const controller = new AbortController();
     stop.current = controller;
     setRun({ ...r, phase: 'running' });
+    const drains = underway.current;
+    drains.clear();
+    const heard = (name: string, progress: DrainProgress) => {
+      drains.set(name, progress);
+      setRun((now) => now && { ...now, live: together(drains.values()) });
+    };
     void forEachNode(
       r.names,
-      (name) => (ACTIONS[r.action] as NodeAction).run(conn, name),
-      (name, error, result) =>
+      (name) => (ACTIONS[r.action] as NodeAction).run(conn, name, { signal: controller.signal, onProgress: (p) => heard(name, p) }),
+      (name, error, result) => {
+        drains.delete(name);
+        const live = together(drains.values());
         setRun(
           (now) =>
             now &&
-            (error
-              ? { ...now, failed: [...now.failed, { name, message: errorText(error) }] }
-              : { ...now, changed: now.changed + 1, evicted: now.evicted + ((result as { evicted?: string[] } | undefined)?.evicted?.length ?? 0) }),
-        ),
+            (error instanceof DrainStopped
+              ? { ...now, live, interrupted: now.interrupted + 1 }
+              : error
+                ? { ...now, live, failed: [...now.failed, { name, message: errorText(error) }] }
+                : { ...now, live, changed: now.changed + 1, evicted: now.evicted + ((result as Partial<DrainProgress> | undefined)?.evicted?.length ?? 0) }),
+        );
+      },
       controller.signal,
     ).then(() => setRun((now) => now && { ...now, phase: controller.signal.aborted ? 'stopped' : 'done' }));
   };
@@ -115,7 +141,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
   };
 
   const action: NodeAction | undefined = run && ACTIONS[run.action];
-  const settled = run ? run.changed + run.failed.length : 0;
+  const settled = run ? run.changed + run.failed.length + run.interrupted : 0;
   return (
     <>
       {(Object.keys(ACTIONS) as ActionName[]).map(button)}
@@ -146,9 +172,19 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
                 {count(run.changed)} of {plural(run.names.length, 'node')} {action.done}
                 {run.action === 'drain' && ` (${plural(run.evicted, 'pod')} evicted)`}
                 {run.failed.length > 0 && `, ${count(run.failed.length)} failed`}
-                {run.phase === 'running' ? '…' : run.phase === 'stopped' ? `; stopped, ${count(run.names.length - settled)} not tried.` : '.'}
+                {run.phase === 'running'
+                  ? '…'
+                  : run.phase === 'stopped'
+                    ? `; stopped${run.interrupted ? `, ${plural(run.interrupted, 'node')} left part-drained (cordoned)` : ''}, ${count(run.names.length - settled)} not tried.`
+                    : '.'}
               </p>
             </div>
+          )}
+          {run.phase === 'running' && run.action === 'drain' && run.live.evicted.length + run.live.refused.length > 0 && (
+            <>
+              <p className="muted">On the nodes under way:</p>
+              <DrainStanding progress={run.live} />
+            </>
           )}
           {run.failed.length > 0 && (
             <div className="alert bad" role="alert">
