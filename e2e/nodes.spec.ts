@@ -127,7 +127,7 @@ test('the nodes a label selector shows are drained at once, as kubectl drain -l 
 
 test('drain says which pods leave, cordons the node, evicts them and waits until they are gone, leaving DaemonSet pods alone', async ({ page }) => {
   await apiRequest('/api/v1/nodes', 'POST', nodeManifest('drain-me', { drain: 'me' }));
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }], volumes: [{ name: 'scratch', emptyDir: {} }] } };
   expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod)).status).toBe(201);
   // A DaemonSet of its own on that node: its pod must survive the drain.
   const ds = {
@@ -145,6 +145,7 @@ test('drain says which pods leave, cordons the node, evicts them and waits until
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByTestId('drain-preview')).toContainText('1 pod to evict; 1 DaemonSet, mirror or finished pod left in place.');
   await expect(dialog.getByTestId('drain-preview')).toContainText('No controller owns default/evict-me: once evicted, nothing makes it again.');
+  await expect(dialog.getByTestId('drain-preview')).toContainText('The emptyDir volumes of default/evict-me are deleted with it');
   await dialog.getByRole('button', { name: 'Drain drain-me' }).click();
   await expect(dialog).toContainText('Drained: no pod but those left in place runs on drain-me.');
   await expect(dialog.getByTestId('drain-standing')).toHaveText('1 pod evicted.');

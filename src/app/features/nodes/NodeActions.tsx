@@ -76,14 +76,16 @@ export function NodeActions({ object }: { object: KubeObject }) {
   );
 }
 
-/** Which of the node's pods a drain evicts, which it leaves, and those nothing will make again (kubectl drain refuses them without --force). */
+/** Which of the node's pods a drain evicts, which it leaves, those nothing will make again (kubectl drain refuses them without --force) and those whose emptyDir data goes with them (without --delete-emptydir-data). */
 function DrainPreview({ node }: { node: string }) {
   const selection = useMemo(() => ({ fieldSelector: podsOnNode(node) }), [node]);
   const pods = useList(podKind, undefined, selection);
   if (pods.isPending) return <p className="muted">Reading the node's pods…</p>;
   const leave = pods.items.filter((p) => !staysOnDrain(p));
   const stay = pods.items.length - leave.length;
-  const orphans = leave.filter((p) => !p.metadata.ownerReferences?.some((r) => r.controller)).map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+  const named = (pods: KubeObject[]) => pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+  const orphans = named(leave.filter((p) => !p.metadata.ownerReferences?.some((r) => r.controller)));
+  const scratch = named(leave.filter((p) => (p.spec as { volumes?: { emptyDir?: unknown }[] } | undefined)?.volumes?.some((v) => v.emptyDir)));
   return (
     <div data-testid="drain-preview">
       <p>
@@ -94,6 +96,12 @@ function DrainPreview({ node }: { node: string }) {
         <div className="alert warn">
           No controller owns <span className="mono">{orphans.slice(0, 5).join(', ')}</span>
           {orphans.length > 5 && ` and ${orphans.length - 5} more`}: once evicted, nothing makes {orphans.length === 1 ? 'it' : 'them'} again.
+        </div>
+      )}
+      {scratch.length > 0 && (
+        <div className="alert warn">
+          The emptyDir volumes of <span className="mono">{scratch.slice(0, 5).join(', ')}</span>
+          {scratch.length > 5 && ` and ${scratch.length - 5} more`} are deleted with {scratch.length === 1 ? 'it' : 'them'} (kubectl wants --delete-emptydir-data).
         </div>
       )}
     </div>
