@@ -11,7 +11,7 @@ import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import type { Connection } from '../../api/client.ts';
 import { ConfirmDialog, Meter, errorText } from '../../components/common.tsx';
-import { cordon, drain, DrainStopped, forEachNode, isCordoned, type DrainOptions, type DrainProgress } from './drain.ts';
+import { cordon, drain, DRAINS_AT_ONCE, DrainStopped, forEachNode, isCordoned, NODES_AT_ONCE, type DrainOptions, type DrainProgress } from './drain.ts';
 import { DrainStanding } from './DrainStanding.tsx';
 
 /** Names shown in the dialog before "and N more". */
@@ -27,6 +27,8 @@ interface NodeAction {
   already?: string;
   explain: string;
   run(conn: Connection, name: string, opts: DrainOptions): Promise<unknown>;
+  /** Nodes worked on at once. */
+  atOnce: number;
 }
 
 const ACTIONS = {
@@ -38,6 +40,7 @@ const ACTIONS = {
     already: 'cordoned',
     explain: 'No new pods are scheduled on them; the pods there keep running (as kubectl cordon).',
     run: (conn, name) => cordon(conn, name, true),
+    atOnce: NODES_AT_ONCE,
   },
   uncordon: {
     verb: 'Uncordon',
@@ -47,6 +50,7 @@ const ACTIONS = {
     already: 'schedulable',
     explain: 'New pods may be scheduled on them again (as kubectl uncordon).',
     run: (conn, name) => cordon(conn, name, false),
+    atOnce: NODES_AT_ONCE,
   },
   drain: {
     verb: 'Drain',
@@ -55,6 +59,7 @@ const ACTIONS = {
     picks: () => true,
     explain: 'Each is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and its drain ends when they are gone (as kubectl drain --ignore-daemonsets).',
     run: (conn, name, opts) => drain(conn, name, opts),
+    atOnce: DRAINS_AT_ONCE,
   },
 } satisfies Record<string, NodeAction>;
 type ActionName = keyof typeof ACTIONS;
@@ -125,6 +130,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
         );
       },
       controller.signal,
+      ACTIONS[r.action].atOnce,
     ).then(() => setRun((now) => now && { ...now, phase: controller.signal.aborted ? 'stopped' : 'done' }));
   };
 
