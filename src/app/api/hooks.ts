@@ -8,7 +8,7 @@ import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
 import { api, isRefusal, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
-import { ListWatch, keepNewest, tellViewsNow, uidOf, type ListState, type Newest, type WatchHealth } from './watch.ts';
+import { ListWatch, keepNewest, tellViewsNow, uidOf, type ListChange, type ListState, type Newest, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
 import { readListPage, type ListPage } from './wire.ts';
 import { idleTime } from './idletime.ts';
@@ -72,14 +72,23 @@ async function fetchList(
   const held = heldBefore(before);
   let items: KubeObject[] = first.items.map((o) => held(keep ? o : dropManagedFields(o)));
   let shown: readonly KubeObject[] = [];
-  let added: KubeObject[] = items.slice();
+  // Items only grow at the end and a trim keeps their order, so those shown and still kept are the
+  // first `shownKept` of them and the rest are new since. What a trim let go of those shown is told as
+  // removed: the views take a trimmed list as a change too, not as a new list to derive afresh
+  // (at 228,000 events, telling old from new anew at each part shown took 1 s of the page's load).
+  let shownKept = 0;
+  let letGo: KubeObject[] = [];
+  const trim = (slack?: number) => {
+    let stillShown = shownKept;
+    const kept = keepNewest(items, newest!, slack, (i) => i < shownKept && (letGo.push(items[i]), stillShown--));
+    if (kept !== items) ((items = kept as KubeObject[]), (shownKept = stillShown));
+  };
+  const changeSinceShown = (): ListChange => ({ from: shown, removed: letGo, added: items.slice(shownKept) });
   // From the first page on, a list says how many objects the server holds (remainingItemCount, which
   // the server tells for a list without selectors), so that its pages are shown as a part of that.
   // A list kept to its newest (watch.ts, Newest) counts what it lets go, and keeps saying it.
   let read = items.length;
   let total = first.metadata.remainingItemCount !== undefined ? read + first.metadata.remainingItemCount : undefined;
-  /** Items were let go since the last part shown: the next is shown whole, not as an addition. */
-  let letGo = false;
   const pagePath = (token: string) => listPath(kind, namespace, { limit: String(listPaging.next), continue: token, ...selecting(selection) });
   const idle = idleTime();
   let next = first.metadata.continue ? readListPage(conn, pagePath(first.metadata.continue), keep) : undefined;
@@ -90,16 +99,17 @@ async function fetchList(
   // A list kept to its newest is shown again after it let some go too: the newest read so far replace
   // those shown, or else they would stay as the first pages left them until the whole list is read.
   const maybeShow = async () => {
-    if (!next || (!letGo && (!added.length || added.length < items.length * SHOW_GROWTH))) return;
+    const fresh = items.length - shownKept;
+    if (!next || (!letGo.length && (!fresh || fresh < items.length * SHOW_GROWTH))) return;
     if (shown.length && !idle.has(showCost) && performance.now() - shownAt < SHOW_WAIT_MS) return;
     const t0 = performance.now();
-    // Each part shown as an addition to the last, so views add it to what they derived.
+    // Each part shown as a change to the last, so views add it to what they derived.
     const now = items.slice();
-    const change = letGo ? undefined : { from: shown, removed: [], added };
+    const change = changeSinceShown();
     tellViewsNow(() => onPage?.({ items: now, resourceVersion, partial: true, change, total, read }));
-    letGo = false;
+    letGo = [];
     shown = now;
-    added = [];
+    shownKept = now.length;
     // The views render in the microtask the show queued, before this goes on.
     await null;
     shownAt = performance.now();
@@ -123,13 +133,10 @@ async function fetchList(
       await idle.room();
       const t0 = performance.now();
       for (const parsed of run()) {
-        const o = held(parsed);
-        items.push(o), added.push(o), read++;
+        items.push(held(parsed));
+        read++;
       }
-      if (newest) {
-        const kept = keepNewest(items, newest);
-        if (kept !== items) ((items = kept as KubeObject[]), (added = []), (letGo = true));
-      }
+      if (newest) trim();
       idle.took(performance.now() - t0);
       await maybeShow();
     }
@@ -138,10 +145,9 @@ async function fetchList(
   // One kept to its newest is exactly those: what was read since the last trim may be older.
   if (newest) {
     total = read;
-    const kept = keepNewest(items, newest, 1);
-    if (kept !== items) ((items = kept as KubeObject[]), (letGo = true));
+    trim(1);
   }
-  return { items, resourceVersion, change: letGo ? undefined : { from: shown, removed: [], added }, total: newest ? total : undefined };
+  return { items, resourceVersion, change: changeSinceShown(), total: newest ? total : undefined };
 }
 
 /** One unpaged list (resourceVersion=0: kube-apiserver answers it from its watch cache). */

@@ -198,6 +198,18 @@ describe('a list of more than one page', () => {
       expect(trimmed.length).toBeGreaterThan(1);
       for (const st of trimmed) expect(byAge(st.items.map((o) => o.metadata.name!))).toEqual(byAge(listed.slice(0, st.read)).slice(0, st.items.length));
       expect(parts.map((st) => st.read)).toEqual(parts.map((st) => st.read).sort((a, b) => a! - b!));
+      // Each part after the first is told as a change from the one before, a trim's too (what it let go
+      // as removed), so that views go on from what they derived instead of deriving the part afresh.
+      const names = (os: Iterable<KubeObject>) => [...os].map((o) => o.metadata.name!).sort();
+      for (let i = 1; i < parts.length; i++) {
+        const { from, removed, added } = parts[i].change!;
+        expect(from).toBe(parts[i - 1].items);
+        const after = new Set(from);
+        for (const o of removed) expect(after.delete(o)).toBe(true);
+        for (const o of added) after.add(o);
+        expect(names(after)).toEqual(names(parts[i].items));
+      }
+      expect(trimmed.filter((st) => st.change?.removed.length).length).toBeGreaterThan(0);
       // Thirty newer ones from the watch: the oldest go once past the slack, and all are counted.
       for (let i = 0; i < 30; i++) await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `n-${2000 + i}` } } });
       await waitFor(() => expect(screen.getByTestId('newest').textContent).toMatch(new RegExp(` of ${direct.length + 30}$`)), { timeout: 20_000 });

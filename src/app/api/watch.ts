@@ -48,14 +48,24 @@ export interface Newest {
 /** A kept list grows to this many times its `max` before the oldest are let go (a sort each time). */
 const NEWEST_SLACK = 1.25;
 
-/** `items` trimmed to the newest `max` (the same array when within `slack` times that). */
-export function keepNewest(items: readonly KubeObject[], newest: Newest, slack = NEWEST_SLACK): readonly KubeObject[] {
-  if (items.length <= newest.max * slack) return items;
-  const at = Float64Array.from(items, newest.at);
-  const cutoff = at.slice().sort()[items.length - newest.max];
+/** `items` trimmed to the newest `max` (the same array when within `slack` times that), in their order; `dropped` hears the index of each let go. */
+export function keepNewest(items: readonly KubeObject[], newest: Newest, slack = NEWEST_SLACK, dropped?: (index: number) => void): readonly KubeObject[] {
+  const n = items.length;
+  if (n <= newest.max * slack) return items;
+  // Plain loops: Float64Array.from with a mapping function, and filters with closures, took the
+  // Events page's trims 1.5 s of main thread while 228,000 events loaded (42 trims of 25,000).
+  const at = new Float64Array(n);
+  for (let i = 0; i < n; i++) at[i] = newest.at(items[i]);
+  const cutoff = at.slice().sort()[n - newest.max];
   // Those newer than the cutoff, then those at it until there are `max`.
-  let room = newest.max - at.filter((t) => t > cutoff).length;
-  return items.filter((_, i) => at[i] > cutoff || (at[i] === cutoff && room-- > 0));
+  let room = newest.max;
+  for (let i = 0; i < n; i++) if (at[i] > cutoff) room--;
+  const kept: KubeObject[] = [];
+  for (let i = 0; i < n; i++) {
+    if (at[i] > cutoff || (at[i] === cutoff && room-- > 0)) kept.push(items[i]);
+    else dropped?.(i);
+  }
+  return kept;
 }
 
 /** `from` with `removed` taken out and `added` put in gives the new items (a replaced object is in both). */
