@@ -1,11 +1,10 @@
 // How a drain stands, for one node (its page) or many (the Nodes list): pods
 // evicted, evictions refused for now and asked again, pods still terminating.
-import { plural } from '../../../lib/words.ts';
+import { plural, someOf } from '../../../lib/words.ts';
 import type { DrainProgress } from './drain.ts';
 
-/** Pods named before "and N more". */
+/** Refusals named before "and N others". */
 const NAMED = 5;
-const someOf = (ids: readonly string[]) => `${ids.slice(0, NAMED).join(', ')}${ids.length > NAMED ? ` and ${ids.length - NAMED} more` : ''}`;
 
 export function DrainStanding({ progress }: { progress: Pick<DrainProgress, 'evicted' | 'terminating' | 'refused'> }) {
   const { evicted, terminating, refused } = progress;

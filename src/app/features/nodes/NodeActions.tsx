@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind, podsOnNode } from '../../../kinds/pod.ts';
-import { plural } from '../../../lib/words.ts';
+import { plural, someOf } from '../../../lib/words.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import { useList } from '../../api/hooks.ts';
@@ -68,7 +68,7 @@ export function NodeActions({ object }: { object: KubeObject }) {
           </p>
           {phase === 'asking' ? <DrainPreview node={name} /> : run.progress && <DrainStanding progress={run.progress} />}
           {phase === 'done' && <div className="alert info">Drained: no pod but those left in place runs on {name}.</div>}
-          {phase === 'stopped' && <div className="alert warn">{(run.error as Error).message[0].toUpperCase() + (run.error as Error).message.slice(1)}; the node stays cordoned.</div>}
+          {phase === 'stopped' && <div className="alert warn">{(run.error as Error).message}; the node stays cordoned.</div>}
           {phase === 'failed' && <ErrorAlert error={run.error} />}
         </ConfirmDialog>
       )}
@@ -94,14 +94,12 @@ function DrainPreview({ node }: { node: string }) {
       </p>
       {orphans.length > 0 && (
         <div className="alert warn">
-          No controller owns <span className="mono">{orphans.slice(0, 5).join(', ')}</span>
-          {orphans.length > 5 && ` and ${orphans.length - 5} more`}: once evicted, nothing makes {orphans.length === 1 ? 'it' : 'them'} again.
+          No controller owns <span className="mono">{someOf(orphans)}</span>: once evicted, nothing makes {orphans.length === 1 ? 'it' : 'them'} again.
         </div>
       )}
       {scratch.length > 0 && (
         <div className="alert warn">
-          The emptyDir volumes of <span className="mono">{scratch.slice(0, 5).join(', ')}</span>
-          {scratch.length > 5 && ` and ${scratch.length - 5} more`} are deleted with {scratch.length === 1 ? 'it' : 'them'} (kubectl wants --delete-emptydir-data).
+          The emptyDir volumes of <span className="mono">{someOf(scratch)}</span> are deleted with {scratch.length === 1 ? 'it' : 'them'} (kubectl wants --delete-emptydir-data).
         </div>
       )}
     </div>

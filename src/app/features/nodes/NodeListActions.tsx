@@ -6,7 +6,7 @@ import { useRef, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
-import { count, plural } from '../../../lib/words.ts';
+import { count, plural, someOf } from '../../../lib/words.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import type { Connection } from '../../api/client.ts';
@@ -14,8 +14,6 @@ import { ConfirmDialog, Meter, errorText } from '../../components/common.tsx';
 import { cordon, drain, DRAINS_AT_ONCE, DrainStopped, forEachNode, isCordoned, NODES_AT_ONCE, type DrainOptions, type DrainProgress } from './drain.ts';
 import { DrainStanding } from './DrainStanding.tsx';
 
-/** Names shown in the dialog before "and N more". */
-const NAMED = 5;
 
 /** What an action does to one node, and how it is told. */
 interface NodeAction {
@@ -89,7 +87,6 @@ const together = (drains: Iterable<DrainProgress>): Run['live'] => {
   return { evicted: all.flatMap((d) => d.evicted), terminating: all.flatMap((d) => d.terminating), refused: all.flatMap((d) => d.refused) };
 };
 
-const someOf = (names: readonly string[]) => `${names.slice(0, NAMED).join(', ')}${names.length > NAMED ? ` and ${count(names.length - NAMED)} more` : ''}`;
 
 export function NodeListActions({ items, whole }: { items: readonly KubeObject[]; whole: boolean }) {
   const conn = useConnection();

@@ -54,9 +54,9 @@ export function staysOnDrain(p: KubeObject) {
 /** Resolves after `ms`, or rejects as stopped when `signal` is. */
 const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new DrainStopped('stopped'));
+    if (signal?.aborted) return reject(new DrainStopped('Stopped'));
     const timer = setTimeout(() => (signal?.removeEventListener('abort', stopped), resolve()), ms);
-    const stopped = () => (clearTimeout(timer), reject(new DrainStopped('stopped')));
+    const stopped = () => (clearTimeout(timer), reject(new DrainStopped('Stopped')));
     signal?.addEventListener('abort', stopped, { once: true });
   });
 
@@ -76,7 +76,7 @@ export async function drain(conn: Connection, name: string, opts: DrainOptions =
   const progress: DrainProgress = { evicted: [], skipped: pods.filter(staysOnDrain).map(idOf), terminating: [], refused: [] };
   const tell = () => onProgress?.({ ...progress, evicted: [...progress.evicted], terminating: [...progress.terminating], refused: [...progress.refused] });
   const leaving = new Map<string, string>(); // uid -> namespace/name, evicted and maybe still there
-  const stopped = (what: string) => new DrainStopped(`stopped ${what}`);
+  const stopped = (what: string) => new DrainStopped(`Stopped ${what}`);
   tell();
 
   const evict = async (p: KubeObject) => {

@@ -108,7 +108,7 @@ describe('draining a node', () => {
       stop.abort();
       const error = await draining.catch((e) => e);
       expect(error).toBeInstanceOf(DrainStopped);
-      expect(error.message).toBe('stopped before default/cache-1 was evicted');
+      expect(error.message).toBe('Stopped before default/cache-1 was evicted');
       expect((await pod('cache-1')).status).toBe(200);
     } finally {
       held.destroy();
