@@ -41,6 +41,9 @@ export class KubeError extends Error {
   }
 }
 
+/** An error as the app says it: a Kubernetes Status by its reason and message ("NotFound: nodes "x" not found"). */
+export const errorText = (error: unknown) => `${error instanceof KubeError && error.reason ? `${error.reason}: ` : ''}${(error as Error)?.message ?? String(error)}`;
+
 /** An answer the same request would get again: 401, 403; 404, the kind is not served. */
 export const isRefusal = (e: unknown) => [401, 403, 404].includes((e as { code?: number } | null)?.code ?? 0);
 

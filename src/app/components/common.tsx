@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { stringify } from 'yaml';
 import { humanDuration } from '../../lib/duration.ts';
-import { KubeError } from '../api/client.ts';
+import { errorText } from '../api/client.ts';
 
 // One clock for every relative time on screen.
 const tickers = new Set<() => void>();
@@ -72,8 +72,6 @@ export function CamelWords({ text }: { text?: string }) {
   );
 }
 
-/** An error as the app says it: a Kubernetes Status by its reason and message ("NotFound: nodes "x" not found"). */
-export const errorText = (error: unknown) => `${error instanceof KubeError && error.reason ? `${error.reason}: ` : ''}${(error as Error)?.message ?? String(error)}`;
 
 export function ErrorAlert({ error }: { error: unknown }) {
   if (!error) return null;
@@ -155,4 +153,14 @@ export function Meter({ value, max, label }: { value: number; max: number; label
       <span style={{ width: `${pct}%` }} />
     </div>
   );
+}
+
+/**
+ * Work a dialog's Stop ends (`start` gives each run its signal, `stop` ends the last), ended too when
+ * the page is left, as Ctrl-C ends kubectl drain: a drain going on unseen could not be stopped.
+ */
+export function useStoppable() {
+  const current = useRef<AbortController>(undefined);
+  useEffect(() => () => current.current?.abort(), []);
+  return useMemo(() => ({ start: () => (current.current = new AbortController()).signal, stop: () => current.current?.abort() }), []);
 }

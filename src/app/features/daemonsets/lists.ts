@@ -11,6 +11,7 @@ import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
 import { selectorParam } from '../../../lib/labels.ts';
 import type { ListRef } from '../../api/hooks.ts';
+import { errorText } from '../../api/client.ts';
 
 /**
  * The DaemonSet's pod selector as a `labelSelector`, so the page lists and watches its own pods
@@ -48,5 +49,5 @@ export const rolloutEventLists = (ds: KubeObject): ListRef[] => [
  */
 export function unreadableOf(lists: readonly (readonly [string, { isError: boolean; error: unknown }])[]): string | undefined {
   const refused = lists.find(([, l]) => l.isError);
-  return refused && `${refused[0]} could not be read (${(refused[1].error as Error | null)?.message ?? 'unknown error'})`;
+  return refused && `${refused[0]} could not be read (${refused[1].error ? errorText(refused[1].error) : 'unknown error'})`;
 }

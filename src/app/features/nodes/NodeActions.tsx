@@ -1,7 +1,7 @@
 // A node page's cordon, uncordon and drain (drain.ts does them). The drain
 // dialog says first which pods leave and which stay, then how the drain
 // stands: evicted, refused for now, still terminating.
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
@@ -10,7 +10,7 @@ import { plural, someOf } from '../../../lib/words.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
 import { useList } from '../../api/hooks.ts';
-import { ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
+import { ConfirmDialog, ErrorAlert, useStoppable } from '../../components/common.tsx';
 import { cordon, drain, DrainStopped, isCordoned, staysOnDrain, type DrainProgress } from './drain.ts';
 import { DrainStanding } from './DrainStanding.tsx';
 
@@ -25,7 +25,7 @@ export function NodeActions({ object }: { object: KubeObject }) {
   const name = object.metadata.name!;
   const unschedulable = isCordoned(object);
   const [run, setRun] = useState<DrainRun>();
-  const stop = useRef<AbortController>(undefined);
+  const stoppable = useStoppable();
   const toggle = useMutation({ mutationFn: () => cordon(conn, name, !unschedulable) });
   // Cordon patches the node; drain also evicts pods in any namespace.
   const canPatch = useCanI('patch', nodeKind, undefined, undefined, name);
@@ -33,10 +33,9 @@ export function NodeActions({ object }: { object: KubeObject }) {
   const drainRefused = [canPatch, canEvict].find((a) => a?.allowed === false);
 
   const start = () => {
-    const controller = new AbortController();
-    stop.current = controller;
+    const signal = stoppable.start();
     setRun({ phase: 'running' });
-    drain(conn, name, { signal: controller.signal, onProgress: (progress) => setRun((r) => r && { ...r, progress }) }).then(
+    drain(conn, name, { signal, onProgress: (progress) => setRun((r) => r && { ...r, progress }) }).then(
       (progress) => setRun({ phase: 'done', progress }),
       (error) => setRun((r) => ({ ...r, phase: error instanceof DrainStopped ? 'stopped' : 'failed', error })),
     );
@@ -61,7 +60,7 @@ export function NodeActions({ object }: { object: KubeObject }) {
           stoppable
           cancelLabel={phase === 'running' ? 'Stop' : phase === 'asking' ? 'Cancel' : null}
           onConfirm={() => (phase === 'asking' ? start() : setRun(undefined))}
-          onCancel={() => (phase === 'running' ? stop.current?.abort() : setRun(undefined))}
+          onCancel={() => (phase === 'running' ? stoppable.stop() : setRun(undefined))}
         >
           <p>
             The node is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and the drain waits until they are gone (as <code>kubectl drain --ignore-daemonsets</code>).

@@ -9,8 +9,8 @@ import { podKind } from '../../../kinds/pod.ts';
 import { count, plural, someOf } from '../../../lib/words.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
-import type { Connection } from '../../api/client.ts';
-import { ConfirmDialog, Meter, errorText } from '../../components/common.tsx';
+import { errorText, type Connection } from '../../api/client.ts';
+import { ConfirmDialog, Meter, useStoppable } from '../../components/common.tsx';
 import { cordon, drain, DRAINS_AT_ONCE, DrainStopped, forEachNode, isCordoned, NODES_AT_ONCE, type DrainOptions, type DrainProgress } from './drain.ts';
 import { DrainStanding } from './DrainStanding.tsx';
 
@@ -93,7 +93,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
   const canPatch = useCanI('patch', nodeKind);
   const canEvict = useCanI('create', podKind, undefined, 'eviction');
   const [run, setRun] = useState<Run>();
-  const stop = useRef<AbortController>(undefined);
+  const stoppable = useStoppable();
   const underway = useRef(new Map<string, DrainProgress>());
 
   const ask = (action: ActionName) => {
@@ -101,8 +101,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
     setRun({ action, names, already: items.length - names.length, phase: 'asking', changed: 0, evicted: 0, failed: [], interrupted: 0, live: NO_DRAIN });
   };
   const start = (r: Run) => {
-    const controller = new AbortController();
-    stop.current = controller;
+    const signal = stoppable.start();
     setRun({ ...r, phase: 'running' });
     const drains = underway.current;
     drains.clear();
@@ -112,7 +111,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
     };
     void forEachNode(
       r.names,
-      (name) => (ACTIONS[r.action] as NodeAction).run(conn, name, { signal: controller.signal, onProgress: (p) => heard(name, p) }),
+      (name) => (ACTIONS[r.action] as NodeAction).run(conn, name, { signal, onProgress: (p) => heard(name, p) }),
       (name, error, result) => {
         drains.delete(name);
         const live = together(drains.values());
@@ -126,9 +125,9 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
                 : { ...now, live, changed: now.changed + 1, evicted: now.evicted + ((result as Partial<DrainProgress> | undefined)?.evicted?.length ?? 0) }),
         );
       },
-      controller.signal,
+      signal,
       ACTIONS[r.action].atOnce,
-    ).then(() => setRun((now) => now && { ...now, phase: controller.signal.aborted ? 'stopped' : 'done' }));
+    ).then(() => setRun((now) => now && { ...now, phase: signal.aborted ? 'stopped' : 'done' }));
   };
 
   const button = (name: ActionName) => {
@@ -158,7 +157,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
           stoppable
           cancelLabel={run.phase === 'running' ? 'Stop' : run.phase === 'asking' ? 'Cancel' : null}
           onConfirm={() => (run.phase === 'asking' ? start(run) : setRun(undefined))}
-          onCancel={() => (run.phase === 'running' ? stop.current?.abort() : setRun(undefined))}
+          onCancel={() => (run.phase === 'running' ? stoppable.stop() : setRun(undefined))}
         >
           <p>
             {action.explain} The nodes shown by the filters: <span className="mono">{someOf(run.names)}</span>.
