@@ -126,15 +126,22 @@ test('the nodes a label selector shows are drained at once, as kubectl drain -l 
 });
 
 test('drain says which pods leave, cordons the node, evicts them and waits until they are gone, leaving DaemonSet pods alone', async ({ page }) => {
-  await apiRequest('/api/v1/nodes', 'POST', nodeManifest('drain-me', { drain: 'me' }));
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evict-me', namespace: 'default' }, spec: { nodeName: 'drain-me', containers: [{ name: 'c', image: 'busybox:1.36' }], volumes: [{ name: 'scratch', emptyDir: {} }] } };
+  // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on it: the preview counts the node's pods.
+  const tolerations = [{ key: 'e2e/drain-me', operator: 'Exists' }];
+  expect((await apiRequest('/api/v1/nodes', 'POST', { ...nodeManifest('drain-me', { drain: 'me' }), spec: { taints: [{ key: 'e2e/drain-me', effect: 'NoSchedule' }] } })).status).toBe(201);
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'evict-me', namespace: 'default' },
+    spec: { nodeName: 'drain-me', tolerations, containers: [{ name: 'c', image: 'busybox:1.36' }], volumes: [{ name: 'scratch', emptyDir: {} }] },
+  };
   expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod)).status).toBe(201);
   // A DaemonSet of its own on that node: its pod must survive the drain.
   const ds = {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
     metadata: { name: 'drain-daemon', namespace: 'default' },
-    spec: { selector: { matchLabels: { app: 'drain-daemon' } }, template: { metadata: { labels: { app: 'drain-daemon' } }, spec: { nodeSelector: { drain: 'me' }, containers: [{ name: 'd', image: 'busybox:1.36' }] } } },
+    spec: { selector: { matchLabels: { app: 'drain-daemon' } }, template: { metadata: { labels: { app: 'drain-daemon' } }, spec: { nodeSelector: { drain: 'me' }, tolerations, containers: [{ name: 'd', image: 'busybox:1.36' }] } } },
   };
   expect((await apiRequest('/apis/apps/v1/namespaces/default/daemonsets', 'POST', ds)).status).toBe(201);
   const daemonPods = async () => (await apiRequest('/api/v1/namespaces/default/pods?labelSelector=app%3Ddrain-daemon')).body.items.map((p: any) => p.metadata.name);
