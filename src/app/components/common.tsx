@@ -72,7 +72,6 @@ export function CamelWords({ text }: { text?: string }) {
   );
 }
 
-
 export function ErrorAlert({ error }: { error: unknown }) {
   if (!error) return null;
   return (

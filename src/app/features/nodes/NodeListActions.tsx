@@ -2,7 +2,7 @@
 // and label selector pick them), as `kubectl cordon -l <selector>` and
 // `kubectl drain -l <selector> --ignore-daemonsets` do: before a zone's
 // maintenance, 1,667 nodes are one action, not 1,667 pages.
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
@@ -14,7 +14,6 @@ import { ConfirmDialog, Meter, useStoppable } from '../../components/common.tsx'
 import { cordon, drain, DRAINS_AT_ONCE, DrainStopped, forEachNode, isCordoned, NODES_AT_ONCE, type DrainOptions, type DrainProgress } from './drain.ts';
 import { DrainStanding } from './DrainStanding.tsx';
 
-
 /** What an action does to one node, and how it is told. */
 interface NodeAction {
   verb: string;
@@ -24,7 +23,10 @@ interface NodeAction {
   picks(node: KubeObject): boolean;
   already?: string;
   explain: string;
-  run(conn: Connection, name: string, opts: DrainOptions): Promise<unknown>;
+  /** Does it to one node; resolves to the pods it evicted there. */
+  run(conn: Connection, name: string, opts: DrainOptions): Promise<number>;
+  /** It evicts pods: it needs `create pods/eviction` too, says how many went, and asks as a danger. */
+  evicts?: boolean;
   /** Nodes worked on at once. */
   atOnce: number;
 }
@@ -37,7 +39,7 @@ const ACTIONS = {
     picks: (n) => !isCordoned(n),
     already: 'cordoned',
     explain: 'No new pods are scheduled on them; the pods there keep running (as kubectl cordon).',
-    run: (conn, name) => cordon(conn, name, true),
+    run: (conn, name) => cordon(conn, name, true).then(() => 0),
     atOnce: NODES_AT_ONCE,
   },
   uncordon: {
@@ -47,7 +49,7 @@ const ACTIONS = {
     picks: (n) => isCordoned(n),
     already: 'schedulable',
     explain: 'New pods may be scheduled on them again (as kubectl uncordon).',
-    run: (conn, name) => cordon(conn, name, false),
+    run: (conn, name) => cordon(conn, name, false).then(() => 0),
     atOnce: NODES_AT_ONCE,
   },
   drain: {
@@ -56,7 +58,8 @@ const ACTIONS = {
     done: 'drained',
     picks: () => true,
     explain: 'Each is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and its drain ends when they are gone (as kubectl drain --ignore-daemonsets).',
-    run: (conn, name, opts) => drain(conn, name, opts),
+    run: (conn, name, opts) => drain(conn, name, opts).then((d) => d.evicted.length),
+    evicts: true,
     atOnce: DRAINS_AT_ONCE,
   },
 } satisfies Record<string, NodeAction>;
@@ -87,14 +90,12 @@ const together = (drains: Iterable<DrainProgress>): Run['live'] => {
   return { evicted: all.flatMap((d) => d.evicted), terminating: all.flatMap((d) => d.terminating), refused: all.flatMap((d) => d.refused) };
 };
 
-
 export function NodeListActions({ items, whole }: { items: readonly KubeObject[]; whole: boolean }) {
   const conn = useConnection();
   const canPatch = useCanI('patch', nodeKind);
   const canEvict = useCanI('create', podKind, undefined, 'eviction');
   const [run, setRun] = useState<Run>();
   const stoppable = useStoppable();
-  const underway = useRef(new Map<string, DrainProgress>());
 
   const ask = (action: ActionName) => {
     const names = items.filter((n) => ACTIONS[action].picks(n)).map((n) => n.metadata.name!);
@@ -103,16 +104,16 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
   const start = (r: Run) => {
     const signal = stoppable.start();
     setRun({ ...r, phase: 'running' });
-    const drains = underway.current;
-    drains.clear();
+    const action: NodeAction = ACTIONS[r.action];
+    const drains = new Map<string, DrainProgress>();
     const heard = (name: string, progress: DrainProgress) => {
       drains.set(name, progress);
       setRun((now) => now && { ...now, live: together(drains.values()) });
     };
     void forEachNode(
       r.names,
-      (name) => (ACTIONS[r.action] as NodeAction).run(conn, name, { signal, onProgress: (p) => heard(name, p) }),
-      (name, error, result) => {
+      (name) => action.run(conn, name, { signal, onProgress: (p) => heard(name, p) }),
+      (name, error, evicted = 0) => {
         drains.delete(name);
         const live = together(drains.values());
         setRun(
@@ -122,18 +123,18 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
               ? { ...now, live, interrupted: now.interrupted + 1 }
               : error
                 ? { ...now, live, failed: [...now.failed, { name, message: errorText(error) }] }
-                : { ...now, live, changed: now.changed + 1, evicted: now.evicted + ((result as Partial<DrainProgress> | undefined)?.evicted?.length ?? 0) }),
+                : { ...now, live, changed: now.changed + 1, evicted: now.evicted + evicted }),
         );
       },
       signal,
-      ACTIONS[r.action].atOnce,
+      action.atOnce,
     ).then(() => setRun((now) => now && { ...now, phase: signal.aborted ? 'stopped' : 'done' }));
   };
 
   const button = (name: ActionName) => {
     const action: NodeAction = ACTIONS[name];
     const todo = items.reduce((n, o) => n + Number(action.picks(o)), 0);
-    const refused = [canPatch, ...(name === 'drain' ? [canEvict] : [])].find((a) => a?.allowed === false);
+    const refused = [canPatch, ...(action.evicts ? [canEvict] : [])].find((a) => a?.allowed === false);
     const why = refused ? refused.message : !whole ? 'The list is still being read: every node it shows is needed first.' : !todo ? `Every node shown is ${action.already ?? action.done} already.` : undefined;
     return (
       <button key={name} className="btn" onClick={() => ask(name)} disabled={!!why} title={why ?? `${action.verb} the ${plural(todo, 'node')} shown`}>
@@ -151,7 +152,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
         <ConfirmDialog
           open
           title={`${action.verb} ${plural(run.names.length, 'node')}?`}
-          danger={run.action === 'drain' && run.phase === 'asking'}
+          danger={action.evicts && run.phase === 'asking'}
           confirmLabel={run.phase === 'asking' ? `${action.verb} ${plural(run.names.length, 'node')}` : run.phase === 'running' ? `${action.doing}…` : 'Done'}
           busy={run.phase === 'running'}
           stoppable
@@ -172,7 +173,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
               <Meter value={settled} max={run.names.length} label={`Nodes ${action.done}`} />
               <p>
                 {count(run.changed)} of {plural(run.names.length, 'node')} {action.done}
-                {run.action === 'drain' && ` (${plural(run.evicted, 'pod')} evicted)`}
+                {action.evicts && ` (${plural(run.evicted, 'pod')} evicted)`}
                 {run.failed.length > 0 && `, ${count(run.failed.length)} failed`}
                 {run.phase === 'running'
                   ? '…'
@@ -182,7 +183,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
               </p>
             </div>
           )}
-          {run.phase === 'running' && run.action === 'drain' && run.live.evicted.length + run.live.refused.length > 0 && (
+          {run.phase === 'running' && action.evicts && run.live.evicted.length + run.live.refused.length > 0 && (
             <>
               <p className="muted">On the nodes under way:</p>
               <DrainStanding progress={run.live} />

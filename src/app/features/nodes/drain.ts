@@ -135,7 +135,8 @@ export const DRAINS_AT_ONCE = 32;
 
 /**
  * Runs `act` for each name, `atOnce` at a time, until all are settled or
- * `signal` stops it (those in flight finish); `settled` hears each outcome.
+ * `signal` stops it (no more are taken; those in flight end as the signal
+ * tells them: a patch finishes, a drain stops); `settled` hears each outcome.
  * A failure stops nothing else: a node deleted meanwhile is one node.
  */
 export async function forEachNode<T>(names: readonly string[], act: (name: string) => Promise<T>, settled: (name: string, error?: unknown, result?: T) => void, signal?: AbortSignal, atOnce = NODES_AT_ONCE) {
