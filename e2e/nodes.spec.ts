@@ -114,6 +114,9 @@ test('the nodes a label selector shows are drained at once, as kubectl drain -l 
   await page.getByRole('button', { name: 'Drain shown' }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog.getByRole('heading')).toHaveText('Drain 2 nodes?');
+  // Said before anything changes, from the pods each node runs now.
+  await expect(dialog.getByTestId('drain-preview')).toContainText('2 pods to evict, on 2 of the 2 nodes.');
+  await expect(dialog.getByTestId('drain-preview')).toContainText(/No controller owns (default\/on-bd-1, default\/on-bd-2|default\/on-bd-2, default\/on-bd-1): once evicted, nothing makes them again\./);
   await dialog.getByRole('button', { name: 'Drain 2 nodes' }).click();
   await expect(dialog.getByTestId('bulk-progress')).toContainText('2 of 2 nodes drained (2 pods evicted).');
   await dialog.getByRole('button', { name: 'Done' }).click();

@@ -1,17 +1,16 @@
 // A node page's cordon, uncordon and drain (drain.ts does them). The drain
 // dialog says first which pods leave and which stay, then how the drain
 // stands: evicted, refused for now, still terminating.
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
-import { podKind, podsOnNode } from '../../../kinds/pod.ts';
-import { plural, someOf } from '../../../lib/words.ts';
+import { podKind } from '../../../kinds/pod.ts';
 import { useConnection } from '../../api/connection.ts';
 import { useCanI } from '../../api/access.ts';
-import { useList } from '../../api/hooks.ts';
 import { ConfirmDialog, ErrorAlert, useStoppable } from '../../components/common.tsx';
-import { cordon, drain, DrainStopped, isCordoned, staysOnDrain, type DrainProgress } from './drain.ts';
+import { cordon, drain, DrainStopped, isCordoned, type DrainProgress } from './drain.ts';
+import { NodeDrainPreview } from './DrainPreview.tsx';
 import { DrainStanding } from './DrainStanding.tsx';
 
 interface DrainRun {
@@ -35,7 +34,7 @@ export function NodeActions({ object }: { object: KubeObject }) {
   const start = () => {
     const signal = stoppable.start();
     setRun({ phase: 'running' });
-    drain(conn, name, { signal, onProgress: (progress) => setRun((r) => r && { ...r, progress }) }).then(
+    drain(conn, object, { signal, onProgress: (progress) => setRun((r) => r && { ...r, progress }) }).then(
       (progress) => setRun({ phase: 'done', progress }),
       (error) => setRun((r) => ({ ...r, phase: error instanceof DrainStopped ? 'stopped' : 'failed', error })),
     );
@@ -65,42 +64,12 @@ export function NodeActions({ object }: { object: KubeObject }) {
           <p>
             The node is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and the drain waits until they are gone (as <code>kubectl drain --ignore-daemonsets</code>).
           </p>
-          {phase === 'asking' ? <DrainPreview node={name} /> : run.progress && <DrainStanding progress={run.progress} />}
+          {phase === 'asking' ? <NodeDrainPreview node={name} /> : run.progress && <DrainStanding progress={run.progress} />}
           {phase === 'done' && <div className="alert info">Drained: no pod but those left in place runs on {name}.</div>}
           {phase === 'stopped' && <div className="alert warn">{(run.error as Error).message}; the node stays cordoned.</div>}
           {phase === 'failed' && <ErrorAlert error={run.error} />}
         </ConfirmDialog>
       )}
     </>
-  );
-}
-
-/** Which of the node's pods a drain evicts, which it leaves, those nothing will make again (kubectl drain refuses them without --force) and those whose emptyDir data goes with them (without --delete-emptydir-data). */
-function DrainPreview({ node }: { node: string }) {
-  const selection = useMemo(() => ({ fieldSelector: podsOnNode(node) }), [node]);
-  const pods = useList(podKind, undefined, selection);
-  if (pods.isPending) return <p className="muted">Reading the node's pods…</p>;
-  const leave = pods.items.filter((p) => !staysOnDrain(p));
-  const stay = pods.items.length - leave.length;
-  const named = (pods: KubeObject[]) => pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
-  const orphans = named(leave.filter((p) => !p.metadata.ownerReferences?.some((r) => r.controller)));
-  const scratch = named(leave.filter((p) => (p.spec as { volumes?: { emptyDir?: unknown }[] } | undefined)?.volumes?.some((v) => v.emptyDir)));
-  return (
-    <div data-testid="drain-preview">
-      <p>
-        {leave.length ? `${plural(leave.length, 'pod')} to evict` : 'No pod to evict'}
-        {stay ? `; ${plural(stay, 'DaemonSet, mirror or finished pod')} left in place.` : '.'}
-      </p>
-      {orphans.length > 0 && (
-        <div className="alert warn">
-          No controller owns <span className="mono">{someOf(orphans)}</span>: once evicted, nothing makes {orphans.length === 1 ? 'it' : 'them'} again.
-        </div>
-      )}
-      {scratch.length > 0 && (
-        <div className="alert warn">
-          The emptyDir volumes of <span className="mono">{someOf(scratch)}</span> are deleted with {scratch.length === 1 ? 'it' : 'them'} (kubectl wants --delete-emptydir-data).
-        </div>
-      )}
-    </div>
   );
 }

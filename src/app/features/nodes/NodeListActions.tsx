@@ -13,6 +13,7 @@ import { errorText, type Connection } from '../../api/client.ts';
 import { ConfirmDialog, Meter, useStoppable } from '../../components/common.tsx';
 import { cordon, drain, DRAINS_AT_ONCE, DrainStopped, forEachNode, isCordoned, NODES_AT_ONCE, type DrainOptions, type DrainProgress } from './drain.ts';
 import { DrainStanding } from './DrainStanding.tsx';
+import { NodesDrainPreview } from './DrainPreview.tsx';
 
 /** What an action does to one node, and how it is told. */
 interface NodeAction {
@@ -23,8 +24,8 @@ interface NodeAction {
   picks(node: KubeObject): boolean;
   already?: string;
   explain: string;
-  /** Does it to one node; resolves to the pods it evicted there. */
-  run(conn: Connection, name: string, opts: DrainOptions): Promise<number>;
+  /** Does it to one node (as the list holds it); resolves to the pods it evicted there. */
+  run(conn: Connection, node: KubeObject, opts: DrainOptions): Promise<number>;
   /** It evicts pods: it needs `create pods/eviction` too, says how many went, and asks as a danger. */
   evicts?: boolean;
   /** Nodes worked on at once. */
@@ -39,7 +40,7 @@ const ACTIONS = {
     picks: (n) => !isCordoned(n),
     already: 'cordoned',
     explain: 'No new pods are scheduled on them; the pods there keep running (as kubectl cordon).',
-    run: (conn, name) => cordon(conn, name, true).then(() => 0),
+    run: (conn, node) => cordon(conn, node.metadata.name!, true).then(() => 0),
     atOnce: NODES_AT_ONCE,
   },
   uncordon: {
@@ -49,7 +50,7 @@ const ACTIONS = {
     picks: (n) => isCordoned(n),
     already: 'schedulable',
     explain: 'New pods may be scheduled on them again (as kubectl uncordon).',
-    run: (conn, name) => cordon(conn, name, false).then(() => 0),
+    run: (conn, node) => cordon(conn, node.metadata.name!, false).then(() => 0),
     atOnce: NODES_AT_ONCE,
   },
   drain: {
@@ -58,7 +59,7 @@ const ACTIONS = {
     done: 'drained',
     picks: () => true,
     explain: 'Each is cordoned, then every pod on it is evicted except those owned by a DaemonSet, and its drain ends when they are gone (as kubectl drain --ignore-daemonsets).',
-    run: (conn, name, opts) => drain(conn, name, opts).then((d) => d.evicted.length),
+    run: (conn, node, opts) => drain(conn, node, opts).then((d) => d.evicted.length),
     evicts: true,
     atOnce: DRAINS_AT_ONCE,
   },
@@ -68,7 +69,7 @@ type ActionName = keyof typeof ACTIONS;
 interface Run {
   action: ActionName;
   /** The nodes to change, fixed when asked: the list may move meanwhile. */
-  names: string[];
+  nodes: KubeObject[];
   /** Shown but already so, left alone. */
   already: number;
   phase: 'asking' | 'running' | 'stopped' | 'done';
@@ -98,8 +99,8 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
   const stoppable = useStoppable();
 
   const ask = (action: ActionName) => {
-    const names = items.filter((n) => ACTIONS[action].picks(n)).map((n) => n.metadata.name!);
-    setRun({ action, names, already: items.length - names.length, phase: 'asking', changed: 0, evicted: 0, failed: [], interrupted: 0, live: NO_DRAIN });
+    const nodes = items.filter((n) => ACTIONS[action].picks(n));
+    setRun({ action, nodes, already: items.length - nodes.length, phase: 'asking', changed: 0, evicted: 0, failed: [], interrupted: 0, live: NO_DRAIN });
   };
   const start = (r: Run) => {
     const signal = stoppable.start();
@@ -111,9 +112,10 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
       setRun((now) => now && { ...now, live: together(drains.values()) });
     };
     void forEachNode(
-      r.names,
-      (name) => action.run(conn, name, { signal, onProgress: (p) => heard(name, p) }),
-      (name, error, evicted = 0) => {
+      r.nodes,
+      (node) => action.run(conn, node, { signal, onProgress: (p) => heard(node.metadata.name!, p) }),
+      (node, error, evicted = 0) => {
+        const name = node.metadata.name!;
         drains.delete(name);
         const live = together(drains.values());
         setRun(
@@ -151,9 +153,9 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
       {run && action && (
         <ConfirmDialog
           open
-          title={`${action.verb} ${plural(run.names.length, 'node')}?`}
+          title={`${action.verb} ${plural(run.nodes.length, 'node')}?`}
           danger={action.evicts && run.phase === 'asking'}
-          confirmLabel={run.phase === 'asking' ? `${action.verb} ${plural(run.names.length, 'node')}` : run.phase === 'running' ? `${action.doing}…` : 'Done'}
+          confirmLabel={run.phase === 'asking' ? `${action.verb} ${plural(run.nodes.length, 'node')}` : run.phase === 'running' ? `${action.doing}…` : 'Done'}
           busy={run.phase === 'running'}
           stoppable
           cancelLabel={run.phase === 'running' ? 'Stop' : run.phase === 'asking' ? 'Cancel' : null}
@@ -161,8 +163,9 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
           onCancel={() => (run.phase === 'running' ? stoppable.stop() : setRun(undefined))}
         >
           <p>
-            {action.explain} The nodes shown by the filters: <span className="mono">{someOf(run.names)}</span>.
+            {action.explain} The nodes shown by the filters: <span className="mono">{someOf(run.nodes.map((n) => n.metadata.name!))}</span>.
           </p>
+          {run.phase === 'asking' && action.evicts && <NodesDrainPreview nodes={run.nodes} />}
           {run.already > 0 && action.already && (
             <p className="muted">
               {plural(run.already, 'other node')} shown {run.already === 1 ? 'is' : 'are'} {action.already} already and left as {run.already === 1 ? 'it is' : 'they are'}.
@@ -170,15 +173,15 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
           )}
           {run.phase !== 'asking' && (
             <div data-testid="bulk-progress">
-              <Meter value={settled} max={run.names.length} label={`Nodes ${action.done}`} />
+              <Meter value={settled} max={run.nodes.length} label={`Nodes ${action.done}`} />
               <p>
-                {count(run.changed)} of {plural(run.names.length, 'node')} {action.done}
+                {count(run.changed)} of {plural(run.nodes.length, 'node')} {action.done}
                 {action.evicts && ` (${plural(run.evicted, 'pod')} evicted)`}
                 {run.failed.length > 0 && `, ${count(run.failed.length)} failed`}
                 {run.phase === 'running'
                   ? '…'
                   : run.phase === 'stopped'
-                    ? `; stopped${run.interrupted ? `, ${plural(run.interrupted, 'node')} left part-drained (cordoned)` : ''}, ${count(run.names.length - settled)} not tried.`
+                    ? `; stopped${run.interrupted ? `, ${plural(run.interrupted, 'node')} left part-drained (cordoned)` : ''}, ${count(run.nodes.length - settled)} not tried.`
                     : '.'}
               </p>
             </div>

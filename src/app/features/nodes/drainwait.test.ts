@@ -3,14 +3,15 @@
 // pods are gone (not when the evictions are taken), an eviction refused with
 // 429 is asked again until taken, and stopping ends it saying what was left.
 // The 429 is the server's own: its one mutating slot held by a request whose
-// body never comes, as a busy API server or a disruption budget answers.
+// body never comes, as a busy API server or a disruption budget answers. Before
+// a drain of many nodes, what it would evict is read node by node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, until, type TestServer } from '../../../server/testing.ts';
-import { drain, DrainStopped, type DrainProgress } from './drain.ts';
+import { drain, DrainStopped, readDrainOutlook, type DrainOutlook, type DrainProgress } from './drain.ts';
 
 const OPERATOR = 'operator-token';
 let s: TestServer;
@@ -113,5 +114,43 @@ describe('draining a node', () => {
     } finally {
       held.destroy();
     }
+  });
+});
+
+describe('what a drain of many nodes would do', () => {
+  /** A node no DaemonSet pod lands on (the agent DaemonSet above tolerates no taint), with bare pods bound to it. */
+  async function taintedNodeWith(node: string, pods: { name: string; emptyDir?: boolean }[]) {
+    const made = await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node }, spec: { taints: [{ key: 'drain-test', effect: 'NoSchedule' }] } } });
+    expect(made.status).toBe(201);
+    for (const p of pods) {
+      const volumes = p.emptyDir ? [{ name: 'scratch', emptyDir: {} }] : [];
+      const r = await s.api('/api/v1/namespaces/default/pods', { method: 'POST', body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: p.name }, spec: { nodeName: node, volumes, containers: [{ name: 'app', image: 'nginx:1.27' }] } } });
+      expect(r.status).toBe(201);
+    }
+  }
+
+  it('counts the pods each node would lose, node by node, before anything is changed', async () => {
+    await taintedNodeWith('o-1', [{ name: 'bare-1' }, { name: 'scratch-1', emptyDir: true }]);
+    await taintedNodeWith('o-2', []);
+    const heard: DrainOutlook[] = [];
+    const outlook = await readDrainOutlook(conn(), ['o-1', 'o-2', 'o-gone'], { onProgress: (o) => heard.push(o) });
+    expect(outlook).toEqual({ nodes: 3, nodesToEvict: 1, evict: 2, stay: 0, orphans: ['default/bare-1', 'default/scratch-1'], scratch: ['default/scratch-1'], unread: [] });
+    expect(heard.map((o) => o.nodes)).toEqual([1, 2, 3]);
+    // Only read: nothing cordoned, nothing evicted.
+    expect((await s.api('/api/v1/nodes/o-1')).body.spec.unschedulable).toBeUndefined();
+    expect((await pod('bare-1')).body.metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it('tells the nodes whose pods it could not read, and reads none once stopped', async () => {
+    const refused = await readDrainOutlook({ baseUrl: s.url, token: 'no-such-token' }, ['o-1', 'o-2'], { onProgress: () => {} });
+    expect(refused.nodes).toBe(0);
+    expect(refused.unread.map((u) => u.node).sort()).toEqual(['o-1', 'o-2']);
+    expect(refused.unread[0].message).toMatch(/Unauthorized/);
+
+    const stop = new AbortController();
+    stop.abort();
+    const heard: DrainOutlook[] = [];
+    expect((await readDrainOutlook(conn(), ['o-1', 'o-2'], { signal: stop.signal, onProgress: (o) => heard.push(o) })).nodes).toBe(0);
+    expect(heard).toEqual([]);
   });
 });
