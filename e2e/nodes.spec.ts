@@ -128,6 +128,44 @@ test('the nodes a label selector shows are drained at once, as kubectl drain -l 
   }
 });
 
+test('the Status filter finds the few pods and nodes of many that are not as the rest, with how many show each value, and lives in the URL', async ({ page }) => {
+  // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on these nodes.
+  const taints = [{ key: 'e2e/status', effect: 'NoSchedule' }];
+  const tolerations = [{ key: 'e2e/status', operator: 'Exists' }];
+  const pull = nodeManifest('st-pull');
+  expect((await apiRequest('/api/v1/nodes', 'POST', { ...pull, metadata: { ...pull.metadata, annotations: { 'sim.k8s.io/image-pull-error': 'true' } }, spec: { taints } })).status).toBe(201);
+  expect((await apiRequest('/api/v1/nodes', 'POST', { ...nodeManifest('st-ok'), spec: { taints, unschedulable: true } })).status).toBe(201);
+  for (const [name, node] of [['st-cannot-pull', 'st-pull'], ['st-runs', 'st-ok']]) {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: node, tolerations, containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+    expect((await apiRequest('/api/v1/namespaces/default/pods', 'POST', pod)).status).toBe(201);
+  }
+  await page.goto('/pods?q=st-');
+  const rows = page.locator('[role=row][data-name]');
+  await expect(rows).toHaveCount(2);
+  const status = page.getByLabel('Status', { exact: true });
+  // Each value the list shows, with how many pods show it; the kubelet's reason, not the phase.
+  await expect(status.locator('option', { hasText: /^ImagePullBackOff \(1\)$/ })).toHaveCount(1);
+  await status.selectOption('ImagePullBackOff');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute('data-name', 'st-cannot-pull');
+  expect(new URL(page.url()).searchParams.get('status')).toBe('ImagePullBackOff');
+  // Not Running: the pods of every other test run, so only this one is left with the name filter off.
+  await status.selectOption('!Running');
+  await page.getByLabel('Filter by name').fill('');
+  await expect(rows.filter({ hasText: 'st-cannot-pull' })).toHaveCount(1);
+  await expect(rows.filter({ hasText: 'st-runs' })).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByLabel('Status', { exact: true })).toHaveValue('!Running');
+  await expect(rows.filter({ hasText: 'st-cannot-pull' })).toHaveCount(1);
+
+  // A node's cordon is a value of its own: every cordoned node, Ready or not.
+  await page.goto('/nodes?q=st-&status=SchedulingDisabled');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute('data-name', 'st-ok');
+  for (const name of ['st-cannot-pull', 'st-runs']) await apiRequest(`/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, 'DELETE');
+  for (const name of ['st-pull', 'st-ok']) await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
+});
+
 test('drain says which pods leave, cordons the node, evicts them and waits until they are gone, leaving DaemonSet pods alone', async ({ page }) => {
   // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on it: the preview counts the node's pods.
   const tolerations = [{ key: 'e2e/drain-me', operator: 'Exists' }];

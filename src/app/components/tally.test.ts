@@ -38,4 +38,24 @@ describe('tally', () => {
     expect(t.values).toEqual(['Killing']);
     expect(t.counts.get('Pulled')).toBeUndefined();
   });
+
+  it('counts an object under each of its values (a node Ready and cordoned), from changes as afresh', () => {
+    const node = (i: number, parts: string[], rv = '1'): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: `n${i}`, uid: `u${i}`, resourceVersion: rv }, parts } as KubeObject);
+    const partsOf = (o: KubeObject) => (o as unknown as { parts: string[] }).parts;
+    const list = new IndexedItems();
+    list.reset([node(1, ['Ready']), node(2, ['Ready', 'SchedulingDisabled']), node(3, ['NotReady'])]);
+    let t = tally(undefined, list.items, undefined, partsOf);
+    expect(Object.fromEntries(t.counts)).toEqual({ Ready: 2, SchedulingDisabled: 1, NotReady: 1 });
+    for (const updates of [
+      new Map([['u1', node(1, ['Ready', 'SchedulingDisabled'], '2')]]), // cordoned
+      new Map([['u2', node(2, ['NotReady', 'SchedulingDisabled'], '2')]]), // lost
+      new Map([['u3', undefined]]),
+    ]) {
+      const change = list.apply(updates)!;
+      t = tally(t, list.items, change, partsOf);
+      expect(Object.fromEntries(t.counts)).toEqual(Object.fromEntries(tally(undefined, list.items, undefined, partsOf).counts));
+    }
+    expect(Object.fromEntries(t.counts)).toEqual({ Ready: 1, SchedulingDisabled: 2, NotReady: 1 });
+    expect(t.values).toEqual(['NotReady', 'Ready', 'SchedulingDisabled']);
+  });
 });

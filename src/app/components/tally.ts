@@ -16,38 +16,42 @@ export interface Tally {
   values: string[];
 }
 
-export function tally(prev: Tally | undefined, items: readonly KubeObject[], change: ListChange | undefined, valueOf: (o: KubeObject) => string): Tally {
+/** What an object is counted under: one value (an event's reason), or several (a node's Status parts: Ready, SchedulingDisabled). */
+export type Counted = string | readonly string[];
+
+export function tally(prev: Tally | undefined, items: readonly KubeObject[], change: ListChange | undefined, valueOf: (o: KubeObject) => Counted): Tally {
   if (prev?.input === items) return prev;
   if (prev && change && change.from === prev.input) {
     const counts = prev.counts;
     let newValues = false;
     // Added first: an object replaced by one of the same value does not take its value out and back.
     for (const o of change.added) {
-      const v = valueOf(o);
-      const n = counts.get(v) ?? 0;
-      if (!n) newValues = true;
-      counts.set(v, n + 1);
+      for (const v of valuesIn(valueOf(o))) {
+        const n = counts.get(v) ?? 0;
+        if (!n) newValues = true;
+        counts.set(v, n + 1);
+      }
     }
     for (const o of change.removed) {
-      const v = valueOf(o);
-      const n = (counts.get(v) ?? 0) - 1;
-      if (n > 0) counts.set(v, n);
-      else (counts.delete(v), (newValues = true));
+      for (const v of valuesIn(valueOf(o))) {
+        const n = (counts.get(v) ?? 0) - 1;
+        if (n > 0) counts.set(v, n);
+        else (counts.delete(v), (newValues = true));
+      }
     }
     return { input: items, counts, values: newValues ? valuesOf(counts) : prev.values };
   }
   const counts = new Map<string, number>();
-  for (const o of items) {
-    const v = valueOf(o);
-    counts.set(v, (counts.get(v) ?? 0) + 1);
-  }
+  for (const o of items) for (const v of valuesIn(valueOf(o))) counts.set(v, (counts.get(v) ?? 0) + 1);
   return { input: items, counts, values: valuesOf(counts) };
 }
+
+const valuesIn = (c: Counted): readonly string[] => (typeof c === 'string' ? [c] : c);
 
 const valuesOf = (counts: Map<string, number>) => [...counts.keys()].filter(Boolean).sort();
 
 /** A tally kept across renders (`valueOf` is to be one function for the component's life). */
-export function useTally(items: readonly KubeObject[], change: ListChange | undefined, valueOf: (o: KubeObject) => string): Tally {
+export function useTally(items: readonly KubeObject[], change: ListChange | undefined, valueOf: (o: KubeObject) => Counted): Tally {
   const state = useRef<Tally | undefined>(undefined);
   return useMemo(() => (state.current = tally(state.current, items, change, valueOf)), [items, change, valueOf]);
 }

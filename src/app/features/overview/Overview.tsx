@@ -6,6 +6,7 @@ import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { networkPolicyKind } from '../../../kinds/networkpolicy.ts';
 import { volumeAttachmentKind } from '../../../kinds/volumeattachment.ts';
 import { rolloutStatus } from '../../../lib/rollout.ts';
+import { count } from '../../../lib/words.ts';
 import { useList } from '../../api/hooks.ts';
 import { Age, Badge, Meter } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
@@ -39,16 +40,16 @@ export function Overview({ namespace }: { namespace?: string }) {
   const refused = (l: { error: unknown }) => (l.error as { code?: number } | null)?.code === 403;
   const noAccess = <p className="muted">You may not list these.</p>;
   const cards = [
-    { title: 'Nodes', list: nodes, note: `${notReady.length} not ready · ${cordoned.length} cordoned`, to: '/nodes', bad: notReady.length > 0 },
-    { title: 'Daemon sets', list: daemonSets, note: `${rolling.length} rolling out`, to: '/daemonsets', bad: false },
+    { title: 'Nodes', list: nodes, note: `${count(notReady.length)} not ready · ${count(cordoned.length)} cordoned`, to: '/nodes', bad: notReady.length > 0 },
+    { title: 'Daemon sets', list: daemonSets, note: `${count(rolling.length)} rolling out`, to: '/daemonsets', bad: false },
     { title: 'Network policies', list: policies, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
-    { title: 'Volume attachments', list: attachments, note: `${failing.length} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
+    { title: 'Volume attachments', list: attachments, note: `${count(failing.length)} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
   ].map(({ list, ...c }) => {
     if (refused(list)) return { ...c, value: '—', note: 'no access', bad: false };
     if (list.isPending) return { ...c, value: '…', note: 'loading', bad: false };
     // Later pages still coming: the counts are of what came so far, and say so.
-    if (list.partial) return { ...c, value: `${list.items.length}…`, note: `loading; ${c.note} so far` };
-    return { ...c, value: list.items.length };
+    if (list.partial) return { ...c, value: `${count(list.items.length)}…`, note: `loading; ${c.note} so far` };
+    return { ...c, value: count(list.items.length) };
   });
   return (
     <>
@@ -96,6 +97,11 @@ export function Overview({ namespace }: { namespace?: string }) {
                   })}
                 </tbody>
               </table>
+            )}
+            {notReady.length > 20 && (
+              <p>
+                and {count(notReady.length - 20)} more: <Link to="/nodes?status=%21Ready">every node not Ready, on the Nodes list</Link>
+              </p>
             )}
           </div>
         </section>

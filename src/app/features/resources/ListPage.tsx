@@ -1,5 +1,5 @@
-// The list page of any kind: text and label-selector filters, wide columns,
-// sorting, all kept in the URL.
+// The list page of any kind: text, label-selector and Status filters, wide
+// columns, sorting, all kept in the URL.
 import { useMemo, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { count } from '../../../lib/words.ts';
@@ -9,6 +9,8 @@ import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
 import { useFilteredRows } from '../../components/filteredRows.ts';
+import { StatusFilter, statusPartsOf, statusPasses } from '../../components/StatusFilter.tsx';
+import { useTally } from '../../components/tally.ts';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
 
@@ -23,12 +25,15 @@ function countText(shown: number, list: { items: readonly unknown[]; partial: bo
   return `${s}${shown !== list.items.length ? ` of ${read}` : ''} so far, loading more…`;
 }
 
+const noParts = () => [];
+
 export function ListPage({ view, namespace }: { view: KindView; namespace?: string }) {
   const { kind } = view;
   const [q, setQ] = useSearchParam('q');
   const [labels, setLabels] = useSearchParam('l');
   const [sort, setSort] = useSearchParam('sort');
   const [wide, setWide] = useSearchParam('wide');
+  const [status, setStatus] = useSearchParam('status');
   const [labelDraft, setLabelDraft] = useState(labels);
   const list = useList(kind, namespace);
   const canCreate = useCanI('create', kind, namespace);
@@ -42,14 +47,21 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
     }
   }, [labelDraft]);
 
+  // The Status column's values and how many show each, for the kinds that have one (Pods, Nodes, Namespaces).
+  const statusParts = useMemo(() => statusPartsOf(kind), [kind]);
+  const statuses = useTally(list.items, list.data?.change, statusParts ?? noParts);
+
   const match = useMemo(() => {
     const text = q.trim().toLowerCase();
     const reqs = selector.error ? [] : selector.reqs;
+    const byStatus = statusParts && status ? status : '';
     // No filter: the list itself, not a copy of 50,000 rows on every watch update.
-    if (!text && !reqs.length) return undefined;
+    if (!text && !reqs.length && !byStatus) return undefined;
     return (o: KubeObject) =>
-      (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) && matchesRequirements(reqs, o.metadata.labels);
-  }, [q, selector]);
+      (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) &&
+      matchesRequirements(reqs, o.metadata.labels) &&
+      (!byStatus || statusPasses(statusParts!(o), byStatus));
+  }, [q, selector, status, statusParts]);
   // A watch update tests only the objects it replaced against the filter (filteredRows.ts).
   const { items, change } = useFilteredRows(list.items, list.data?.change, match);
 
@@ -63,6 +75,19 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
           {list.isPending ? 'loading…' : countText(items.length, list)}
           {kind.scope === 'Namespaced' && (namespace ? ` in ${namespace}` : ' in all namespaces')}
         </span>
+        {/* The page's actions on the head's right, the filters below to themselves: a list's own actions (the Nodes list's cordon, uncordon and drain) beside Create. */}
+        <div className="head-actions">
+          {view.ListActions && <view.ListActions items={items} whole={list.whole} />}
+          {canCreate?.allowed === false ? (
+            <button className="btn primary" disabled title={canCreate.message}>
+              Create
+            </button>
+          ) : (
+            <Link className="btn primary" to={withSearch(`/new/${kind.plural}`)}>
+              Create
+            </Link>
+          )}
+        </div>
       </div>
       <div className="toolbar">
         <input
@@ -75,6 +100,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
           onChange={(e) => setQ(e.target.value)}
           style={{ width: 240 }}
         />
+        {statusParts && <StatusFilter statuses={statuses} total={list.items.length} value={status} onChange={setStatus} />}
         <div className="grow">
           <input
             className={`input mono${selector.error ? ' invalid' : ''}`}
@@ -92,16 +118,6 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
         <label className="check">
           <input type="checkbox" checked={wide === '1'} onChange={(e) => setWide(e.target.checked ? '1' : '')} /> Wide
         </label>
-        {view.ListActions && <view.ListActions items={items} whole={list.whole} />}
-        {canCreate?.allowed === false ? (
-          <button className="btn primary" disabled title={canCreate.message}>
-            Create
-          </button>
-        ) : (
-          <Link className="btn primary" to={withSearch(`/new/${kind.plural}`)}>
-            Create
-          </Link>
-        )}
       </div>
       <ErrorAlert error={list.error} />
       <ResourceTable
