@@ -47,23 +47,23 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
     }
   }, [labelDraft]);
 
-  // The Status column's values and how many show each, for the kinds that have one (Pods, Nodes, Namespaces).
-  const statusParts = useMemo(() => statusPartsOf(kind), [kind]);
-  const statuses = useTally(list.items, list.data?.change, statusParts ?? noParts);
-
   const match = useMemo(() => {
     const text = q.trim().toLowerCase();
     const reqs = selector.error ? [] : selector.reqs;
-    const byStatus = statusParts && status ? status : '';
     // No filter: the list itself, not a copy of 50,000 rows on every watch update.
-    if (!text && !reqs.length && !byStatus) return undefined;
+    if (!text && !reqs.length) return undefined;
     return (o: KubeObject) =>
-      (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) &&
-      matchesRequirements(reqs, o.metadata.labels) &&
-      (!byStatus || statusPasses(statusParts!(o), byStatus));
-  }, [q, selector, status, statusParts]);
+      (!text || (o.metadata.name ?? '').toLowerCase().includes(text) || (o.metadata.namespace ?? '').toLowerCase().includes(text)) && matchesRequirements(reqs, o.metadata.labels);
+  }, [q, selector]);
   // A watch update tests only the objects it replaced against the filter (filteredRows.ts).
-  const { items, change } = useFilteredRows(list.items, list.data?.change, match);
+  const named = useFilteredRows(list.items, list.data?.change, match);
+
+  // Then the Status filter, for the kinds with that column (Pods, Nodes, Namespaces): its counts are of
+  // the rows the name and labels let through, so they say what choosing a value would show.
+  const statusParts = useMemo(() => statusPartsOf(kind), [kind]);
+  const statuses = useTally(named.items, named.change, statusParts ?? noParts);
+  const byStatus = useMemo(() => (statusParts && status ? (o: KubeObject) => statusPasses(statusParts(o), status) : undefined), [statusParts, status]);
+  const { items, change } = useFilteredRows(named.items, named.change, byStatus);
 
   const columns = useMemo(() => columnsFor(kind, wide === '1', allNamespaces), [kind, wide, allNamespaces]);
 
@@ -100,7 +100,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
           onChange={(e) => setQ(e.target.value)}
           style={{ width: 240 }}
         />
-        {statusParts && <StatusFilter statuses={statuses} total={list.items.length} value={status} onChange={setStatus} />}
+        {statusParts && <StatusFilter statuses={statuses} total={named.items.length} value={status} onChange={setStatus} />}
         <div className="grow">
           <input
             className={`input mono${selector.error ? ' invalid' : ''}`}
