@@ -127,7 +127,15 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
         sort={sort}
         onSort={setSort}
         onOpen={(o) => navigate(withSearch(detailPath(kind, o)))}
-        empty={list.isPending ? 'Loading…' : list.items.length ? 'Nothing matches the filters.' : `No ${view.label.toLowerCase()}${namespace ? ` in ${namespace}` : ''}.`}
+        empty={
+          list.isPending
+            ? 'Loading…'
+            : list.partial
+              ? 'Nothing matches the filters so far; the rest of the list is still being read…'
+              : list.items.length
+                ? 'Nothing matches the filters.'
+                : `No ${view.label.toLowerCase()}${namespace ? ` in ${namespace}` : ''}.`
+        }
       />
     </>
   );
