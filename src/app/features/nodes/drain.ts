@@ -65,13 +65,12 @@ const pause = (ms: number, signal?: AbortSignal) =>
  * pod but those that stay, each eviction refused with 429 asked again until it
  * is taken, then wait until the evicted pods are gone (their uid no longer on
  * the node), so that "drained" means the node runs none of them. Stopping
- * (`signal`) rejects with DrainStopped, saying what was left. The node is
- * named (and read first, as kubectl reads it) or given as the caller holds it.
+ * (`signal`) rejects with DrainStopped, saying what was left. The node is as
+ * the caller holds it from a watch (the node page's, the list's), not read
+ * again: kubectl reads it first, and a zone's drain read 1,667 nodes so.
  */
-export async function drain(conn: Connection, of: string | KubeObject, opts: DrainOptions = {}): Promise<DrainProgress> {
+export async function drain(conn: Connection, node: KubeObject, opts: DrainOptions = {}): Promise<DrainProgress> {
   const { signal, onProgress, retryMs = 5000, pollMs = 1000 } = opts;
-  // A node the caller holds (a watched list's) is not read again: 1,667 GETs in a zone's drain.
-  const node = typeof of === 'string' ? await api.get(conn, nodeKind, undefined, of) : of;
   const name = node.metadata.name!;
   if (!isCordoned(node)) await cordon(conn, name, true);
   const podsThere = () => api.list(conn, podKind, undefined, { fieldSelector: podsOnNode(name) }).then((l) => l.items);

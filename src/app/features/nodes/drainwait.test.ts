@@ -34,6 +34,8 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 const pod = (name: string) => s.api(`/api/v1/namespaces/default/pods/${name}`);
+/** The node as the app holds it from its watch. */
+const node = async (name: string) => (await s.api(`/api/v1/nodes/${name}`)).body;
 
 async function nodeWithPods(node: string, pods: string[], unschedulable = false) {
   expect((await s.api('/api/v1/nodes', { method: 'POST', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: node }, spec: { unschedulable } } })).status).toBe(201);
@@ -65,7 +67,7 @@ describe('draining a node', () => {
       'the DaemonSet pod on d-1',
     );
     const heard: DrainProgress[] = [];
-    const done = await drain(conn(), 'd-1', { onProgress: (p) => heard.push(p) });
+    const done = await drain(conn(), await node('d-1'), { onProgress: (p) => heard.push(p) });
 
     expect(done.evicted.sort()).toEqual(['default/web-1', 'default/web-2']);
     expect(done.skipped).toEqual([`default/${daemonPod.body.items[0].metadata.name}`]);
@@ -84,7 +86,7 @@ describe('draining a node', () => {
     const held = holdMutatingSlot();
     try {
       const heard: DrainProgress[] = [];
-      const draining = drain(conn(), 'd-2', { onProgress: (p) => heard.push(p), retryMs: 100 });
+      const draining = drain(conn(), await node('d-2'), { onProgress: (p) => heard.push(p), retryMs: 100 });
       await until(() => heard.at(-1), (p) => !!p?.refused.length, 'the eviction refused', 10_000);
       expect(heard.at(-1)!.refused).toEqual([{ pod: 'default/db-1', message: expect.stringMatching(/too many requests/i) }]);
       expect((await pod('db-1')).body.metadata.deletionTimestamp).toBeUndefined();
@@ -104,7 +106,7 @@ describe('draining a node', () => {
     try {
       const stop = new AbortController();
       const heard: DrainProgress[] = [];
-      const draining = drain(conn(), 'd-3', { signal: stop.signal, onProgress: (p) => heard.push(p), retryMs: 100 });
+      const draining = drain(conn(), await node('d-3'), { signal: stop.signal, onProgress: (p) => heard.push(p), retryMs: 100 });
       await until(() => heard.at(-1), (p) => !!p?.refused.length, 'the eviction refused', 10_000);
       stop.abort();
       const error = await draining.catch((e) => e);
