@@ -162,6 +162,12 @@ test('the Status filter finds the few pods and nodes of many that are not as the
   await page.goto('/nodes?q=stf-&status=SchedulingDisabled');
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toHaveAttribute('data-name', 'stf-ok');
+  // The Overview's count of cordoned nodes opens the list so filtered.
+  await page.goto('/');
+  await page.getByRole('link', { name: /^[\d,]+ cordoned$/ }).click();
+  await expect(page).toHaveURL(/\/nodes\?status=SchedulingDisabled$/);
+  await expect(rows.filter({ hasText: 'stf-ok' })).toHaveCount(1);
+  await expect(rows.filter({ hasText: 'stf-pull' })).toHaveCount(0);
   for (const name of ['stf-cannot-pull', 'stf-runs']) await apiRequest(`/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, 'DELETE');
   for (const name of ['stf-pull', 'stf-ok']) await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
 });

@@ -39,16 +39,22 @@ export function Overview({ namespace }: { namespace?: string }) {
   // A list the user may not read is said so, not counted as empty.
   const refused = (l: { error: unknown }) => (l.error as { code?: number } | null)?.code === 403;
   const noAccess = <p className="muted">You may not list these.</p>;
-  const cards = [
-    { title: 'Nodes', list: nodes, note: `${count(notReady.length)} not ready · ${count(cordoned.length)} cordoned`, to: '/nodes', bad: notReady.length > 0 },
+  // The Nodes card's counts each open the list filtered to them (its Status filter).
+  const nodeParts = [
+    { text: `${count(notReady.length)} not ready`, to: '/nodes?status=%21Ready' },
+    { text: `${count(cordoned.length)} cordoned`, to: '/nodes?status=SchedulingDisabled' },
+  ];
+  const cardsIn: { title: string; list: typeof nodes; note: string; parts?: typeof nodeParts; to: string; bad: boolean }[] = [
+    { title: 'Nodes', list: nodes, note: nodeParts.map((p) => p.text).join(' · '), parts: nodeParts, to: '/nodes', bad: notReady.length > 0 },
     { title: 'Daemon sets', list: daemonSets, note: `${count(rolling.length)} rolling out`, to: '/daemonsets', bad: false },
     { title: 'Network policies', list: policies, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
     { title: 'Volume attachments', list: attachments, note: `${count(failing.length)} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
-  ].map(({ list, ...c }) => {
-    if (refused(list)) return { ...c, value: '—', note: 'no access', bad: false };
-    if (list.isPending) return { ...c, value: '…', note: 'loading', bad: false };
+  ];
+  const cards = cardsIn.map(({ list, ...c }) => {
+    if (refused(list)) return { ...c, value: '—', note: 'no access', parts: undefined, bad: false };
+    if (list.isPending) return { ...c, value: '…', note: 'loading', parts: undefined, bad: false };
     // Later pages still coming: the counts are of what came so far, and say so.
-    if (list.partial) return { ...c, value: `${count(list.items.length)}…`, note: `loading; ${c.note} so far` };
+    if (list.partial) return { ...c, value: `${count(list.items.length)}…`, note: `loading; ${c.note} so far`, parts: undefined };
     return { ...c, value: count(list.items.length) };
   });
   return (
@@ -58,13 +64,22 @@ export function Overview({ namespace }: { namespace?: string }) {
       </div>
       <div className="cards">
         {cards.map((c) => (
-          <Link key={c.title} to={withSearch(c.to)} className="card" style={{ color: 'inherit', textDecoration: 'none' }}>
-            <h3>{c.title}</h3>
-            <div className="big">{c.value}</div>
+          <div key={c.title} className="card">
+            <Link to={withSearch(c.to)} className="card-main">
+              <h3>{c.title}</h3>
+              <div className="big">{c.value}</div>
+            </Link>
             <div className="note" style={c.bad ? { color: 'var(--bad)' } : undefined}>
-              {c.note}
+              {c.parts
+                ? c.parts.map((p, i) => (
+                    <span key={p.to}>
+                      {i > 0 && ' · '}
+                      <Link to={p.to}>{p.text}</Link>
+                    </span>
+                  ))
+                : c.note}
             </div>
-          </Link>
+          </div>
         ))}
       </div>
       <div className="grid2">
