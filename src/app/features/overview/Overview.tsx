@@ -64,22 +64,32 @@ export function Overview({ namespace }: { namespace?: string }) {
       </div>
       <div className="cards">
         {cards.map((c) => (
-          <div key={c.title} className="card">
-            <Link to={withSearch(c.to)} className="card-main">
+          // A card is one link, its note part of its name ("Volume attachments 4 1 with errors"); one whose
+          // counts open their own filtered lists (the Nodes card's) links its title and number apart.
+          c.parts ? (
+            <div key={c.title} className="card">
+              <Link to={withSearch(c.to)} className="card-main">
+                <h3>{c.title}</h3>
+                <div className="big">{c.value}</div>
+              </Link>
+              <div className="note" style={c.bad ? { color: 'var(--bad)' } : undefined}>
+                {c.parts.map((p, i) => (
+                  <span key={p.to}>
+                    {i > 0 && ' · '}
+                    <Link to={p.to}>{p.text}</Link>
+                  </span>
+                ))}
+              </div>
+            </div>
+          ) : (
+            <Link key={c.title} to={withSearch(c.to)} className="card card-main">
               <h3>{c.title}</h3>
               <div className="big">{c.value}</div>
+              <div className="note" style={c.bad ? { color: 'var(--bad)' } : undefined}>
+                {c.note}
+              </div>
             </Link>
-            <div className="note" style={c.bad ? { color: 'var(--bad)' } : undefined}>
-              {c.parts
-                ? c.parts.map((p, i) => (
-                    <span key={p.to}>
-                      {i > 0 && ' · '}
-                      <Link to={p.to}>{p.text}</Link>
-                    </span>
-                  ))
-                : c.note}
-            </div>
-          </div>
+          )
         ))}
       </div>
       <div className="grid2">
