@@ -2,7 +2,7 @@
 // and label selector pick them), as `kubectl cordon -l <selector>` and
 // `kubectl drain -l <selector> --ignore-daemonsets` do: before a zone's
 // maintenance, 1,667 nodes are one action, not 1,667 pages.
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { podKind } from '../../../kinds/pod.ts';
@@ -146,6 +146,8 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
   };
 
   const action: NodeAction | undefined = run && ACTIONS[run.action];
+  // Named once per run, not at each of the hundreds of renders a drain's progress makes.
+  const names = useMemo(() => run?.nodes.map((n) => n.metadata.name!) ?? [], [run?.nodes]);
   const settled = run ? run.changed + run.failed.length + run.interrupted : 0;
   return (
     <>
@@ -163,7 +165,7 @@ export function NodeListActions({ items, whole }: { items: readonly KubeObject[]
           onCancel={() => (run.phase === 'running' ? stoppable.stop() : setRun(undefined))}
         >
           <p>
-            {action.explain} The nodes shown by the filters: <span className="mono">{someOf(run.nodes.map((n) => n.metadata.name!))}</span>.
+            {action.explain} The nodes shown by the filters: <span className="mono">{someOf(names)}</span>.
           </p>
           {run.phase === 'asking' && action.evicts && <NodesDrainPreview nodes={run.nodes} />}
           {run.already > 0 && action.already && (

@@ -11,6 +11,7 @@ import { useList } from '../../api/hooks.ts';
 import { Age, Badge, Meter } from '../../components/common.tsx';
 import { Link, withSearch } from '../../routes/router.tsx';
 import { detailPath } from '../resources/types.ts';
+import { isCordoned } from '../nodes/drain.ts';
 import { conditionOf, isConditionTrue } from '../../../lib/conditions.ts';
 
 
@@ -27,13 +28,25 @@ export function rolloutInProgress(ds: KubeObject): boolean {
   return (s.updatedNumberScheduled ?? 0) < desired || (s.numberAvailable ?? 0) < desired;
 }
 
+/** A card of the Overview: a list's count, a note, and (the Nodes card's) counts that each open a filtered list. */
+interface Card {
+  title: string;
+  note: string;
+  parts?: { text: string; to: string }[];
+  to: string;
+  bad: boolean;
+}
+
+/** The Nodes list filtered to the nodes not Ready (NotReady or Unknown), as the not-ready count and panel link to it. */
+const NOT_READY_NODES = '/nodes?status=%21Ready';
+
 export function Overview({ namespace }: { namespace?: string }) {
   const nodes = useList(nodeKind);
   const daemonSets = useList(daemonSetKind, namespace);
   const policies = useList(networkPolicyKind, namespace);
   const attachments = useList(volumeAttachmentKind);
   const notReady = nodes.items.filter((n) => !isConditionTrue(n, 'Ready'));
-  const cordoned = nodes.items.filter((n) => (n.spec as any)?.unschedulable);
+  const cordoned = nodes.items.filter(isCordoned);
   const rolling = daemonSets.items.filter(rolloutInProgress);
   const failing = attachments.items.filter((v) => (v.status as any)?.attachError || (v.status as any)?.detachError);
   // A list the user may not read is said so, not counted as empty.
@@ -41,21 +54,22 @@ export function Overview({ namespace }: { namespace?: string }) {
   const noAccess = <p className="muted">You may not list these.</p>;
   // The Nodes card's counts each open the list filtered to them (its Status filter).
   const nodeParts = [
-    { text: `${count(notReady.length)} not ready`, to: '/nodes?status=%21Ready' },
+    { text: `${count(notReady.length)} not ready`, to: NOT_READY_NODES },
     { text: `${count(cordoned.length)} cordoned`, to: '/nodes?status=SchedulingDisabled' },
   ];
-  const cardsIn: { title: string; list: typeof nodes; note: string; parts?: typeof nodeParts; to: string; bad: boolean }[] = [
+  const cardsIn: (Card & { list: typeof nodes })[] = [
     { title: 'Nodes', list: nodes, note: nodeParts.map((p) => p.text).join(' · '), parts: nodeParts, to: '/nodes', bad: notReady.length > 0 },
     { title: 'Daemon sets', list: daemonSets, note: `${count(rolling.length)} rolling out`, to: '/daemonsets', bad: false },
     { title: 'Network policies', list: policies, note: namespace ? `in ${namespace}` : 'in all namespaces', to: '/networkpolicies', bad: false },
     { title: 'Volume attachments', list: attachments, note: `${count(failing.length)} with errors`, to: '/volumeattachments', bad: failing.length > 0 },
   ];
-  const cards = cardsIn.map(({ list, ...c }) => {
-    if (refused(list)) return { ...c, value: '—', note: 'no access', parts: undefined, bad: false };
-    if (list.isPending) return { ...c, value: '…', note: 'loading', parts: undefined, bad: false };
+  // The counts link to their lists only once they are whole.
+  const cards = cardsIn.map(({ list, parts, ...c }): Card & { value: string } => {
+    if (refused(list)) return { ...c, value: '—', note: 'no access', bad: false };
+    if (list.isPending) return { ...c, value: '…', note: 'loading', bad: false };
     // Later pages still coming: the counts are of what came so far, and say so.
-    if (list.partial) return { ...c, value: `${count(list.items.length)}…`, note: `loading; ${c.note} so far`, parts: undefined };
-    return { ...c, value: count(list.items.length) };
+    if (list.partial) return { ...c, value: `${count(list.items.length)}…`, note: `loading; ${c.note} so far` };
+    return { ...c, value: count(list.items.length), parts };
   });
   return (
     <>
@@ -125,7 +139,7 @@ export function Overview({ namespace }: { namespace?: string }) {
             )}
             {notReady.length > 20 && (
               <p>
-                and {count(notReady.length - 20)} more: <Link to="/nodes?status=%21Ready">every node not Ready, on the Nodes list</Link>
+                and {count(notReady.length - 20)} more: <Link to={NOT_READY_NODES}>every node not Ready, on the Nodes list</Link>
               </p>
             )}
           </div>
