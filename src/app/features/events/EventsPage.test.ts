@@ -5,7 +5,11 @@ import { eventsCount } from './EventsPage.tsx';
 
 describe('eventsCount', () => {
   it('says how many show of those kept, and of all there are when only the newest are kept', () => {
-    expect(eventsCount(7, 7, undefined)).toBe('7 of 7');
+    // All there are (or, for a list the server selects and does not count, all the page holds).
+    expect(eventsCount(7, 7, undefined)).toBe('7 events');
+    expect(eventsCount(1, 1, undefined)).toBe('1 event');
+    expect(eventsCount(2, 7, undefined)).toBe('2 of 7');
+    expect(eventsCount(7, 7, 7)).toBe('7 events');
     expect(eventsCount(3, 7, 7)).toBe('3 of 7');
     expect(eventsCount(22900, 22900, 91841)).toBe('the newest 22,900 of 91,841');
     expect(eventsCount(12, 22900, 91841)).toBe('12 of the newest 22,900 (91,841 in all)');

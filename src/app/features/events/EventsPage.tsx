@@ -1,14 +1,16 @@
 // Events across the cluster (or the namespace chosen in the top bar), newest
 // first, filterable by the involved object's kind, type, reason and text,
-// live through the shared watch. Only the rows in view are drawn (WindowedRows), and the filters'
+// live through the shared watch. Kind, type and reason are chosen by the server (a field
+// selector), so a choice finds every such event it holds, not only those among the newest the
+// page keeps; the text is matched in the page. Only the rows in view are drawn (WindowedRows), and the filters'
 // values, the rows they let through and their order are kept from the watch's changes (a flush
 // re-derives the events it replaced, not all it keeps), so a flood of events keeps the page smooth and
 // the tab's CPU free. The page keeps the
 // newest NEWEST.max: ten DaemonSets rolled out on 5000 nodes leave 400,000 events for the hour they
 // live, over 600 MB in a tab; it says how many there are and keeps the newest as more come.
-import { useMemo } from 'react';
-import { count } from '../../../lib/words.ts';
-import { EventTypeNormal, EventTypeWarning, eventFrom, eventKind, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { useMemo, useRef } from 'react';
+import { count, plural } from '../../../lib/words.ts';
+import { EventTypeNormal, EventTypeWarning, eventFrom, eventKind, eventMessage, eventsChosen, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
 import type { Newest } from '../../api/watch.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
@@ -42,8 +44,38 @@ export function eventsCount(shown: number, kept: number, total: number | undefin
     const part = kept === read ? s : shown === kept ? `the newest ${k}` : `${s} of the newest ${k}`;
     return `${part} of ${count(read)} read so far (${t} in all)…`;
   }
-  if (total === undefined || total <= kept) return `${s} of ${k}`;
+  if (total === undefined || total <= kept) return shown === kept ? plural(kept, 'event') : `${s} of ${k}`;
   return shown === kept ? `the newest ${k} of ${t}` : `${s} of the newest ${k} (${t} in all)`;
+}
+
+/**
+ * A menu's values: those of the list shown (and the one chosen), and those seen since the page
+ * opened that it does not hold: a choice narrows the list the server sends, and the menu still
+ * offers the other kinds and reasons to change to, apart, as "seen earlier".
+ */
+interface Menu {
+  now: readonly string[];
+  earlier: readonly string[];
+}
+
+function useMenu(values: readonly string[], chosen: string): Menu {
+  const seen = useRef(new Set<string>());
+  return useMemo(() => {
+    const now = [...new Set([...values, chosen].filter(Boolean))].sort();
+    for (const v of now) seen.current.add(v);
+    return { now, earlier: [...seen.current].filter((v) => !now.includes(v)).sort() };
+  }, [values, chosen]);
+}
+
+function MenuOptions({ menu }: { menu: Menu }) {
+  const options = (values: readonly string[]) => values.map((v) => <option key={v}>{v}</option>);
+  if (!menu.earlier.length) return <>{options(menu.now)}</>;
+  return (
+    <>
+      <optgroup label="In this list">{options(menu.now)}</optgroup>
+      <optgroup label="Seen earlier">{options(menu.earlier)}</optgroup>
+    </>
+  );
 }
 
 export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion: string, namespace: string | undefined, name: string): string | undefined }) {
@@ -52,24 +84,22 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
   const [type, setType] = useSearchParam('type');
   const [reason, setReason] = useSearchParam('reason');
   const [text, setText] = useSearchParam('q');
-  const events = useList(eventKind, ns || undefined, undefined, NEWEST);
+  const chosen = eventsChosen({ kind, type, reason });
+  const selection = useMemo(() => (chosen ? { fieldSelector: chosen } : undefined), [chosen]);
+  const events = useList(eventKind, ns || undefined, selection, NEWEST);
   const items = events.items;
   const change = events.data?.change;
   const now = useNow();
 
-  // Kept from the watch's changes (a rollout brings hundreds of events a second): the filters' values,
-  // the rows the filters let through, newest first, and their warnings.
-  const kinds = useTally(items, change, kindOf).values;
-  const reasons = useTally(items, change, reasonOf).values;
+  // Kept from the watch's changes (a rollout brings hundreds of events a second): the menus' values,
+  // the rows the text lets through, newest first, and their warnings.
+  const kinds = useMenu(useTally(items, change, kindOf).values, kind);
+  const reasons = useMenu(useTally(items, change, reasonOf).values, reason);
   const match = useMemo(() => {
     const q = text.toLowerCase();
-    if (!kind && !type && !reason && !q) return undefined;
-    return (e: any) =>
-      (!kind || involvedOf(e).kind === kind) &&
-      (!type || typeOf(e) === type) &&
-      (!reason || e.reason === reason) &&
-      (!q || `${eventMessage(e)} ${involvedOf(e).name ?? ''}`.toLowerCase().includes(q));
-  }, [kind, type, reason, text]);
+    if (!q) return undefined;
+    return (e: any) => `${eventMessage(e)} ${involvedOf(e).name ?? ''}`.toLowerCase().includes(q);
+  }, [text]);
   const filtered = useFilteredRows(items, change, match);
   const shown = useSortedRows(filtered.items, filtered.change, lastSeenMs, true).rows;
   const warnings = useTally(filtered.items, filtered.change, typeOf).counts.get(EventTypeWarning) ?? 0;
@@ -90,9 +120,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
           Kind{' '}
           <select className="input" value={kind} onChange={(e) => setKind(e.target.value)} aria-label="Kind">
             <option value="">any</option>
-            {[...new Set([...kinds, kind].filter(Boolean))].map((k) => (
-              <option key={k}>{k}</option>
-            ))}
+            <MenuOptions menu={kinds} />
           </select>
         </label>
         <label className="check">
@@ -107,9 +135,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
           Reason{' '}
           <select className="input" value={reason} onChange={(e) => setReason(e.target.value)} aria-label="Reason">
             <option value="">any</option>
-            {[...new Set([...reasons, reason].filter(Boolean))].map((r) => (
-              <option key={r}>{r}</option>
-            ))}
+            <MenuOptions menu={reasons} />
           </select>
         </label>
         <input className="input grow" placeholder="Filter by message or object name" value={text} onChange={(e) => setText(e.target.value)} aria-label="Filter events" />
