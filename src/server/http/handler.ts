@@ -25,6 +25,7 @@ import { parseIncludeObject, partialChunks, partialListChunks, partialObjectMeta
 import * as discovery from '../discovery.ts';
 import type { OpenAPIDocs } from '../openapi.ts';
 import { acceptedMediaType, negotiate, wantsPretty, warningHeaders, writeBody, type Representation } from './negotiate.ts';
+import { offerCompression } from './compression.ts';
 import { ApiError, errors, successStatus } from './status.ts';
 import { requestTarget, resolveRequest, type RequestInfo } from './request.ts';
 import { hostRefused } from './hosts.ts';
@@ -246,6 +247,7 @@ function frontDoor(ctx: FrontContext, api: ApiRoute) {
     }
     const { path, query } = requestTarget(req.url);
     const pretty = wantsPretty(req, query);
+    offerCompression(req, res);
     try {
       await route(req, res, path, query, pretty, upgrade);
     } catch (e) {
