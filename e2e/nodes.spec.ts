@@ -172,6 +172,34 @@ test('the Status filter finds the few pods and nodes of many that are not as the
   for (const name of ['stf-pull', 'stf-ok']) await apiRequest(`/api/v1/nodes/${name}`, 'DELETE');
 });
 
+test("the VolumeAttachments list filters by its Attached column: the attachment that fails shows alone under false", async ({ page }) => {
+  const va = (name: string, annotations?: Record<string, string>) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: { name, annotations },
+    spec: { attacher: 'csi.sim.k8s.io', nodeName: 'stf-va-node', source: { persistentVolumeName: `pv-${name}` } },
+  });
+  // The attacher attaches to a node that exists (else it reports the node not found).
+  expect((await apiRequest('/api/v1/nodes', 'POST', nodeManifest('stf-va-node'))).status).toBe(201);
+  expect((await apiRequest('/apis/storage.k8s.io/v1/volumeattachments', 'POST', va('stf-va-ok'))).status).toBe(201);
+  expect((await apiRequest('/apis/storage.k8s.io/v1/volumeattachments', 'POST', va('stf-va-fails', { 'sim.k8s.io/attach-error': 'no such volume' }))).status).toBe(201);
+  await page.goto('/volumeattachments?q=stf-va');
+  const rows = page.locator('[role=row][data-name]');
+  await expect(rows).toHaveCount(2);
+  const attached = page.getByLabel('Attached', { exact: true });
+  // The simulated attacher attaches the one and reports the other's error: one of each.
+  await expect(attached.locator('option', { hasText: /^true \(1\)$/ })).toHaveCount(1, { timeout: 15_000 });
+  await expect(attached.locator('option', { hasText: /^false \(1\)$/ })).toHaveCount(1);
+  // True or false: no "not" to offer.
+  await expect(attached.locator('option', { hasText: /^not / })).toHaveCount(0);
+  await attached.selectOption('false');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute('data-name', 'stf-va-fails');
+  expect(new URL(page.url()).searchParams.get('status')).toBe('false');
+  for (const name of ['stf-va-ok', 'stf-va-fails']) await apiRequest(`/apis/storage.k8s.io/v1/volumeattachments/${name}`, 'DELETE');
+  await apiRequest('/api/v1/nodes/stf-va-node', 'DELETE');
+});
+
 test('drain says which pods leave, cordons the node, evicts them and waits until they are gone, leaving DaemonSet pods alone', async ({ page }) => {
   // Tainted, so that the DaemonSets other tests leave behind put no pods of theirs on it: the preview counts the node's pods.
   const tolerations = [{ key: 'e2e/drain-me', operator: 'Exists' }];

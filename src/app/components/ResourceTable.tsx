@@ -9,6 +9,7 @@ import { useNow } from './common.tsx';
 import { useSortedRows, type SortedRows } from './sortedRows.ts';
 import { uidOf, type ListChange } from '../api/watch.ts';
 import { WindowedRows } from './WindowedRows.tsx';
+import { STATE_COLUMNS } from './StatusFilter.tsx';
 import './table.css';
 
 export interface Column {
@@ -65,7 +66,7 @@ const BAD = /^(NotReady|Unknown|Failed|Error|CrashLoopBackOff|ImagePullBackOff|E
 const GOOD = /^(Ready|Running|Active|Succeeded|Completed|true)$/;
 /** The badge tone of a cell (Status and Attached columns): 'ok', 'bad', 'warn' or none. */
 export function cellTone(col: string, v: string | number | boolean): string {
-  if (col !== 'Status' && col !== 'Attached') return '';
+  if (!STATE_COLUMNS.includes(col)) return '';
   const s = String(v);
   return BAD.test(s) ? 'bad' : GOOD.test(s) ? 'ok' : s.includes('SchedulingDisabled') ? 'warn' : '';
 }

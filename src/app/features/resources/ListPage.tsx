@@ -9,7 +9,7 @@ import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { ResourceTable, columnsFor } from '../../components/ResourceTable.tsx';
 import { useFilteredRows } from '../../components/filteredRows.ts';
-import { StatusFilter, statusPartsOf, statusPasses } from '../../components/StatusFilter.tsx';
+import { StatusFilter, stateColumnOf, statusPasses } from '../../components/StatusFilter.tsx';
 import { useTally } from '../../components/tally.ts';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
@@ -58,11 +58,12 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
   // A watch update tests only the objects it replaced against the filter (filteredRows.ts).
   const named = useFilteredRows(list.items, list.data?.change, match);
 
-  // Then the Status filter, for the kinds with that column (Pods, Nodes, Namespaces): its counts are of
-  // the rows the name and labels let through, so they say what choosing a value would show.
-  const statusParts = useMemo(() => statusPartsOf(kind), [kind]);
-  const statuses = useTally(named.items, named.change, statusParts ?? noParts);
-  const byStatus = useMemo(() => (statusParts && status ? (o: KubeObject) => statusPasses(statusParts(o), status) : undefined), [statusParts, status]);
+  // Then the Status filter, for the kinds with a state column (Pods, Nodes, Namespaces: Status;
+  // VolumeAttachments: Attached): its counts are of the rows the name and labels let through, so they
+  // say what choosing a value would show.
+  const state = useMemo(() => stateColumnOf(kind), [kind]);
+  const statuses = useTally(named.items, named.change, state?.parts ?? noParts);
+  const byStatus = useMemo(() => (state && status ? (o: KubeObject) => statusPasses(state.parts(o), status) : undefined), [state, status]);
   const { items, change } = useFilteredRows(named.items, named.change, byStatus);
 
   const columns = useMemo(() => columnsFor(kind, wide === '1', allNamespaces), [kind, wide, allNamespaces]);
@@ -100,7 +101,7 @@ export function ListPage({ view, namespace }: { view: KindView; namespace?: stri
           onChange={(e) => setQ(e.target.value)}
           style={{ width: 240 }}
         />
-        {statusParts && <StatusFilter statuses={statuses} total={named.items.length} value={status} onChange={setStatus} />}
+        {state && <StatusFilter column={state} statuses={statuses} total={named.items.length} value={status} onChange={setStatus} />}
         <div className="grow">
           <input
             className={`input mono${selector.error ? ' invalid' : ''}`}
