@@ -18,6 +18,9 @@ describe('eventsCount', () => {
     expect(eventsCount(20000, 20000, 637171, 312000)).toBe('the newest 20,000 of 312,000 read so far (637,171 in all)…');
     expect(eventsCount(12, 20000, 637171, 312000)).toBe('12 of the newest 20,000 of 312,000 read so far (637,171 in all)…');
     expect(eventsCount(500, 500, 91841, 500)).toBe('500 of 500 read so far (91,841 in all)…');
+    // A selected list (no total) while it is read.
+    expect(eventsCount(4000, 4000, undefined, 4000, true)).toBe('4,000 events read so far…');
+    expect(eventsCount(12, 4000, undefined, 4000, true)).toBe('12 of the 4,000 read so far…');
     // Read whole: as before.
     expect(eventsCount(20000, 20000, 637171, 637171)).toBe('the newest 20,000 of 637,171');
   });

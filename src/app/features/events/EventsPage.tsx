@@ -38,12 +38,14 @@ const EVENTS_MIN_WIDTH = 1124;
  * list is read (`read` of `total` so far), those kept are only the newest so far, and it says so: a
  * cluster's 600,000 events take the tab most of a minute to read.
  */
-export function eventsCount(shown: number, kept: number, total: number | undefined, read?: number): string {
+export function eventsCount(shown: number, kept: number, total: number | undefined, read?: number, partial = false): string {
   const [s, k, t] = [count(shown), count(kept), total === undefined ? '' : count(total)];
   if (read !== undefined && total !== undefined && read < total) {
     const part = kept === read ? s : shown === kept ? `the newest ${k}` : `${s} of the newest ${k}`;
     return `${part} of ${count(read)} read so far (${t} in all)…`;
   }
+  // A list the server selects from says no total: while it is read, what came so far.
+  if (partial && total === undefined) return shown === kept ? `${plural(kept, 'event')} read so far…` : `${s} of the ${k} read so far…`;
   if (total === undefined || total <= kept) return shown === kept ? plural(kept, 'event') : `${s} of ${k}`;
   return shown === kept ? `the newest ${k} of ${t}` : `${s} of the newest ${k} (${t} in all)`;
 }
@@ -109,7 +111,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
       <div className="page-head">
         <h1>Events</h1>
         <span className="muted">
-          {events.isPending ? 'loading…' : eventsCount(shown.length, items.length, events.total, events.read)}
+          {events.isPending ? 'loading…' : eventsCount(shown.length, items.length, events.total, events.read, events.partial)}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
         {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
