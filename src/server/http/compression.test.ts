@@ -136,6 +136,20 @@ describe.skipIf(!remoteAddress)('response compression', () => {
     expect(watched['content-encoding']).toBeUndefined();
   });
 
+  it('stops compressing for a client that goes away mid-answer, and answers the next', async () => {
+    for (let i = 0; i < 5; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request({ host: remoteAddress, port, path: LIST, ca: s.ca, servername: 'localhost', headers: { Authorization: `Bearer ${s.adminToken}`, 'Accept-Encoding': 'gzip' } }, (res) => {
+          res.once('data', () => (req.destroy(), resolve()));
+        });
+        req.on('error', (e) => (req.destroyed ? resolve() : reject(e)));
+        req.end();
+      });
+    }
+    const after = await get(LIST, { 'Accept-Encoding': 'gzip' });
+    expect(JSON.parse(gunzipSync(after.body).toString()).items).toHaveLength(200);
+  });
+
   it('kubectl, which asks for gzip, reads the compressed list as the plain one', async () => {
     const remote = kubectlFor({ httpsUrl: `https://${remoteAddress}:${port}`, ca: s.ca, adminToken: s.adminToken }, { insecure: true });
     const local = kubectlFor(s);

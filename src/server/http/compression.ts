@@ -46,7 +46,8 @@ export function bodyStream(res: ServerResponse, code: number, headers: Record<st
       ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 1, ...(length !== undefined && { [constants.BROTLI_PARAM_SIZE_HINT]: length }) } })
       : createGzip({ level: 1 });
   compressor.pipe(res);
-  // A client gone stops the compressor with it.
+  // A client gone stops the compressor with it; a compressor that fails ends the answer (never the server).
   res.once('close', () => compressor.destroy());
+  compressor.on('error', () => res.destroy());
   return compressor;
 }

@@ -255,13 +255,13 @@ const COMPRESSOR_RUN = 256 * 1024;
 async function writeJoined(res: ServerResponse, out: Writable & { flush?: () => void }, chunks: readonly JSONChunk[]) {
   // The head first, flushed: a paged list's continue token is in it, and a client reading ahead (the
   // app) asks for the next page as soon as it has it, not once the compressor's buffers fill.
-  out.write(chunks[0]);
+  const bytes = (c: JSONChunk) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c);
+  out.write(bytes(chunks[0]));
   out.flush?.();
   let run: Buffer[] = [];
   let size = 0;
   for (let i = 1; i < chunks.length; i++) {
-    const c = chunks[i];
-    const b = typeof c === 'string' ? Buffer.from(c, 'latin1') : c;
+    const b = bytes(chunks[i]);
     run.push(b);
     size += b.length;
     if (size < COMPRESSOR_RUN && i + 1 < chunks.length) continue;
