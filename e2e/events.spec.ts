@@ -61,6 +61,19 @@ test('a pod\'s page marks its warnings; the Events page filters by type and reas
   await expect(page).toHaveURL(/\/daemonsets\/default\/ev-agent/);
 });
 
+test('the Overview lists the warnings by reason, each opening the Events page chosen to it', async ({ page }) => {
+  await page.goto('/');
+  const panel = page.getByRole('region', { name: 'Warning events' });
+  // The kubelet on ev-2 warns that it cannot pull.
+  const failed = panel.locator('tr[data-reason="Failed"]');
+  await expect(failed).toContainText(/\d+ events? on \d+ Pods?/, { timeout: 30_000 });
+  await failed.getByRole('link', { name: 'Failed' }).click();
+  await expect(page).toHaveURL(/\/events\?type=Warning&reason=Failed$/);
+  const list = page.getByRole('table', { name: 'Events' });
+  await expect(list.locator('[data-reason="Failed"]').first()).toBeVisible();
+  await expect(list).toContainText('Failed to pull image "agent:ev1"');
+});
+
 test('the Events page and a page with warnings pass axe\'s WCAG 2.1 AA checks', async ({ page }) => {
   test.setTimeout(180_000);
   const pods = (await apiRequest(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3D${NAME}&fieldSelector=spec.nodeName%3Dev-2`)).body.items;

@@ -27,8 +27,8 @@ const ROW = 34;
 const kindOf = (e: KubeObject) => involvedOf(e).kind ?? '';
 const reasonOf = (e: KubeObject) => String((e as { reason?: string }).reason ?? '');
 const typeOf = (e: KubeObject) => String((e as { type?: string }).type || EventTypeNormal);
-/** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. */
-const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
+/** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. The Overview's warnings keep as many, so both share one list. */
+export const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
 /** The rows' narrowest width (events.css: the columns, their gaps and padding); below it the list scrolls sideways. */
 const EVENTS_MIN_WIDTH = 1124;
 
@@ -36,7 +36,8 @@ const EVENTS_MIN_WIDTH = 1124;
  * How many events show, of those the page keeps and (when it keeps only the newest) of all there are:
  * "the newest 20000 of 91841" unfiltered, "12 of the newest 20000 (91841 in all)" filtered. While the
  * list is read (`read` of `total` so far), those kept are only the newest so far, and it says so: a
- * cluster's 600,000 events take the tab most of a minute to read.
+ * cluster's 600,000 events take the tab most of a minute to read. A list the server selects from
+ * (a kind, type or reason chosen) has no total: "15 events", or "4,000 events read so far…".
  */
 export function eventsCount(shown: number, kept: number, total: number | undefined, read?: number, partial = false): string {
   const [s, k, t] = [count(shown), count(kept), total === undefined ? '' : count(total)];
@@ -50,16 +51,17 @@ export function eventsCount(shown: number, kept: number, total: number | undefin
   return shown === kept ? `the newest ${k} of ${t}` : `${s} of the newest ${k} (${t} in all)`;
 }
 
-/**
- * A menu's values: those of the list shown (and the one chosen), and those seen since the page
- * opened that it does not hold: a choice narrows the list the server sends, and the menu still
- * offers the other kinds and reasons to change to, apart, as "seen earlier".
- */
+/** A menu's values: those of the list shown, and those seen earlier that it does not hold. */
 interface Menu {
   now: readonly string[];
   earlier: readonly string[];
 }
 
+/**
+ * A menu's values: those of the list shown (and the one chosen), and those seen since the page
+ * opened that it does not hold: a choice narrows the list the server sends, and the menu still
+ * offers the other kinds and reasons to change to, apart, as "seen earlier".
+ */
 function useMenu(values: readonly string[], chosen: string): Menu {
   const seen = useRef(new Set<string>());
   return useMemo(() => {
@@ -114,7 +116,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
           {events.isPending ? 'loading…' : eventsCount(shown.length, items.length, events.total, events.read, events.partial)}
           {ns ? ` in ${ns}` : ' across the cluster'}
         </span>
-        {warnings > 0 && <Badge tone="bad">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
+        {warnings > 0 && <Badge tone="bad">{plural(warnings, 'warning')}</Badge>}
       </div>
       <ErrorAlert error={events.error} />
       <div className="toolbar">

@@ -1,5 +1,5 @@
 // The cluster at a glance: counts, nodes that are not Ready, rollouts in
-// progress, and volumes that failed to attach.
+// progress, volumes that failed to attach, and the warning events by reason.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
@@ -13,6 +13,7 @@ import { Link, withSearch } from '../../routes/router.tsx';
 import { detailPath } from '../resources/types.ts';
 import { isCordoned } from '../nodes/drain.ts';
 import { conditionOf, isConditionTrue } from '../../../lib/conditions.ts';
+import { Warnings } from './Warnings.tsx';
 
 
 /**
@@ -206,6 +207,7 @@ export function Overview({ namespace }: { namespace?: string }) {
           )}
         </div>
       </section>
+      <Warnings namespace={namespace} />
     </>
   );
 }
