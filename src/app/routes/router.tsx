@@ -61,16 +61,18 @@ export function useSearchParam(name: string): [string, (v: string) => void] {
   return [search.get(name) ?? '', set];
 }
 
-/** Builds a path keeping the current namespace choice. */
+/** Builds a path keeping the current namespace choice (after the path's own query, which wins). */
 export function withSearch(path: string, keep: string[] = ['ns']): string {
   const cur = new URLSearchParams(window.location.search);
-  const out = new URLSearchParams();
+  const at = path.indexOf('?');
+  const out = new URLSearchParams(at < 0 ? '' : path.slice(at + 1));
   for (const k of keep) {
     const v = cur.get(k);
-    if (v) out.set(k, v);
+    if (v && !out.has(k)) out.set(k, v);
   }
   const q = out.toString();
-  return q ? `${path}?${q}` : path;
+  const base = at < 0 ? path : path.slice(0, at);
+  return q ? `${base}?${q}` : base;
 }
 
 export function Link({ to, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {
