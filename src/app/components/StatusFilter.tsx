@@ -5,7 +5,7 @@
 // show it, or those that do not ("not Running" finds the dozen pods of 50,000
 // that are not, as `kubectl get pods -A --field-selector=status.phase!=Running`
 // does, but by the column as it reads: CrashLoopBackOff is Running to the phase).
-import type { KindDefinition, KubeObject, PrinterColumn } from '../../kinds/kind.ts';
+import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { count } from '../../lib/words.ts';
 import type { Tally } from './tally.ts';
 
@@ -31,7 +31,7 @@ export interface StateColumn {
 
 /** The kind's state column, or undefined for a kind without one. */
 export function stateColumnOf(kind: KindDefinition): StateColumn | undefined {
-  const column: PrinterColumn | undefined = kind.printerColumns.find((c) => STATE_COLUMNS.includes(c.name));
+  const column = kind.printerColumns.find((c) => STATE_COLUMNS.includes(c.name));
   if (!column) return undefined;
   const read = new WeakMap<KubeObject, readonly string[]>();
   return {

@@ -14,7 +14,7 @@ connectToTestServer({ controllers: false }, (started) => (s = started));
 
 const EVENTS = '/api/v1/namespaces/default/events';
 const at = (second: number) => `2026-12-01T10:00:${String(second).padStart(2, '0')}Z`;
-const event = (name: string, reason: string, object: { kind: string; name: string }, second: number, type = 'Warning') => ({
+const event = (name: string, reason: string, object: { kind: string; name: string }, second: number, type = 'Warning', count = 1) => ({
   apiVersion: 'v1',
   kind: 'Event',
   metadata: { name, namespace: 'default' },
@@ -22,7 +22,7 @@ const event = (name: string, reason: string, object: { kind: string; name: strin
   reason,
   message: `${reason} on ${object.name} (${name})`,
   type,
-  count: 1,
+  count,
   firstTimestamp: at(second),
   lastTimestamp: at(second),
   source: { component: 'test' },
@@ -30,9 +30,10 @@ const event = (name: string, reason: string, object: { kind: string; name: strin
 const post = async (e: object) => expect((await s.api(EVENTS, { method: 'POST', body: e })).status).toBe(201);
 
 beforeAll(async () => {
-  // BackOff on one pod, four times; Failed on two pods and a node (fewer events, more objects); a
-  // Normal event the panel never reads.
-  for (const [i, name] of ['w0', 'w1', 'w1b', 'w2'].entries()) await post(event(name, 'BackOff', { kind: 'Pod', name: 'p1' }, i));
+  // BackOff on one pod, six times (the last event a repeat of three); Failed on two pods and a node
+  // (fewer times, more objects); a Normal event the panel never reads.
+  for (const [i, name] of ['w0', 'w1', 'w1b'].entries()) await post(event(name, 'BackOff', { kind: 'Pod', name: 'p1' }, i));
+  await post(event('w2', 'BackOff', { kind: 'Pod', name: 'p1' }, 3, 'Warning', 3));
   await post(event('w3', 'Failed', { kind: 'Pod', name: 'p1' }, 3));
   await post(event('w4', 'Failed', { kind: 'Pod', name: 'p2' }, 4));
   await post(event('w5', 'Failed', { kind: 'Node', name: 'n1' }, 5));
@@ -51,7 +52,7 @@ it('lists the warnings by reason, the reason on most objects first, linked to th
       <Warnings />
     </QueryClientProvider>,
   );
-  await waitFor(() => expect(rows()).toEqual(['Failed | 3 events on 2 Pods, 1 Node | Failed on n1 (w5)', 'BackOff | 4 events on 1 Pod | BackOff on p1 (w2)']), { timeout: 10_000 });
+  await waitFor(() => expect(rows()).toEqual(['Failed | 3 times on 2 Pods, 1 Node | Failed on n1 (w5)', 'BackOff | 6 times on 1 Pod | BackOff on p1 (w2)']), { timeout: 10_000 });
   expect(screen.getByRole('link', { name: 'Failed' }).getAttribute('href')).toBe('/events?type=Warning&reason=Failed');
   expect(screen.getByRole('region', { name: 'Warning events' }).querySelector('h2 .badge')?.textContent).toBe('7');
 
@@ -59,7 +60,7 @@ it('lists the warnings by reason, the reason on most objects first, linked to th
   await act(async () => {
     for (const [i, pod] of ['p4', 'p5', 'p6'].entries()) await post(event(`w${6 + i}`, 'BackOff', { kind: 'Pod', name: pod }, 10 + i));
   });
-  await waitFor(() => expect(rows()[0]).toBe('BackOff | 7 events on 4 Pods | BackOff on p6 (w8)'));
+  await waitFor(() => expect(rows()[0]).toBe('BackOff | 9 times on 4 Pods | BackOff on p6 (w8)'));
   // A Normal event is not among them.
   await act(async () => void (await post(event('n2', 'Started', { kind: 'Pod', name: 'p7' }, 20, 'Normal'))));
   await act(async () => void (await post(event('w9', 'Evicted', { kind: 'Pod', name: 'p8' }, 21))));

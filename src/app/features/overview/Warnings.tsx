@@ -4,7 +4,7 @@
 // selects (`type=Warning`), the very list the Events page shows for Warning: at
 // 32,150 events it was 15 warnings and 20 KB, where all of them are tens of MB.
 import { useMemo } from 'react';
-import { EventTypeWarning, eventKind, eventMessage, eventsChosen, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { EventTypeWarning, eventKind, eventMessage, eventsChosen, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { count, plural } from '../../../lib/words.ts';
 import { useList } from '../../api/hooks.ts';
@@ -16,10 +16,10 @@ import { ageText } from '../events/EventsSection.tsx';
 /** Reasons shown; the rest are a link away. */
 const SHOWN = 6;
 
-/** The warnings of one reason: how many events, on which objects, the newest. */
+/** The warnings of one reason: how many times (an event counts its repeats), on which objects, the newest. */
 export interface WarningReason {
   reason: string;
-  events: number;
+  times: number;
   /** Objects warned of, by kind (`Pod` → 5). */
   objects: Map<string, number>;
   newest: KubeObject;
@@ -27,12 +27,12 @@ export interface WarningReason {
 
 /** Warning events by reason, those on most objects first (then the most recent). */
 export function warningsByReason(events: readonly KubeObject[]): WarningReason[] {
-  const byReason = new Map<string, { events: number; objects: Map<string, Set<string>>; newest: KubeObject }>();
+  const byReason = new Map<string, { times: number; objects: Map<string, Set<string>>; newest: KubeObject }>();
   for (const e of events) {
     const reason = String((e as { reason?: string }).reason ?? '');
     let r = byReason.get(reason);
-    if (!r) byReason.set(reason, (r = { events: 0, objects: new Map(), newest: e }));
-    r.events++;
+    if (!r) byReason.set(reason, (r = { times: 0, objects: new Map(), newest: e }));
+    r.times += occurrences(e);
     if (lastSeenMs(e) > lastSeenMs(r.newest)) r.newest = e;
     const io = involvedOf(e);
     const kind = io.kind ?? 'object';
@@ -42,7 +42,7 @@ export function warningsByReason(events: readonly KubeObject[]): WarningReason[]
   }
   const objects = (r: WarningReason) => [...r.objects.values()].reduce((a, b) => a + b, 0);
   return [...byReason]
-    .map(([reason, r]): WarningReason => ({ reason, events: r.events, newest: r.newest, objects: new Map([...r.objects].map(([k, names]) => [k, names.size])) }))
+    .map(([reason, r]): WarningReason => ({ reason, times: r.times, newest: r.newest, objects: new Map([...r.objects].map(([k, names]) => [k, names.size])) }))
     .sort((a, b) => objects(b) - objects(a) || lastSeenMs(b.newest) - lastSeenMs(a.newest));
 }
 
@@ -79,7 +79,7 @@ export function Warnings({ namespace }: { namespace?: string }) {
                     <Link to={withSearch(`/events?type=${EventTypeWarning}&reason=${encodeURIComponent(r.reason)}`)}>{r.reason || '(no reason)'}</Link>
                   </td>
                   <td className="muted words">
-                    {plural(r.events, 'event')} on {objectsText(r.objects)}
+                    {r.times === 1 ? 'once' : `${count(r.times)} times`} on {objectsText(r.objects)}
                   </td>
                   <td title={eventMessage(r.newest)}>{shortened(eventMessage(r.newest))}</td>
                   <td className="muted" style={{ whiteSpace: 'nowrap' }}>
