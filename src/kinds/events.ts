@@ -420,7 +420,7 @@ export function eventsChosen(c: { kind?: string; type?: string; reason?: string 
 }
 
 /** Warnings about nodes, wherever recorded (a kubelet records its node's in `default`). */
-export const nodeWarnings = 'involvedObject.kind=Node,type=Warning';
+export const nodeWarnings = eventsChosen({ kind: 'Node', type: EventTypeWarning });
 
 /** The involved object of an event in either version. */
 export const involvedOf = (e: any): { kind?: string; namespace?: string; name?: string; uid?: string; fieldPath?: string } => e.involvedObject ?? e.regarding ?? {};

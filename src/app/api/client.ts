@@ -47,6 +47,9 @@ export const errorText = (error: unknown) => `${error instanceof KubeError && er
 /** An answer the same request would get again: 401, 403; 404, the kind is not served. */
 export const isRefusal = (e: unknown) => [401, 403, 404].includes((e as { code?: number } | null)?.code ?? 0);
 
+/** A 403: the user may not do it (a list they may not read is said so, not shown as empty). */
+export const isForbidden = (e: unknown) => (e as { code?: number } | null)?.code === 403;
+
 export interface KubeList<T = KubeObject> {
   kind: string;
   apiVersion: string;

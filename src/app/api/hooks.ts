@@ -6,7 +6,7 @@ import { escapeValue } from '../../lib/fieldselector.ts';
 import { hashKey, useQueries, useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
 import { kinds } from '../../kinds/registry.ts';
-import { api, isRefusal, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
+import { api, isForbidden, isRefusal, kubeFetch, listPath, selecting, type Connection, type KubeList, type Selection } from './client.ts';
 import { connectionKey, useConnection } from './connection.ts';
 import { ListWatch, keepNewest, tellViewsNow, uidOf, type ListChange, type ListState, type Newest, type WatchHealth } from './watch.ts';
 import { firstPages } from './firstpages.ts';
@@ -385,7 +385,7 @@ export function useObject(kind: KindDefinition, namespace: string | undefined, n
     return { namespace, selection: byName(name) };
   });
   const list = useList(kind, from.namespace, from.selection);
-  const listRefused = (list.error as { code?: number } | null)?.code === 403;
+  const listRefused = isForbidden(list.error);
   const keep = opts.managedFields === true;
   const alone = useQuery({
     // Without managedFields too, as from a list.

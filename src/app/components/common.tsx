@@ -72,6 +72,11 @@ export function CamelWords({ text }: { text?: string }) {
   );
 }
 
+/** What a panel says of a list the user may not read. */
+export function NoAccess() {
+  return <p className="muted">You may not list these.</p>;
+}
+
 export function ErrorAlert({ error }: { error: unknown }) {
   if (!error) return null;
   return (

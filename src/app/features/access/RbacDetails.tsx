@@ -6,6 +6,7 @@ import type { KubeObject } from '../../../kinds/kind.ts';
 import { clusterRoleBindingKind, clusterRoleKind, roleBindingKind, roleKind } from '../../../kinds/rbac.ts';
 import { formatLabelSelector, type LabelSelector } from '../../../lib/labels.ts';
 import { useList } from '../../api/hooks.ts';
+import { isForbidden } from '../../api/client.ts';
 import { Badge } from '../../components/common.tsx';
 import { Link } from '../../routes/router.tsx';
 import { detailPath } from '../resources/types.ts';
@@ -78,7 +79,7 @@ function BoundBy({ role }: { role: RoleRef & { namespace?: string } }) {
     ...(role.kind === 'ClusterRole' ? crbs.items.filter(refersToRole).map((b) => ({ b, ref: { kind: 'ClusterRoleBinding' as const, name: b.metadata.name! } })) : []),
     ...rbs.items.filter(refersToRole).map((b) => ({ b, ref: { kind: 'RoleBinding' as const, name: b.metadata.name!, namespace: b.metadata.namespace } })),
   ];
-  const denied = [crbs, rbs].some((l) => (l.error as { code?: number } | null)?.code === 403);
+  const denied = [crbs, rbs].some((l) => isForbidden(l.error));
   return (
     <section className="panel">
       <h2>Granted by</h2>

@@ -8,7 +8,8 @@ import { volumeAttachmentKind } from '../../../kinds/volumeattachment.ts';
 import { rolloutStatus } from '../../../lib/rollout.ts';
 import { count } from '../../../lib/words.ts';
 import { useList } from '../../api/hooks.ts';
-import { Age, Badge, Meter } from '../../components/common.tsx';
+import { Age, Badge, Meter, NoAccess } from '../../components/common.tsx';
+import { isForbidden } from '../../api/client.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
 import { detailPath } from '../resources/types.ts';
 import { isCordoned } from '../nodes/drain.ts';
@@ -51,8 +52,8 @@ export function Overview({ namespace }: { namespace?: string }) {
   const rolling = daemonSets.items.filter(rolloutInProgress);
   const failing = attachments.items.filter((v) => (v.status as any)?.attachError || (v.status as any)?.detachError);
   // A list the user may not read is said so, not counted as empty.
-  const refused = (l: { error: unknown }) => (l.error as { code?: number } | null)?.code === 403;
-  const noAccess = <p className="muted">You may not list these.</p>;
+  const refused = (l: { error: unknown }) => isForbidden(l.error);
+  const noAccess = <NoAccess />;
   // The Nodes card's counts each open the list filtered to them (its Status filter).
   const nodeParts = [
     { text: `${count(notReady.length)} not ready`, to: NOT_READY_NODES },
@@ -91,7 +92,7 @@ export function Overview({ namespace }: { namespace?: string }) {
                 {c.parts.map((p, i) => (
                   <span key={p.to}>
                     {i > 0 && ' · '}
-                    <Link to={p.to}>{p.text}</Link>
+                    <Link to={withSearch(p.to)}>{p.text}</Link>
                   </span>
                 ))}
               </div>
@@ -140,7 +141,7 @@ export function Overview({ namespace }: { namespace?: string }) {
             )}
             {notReady.length > 20 && (
               <p>
-                and {count(notReady.length - 20)} more: <Link to={NOT_READY_NODES}>every node not Ready, on the Nodes list</Link>
+                and {count(notReady.length - 20)} more: <Link to={withSearch(NOT_READY_NODES)}>every node not Ready, on the Nodes list</Link>
               </p>
             )}
           </div>

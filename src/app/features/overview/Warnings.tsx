@@ -8,7 +8,8 @@ import { EventTypeWarning, eventKind, eventMessage, eventsChosen, involvedOf, la
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { count, plural } from '../../../lib/words.ts';
 import { useList } from '../../api/hooks.ts';
-import { Badge, useNow } from '../../components/common.tsx';
+import { Badge, NoAccess, useNow } from '../../components/common.tsx';
+import { isForbidden } from '../../api/client.ts';
 import { Link, withSearch } from '../../routes/router.tsx';
 import { NEWEST } from '../events/EventsPage.tsx';
 import { ageText } from '../events/EventsSection.tsx';
@@ -22,6 +23,8 @@ export interface WarningReason {
   times: number;
   /** Objects warned of, by kind (`Pod` → 5). */
   objects: Map<string, number>;
+  /** Objects warned of, of every kind. */
+  objectCount: number;
   newest: KubeObject;
 }
 
@@ -40,10 +43,12 @@ export function warningsByReason(events: readonly KubeObject[]): WarningReason[]
     if (!names) r.objects.set(kind, (names = new Set()));
     names.add(`${io.namespace ?? ''}/${io.name ?? ''}`);
   }
-  const objects = (r: WarningReason) => [...r.objects.values()].reduce((a, b) => a + b, 0);
   return [...byReason]
-    .map(([reason, r]): WarningReason => ({ reason, times: r.times, newest: r.newest, objects: new Map([...r.objects].map(([k, names]) => [k, names.size])) }))
-    .sort((a, b) => objects(b) - objects(a) || lastSeenMs(b.newest) - lastSeenMs(a.newest));
+    .map(([reason, r]): WarningReason => {
+      const objects = new Map([...r.objects].map(([k, names]) => [k, names.size]));
+      return { reason, times: r.times, newest: r.newest, objects, objectCount: [...objects.values()].reduce((a, b) => a + b, 0) };
+    })
+    .sort((a, b) => b.objectCount - a.objectCount || lastSeenMs(b.newest) - lastSeenMs(a.newest));
 }
 
 /** A message cut to a couple of lines (the whole on hover). */
@@ -55,7 +60,7 @@ const objectsText = (objects: Map<string, number>) => [...objects].map(([kind, n
 export function Warnings({ namespace }: { namespace?: string }) {
   const warnings = useList(eventKind, namespace, { fieldSelector: eventsChosen({ type: EventTypeWarning }) }, NEWEST);
   const reasons = useMemo(() => warningsByReason(warnings.items), [warnings.items]);
-  const refused = (warnings.error as { code?: number } | null)?.code === 403;
+  const refused = isForbidden(warnings.error);
   const all = withSearch(`/events?type=${EventTypeWarning}`);
   const now = useNow();
   return (
@@ -65,7 +70,7 @@ export function Warnings({ namespace }: { namespace?: string }) {
       </h2>
       <div className="body">
         {refused ? (
-          <p className="muted">You may not list these.</p>
+          <NoAccess />
         ) : warnings.isPending ? (
           <p className="muted">Loading…</p>
         ) : reasons.length === 0 ? (
