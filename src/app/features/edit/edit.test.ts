@@ -92,6 +92,28 @@ describe('a write whose only conflicts are status writes', () => {
     expect(saved.metadata.resourceVersion).toBe('3');
   });
 
+  it('writes past a burst of status writes longer than one go-round, pausing longer each time', async () => {
+    let stored = at(2, ds('v1'));
+    const sentWith: (string | undefined)[] = [];
+    const write = async (rv: string | undefined) => {
+      sentWith.push(rv);
+      if (rv !== stored.metadata.resourceVersion) throw conflict();
+      return stored;
+    };
+    // Six more status writes land, each between our read and our send; then the burst is over.
+    let reads = 0;
+    const read = async () => {
+      const seen = stored;
+      if (++reads <= 6) stored = at(Number(stored.metadata.resourceVersion) + 1, stored);
+      return seen;
+    };
+    const paused: number[] = [];
+    const saved = await writePastStatusMoves(ds('v1'), write, read, () => {}, undefined, (resent) => (paused.push(resent), 0));
+    expect(sentWith).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    expect(saved.metadata.resourceVersion).toBe('8');
+    expect(paused).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
   it('is a conflict once a field the user edits changed, and after the last try', async () => {
     const relabelled = { ...ds('v1', { team: 'x' }), metadata: { ...ds('v1', { team: 'x' }).metadata, resourceVersion: '9' } };
     await expect(writePastStatusMoves(ds('v1'), async () => { throw conflict(); }, async () => relabelled, () => {})).rejects.toMatchObject({ code: 409 });

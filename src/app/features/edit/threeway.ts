@@ -98,16 +98,20 @@ export function userFields(o: KubeObject) {
  * Sends a write carrying the resourceVersion the edit began from. A 409
  * caused only by writes to what the user does not edit (status, by
  * controllers and node agents) is not a conflict: the write is sent again on
- * the server's version (`moved` is told of it). Controllers may write status
- * several times in a row (a DaemonSet's pods coming up one by one), so this
- * goes on for up to `tries` sends; any other change is the caller's conflict.
+ * the server's version (`moved` is told of it). Controllers write status in
+ * bursts (a new DaemonSet's pods coming up node by node), faster than a
+ * read and a write go round, so after the first resend each waits a little
+ * longer (0.1 s, doubling, at most 1 s) for the burst to pass; this goes on
+ * for up to `tries` sends (about 3.5 s in all by default); any other change
+ * is the caller's conflict.
  */
 export async function writePastStatusMoves<T>(
   base: KubeObject,
   write: (resourceVersion: string | undefined) => Promise<T>,
   read: () => Promise<KubeObject>,
   moved: (theirs: KubeObject) => void,
-  tries = 5,
+  tries = 8,
+  pause = (resent: number) => (resent <= 1 ? 0 : Math.min(100 * 2 ** (resent - 2), 1000)),
 ): Promise<T> {
   const mine = userFields(base);
   let resourceVersion = base.metadata.resourceVersion;
@@ -116,6 +120,8 @@ export async function writePastStatusMoves<T>(
       return await write(resourceVersion);
     } catch (e) {
       if (!(e instanceof KubeError && e.code === 409) || sent >= tries) throw e;
+      const wait = pause(sent);
+      if (wait) await new Promise((done) => setTimeout(done, wait));
       const theirs = await read();
       if (!deepEqual(mine, userFields(theirs))) throw e;
       moved(theirs);
