@@ -163,6 +163,8 @@ export const api = {
     kubeFetch<KubeObject>(conn, kindPath(kind, obj.metadata.namespace, obj.metadata.name, subresource) + (dryRun ? '?dryRun=All' : ''), json('PUT', obj)),
   mergePatch: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, patch: unknown, subresource?: string) =>
     kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name, subresource), json('PATCH', patch, 'application/merge-patch+json')),
+  jsonPatch: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, ops: unknown[], dryRun = false) =>
+    kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name) + (dryRun ? '?dryRun=All' : ''), json('PATCH', ops, 'application/json-patch+json')),
   delete: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, options: Record<string, unknown> = {}) =>
     kubeFetch<unknown>(conn, kindPath(kind, namespace, name), json('DELETE', { kind: 'DeleteOptions', apiVersion: 'v1', ...options })),
   /** POST to an action subresource such as `eviction`. */

@@ -32,6 +32,8 @@ describe('applyJsonPatch', () => {
     expect(applyJsonPatch({ a: 1 }, [{ op: 'move', from: '/a', path: '/a' }])).toEqual({ a: 1 });
     expect(applyJsonPatch({ a: { b: [1] } }, [{ op: 'copy', from: '/a', path: '/c' }])).toEqual({ a: { b: [1] }, c: { b: [1] } });
     expect(applyJsonPatch({ a: { b: [1] } }, [{ op: 'test', path: '/a', value: { b: [1] } }])).toEqual({ a: { b: [1] } });
+    // null is met by an absent key (as the library kube-apiserver uses), so a write can be conditional on a field being unset.
+    expect(applyJsonPatch({ a: { b: null } }, [{ op: 'test', path: '/a/c', value: null }, { op: 'test', path: '/a/b', value: null }])).toEqual({ a: { b: null } });
     expect(applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '', value: { z: 1 } }])).toEqual({ z: 1 });
   });
 
@@ -67,7 +69,9 @@ describe('applyJsonPatch', () => {
     fail([{ op: 'remove', path: '/l/-' }]);
     fail([{ op: 'replace', path: '/l/x', value: 1 }]);
     fail([{ op: 'test', path: '/a', value: 2 }]);
-    fail([{ op: 'test', path: '/missing', value: null }]);
+    fail([{ op: 'test', path: '/missing', value: 1 }]);
+    fail([{ op: 'test', path: '/missing/deeper', value: null }]);
+    fail([{ op: 'test', path: '/l/5', value: null }]);
     fail([{ op: 'move', from: '/missing', path: '/b' }]);
     fail([{ op: 'move', from: '/l', path: '/l/0' }]);
     fail([{ op: 'copy', from: '/nope', path: '/b' }]);

@@ -76,6 +76,9 @@ export function parsePointer(pointer: string): string[] {
     });
 }
 
+/** Reference tokens → RFC 6901 pointer, `parsePointer`'s inverse. */
+export const pointerOf = (tokens: readonly string[]): string => tokens.map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
 /** An array index token: digits without leading zeros. */
 function arrayIndex(token: string, pointer: string): number {
   if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new JsonPatchError(`invalid array index ${JSON.stringify(token)} in ${JSON.stringify(pointer)}`);
@@ -230,9 +233,19 @@ function applyOp(out: Json, op: Op, copied: { size: number; limit: number }): Js
         out = add(out, op.path, JSON.parse(json));
         break;
       }
-      case 'test':
-        if (!deepEqual(get(out, op.path), op.value)) throw new JsonPatchError(`testing value ${op.path} failed: test failed`);
+      case 'test': {
+        // As in the library kube-apiserver uses, null is met by a key that is absent: a client can
+        // make a write conditional on a field still being unset.
+        let value: Json;
+        try {
+          value = get(out, op.path);
+        } catch (e) {
+          if (e instanceof Missing && e.what === 'key' && op.value === null) break;
+          throw e;
+        }
+        if (!deepEqual(value, op.value)) throw new JsonPatchError(`testing value ${op.path} failed: test failed`);
         break;
+      }
     }
   }
   return out;

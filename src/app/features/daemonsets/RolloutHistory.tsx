@@ -7,8 +7,8 @@ import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { clone } from '../../../lib/json.ts';
 import { toYaml } from '../../../lib/yaml.ts';
-import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
+import { writeAsSeen } from '../../api/writeasseen.ts';
 import { useCanI } from '../../api/access.ts';
 import { Age, Badge, ConfirmDialog, ErrorAlert } from '../../components/common.tsx';
 import { LazyDiffEditor } from '../../editors/monaco/index.ts';
@@ -62,7 +62,8 @@ export function RolloutHistory({ ds, revisions, podsPerHash }: { ds: KubeObject;
     try {
       const next = clone(ds);
       change(next);
-      await api.replace(conn, daemonSetKind, next);
+      // Conditional on the DaemonSet as shown, not on its resourceVersion: during a rollout its status is written all the time.
+      await writeAsSeen(conn, daemonSetKind, ds, next);
       setConfirm(undefined);
     } catch (e) {
       setError(e);

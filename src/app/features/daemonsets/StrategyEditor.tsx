@@ -6,8 +6,8 @@ import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { formatHostPort, hostPortsOf } from '../../../lib/nodeports.ts';
 import { allowsSurge } from '../../../lib/rollout.ts';
-import { api } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
+import { writeAsSeen } from '../../api/writeasseen.ts';
 import { useCanI } from '../../api/access.ts';
 import { ErrorAlert } from '../../components/common.tsx';
 import { buildFields, type FormLayout } from '../../editors/form/fields.ts';
@@ -66,7 +66,7 @@ export function StrategyEditor({ ds }: { ds: KubeObject }) {
           {warning}
         </div>
       )}
-      {open && <StrategyForm key={ds.metadata.resourceVersion} ds={ds} onDone={() => setOpen(false)} />}
+      {open && <StrategyForm key={ds.metadata.uid} ds={ds} onDone={() => setOpen(false)} />}
     </div>
   );
 }
@@ -74,9 +74,12 @@ export function StrategyEditor({ ds }: { ds: KubeObject }) {
 function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
   const conn = useConnection();
   const fields = useMemo(() => buildFields(daemonSetKind.schema, layout), []);
+  // The DaemonSet as the form opened on it. Status moves on all through a rollout (the time one
+  // opens this form); the draft stays the user's, and the write is conditional on what they saw.
+  const [seen] = useState(ds);
   // The form sends the stored DaemonSet plus the fields edited here, nothing else.
-  const [resolver] = useState(() => draftResolver(daemonSetKind, undefined, () => ds));
-  const store = useDraftForm({ initial: ds, stored: ds, resolver });
+  const [resolver] = useState(() => draftResolver(daemonSetKind, undefined, () => seen));
+  const store = useDraftForm({ initial: seen, stored: seen, resolver });
   // The plan follows every edit (before and after), so the draft is read on each change.
   const values = useWatch({ control: store.control });
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -91,7 +94,7 @@ function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
     if (errors.length) return;
     setSubmitting(true);
     try {
-      await api.replace(conn, daemonSetKind, { ...store.draft, metadata: { ...ds.metadata } });
+      await writeAsSeen(conn, daemonSetKind, seen, store.draft);
       onDone();
     } catch (e) {
       setError(e);

@@ -16,6 +16,7 @@ import { deepEqual } from '../../../lib/json.ts';
 import { mergeYaml, parseYaml, toYaml } from '../../../lib/yaml.ts';
 import { api, KubeError } from '../../api/client.ts';
 import { FIELD_MANAGER, serverSideApply, takeoversOf, type Takeover } from '../../api/apply.ts';
+import { userFields, writeAsSeen } from '../../api/writeasseen.ts';
 import { applyPlan } from '../../../lib/managedfields/ownership.ts';
 import { pathString } from '../../../lib/managedfields/fieldset.ts';
 import { ManagersSummary, OwnershipProvider, ownershipMarkdown, ownershipOf } from '../../editors/ownership.tsx';
@@ -31,7 +32,7 @@ import { FormStoreProvider, useDraftForm, type ShownError } from '../../editors/
 import { draftResolver, formKey, pathSegments, resolveErrors, serverErrors, type DraftError } from '../../editors/form/validation.ts';
 import { rolloutImpact } from './impact.ts';
 import { takeProposedDraft } from './proposed.ts';
-import { rebase, threeWay, userFields, writePastStatusMoves } from './threeway.ts';
+import { rebase, threeWay } from './threeway.ts';
 import { LazyDiffEditor, LazyYamlEditor, jsonSchemaFor, schemaUriFor } from '../../editors/monaco/index.ts';
 import { navigate, setNavigationGuard, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from '../resources/types.ts';
@@ -259,9 +260,9 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
   };
 
   /**
-   * Creates, applies, or replaces carrying the resourceVersion the edit began
-   * from; a 409 from status writes alone moves the edit onto the server's
-   * version (writePastStatusMoves), any other change is shown.
+   * Creates, applies, or writes the edit conditional on the fields as the
+   * edit began (writeAsSeen): status written meanwhile does not matter, any
+   * other change is a 409 and shown.
    */
   const send = async (dryRun: boolean, force = false): Promise<KubeObject> => {
     const draft = store.draft;
@@ -272,8 +273,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
       return serverSideApply(conn, kind, config as KubeObject, { dryRun, force });
     }
     if (creating) return api.create(conn, kind, draft, dryRun);
-    const attempt = (resourceVersion?: string) => api.replace(conn, kind, { ...draft, metadata: { ...draft.metadata, resourceVersion } }, undefined, dryRun);
-    return writePastStatusMoves(base!, attempt, () => api.get(conn, kind, draft.metadata.namespace, draft.metadata.name!), setBase);
+    return writeAsSeen(conn, kind, base!, draft, dryRun);
   };
 
   const exists = async (o: KubeObject) => {

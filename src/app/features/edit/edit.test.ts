@@ -3,8 +3,7 @@ import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import { nodeKind } from '../../../kinds/node.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { rolloutImpact } from './impact.ts';
-import { rebase, threeWay, writePastStatusMoves } from './threeway.ts';
-import { KubeError } from '../../api/client.ts';
+import { rebase, threeWay } from './threeway.ts';
 
 const ds = (image: string, labels: Record<string, string> = {}, strategy = 'RollingUpdate'): KubeObject => ({
   apiVersion: 'apps/v1',
@@ -63,70 +62,5 @@ describe('three-way view of a 409', () => {
     const keepTheirs = rebase(base, theirs, mine, { 'spec.template.spec.containers[0].image': 'theirs' }) as any;
     expect(keepTheirs.spec.template.spec.containers[0].image).toBe('v2');
     expect(keepTheirs.metadata.labels.mine).toBe('yes');
-  });
-});
-
-describe('a write whose only conflicts are status writes', () => {
-  const conflict = () => new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' });
-  const at = (rv: number, o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: String(rv) }, status: { numberReady: rv } });
-
-  it('is sent again on the server version as long as only status moved, several times in a row', async () => {
-    let stored = at(2, ds('v1'));
-    const sentWith: (string | undefined)[] = [];
-    const moved: string[] = [];
-    const write = async (rv: string | undefined) => {
-      sentWith.push(rv);
-      if (rv !== stored.metadata.resourceVersion) throw conflict();
-      return stored;
-    };
-    let reads = 0;
-    const read = async () => {
-      const seen = stored;
-      // The first time, a controller writes status once more between our read and our send.
-      if (++reads === 1) stored = at(3, stored);
-      return seen;
-    };
-    const saved = await writePastStatusMoves(ds('v1'), write, read, (theirs) => moved.push(theirs.metadata.resourceVersion!));
-    expect(sentWith).toEqual(['1', '2', '3']);
-    expect(moved).toEqual(['2', '3']);
-    expect(saved.metadata.resourceVersion).toBe('3');
-  });
-
-  it('writes past a burst of status writes longer than one go-round, pausing longer each time', async () => {
-    let stored = at(2, ds('v1'));
-    const sentWith: (string | undefined)[] = [];
-    const write = async (rv: string | undefined) => {
-      sentWith.push(rv);
-      if (rv !== stored.metadata.resourceVersion) throw conflict();
-      return stored;
-    };
-    // Six more status writes land, each between our read and our send; then the burst is over.
-    let reads = 0;
-    const read = async () => {
-      const seen = stored;
-      if (++reads <= 6) stored = at(Number(stored.metadata.resourceVersion) + 1, stored);
-      return seen;
-    };
-    const paused: number[] = [];
-    const saved = await writePastStatusMoves(ds('v1'), write, read, () => {}, undefined, (resent) => (paused.push(resent), 0));
-    expect(sentWith).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
-    expect(saved.metadata.resourceVersion).toBe('8');
-    expect(paused).toEqual([1, 2, 3, 4, 5, 6, 7]);
-  });
-
-  it('is a conflict once a field the user edits changed, and after the last try', async () => {
-    const relabelled = { ...ds('v1', { team: 'x' }), metadata: { ...ds('v1', { team: 'x' }).metadata, resourceVersion: '9' } };
-    await expect(writePastStatusMoves(ds('v1'), async () => { throw conflict(); }, async () => relabelled, () => {})).rejects.toMatchObject({ code: 409 });
-    let sends = 0;
-    let rv = 1;
-    const alwaysMoving = async () => at(++rv, ds('v1'));
-    await expect(writePastStatusMoves(ds('v1'), async () => { sends++; throw conflict(); }, alwaysMoving, () => {}, 3)).rejects.toMatchObject({ code: 409 });
-    expect(sends).toBe(3);
-  });
-
-  it('passes any other error through at once', async () => {
-    let reads = 0;
-    await expect(writePastStatusMoves(ds('v1'), async () => { throw new KubeError(422, undefined); }, async () => (reads++, ds('v1')), () => {})).rejects.toMatchObject({ code: 422 });
-    expect(reads).toBe(0);
   });
 });

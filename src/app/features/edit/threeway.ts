@@ -4,7 +4,7 @@
 // is a conflict the user settles, field by field, before the edit is rebased.
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { deepEqual } from '../../../lib/json.ts';
-import { KubeError } from '../../api/client.ts';
+import { userFields } from '../../api/writeasseen.ts';
 import { getIn, k8sPath, setIn, type Segment } from '../../editors/form/draft.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -21,13 +21,6 @@ export function changedLeaves(before: unknown, after: unknown, path: Segment[] =
   if (Array.isArray(b) && Array.isArray(a) && b.length === a.length) return b.flatMap((x, i) => changedLeaves(x, a[i], [...path, i]));
   return [path];
 }
-
-/** What neither side edits: the server's bookkeeping of every write, and status. */
-const bookkeeping = (o: KubeObject) => {
-  const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...metadata } = o.metadata ?? {};
-  const { status: _s, ...rest } = o;
-  return { ...rest, metadata };
-};
 
 export interface Conflict {
   /** The field both sides changed (`spec.template.spec.containers[0].image`). */
@@ -47,7 +40,7 @@ export interface ThreeWay {
 const isPrefix = (p: Segment[], q: Segment[]) => p.length <= q.length && p.every((s, i) => s === q[i]);
 
 export function threeWay(base: KubeObject, theirs: KubeObject, mine: KubeObject): ThreeWay {
-  const [b, t, m] = [bookkeeping(base), bookkeeping(theirs), bookkeeping(mine)];
+  const [b, t, m] = [userFields(base), userFields(theirs), userFields(mine)];
   const their = changedLeaves(b, t);
   const my = changedLeaves(b, m);
   const conflicts: Conflict[] = [];
@@ -71,7 +64,7 @@ export function threeWay(base: KubeObject, theirs: KubeObject, mine: KubeObject)
  */
 export function rebase(base: KubeObject, theirs: KubeObject, mine: KubeObject, choices: Record<string, 'mine' | 'theirs'>): KubeObject {
   const { conflicts } = threeWay(base, theirs, mine);
-  const [b, m] = [bookkeeping(base), bookkeeping(mine)];
+  const [b, m] = [userFields(base), userFields(mine)];
   let out: KubeObject = theirs;
   const settled = new Set<string>();
   for (const leaf of changedLeaves(b, m)) {
@@ -87,45 +80,3 @@ export function rebase(base: KubeObject, theirs: KubeObject, mine: KubeObject, c
   return out;
 }
 
-/** What a user edits of an object: all but its status and the server's bookkeeping. */
-export function userFields(o: KubeObject) {
-  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata;
-  const { status: _status, ...rest } = o;
-  return { ...rest, metadata };
-}
-
-/**
- * Sends a write carrying the resourceVersion the edit began from. A 409
- * caused only by writes to what the user does not edit (status, by
- * controllers and node agents) is not a conflict: the write is sent again on
- * the server's version (`moved` is told of it). Controllers write status in
- * bursts (a new DaemonSet's pods coming up node by node), faster than a
- * read and a write go round, so after the first resend each waits a little
- * longer (0.1 s, doubling, at most 1 s) for the burst to pass; this goes on
- * for up to `tries` sends (about 3.5 s in all by default); any other change
- * is the caller's conflict.
- */
-export async function writePastStatusMoves<T>(
-  base: KubeObject,
-  write: (resourceVersion: string | undefined) => Promise<T>,
-  read: () => Promise<KubeObject>,
-  moved: (theirs: KubeObject) => void,
-  tries = 8,
-  pause = (resent: number) => (resent <= 1 ? 0 : Math.min(100 * 2 ** (resent - 2), 1000)),
-): Promise<T> {
-  const mine = userFields(base);
-  let resourceVersion = base.metadata.resourceVersion;
-  for (let sent = 1; ; sent++) {
-    try {
-      return await write(resourceVersion);
-    } catch (e) {
-      if (!(e instanceof KubeError && e.code === 409) || sent >= tries) throw e;
-      const wait = pause(sent);
-      if (wait) await new Promise((done) => setTimeout(done, wait));
-      const theirs = await read();
-      if (!deepEqual(mine, userFields(theirs))) throw e;
-      moved(theirs);
-      resourceVersion = theirs.metadata.resourceVersion;
-    }
-  }
-}
