@@ -86,7 +86,7 @@ test('a view-only user finds no enabled Edit or Delete, and Create disabled with
   await page.goto('/daemonsets/default/access-ds');
   await expect(page.getByRole('button', { name: 'Restart' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Edit strategy' })).toBeDisabled();
-  await expect(page.getByRole('button', { name: 'Edit strategy' })).toHaveAttribute('title', 'e2e-viewer may not update daemonsets.apps "access-ds" in namespace "default"');
+  await expect(page.getByRole('button', { name: 'Edit strategy' })).toHaveAttribute('title', 'e2e-viewer may not patch daemonsets.apps "access-ds" in namespace "default"');
   await page.goto('/nodes/access-node');
   await expect(page.getByRole('button', { name: 'Cordon' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Drain' })).toBeDisabled();

@@ -49,8 +49,8 @@ export function RolloutHistory({ ds, revisions, podsPerHash }: { ds: KubeObject;
   const [comparing, setComparing] = useState(false);
   const [error, setError] = useState<unknown>();
   // Rollback and restart both write the DaemonSet: disabled, with the reason, for whoever may not.
-  const canUpdate = useCanI('update', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
-  const refused = canUpdate?.allowed === false ? canUpdate.message : undefined;
+  const canPatch = useCanI('patch', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
+  const refused = canPatch?.allowed === false ? canPatch.message : undefined;
   const podsOn = (hash: string) => podsPerHash.get(hash) ?? 0;
 
   const a = list.find((r) => r.hash === from) ?? list[1] ?? list[0];

@@ -50,8 +50,8 @@ function surgeHostPortWarning(ds: KubeObject): string | undefined {
 export function StrategyEditor({ ds }: { ds: KubeObject }) {
   const [open, setOpen] = useState(false);
   const warning = surgeHostPortWarning(ds);
-  const canUpdate = useCanI('update', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
-  const refused = canUpdate?.allowed === false ? canUpdate.message : undefined;
+  const canPatch = useCanI('patch', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
+  const refused = canPatch?.allowed === false ? canPatch.message : undefined;
   return (
     <div className="strategy">
       <span className="muted">Strategy: </span>

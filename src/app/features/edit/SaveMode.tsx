@@ -11,7 +11,7 @@ export function SaveModeToggle({ mode, onChange, named }: { mode: SaveMode; onCh
       <label title={`PATCH application/apply-patch+yaml, fieldManager=${FIELD_MANAGER}: sends the fields you changed (and those ${FIELD_MANAGER} applied before); other fields keep their managers. Asks before taking a field another manager owns.`}>
         <input type="radio" name="save-mode" checked={mode === 'apply'} onChange={() => onChange('apply')} /> Save with server-side apply
       </label>
-      <label title="PUT (POST for a new object): sends the whole object; managers keep only the fields this does not change.">
+      <label title="JSON patch (POST for a new object): tests each field you could edit as you saw it, then sets your values; status written meanwhile does not matter. Managers keep only the fields this does not change.">
         <input type="radio" name="save-mode" checked={mode === 'update'} onChange={() => onChange('update')} /> Save with update
       </label>
       {mode === 'apply' && !named && <span className="muted">(a generated name is created by update)</span>}

@@ -33,7 +33,8 @@ export function DetailPage({
   const { object, isPending, error } = useObject(kind, namespace, name);
   const [tab, setTab] = useSearchParam('tab');
   const listHref = withSearch(`/${kind.plural}`);
-  const canUpdate = useCanI('update', kind, namespace, undefined, name);
+  // Edits are saved as patches (writeasseen.ts, or server-side apply), as kubectl edit saves them.
+  const canPatch = useCanI('patch', kind, namespace, undefined, name);
   const canDelete = useCanI('delete', kind, namespace, undefined, name);
 
   return (
@@ -46,16 +47,16 @@ export function DetailPage({
         <h1>{name}</h1>
         <span className="badge">{kind.kind}</span>
         {object?.metadata.deletionTimestamp && <span className="badge bad">Terminating</span>}
-        {canUpdate?.allowed === false && canDelete?.allowed === false && (
-          <span className="badge" title={`${canUpdate.message}. ${canDelete.message}.`}>
+        {canPatch?.allowed === false && canDelete?.allowed === false && (
+          <span className="badge" title={`${canPatch.message}. ${canDelete.message}.`}>
             read-only for you
           </span>
         )}
         <span className="spacer" style={{ flex: 1 }} />
         {object && view.Actions && <view.Actions object={object} />}
         {object &&
-          (canUpdate?.allowed === false ? (
-            <button className="btn" disabled title={canUpdate.message}>
+          (canPatch?.allowed === false ? (
+            <button className="btn" disabled title={canPatch.message}>
               Edit
             </button>
           ) : (
