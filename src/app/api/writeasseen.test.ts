@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { TestServer } from '../../server/testing.ts';
-import { api } from './client.ts';
+import { api, KubeError } from './client.ts';
 import { getConnection } from './connection.ts';
 import { connectToTestServer } from './testserver.ts';
-import { patchAsSeen, writeAsSeen } from './writeasseen.ts';
+import { conflictOf, patchAsSeen, writeAsSeen } from './writeasseen.ts';
 
 let s: TestServer;
 connectToTestServer({ controllers: false }, (started) => (s = started));
@@ -69,6 +69,24 @@ describe('the patch', () => {
       { op: 'add', path: '/metadata/annotations', value: { note: 'x' } },
       { op: 'add', path: '/spec', value: next.spec },
     ]);
+  });
+});
+
+describe('a refused patch as a conflict', () => {
+  const rejected = 'the server rejected our request due to an error in our request';
+  it('names the field where the server passes on the library\'s reason, as ours does', () => {
+    const ours = new KubeError(422, { kind: 'Status', reason: 'Invalid', code: 422, message: rejected, details: { causes: [{ reason: 'UnexpectedServerResponse', message: 'testing value /metadata/labels failed: test failed' }] } });
+    expect(conflictOf(ours, daemonSetKind, 'a')).toMatchObject({ code: 409, reason: 'Conflict', message: 'daemonsets.apps "a" was changed since you opened it (metadata.labels); look at the change and try again' });
+  });
+  it('is still a conflict from kube-apiserver, which answers only its generic line with empty details', () => {
+    const upstream = new KubeError(422, { kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message: rejected, details: {} });
+    expect(conflictOf(upstream, daemonSetKind, 'a')).toMatchObject({ code: 409, message: 'daemonsets.apps "a" was changed since you opened it; look at the change and try again' });
+  });
+  it('leaves a validation error, or any other, as it is', () => {
+    const invalid = new KubeError(422, { kind: 'Status', reason: 'Invalid', code: 422, message: 'DaemonSet.apps "a" is invalid: spec.template.spec.containers[0].image: Required value', details: { causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.containers[0].image' }] } });
+    expect(conflictOf(invalid, daemonSetKind, 'a')).toBeUndefined();
+    expect(conflictOf(new KubeError(404, undefined), daemonSetKind, 'a')).toBeUndefined();
+    expect(conflictOf(new Error('offline'), daemonSetKind, 'a')).toBeUndefined();
   });
 });
 

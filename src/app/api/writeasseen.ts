@@ -44,15 +44,24 @@ export function patchAsSeen(seen: KubeObject, next: KubeObject): PatchOp[] {
   return ops;
 }
 
-/** The pointer of the field whose test failed, from the server's 422 (ours and kube-apiserver's word it alike). */
-function failedTest(e: unknown): string | undefined {
+/** What kube-apiserver answers any JSON patch that does not apply: the library's reason is not passed on. */
+const PATCH_REJECTED = 'the server rejected our request due to an error in our request';
+
+/**
+ * A write of `patchAsSeen` refused because a tested field changed, as the 409
+ * Conflict a PUT would have met, naming the field where the server says it
+ * (ours passes on the patch library's "testing value /spec failed" as a cause;
+ * kube-apiserver answers only PATCH_REJECTED, and in this patch nothing but a
+ * test can fail). Anything else: undefined.
+ */
+export function conflictOf(e: unknown, kind: KindDefinition, name: string): KubeError | undefined {
   if (!(e instanceof KubeError && e.code === 422)) return undefined;
   const said = [e.message, ...(e.status?.details?.causes ?? []).map((c) => c.message ?? '')];
-  for (const text of said) {
-    const m = /testing value (\S+) failed/.exec(text);
-    if (m) return m[1];
-  }
-  return undefined;
+  const tested = said.map((text) => /testing value (\S+) failed/.exec(text)?.[1]).find(Boolean);
+  if (!tested && e.message !== PATCH_REJECTED) return undefined;
+  const field = tested ? ` (${parsePointer(tested).join('.')})` : '';
+  const what = `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}"`;
+  return new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: `${what} was changed since you opened it${field}; look at the change and try again` });
 }
 
 /**
@@ -64,9 +73,6 @@ export async function writeAsSeen(conn: Connection, kind: KindDefinition, seen: 
   try {
     return await api.jsonPatch(conn, kind, namespace, name!, patchAsSeen(seen, next), dryRun);
   } catch (e) {
-    const path = failedTest(e);
-    if (path === undefined) throw e;
-    const what = `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}"`;
-    throw new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: `${what} was changed since you opened it (${parsePointer(path).join('.')}); look at the change and try again` });
+    throw conflictOf(e, kind, name!) ?? e;
   }
 }
