@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clone, deepEqual, freezeAsJSON, sameJSONText, jsonDuplicateKeys, jsonTextShape, memberCount, settleAsJSON, memberSpan } from './json.ts';
+import { clone, deepEqual, freezeAsJSON, goJSON, sameJSONText, jsonDuplicateKeys, jsonTextShape, memberCount, settleAsJSON, memberSpan } from './json.ts';
 
 describe('deepEqual', () => {
   it('compares JSON values structurally', () => {
@@ -186,5 +186,15 @@ describe.each(['bytes', 'text'])('memberSpan in JSON as %s', (as) => {
     expect(spanText({ meta: 1, metadataX: 2, 'meta\\data': 3 }, 'metadata')).toBeUndefined();
     expect(spanText([{ metadata: 1 }], 'metadata')).toBeUndefined();
     expect(spanText({}, 'metadata')).toBeUndefined();
+  });
+});
+
+describe('goJSON', () => {
+  it('writes strings as Go does, byte for byte, and reads back as the same value', () => {
+    const value = { command: ['sh', '-c', 'a && b > /dev/null <in'], odd: '\b\f\u2028\u2029\n\t"', literal: 'C:\\b\\f\\\\x' };
+    const text = goJSON(value);
+    // What Go's json.Marshal (1.22 on) writes for the same value.
+    expect(text).toBe(String.raw`{"command":["sh","-c","a \u0026\u0026 b \u003e /dev/null \u003cin"],"odd":"\b\f\u2028\u2029\n\t\"","literal":"C:\\b\\f\\\\x"}`);
+    expect(JSON.parse(text)).toEqual(value);
   });
 });

@@ -2,6 +2,7 @@
 // bearer token of the connection settings, Kubernetes paths built from the
 // kind definitions, and Kubernetes Status errors as exceptions.
 import { apiVersionOf, type KindDefinition, type KubeObject } from '../../kinds/kind.ts';
+import { goJSON } from '../../lib/json.ts';
 
 export interface Connection {
   baseUrl: string;
@@ -163,8 +164,9 @@ export const api = {
     kubeFetch<KubeObject>(conn, kindPath(kind, obj.metadata.namespace, obj.metadata.name, subresource) + (dryRun ? '?dryRun=All' : ''), json('PUT', obj)),
   mergePatch: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, patch: unknown, subresource?: string) =>
     kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name, subresource), json('PATCH', patch, 'application/merge-patch+json')),
+  /** Written as Go writes JSON (goJSON), so that a `test` of a string holding `&` or `<` meets kube-apiserver's byte-wise comparison. */
   jsonPatch: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, ops: unknown[], dryRun = false) =>
-    kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name) + (dryRun ? '?dryRun=All' : ''), json('PATCH', ops, 'application/json-patch+json')),
+    kubeFetch<KubeObject>(conn, kindPath(kind, namespace, name) + (dryRun ? '?dryRun=All' : ''), { method: 'PATCH', headers: { 'Content-Type': 'application/json-patch+json' }, body: goJSON(ops) }),
   delete: (conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, options: Record<string, unknown> = {}) =>
     kubeFetch<unknown>(conn, kindPath(kind, namespace, name), json('DELETE', { kind: 'DeleteOptions', apiVersion: 'v1', ...options })),
   /** POST to an action subresource such as `eviction`. */

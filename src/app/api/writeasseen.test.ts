@@ -2,7 +2,7 @@
 // A write conditional on the fields the user saw, not on the resourceVersion:
 // against the real server with the DaemonSet's status written back to back, as
 // during a rollout across thousands of nodes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { daemonSetKind } from '../../kinds/daemonset.ts';
 import type { KubeObject } from '../../kinds/kind.ts';
 import type { TestServer } from '../../server/testing.ts';
@@ -104,6 +104,23 @@ describe('against the real server, while status is written back to back', () => 
     const stored = (await s.api(`${PATH}/stormy`)).body;
     expect(stored.status.numberReady).toBe(storm.writes());
     expect(stored.spec).toEqual(saved.spec);
+  });
+
+  it('a template whose command holds `&&` and `<` is tested and written as Go writes it, and read back the same', async () => {
+    const body = manifest('shell');
+    (body.spec.template.spec.containers[0] as any).command = ['sh', '-c', 'a && b <in >out'];
+    const seen = (await s.api(PATH, { method: 'POST', body })).body as KubeObject;
+    const sent: string[] = [];
+    const native = globalThis.fetch;
+    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => (init?.method === 'PATCH' && sent.push(String(init.body)), native(input, init)));
+    try {
+      const next = structuredClone(seen) as any;
+      next.metadata.labels.team = 'x';
+      expect((await writeAsSeen(getConnection(), daemonSetKind, seen, next)).spec).toEqual(seen.spec);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(sent[0]).toContain(String.raw`"a \u0026\u0026 b \u003cin \u003eout"`);
   });
 
   it('a dry run writes nothing', async () => {
