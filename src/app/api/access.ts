@@ -8,7 +8,7 @@
 // them instead of showing pages that cannot load.
 import { useEffect, useSyncExternalStore } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { KindDefinition } from '../../kinds/kind.ts';
+import { groupResourceOf, type KindDefinition } from '../../kinds/kind.ts';
 import { json, KubeError, kubeFetch, onRefusal, type Connection } from './client.ts';
 import { connectionKey, getConnection, subscribeConnection, useConnection } from './connection.ts';
 import { firstPages } from './firstpages.ts';
@@ -45,7 +45,7 @@ export interface Identity {
 
 /** `delete daemonsets.apps "x" in namespace "y"`: the action in kubectl's words. */
 export function describeAction(a: Action): string {
-  const resource = `${a.kind.plural}${a.kind.group ? `.${a.kind.group}` : ''}${a.subresource ? `/${a.subresource}` : ''}`;
+  const resource = `${groupResourceOf(a.kind)}${a.subresource ? `/${a.subresource}` : ''}`;
   const name = a.name ? ` "${a.name}"` : '';
   const where = a.kind.scope === 'Namespaced' ? (a.namespace ? ` in namespace "${a.namespace}"` : ' in all namespaces') : '';
   return `${a.verb} ${resource}${name}${where}`;

@@ -9,7 +9,7 @@
 // so status written meanwhile does not matter and a change to a field the user
 // edits (or the object deleted and made again) does. kubectl's own edits and
 // rollout commands avoid the same 409s with patches (without the tests).
-import type { KindDefinition, KubeObject } from '../../kinds/kind.ts';
+import { groupResourceOf, type KindDefinition, type KubeObject } from '../../kinds/kind.ts';
 import { deepEqual } from '../../lib/json.ts';
 import { parsePointer, pointerOf } from '../../lib/patch/jsonpatch.ts';
 import { api, KubeError, type Connection } from './client.ts';
@@ -60,7 +60,7 @@ export function conflictOf(e: unknown, kind: KindDefinition, name: string): Kube
   const tested = said.map((text) => /testing value (\S+) failed/.exec(text)?.[1]).find(Boolean);
   if (!tested && e.message !== PATCH_REJECTED) return undefined;
   const field = tested ? ` (${parsePointer(tested).join('.')})` : '';
-  const what = `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}"`;
+  const what = `${groupResourceOf(kind)} "${name}"`;
   return new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: `${what} was changed since you opened it${field}; look at the change and try again` });
 }
 

@@ -10,7 +10,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useWatch } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { apiVersionOf } from '../../../kinds/kind.ts';
+import { apiVersionOf, groupResourceOf } from '../../../kinds/kind.ts';
 import { patchMetaFor } from '../../../kinds/patchmeta.ts';
 import { deepEqual } from '../../../lib/json.ts';
 import { mergeYaml, parseYaml, toYaml } from '../../../lib/yaml.ts';
@@ -268,7 +268,7 @@ function Editor({ view, initial, stored, live }: { view: KindView; initial: Kube
     const draft = store.draft;
     if (byApply) {
       // Apply creates or merges alike: a Create must not change an object that is already there.
-      if (creating && (await exists(draft))) throw new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409, message: `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${draft.metadata.name}" already exists` });
+      if (creating && (await exists(draft))) throw new KubeError(409, { kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409, message: `${groupResourceOf(kind)} "${draft.metadata.name}" already exists` });
       const { config } = applyPlan(base, draft, ownership?.managed ?? new Map(), FIELD_MANAGER, patchMetaFor(kind));
       return serverSideApply(conn, kind, config as KubeObject, { dryRun, force });
     }
