@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { apiRequest } from './helpers.ts';
+import { apiRequest, appUrl } from './helpers.ts';
 import { daemonSetOnOwnNodes } from './daemonset-fixture.ts';
 
 // During a rollout across thousands of nodes a DaemonSet's status is written
@@ -28,7 +28,7 @@ function statusStorm() {
   return { writes: () => writes, stop: () => ((running = false), done) };
 }
 
-test('the strategy form keeps what is typed while status is written, applies, and a rollback lands too', async ({ page }) => {
+test('the strategy form keeps what is typed while status is written, applies, and a rollback and a restart land too', async ({ page }) => {
   await page.goto(`/daemonsets/${NS}/${NAME}`);
   await expect(page.getByTestId('rollout-message')).toHaveText(`daemon set "${NAME}" successfully rolled out`, { timeout: 30_000 });
   expect((await apiRequest(`${dsPath}/${NAME}`, 'PATCH', { spec: { template: { spec: { containers: [{ name: 'agent', image: 'agent:v2' }] } } } }, 'application/merge-patch+json')).status).toBe(200);
@@ -52,6 +52,14 @@ test('the strategy form keeps what is typed while status is written, applies, an
     await expect(page.getByRole('dialog')).toHaveCount(0);
     await expect(history).not.toContainText(/Conflict|modified/);
     expect((await apiRequest(`${dsPath}/${NAME}`)).body.spec.template.spec.containers[0].image).toBe('agent:v1');
+
+    // Restart, as kubectl rollout restart: a new template annotation, nothing else.
+    await history.getByRole('button', { name: 'Restart' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Restart' }).click();
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    const template = (await apiRequest(`${dsPath}/${NAME}`)).body.spec.template;
+    expect(template.metadata.annotations['kubectl.kubernetes.io/restartedAt']).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(template.spec.containers[0].image).toBe('agent:v1');
   } finally {
     await storm.stop();
   }
@@ -69,7 +77,7 @@ test('an edit in the editor is reviewed and applied while status is written, wit
     await expect(review.getByTestId('changed-fields')).toHaveText(/You changed one field: spec\.template\.spec\.containers\[0\]\.image\./);
     await expect.poll(storm.writes).toBeGreaterThan(typedAt + 10);
     await review.getByRole('button', { name: 'Apply' }).click();
-    await expect(page).toHaveURL(new RegExp(`/daemonsets/${NS}/${NAME}$`));
+    await expect(page).toHaveURL(appUrl(`/daemonsets/${NS}/${NAME}`));
     expect((await apiRequest(`${dsPath}/${NAME}`)).body.spec.template.spec.containers[0].image).toBe('agent:v4');
   } finally {
     await storm.stop();
