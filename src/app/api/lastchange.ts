@@ -19,8 +19,7 @@ export interface LastChange {
 /**
  * Servers without the path (no audit log, or not ours: a bare "404 page not found", where a
  * log without the object answers a Status): not asked again for the page's life. The question
- * comes again with every change of the object, and a DaemonSet's status changes several times
- * a second in a rollout.
+ * comes again with every change of the object.
  */
 const withoutLog = new Set<string>();
 
@@ -37,12 +36,14 @@ async function fetchLastChange(conn: Connection, kind: KindDefinition, namespace
 }
 
 /**
- * The last change of an object, asked again whenever the object changes
- * (`resourceVersion` is part of the key); null when the server cannot say.
+ * The last change of an object (not of its status: the server does not count
+ * those), asked again whenever `version` changes; null when the server cannot
+ * say. The version is what a user edits of the object (writeasseen.ts's
+ * userFields), not its resourceVersion, which every status write moves.
  */
-export function useLastChange(conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, resourceVersion: string | undefined) {
+export function useLastChange(conn: Connection, kind: KindDefinition, namespace: string | undefined, name: string, version: string) {
   return useQuery({
-    queryKey: ['last-change', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name, resourceVersion ?? ''],
+    queryKey: ['last-change', connectionKey(conn), kind.group, kind.plural, namespace ?? '', name, version],
     queryFn: () => fetchLastChange(conn, kind, namespace, name),
     staleTime: Infinity,
     retry: false,

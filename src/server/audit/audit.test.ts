@@ -194,6 +194,17 @@ describe('the log of a running server', () => {
     expect((await s.api('/debug/audit/last-change?resource=configmaps&namespace=default&name=changed', { headers: { 'Impersonate-User': 'alice' } })).status).toBe(403);
   });
 
+  it('counts a change of the object, not of its status (the controllers\' and node agents\' constant report)', async () => {
+    const last = () => s.api('/debug/audit/last-change?resource=nodes&name=reported');
+    expect((await s.api('/api/v1/nodes', { method: 'POST', body: { metadata: { name: 'reported' } } })).status).toBe(201);
+    const status = await s.api('/api/v1/nodes/reported/status', { method: 'PATCH', body: { status: { capacity: { pods: '110' } } }, headers: { 'Content-Type': 'application/merge-patch+json', 'Impersonate-User': 'system:node:reported', 'Impersonate-Group': 'system:masters' } });
+    expect(status.status).toBe(200);
+    expect(events().some((e) => e.auditID === status.headers.get('audit-id') && e.objectRef?.subresource === 'status')).toBe(true);
+    expect((await last()).body).toMatchObject({ verb: 'create', user: { username: 'system:admin' } });
+    expect((await s.api('/api/v1/nodes/reported', { method: 'PATCH', body: { metadata: { labels: { a: 'b' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } })).status).toBe(200);
+    expect((await last()).body).toMatchObject({ verb: 'patch' });
+  });
+
   it('does not audit without a policy, as kube-apiserver', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kw-audit-'));
     const other = await startTestServer({ audit: { logPath: join(dir, 'audit.log') } });

@@ -214,7 +214,7 @@ export class Auditor {
     private readonly log: LogFile,
   ) {}
 
-  /** The last successful change of an object the policy audited, if this server has seen one. */
+  /** The last successful change of an object the policy audited (not of its status), if this server has seen one. */
   lastChange(ref: { group: string; resource: string; namespace?: string; name: string }): LastChange | undefined {
     return this.lastChanges.get(changeKey({ apiGroup: ref.group, resource: ref.resource, namespace: ref.namespace, name: ref.name }));
   }
@@ -223,6 +223,9 @@ export class Auditor {
     const ref = e.objectRef;
     const code = e.responseStatus?.code ?? 0;
     if (!ref?.name || !ref.resource || !CHANGING_VERBS.has(e.verb) || code < 200 || code >= 300) return;
+    // Status is the controllers' and node agents' report, written many times a second in a big
+    // rollout: who last changed an object is who last changed the object itself.
+    if (ref.subresource === 'status') return;
     const key = changeKey(ref);
     this.lastChanges.delete(key);
     this.lastChanges.set(key, {

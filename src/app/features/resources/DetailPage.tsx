@@ -2,7 +2,7 @@
 // metadata, a read-only YAML tab, and deletion with a confirmation that
 // names the object. Edit and Delete are disabled, with who may not do what,
 // when the server would refuse them for this object.
-import { useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { KindDefinition, KubeObject } from '../../../kinds/kind.ts';
 import { fieldsWithMaturity } from '../../../kinds/schema.ts';
@@ -11,6 +11,7 @@ import { useConnection } from '../../api/connection.ts';
 import { useObject } from '../../api/hooks.ts';
 import { useCanI, type Access } from '../../api/access.ts';
 import { useLastChange } from '../../api/lastchange.ts';
+import { userFields } from '../../api/writeasseen.ts';
 import { Age, ConfirmDialog, ErrorAlert, KeyValues, MaturityBadge, YamlView } from '../../components/common.tsx';
 import { Link, navigate, useSearchParam, withSearch } from '../../routes/router.tsx';
 import { detailPath, type KindView } from './types.ts';
@@ -121,7 +122,8 @@ function Maturity({ object, view }: { object: KubeObject; view: KindView }) {
 function Metadata({ kind, object, ownerLink }: { kind: KindDefinition; object: KubeObject; ownerLink: (kind: string, apiVersion: string, ns: string | undefined, name: string) => string | undefined }) {
   const m = object.metadata;
   const conn = useConnection();
-  const { data: change } = useLastChange(conn, kind, m.namespace, m.name!, m.resourceVersion);
+  const version = useMemo(() => JSON.stringify(userFields(object)), [object]);
+  const { data: change } = useLastChange(conn, kind, m.namespace, m.name!, version);
   return (
     <section className="panel">
       <h2>Metadata</h2>
