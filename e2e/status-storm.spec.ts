@@ -83,3 +83,22 @@ test('an edit in the editor is reviewed and applied while status is written, wit
     await storm.stop();
   }
 });
+
+test('a strategy changed by someone else while the form is open is a conflict named, and the form starts again from the server', async ({ page }) => {
+  await page.goto(`/daemonsets/${NS}/${NAME}`);
+  await page.getByRole('button', { name: 'Edit strategy' }).click();
+  const maxUnavailable = page.locator('#f-spec-updateStrategy-rollingUpdate-maxUnavailable');
+  const current = (await apiRequest(`${dsPath}/${NAME}`)).body.spec.updateStrategy.rollingUpdate.maxUnavailable;
+  await expect(maxUnavailable).toHaveValue(String(current));
+  expect((await apiRequest(`${dsPath}/${NAME}`, 'PATCH', { spec: { updateStrategy: { rollingUpdate: { maxUnavailable: 2 } } } }, 'application/merge-patch+json')).status).toBe(200);
+  await maxUnavailable.fill('4');
+  await page.getByRole('button', { name: 'Apply strategy' }).click();
+  await expect(page.getByRole('alert')).toContainText(`daemonsets.apps "${NAME}" was changed since you opened it (spec)`);
+  expect((await apiRequest(`${dsPath}/${NAME}`)).body.spec.updateStrategy.rollingUpdate.maxUnavailable).toBe(2);
+
+  await page.getByRole('button', { name: "Start again from the server's version" }).click();
+  await expect(maxUnavailable).toHaveValue('2');
+  await maxUnavailable.fill('4');
+  await page.getByRole('button', { name: 'Apply strategy' }).click();
+  await expect(page.getByTestId('strategy-summary')).toContainText('maxUnavailable 4');
+});

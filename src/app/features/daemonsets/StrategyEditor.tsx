@@ -6,6 +6,7 @@ import { daemonSetKind } from '../../../kinds/daemonset.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { formatHostPort, hostPortsOf } from '../../../lib/nodeports.ts';
 import { allowsSurge } from '../../../lib/rollout.ts';
+import { KubeError } from '../../api/client.ts';
 import { useConnection } from '../../api/connection.ts';
 import { writeAsSeen } from '../../api/writeasseen.ts';
 import { useCanI } from '../../api/access.ts';
@@ -49,6 +50,8 @@ function surgeHostPortWarning(ds: KubeObject): string | undefined {
 
 export function StrategyEditor({ ds }: { ds: KubeObject }) {
   const [open, setOpen] = useState(false);
+  // Bumped to start the form again from the DaemonSet as it is now (after another writer changed it).
+  const [opened, setOpened] = useState(0);
   const warning = surgeHostPortWarning(ds);
   const canPatch = useCanI('patch', daemonSetKind, ds.metadata.namespace, undefined, ds.metadata.name);
   const refused = canPatch?.allowed === false ? canPatch.message : undefined;
@@ -66,12 +69,12 @@ export function StrategyEditor({ ds }: { ds: KubeObject }) {
           {warning}
         </div>
       )}
-      {open && <StrategyForm key={ds.metadata.uid} ds={ds} onDone={() => setOpen(false)} />}
+      {open && <StrategyForm key={`${ds.metadata.uid} ${opened}`} ds={ds} onDone={() => setOpen(false)} onRestart={() => setOpened((n) => n + 1)} />}
     </div>
   );
 }
 
-function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
+function StrategyForm({ ds, onDone, onRestart }: { ds: KubeObject; onDone(): void; onRestart(): void }) {
   const conn = useConnection();
   const fields = useMemo(() => buildFields(daemonSetKind.schema, layout), []);
   // The DaemonSet as the form opened on it. Status moves on all through a rollout (the time one
@@ -108,6 +111,13 @@ function StrategyForm({ ds, onDone }: { ds: KubeObject; onDone(): void }) {
         <Fields nodes={fields} base="" topLevel />
         <StrategyPlanPreview ds={ds} draft={draft} />
         <ErrorAlert error={error} />
+        {error instanceof KubeError && error.code === 409 && (
+          <div className="row">
+            <button className="btn" type="button" onClick={onRestart}>
+              Start again from the server&apos;s version
+            </button>
+          </div>
+        )}
         <div className="row">
           <button className="btn primary" type="submit" disabled={submitting}>
             Apply strategy
