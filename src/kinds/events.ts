@@ -529,3 +529,4 @@ export const eventFrom = (e: any) => e.source?.component || e.reportingComponent
 /** The host an event came from (the kubelet's node). */
 export const eventHost = (e: any) => e.source?.host || e.reportingInstance || e.deprecatedSource?.host || '';
 export const eventMessage = (e: any) => (e.message ?? e.note ?? '') as string;
+export const eventReason = (e: any) => String(e.reason ?? '');

@@ -6,7 +6,7 @@
 // added or replaced (by object identity), and a node's warning is looked up
 // when its row is drawn.
 import type { KubeObject } from '../../../kinds/kind.ts';
-import { EventTypeWarning, eventFrom, eventMessage, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { EventTypeWarning, eventFrom, eventMessage, eventReason, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import type { NodeRow } from './rollout.ts';
 import type { ListChanges } from '../../api/listchanges.ts';
 import { daemonSetKind } from '../../../kinds/daemonset.ts';
@@ -26,7 +26,7 @@ export interface RecordedEvent {
 
 const toRecorded = (e: any): RecordedEvent => {
   const io = involvedOf(e);
-  return { at: lastSeenMs(e), type: e.type || 'Normal', reason: e.reason ?? '', message: eventMessage(e), from: eventFrom(e), object: `${io.kind}/${io.name}`, name: e.metadata?.name ?? '' };
+  return { at: lastSeenMs(e), type: e.type || 'Normal', reason: eventReason(e), message: eventMessage(e), from: eventFrom(e), object: `${io.kind}/${io.name}`, name: e.metadata?.name ?? '' };
 };
 
 const later = (a: RecordedEvent, b: RecordedEvent | undefined) => !b || a.at > b.at || (a.at === b.at && a.name > b.name);

@@ -10,7 +10,7 @@
 // live, over 600 MB in a tab; it says how many there are and keeps the newest as more come.
 import { useMemo, useRef } from 'react';
 import { count, plural } from '../../../lib/words.ts';
-import { EventTypeNormal, EventTypeWarning, eventFrom, eventKind, eventMessage, eventsChosen, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
+import { EventTypeNormal, EventTypeWarning, eventFrom, eventKind, eventMessage, eventReason, eventsChosen, involvedOf, lastSeenMs } from '../../../kinds/events.ts';
 import { useList } from '../../api/hooks.ts';
 import type { Newest } from '../../api/watch.ts';
 import { Badge, ErrorAlert, useNow } from '../../components/common.tsx';
@@ -25,7 +25,6 @@ import './events.css';
 
 const ROW = 34;
 const kindOf = (e: KubeObject) => involvedOf(e).kind ?? '';
-const reasonOf = (e: KubeObject) => String((e as { reason?: string }).reason ?? '');
 const typeOf = (e: KubeObject) => String((e as { type?: string }).type || EventTypeNormal);
 /** The events the page keeps (api/watch.ts, Newest): at most a few tens of MB. The Overview's warnings keep as many, so both share one list. */
 export const NEWEST: Newest = { max: 20_000, at: lastSeenMs };
@@ -98,7 +97,7 @@ export function EventsPage({ objectLink }: { objectLink(kind: string, apiVersion
   // Kept from the watch's changes (a rollout brings hundreds of events a second): the menus' values,
   // the rows the text lets through, newest first, and their warnings.
   const kinds = useMenu(useTally(items, change, kindOf).values, kind);
-  const reasons = useMenu(useTally(items, change, reasonOf).values, reason);
+  const reasons = useMenu(useTally(items, change, eventReason).values, reason);
   const match = useMemo(() => {
     const q = text.toLowerCase();
     if (!q) return undefined;

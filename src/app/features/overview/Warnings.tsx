@@ -4,7 +4,7 @@
 // selects (`type=Warning`), the very list the Events page shows for Warning: at
 // 32,150 events it was 15 warnings and 20 KB, where all of them are tens of MB.
 import { useMemo } from 'react';
-import { EventTypeWarning, eventKind, eventMessage, eventsChosen, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
+import { EventTypeWarning, eventKind, eventMessage, eventReason, eventsChosen, involvedOf, lastSeenMs, occurrences } from '../../../kinds/events.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
 import { count, plural } from '../../../lib/words.ts';
 import { useList } from '../../api/hooks.ts';
@@ -32,7 +32,7 @@ export interface WarningReason {
 export function warningsByReason(events: readonly KubeObject[]): WarningReason[] {
   const byReason = new Map<string, { times: number; objects: Map<string, Set<string>>; newest: KubeObject }>();
   for (const e of events) {
-    const reason = String((e as { reason?: string }).reason ?? '');
+    const reason = eventReason(e);
     let r = byReason.get(reason);
     if (!r) byReason.set(reason, (r = { times: 0, objects: new Map(), newest: e }));
     r.times += occurrences(e);
