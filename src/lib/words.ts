@@ -1,7 +1,13 @@
 // Counts in prose, as the app, the CLI and the planner's summaries write them.
 
-/** A count with thousands separated: `count(60086)` is "60,086" (pod pairs run to billions). */
-export const count = (n: number) => n.toLocaleString('en-US');
+const numbers = new Intl.NumberFormat('en-US');
+
+/**
+ * A count with thousands separated: `count(60086)` is "60,086" (pod pairs run to billions). One
+ * formatter for all: `toLocaleString` sets one up at each call, and a list's counts are written
+ * at every watch flush (2% of the Pods page's main thread in a 5000-node rollout).
+ */
+export const count = (n: number) => numbers.format(n);
 
 /** `n` and the word, in the plural unless n is 1: `plural(5006, 'node')` is "5,006 nodes". */
 export const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;

@@ -141,6 +141,43 @@ describe('sortRows', () => {
     expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(list.items as KubeObject[], false));
   });
 
+  it('puts a flush of status changes in their rows, however many, without going over the rows', () => {
+    // A rollout's flush: hundreds of pods replaced with their place unchanged, and a few moved, added, deleted.
+    const list = new IndexedItems();
+    list.reset(Array.from({ length: 3000 }, (_, i) => pod(i, i % 40, 1)));
+    let state = sortRows(undefined, list.items, byNode, false);
+    let next = 3000;
+    for (let round = 0; round < 5; round++) {
+      const updates = new Map<string, KubeObject | undefined>();
+      for (let k = 0; k < 300; k++) {
+        const o = list.items[(round * 577 + k * 7) % list.items.length];
+        updates.set(o.metadata.uid!, { ...o, metadata: { ...o.metadata, resourceVersion: String(round + 2) } });
+      }
+      const moved = list.items[round];
+      updates.set(moved.metadata.uid!, { ...moved, spec: { nodeName: `node-${39 - round}` } });
+      updates.set(list.items[100 + round].metadata.uid!, undefined);
+      // Odd rounds: a wave of new pods too, and one deleted and made again under its name (a new uid, the same place).
+      for (let b = 0; b < (round % 2 ? 40 : 1); b++) {
+        const born = pod(next++, (round * 13 + b) % 40, round + 2);
+        updates.set(born.metadata.uid!, born);
+      }
+      if (round % 2) {
+        const again = list.items[200 + round];
+        updates.set(again.metadata.uid!, undefined);
+        updates.set(`again-${round}`, { ...again, metadata: { ...again.metadata, uid: `again-${round}` } });
+      }
+      const change = list.apply(updates)!;
+      const rows = state.rows;
+      state = sortRows(state, list.items, byNode, false, change);
+      // Even rounds: the same array, changed in place (the replaced in their rows, the few others spliced).
+      if (round % 2 === 0) expect(state.rows).toBe(rows);
+      expect(state.rows.map((o) => o.metadata.uid)).toEqual(fromScratch(list.items as KubeObject[], false));
+      expect(state.rows.filter((o) => o.metadata.resourceVersion === String(round + 2)).length).toBeGreaterThanOrEqual(300);
+      // Every replaced object is reported, for the rows that flash.
+      expect(state.added).toHaveLength(change.added.length);
+    }
+  });
+
   it('keeps nothing of the rows before a list read again whole (sorted afresh)', () => {
     const before = Array.from({ length: 100 }, (_, i) => pod(i, i % 10, 1));
     const relisted = before.map((_, i) => pod(i, i % 10, 2));

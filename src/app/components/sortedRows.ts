@@ -1,12 +1,13 @@
 // A list's rows in sort order, kept incrementally. A watch flush during a
-// rollout replaces a few objects of 50,000: the list says which (ListChange),
-// and those are taken out and put back by binary search instead of sorting
-// every row again; many at once (a page of the first list, a busy flush) are
+// rollout replaces a few objects of 50,000: the list says which (ListChange).
+// A replaced object whose sort key is unchanged takes its old row; the others
+// are taken out and put back by binary search instead of sorting every row
+// again; many at once (a page of the first list, a busy flush of new pods) are
 // sorted among themselves and merged in one pass. Each object's sort key is
 // computed once (a WeakMap by object: a replaced object gets a new key).
 import { useMemo, useRef } from 'react';
 import type { KubeObject } from '../../kinds/kind.ts';
-import type { ListChange } from '../api/watch.ts';
+import { uidOf, type ListChange } from '../api/watch.ts';
 
 export interface SortedRows {
   sortValue: (o: KubeObject) => string | number;
@@ -70,7 +71,7 @@ export function sortRows(
     // flash): what went otherwise was another list (after a relist, a whole second list to hold).
     rows = sortAll(items, key, desc);
     if (!told) return { sortValue, desc, keys, items, rows, removed: [], added: [] };
-  } else if (removed.length + added.length <= SPLICE_LIMIT) {
+  } else {
     rows = prev.rows;
     const place = (o: KubeObject) => {
       let lo = 0;
@@ -82,18 +83,54 @@ export function sortRows(
       }
       return lo;
     };
-    for (const o of removed) {
+    const rowOf = (o: KubeObject) => {
       const i = place(o);
-      const at = rows[i] === o ? i : rows.indexOf(o);
-      if (at >= 0) rows.splice(at, 1);
-    }
-    for (const o of added) rows.splice(place(o), 0, o);
-  } else {
-    const gone = new Set(removed);
-    const kept = gone.size ? prev.rows.filter((o) => !gone.has(o)) : prev.rows;
-    rows = merge(kept, sortAll(added, key, desc), key, sign);
+      return rows[i] === o ? i : rows.indexOf(o);
+    };
+    const { out, into } = replaceInPlace(rows, removed, added, key, rowOf);
+    if (out.length + into.length <= SPLICE_LIMIT) {
+      for (const o of out) {
+        const at = rowOf(o);
+        if (at >= 0) rows.splice(at, 1);
+      }
+      for (const o of into) rows.splice(place(o), 0, o);
+    } else rows = moveMany(rows, out.map(rowOf), sortAll(into, key, desc), place);
   }
   return { sortValue, desc, keys, items, rows, removed, added };
+}
+
+/**
+ * Puts each object of `added` that replaces one of `removed` (the same uid) with the same sort key in
+ * the row of the one it replaces, in `rows` itself; returns the objects still to take out and put in.
+ * In a rollout most events change a pod's status, not its place in the rows: moved through the splices
+ * or the merge, a flush of a few dozen of them went over all 60,000 rows (12% of the Pods page's main
+ * thread during a 5000-node rollout).
+ */
+function replaceInPlace(
+  rows: KubeObject[],
+  removed: KubeObject[],
+  added: KubeObject[],
+  key: (o: KubeObject) => string | number,
+  rowOf: (o: KubeObject) => number,
+): { out: KubeObject[]; into: KubeObject[] } {
+  if (!removed.length || !added.length) return { out: removed, into: added };
+  const replaced = new Map<string, KubeObject>();
+  for (const o of removed) replaced.set(uidOf(o), o);
+  const into: KubeObject[] = [];
+  for (const o of added) {
+    const uid = uidOf(o);
+    const before = replaced.get(uid);
+    // Name and namespace break ties in the order, so they must match too (uidOf falls back to them).
+    const stays = before !== undefined && key(before) === key(o) && before.metadata.name === o.metadata.name && before.metadata.namespace === o.metadata.namespace;
+    const at = stays ? rowOf(before) : -1;
+    if (at < 0) {
+      into.push(o);
+      continue;
+    }
+    rows[at] = o;
+    replaced.delete(uid);
+  }
+  return { out: replaced.size === removed.length ? removed : [...replaced.values()], into };
 }
 
 /** The objects of `rows` not among `items`, and those of `items` not among `rows` (two passes, no sorting). */
@@ -106,31 +143,28 @@ function difference(rows: readonly KubeObject[], items: readonly KubeObject[]): 
 }
 
 /**
- * Merges two sorted runs, each object's key read once as the merge reaches it
- * (a comparator that read both keys per step looked up the WeakMap twice per
- * row: ~2 lookups per row of 50,000 for each part of a loading list shown).
+ * `rows` without the rows at `cut` and with `into` (in order) put in, as a new array: each new
+ * object's place found by binary search (`place`, in `rows` as they were) and the rows between
+ * copied as they are, so a page of the first list or a flush of a hundred new pods reads the sort
+ * keys of a few thousand rows, not of every row (a merge compared each row with the next new one).
  */
-function merge(a: readonly KubeObject[], b: readonly KubeObject[], key: (o: KubeObject) => string | number, sign: number): KubeObject[] {
-  if (!b.length) return a.slice();
-  const out = new Array<KubeObject>(a.length + b.length);
-  let i = 0;
-  let j = 0;
+function moveMany(rows: readonly KubeObject[], cut: number[], into: readonly KubeObject[], place: (o: KubeObject) => number): KubeObject[] {
+  const gone = cut.filter((i) => i >= 0).sort((a, b) => a - b);
+  const at = into.map(place);
+  const out = new Array<KubeObject>(rows.length + into.length);
   let k = 0;
-  let ka = a.length ? key(a[0]) : 0;
-  let kb = key(b[0]);
-  while (i < a.length && j < b.length) {
-    const x = a[i];
-    const y = b[j];
-    if (sign * byKey(kb, ka, y, x) < 0) {
-      out[k++] = y;
-      if (++j < b.length) kb = key(b[j]);
-    } else {
-      out[k++] = x;
-      if (++i < a.length) ka = key(a[i]);
+  let c = 0;
+  let j = 0;
+  for (let i = 0; i < rows.length; i++) {
+    while (j < into.length && at[j] <= i) out[k++] = into[j++];
+    if (gone[c] === i) {
+      while (gone[c] === i) c++;
+      continue;
     }
+    out[k++] = rows[i];
   }
-  while (i < a.length) out[k++] = a[i++];
-  while (j < b.length) out[k++] = b[j++];
+  while (j < into.length) out[k++] = into[j++];
+  out.length = k;
   return out;
 }
 
