@@ -3,8 +3,9 @@
 // A replaced object whose sort key is unchanged takes its old row; the others
 // are taken out and put back by binary search instead of sorting every row
 // again; many at once (a page of the first list, a busy flush of new pods) are
-// sorted among themselves and merged in one pass. Each object's sort key is
-// computed once (a WeakMap by object: a replaced object gets a new key).
+// sorted among themselves and put in with the rows copied in one pass. Each
+// object's sort key is computed once (a WeakMap by object: a replaced object
+// gets a new key).
 import { useMemo, useRef } from 'react';
 import type { KubeObject } from '../../kinds/kind.ts';
 import { uidOf, type ListChange } from '../api/watch.ts';
@@ -94,7 +95,13 @@ export function sortRows(
         if (at >= 0) rows.splice(at, 1);
       }
       for (const o of into) rows.splice(place(o), 0, o);
-    } else rows = moveMany(rows, out.map(rowOf), sortAll(into, key, desc), place);
+    } else {
+      // Each found by binary search while they are few against the rows, else in one walk over the rows.
+      const few = (n: number) => n * Math.log2(rows.length + 1) < rows.length;
+      const cut = few(out.length) ? out.map(rowOf) : rowsAmong(rows, new Set(out));
+      const sorted = sortAll(into, key, desc);
+      rows = moveMany(rows, cut, sorted, few(sorted.length) ? sorted.map(place) : placesByWalk(rows, sorted, key, sign));
+    }
   }
   return { sortValue, desc, keys, items, rows, removed, added };
 }
@@ -142,15 +149,34 @@ function difference(rows: readonly KubeObject[], items: readonly KubeObject[]): 
   return { removed, added };
 }
 
+/** The indices of the rows in `gone`. */
+function rowsAmong(rows: readonly KubeObject[], gone: ReadonlySet<KubeObject>): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < rows.length; i++) if (gone.has(rows[i])) at.push(i);
+  return at;
+}
+
+/** Where each of `into` (in order) goes among `rows`, in one walk reading each row's key once or twice. */
+function placesByWalk(rows: readonly KubeObject[], into: readonly KubeObject[], key: (o: KubeObject) => string | number, sign: number): number[] {
+  const at = new Array<number>(into.length);
+  let i = 0;
+  for (let j = 0; j < into.length; j++) {
+    const o = into[j];
+    const ko = key(o);
+    while (i < rows.length && sign * byKey(key(rows[i]), ko, rows[i], o) < 0) i++;
+    at[j] = i;
+  }
+  return at;
+}
+
 /**
- * `rows` without the rows at `cut` and with `into` (in order) put in, as a new array: each new
- * object's place found by binary search (`place`, in `rows` as they were) and the rows between
- * copied as they are, so a page of the first list or a flush of a hundred new pods reads the sort
- * keys of a few thousand rows, not of every row (a merge compared each row with the next new one).
+ * `rows` without the rows at `cut` and with `into` (in order) put in at `at` (their places in `rows`
+ * as they were), as a new array, the rows between copied as they are: a flush of a hundred new pods
+ * finds their places by binary search and reads the sort keys of a few thousand rows, not of every
+ * row as a merge did.
  */
-function moveMany(rows: readonly KubeObject[], cut: number[], into: readonly KubeObject[], place: (o: KubeObject) => number): KubeObject[] {
+function moveMany(rows: readonly KubeObject[], cut: number[], into: readonly KubeObject[], at: readonly number[]): KubeObject[] {
   const gone = cut.filter((i) => i >= 0).sort((a, b) => a - b);
-  const at = into.map(place);
   const out = new Array<KubeObject>(rows.length + into.length);
   let k = 0;
   let c = 0;
