@@ -353,6 +353,10 @@ async function patch(api: Proc, path: string, body: unknown): Promise<any> {
  */
 async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => string, churnPath: (i: number) => string, churnPerSecond: number, writes = 40, burst = 1) {
   const names = await page.$$eval('[role=table] [role=row][data-name]', (rows) => rows.slice(0, 10).map((r) => ({ name: r.getAttribute('data-name')!, ns: r.getAttribute('data-namespace') ?? '' })));
+  // The page's tasks' time, asked before the churn starts (a failure here leaves nothing running).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const taskSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
   let churning = churnPerSecond > 0;
   let churned = 0;
   const started = performance.now();
@@ -382,9 +386,6 @@ async function watchToDom(page: Page, api: Proc, objectPath: (i: number) => stri
     );
   })();
   const latencies: number[] = [];
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
-  const taskSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
   let busy = NaN;
   try {
     await sleep(churnPerSecond ? 1000 : 0);
