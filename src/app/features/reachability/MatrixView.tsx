@@ -87,6 +87,9 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
   const runs = useMemo(() => namespaceRuns(groups), [groups]);
   const nsStart = useMemo(() => new Set(runs.map((r) => r.start)), [runs]);
   const hl = useMemo(() => highlightOf(policy, G), [policy, G]);
+  // Each group's handle and title once, not once per cell (G x G).
+  const ids = useMemo(() => groups.map(groupId), [groups]);
+  const titles = useMemo(() => groups.map(groupTitle), [groups]);
   const ref = useRef<HTMLTableElement>(null);
   // Headers are never cut: a namespace's columns widen until its name fits
   // above them, and the column heads are as tall as the longest group name.
@@ -132,7 +135,7 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
           </tr>
           <tr>
             {groups.map((g, j) => (
-              <th key={g.key} scope="col" className={`rx-col${nsStart.has(j) ? ' ns-start' : ''}${hlClass(hl.cols[j])}`} title={groupTitle(g)} style={{ width: colWidth[j], minWidth: colWidth[j], height: headHeight }}>
+              <th key={g.key} scope="col" className={`rx-col${nsStart.has(j) ? ' ns-start' : ''}${hlClass(hl.cols[j])}`} title={titles[j]} style={{ width: colWidth[j], minWidth: colWidth[j], height: headHeight }}>
                 <span>{g.name}</span>
               </th>
             ))}
@@ -152,21 +155,21 @@ function TableMatrix({ summary, matrix, policy, selected, onSelect }: Props) {
                   </tr>
                 )}
                 <tr>
-                  <th scope="row" className={`rx-row${hlClass(hl.rows[i])}`} title={groupTitle(g)}>
+                  <th scope="row" className={`rx-row${hlClass(hl.rows[i])}`} title={titles[i]}>
                     {g.name}
                   </th>
                   {groups.map((h, j) => {
                     const { state, count, total } = cellState(summary, matrix, i, j);
                     const isSel = selected?.from === i && selected?.to === j;
-                    const label = `${groupId(g)} to ${groupId(h)}: ${STATE_TEXT[state]}${state === 'partial' ? ` (${count} of ${total})` : ''}`;
+                    const label = `${ids[i]} to ${ids[j]}: ${STATE_TEXT[state]}${state === 'partial' ? ` (${count} of ${total})` : ''}`;
                     return (
                       <td key={h.key} className={nsStart.has(j) ? 'ns-start' : undefined}>
                         <button
                           type="button"
                           className={`rx-cell ${state}${isSel ? ' selected' : ''}`}
                           data-state={state}
-                          data-from={groupId(g)}
-                          data-to={groupId(h)}
+                          data-from={ids[i]}
+                          data-to={ids[j]}
                           data-row={i}
                           data-col={j}
                           aria-label={label}

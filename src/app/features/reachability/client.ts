@@ -1,8 +1,9 @@
 // The page side of the reachability worker: one worker for the app, fed what
 // changed in the watch-driven lists of Pods, Namespaces, NetworkPolicies and
-// Nodes (inputsync.ts; at most every SEND_MS, so a burst of watch events is one
-// recomputation), and hooks that ask it
-// questions and keep the last answer on screen while the next is computed.
+// Nodes (inputsync.ts; paced by sendDelay, so a burst of watch events is one
+// recomputation and a rollout's stream does not keep the worker busy), and
+// hooks that ask it questions and keep the last answer on screen while the
+// next is computed.
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { count } from '../../../lib/words.ts';
 import type { KubeObject } from '../../../kinds/kind.ts';
@@ -18,6 +19,18 @@ import { SentInput, type InputChanges } from './inputsync.ts';
 
 /** How often the page sends the worker what changed in the cluster, at most (ms). */
 const SEND_MS = 150;
+/** After a recomputation, the worker is left idle this many times as long as it took before the pods' next changes are sent. */
+const IDLE_PER_BUSY = 2;
+/** The longest the pods' changes wait after an answer (ms). */
+const MAX_SEND_MS = 1000;
+
+/**
+ * How long after the worker's last answer the pods' changes are sent. A rollout at 5000 nodes
+ * changes pods without pause; sent every SEND_MS, each recomputation of 60,000 pods (0.1-0.6 s)
+ * followed the last, and the worker kept a core 70% busy, beside a page and an API server on two.
+ * A change of the policies or namespaces (what a user edits and waits to see) goes at SEND_MS.
+ */
+export const sendDelay = (lastTookMs: number, urgent: boolean) => (urgent ? SEND_MS : Math.min(MAX_SEND_MS, Math.max(SEND_MS, IDLE_PER_BUSY * lastTookMs)));
 
 class ReachabilityWorker {
   private worker?: Worker;
@@ -115,35 +128,53 @@ const live = {
   reset() {
     this.generation++;
     this.sentCount = -1;
+    this.took = 0;
     sent.reset();
     this.set({ summary: undefined, computing: true });
   },
   /** A message to the worker is unanswered: the next waits for its answer. */
   inFlight: false,
   /**
-   * The lists as they are now. What changed in them is sent at most every SEND_MS, and not
-   * before the worker has answered the last (a burst of watch events is one message, a rollout's
-   * steady stream does not hold it back). While a list is still read in pages (`partial`), the
+   * The lists as they are now. What changed in them is sent sendDelay after the worker has
+   * answered the last (a burst of watch events is one message; a rollout's steady stream is
+   * paced, not held back). While a list is still read in pages (`partial`), the
    * lists are sent each time they have doubled: the worker computes each input whole (1.2 s at
    * 60,000 pods), and computing each part shown kept a core busy while the list loaded, which
    * took 27 s instead of 17.
    */
   submit(lists: LiveLists, partial = false, changes: { [K in keyof LiveLists]?: ListChange } = {}) {
     for (const list of Object.keys(lists) as (keyof LiveLists)[]) sent.observe(list, lists[list], changes[list]);
+    const was = this.lists;
+    // What a user waits to see: a policy or namespace edited, or the last page of a list read.
+    this.urgent ||= !!was && (lists.policies !== was.policies || lists.namespaces !== was.namespaces || (this.partial && !partial));
     this.lists = lists;
     this.partial = partial;
     const size = countOf(lists);
     if (size !== this.sentCount && !this.state.computing) this.set({ computing: true });
-    if (this.timer !== undefined || this.inFlight) return;
+    if (this.inFlight) return;
     if (partial && size < 2 * this.sentCount) return;
-    this.timer = setTimeout(() => this.send(), SEND_MS);
+    const delay = sendDelay(this.took, this.urgent);
+    // A pending send is brought forward for a policy's change, never put off.
+    if (this.timer !== undefined) {
+      if (performance.now() + delay >= this.due) return;
+      clearTimeout(this.timer);
+    }
+    this.due = performance.now() + delay;
+    this.timer = setTimeout(() => this.send(), delay);
   },
+  /** When the pending send is due (performance.now() ms). */
+  due: 0,
+  /** The policies or namespaces changed since the last send. */
+  urgent: false,
+  /** How long the last recomputation took, from its message to the answer (ms). */
+  took: 0,
   /** Bumped when the worker starts over: parts made for the one before are not sent. */
   generation: 0,
   /** Objects in the lists last sent: a different count is a change for sure, shown as computing at once (the parts take a while). */
   sentCount: -1,
   async send() {
     this.timer = undefined;
+    this.urgent = false;
     this.inFlight = true;
     const generation = this.generation;
     this.sentCount = countOf(this.lists!);
@@ -158,8 +189,10 @@ const live = {
       }
       if (!last || generation !== this.generation) return;
       const version = ++this.version;
+      const asked = performance.now();
       try {
         const summary = await reachabilityWorker.call<ClusterSummary>({ type: 'input', changes: last, version });
+        this.took = performance.now() - asked;
         if (version === this.version) this.set({ summary, computing: false, error: undefined });
       } catch (e) {
         if (version === this.version) this.set({ computing: false, error: (e as Error).message });
