@@ -28,7 +28,8 @@ const MAX_SEND_MS = 1000;
  * How long after the worker's last answer the pods' changes are sent. A rollout at 5000 nodes
  * changes pods without pause; sent every SEND_MS, each recomputation of 60,000 pods (0.1-0.6 s)
  * followed the last, and the worker kept a core 70% busy, beside a page and an API server on two.
- * A change of the policies or namespaces (what a user edits and waits to see) goes at SEND_MS.
+ * A change of the policies or namespaces (what a user edits and waits to see), or a list's last
+ * page read, goes at SEND_MS.
  */
 export const sendDelay = (lastTookMs: number, urgent: boolean) => (urgent ? SEND_MS : Math.min(MAX_SEND_MS, Math.max(SEND_MS, IDLE_PER_BUSY * lastTookMs)));
 
