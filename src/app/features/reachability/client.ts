@@ -17,7 +17,7 @@ import type { ClusterSummary } from './compute.ts';
 import type { RequestBody, WorkerResponse } from './protocol.ts';
 import { SentInput, type InputChanges } from './inputsync.ts';
 
-/** How often the page sends the worker what changed in the cluster, at most (ms). */
+/** The shortest wait before the page sends the worker what changed in the cluster (ms): a burst of watch events is one message. */
 const SEND_MS = 150;
 /** After a recomputation, the worker is left idle this many times as long as it took before the pods' next changes are sent. */
 const IDLE_PER_BUSY = 2;
@@ -165,7 +165,7 @@ const live = {
   },
   /** When the pending send is due (performance.now() ms). */
   due: 0,
-  /** The policies or namespaces changed since the last send. */
+  /** Since the last send, the policies or namespaces changed or a list's last page was read: sent at SEND_MS, not paced. */
   urgent: false,
   /** How long the last recomputation took, from its message to the answer (ms). */
   took: 0,
